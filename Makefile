@@ -1,0 +1,133 @@
+# nncert build.  `make` builds bin/nncert and build/libnncert.{a,so}.
+#   make GPU=0      leave the CUDA unit out (default: built when nvcc is found)
+#   make SAN=1      AddressSanitizer + UndefinedBehaviorSanitizer build (in build-san/)
+#   make test       install what is missing, build, run every test suite
+#   make demo       run nncert on the shipped zoo model
+#   make bench      benchmark against onnxruntime-node, write results/runtime.csv
+#   make fuzz       run the libFuzzer targets for a bounded time
+CC       ?= gcc
+NVCC     ?= nvcc
+SAN      ?= 0
+GPU      ?= $(if $(shell command -v $(NVCC) 2>/dev/null),1,0)
+FUZZ_SECONDS ?= 60
+
+ifeq ($(SAN),1)
+BUILD    := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT      := -O1
+else
+BUILD    := build
+SANFLAGS :=
+OPT      := -O2
+endif
+
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+GEN      := $(BUILD)/gen
+CPPFLAGS += -I. -I$(GEN) -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
+CFLAGS   ?= $(OPT) -g
+CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC -pthread $(SANFLAGS)
+LDFLAGS  += -pthread $(SANFLAGS)
+LIBS     := -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm
+
+LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c)
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
+CLI_SRC  := $(wildcard cli/*.c)
+CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+
+ifeq ($(GPU),1)
+CU_SRC   := $(wildcard gpu/*.cu)
+CU_OBJ   := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRC))
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+CPPFLAGS += -DNNC_HAVE_CUDA=1
+LIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+NVFLAGS  ?= -O2 -std=c++17 -arch=sm_90 -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1
+else
+CU_OBJ   :=
+endif
+
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+
+.PHONY: all lib test check demo bench fuzz setup clean install
+all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
+
+$(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
+	@mkdir -p $(GEN)
+	protoc-c --c_out=$(GEN) -I$(dir $(ONNX_PROTO)) $(ONNX_PROTO)
+
+$(BUILD)/obj/gen/onnx.pb-c.o: $(GEN)/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -w -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c $(GEN)/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(BUILD)/libnncert.a: $(LIB_OBJ) $(CU_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libnncert.so: $(LIB_OBJ) $(CU_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
+
+ifeq ($(SAN),1)
+NNCERT := $(BUILD)/nncert
+else
+NNCERT := bin/nncert
+endif
+
+$(NNCERT): $(CLI_OBJ) $(BUILD)/libnncert.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libnncert.a $(LIBS)
+
+ifeq ($(SAN),1)
+bin/nncert: $(NNCERT)
+	@true
+endif
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnncert.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $$(pkg-config --cflags --libs check) $(LIBS)
+
+$(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libnncert.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
+
+setup:
+	@tests/setup.sh
+
+# The whole suite: unit suites (Check), ONNX conformance, differential tests
+# against onnxruntime, CLI end-to-end and bad-input tests, fuzz-corpus replay.
+test: setup
+	@$(MAKE) --no-print-directory check
+
+check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN)
+	@NNCERT=$(NNCERT) BUILD=$(BUILD) tests/run_all.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory bin/nncert
+	@tests/demo.sh
+
+bench: setup
+	@$(MAKE) --no-print-directory bin/nncert $(TOOL_BIN)
+	@BUILD=$(BUILD) tests/bench/run_bench.sh
+
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SRC := $(filter-out cli/%,$(LIB_SRC))
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN)/onnx.pb-c.c
+	@mkdir -p build-fuzz
+	clang -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) -std=c11 -o $@ $< $(FUZZ_SRC) $(GEN)/onnx.pb-c.c $(LIBS)
+
+fuzz: setup $(FUZZ_TARGETS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzz.sh
+
+clean:
+	rm -rf build build-san build-fuzz bin
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

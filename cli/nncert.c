@@ -1,0 +1,428 @@
+/* nncert command-line front end: parse arguments, call libnncert, print.
+ *
+ * Exit codes (stable; see README.md):
+ *   0  success (for verify: the property holds)
+ *   1  a validated counterexample / invalid proof
+ *   2  unknown within the budget
+ *   64 usage error (bad command line)
+ *   65 bad input data (malformed or inconsistent model, spec or input)
+ *   66 an input file cannot be opened or read
+ *   69 valid input that uses a feature nncert does not support
+ *   70 internal error or out of memory
+ *   73 an output file cannot be written
+ *   75 a resource limit was exceeded */
+#include "common/nnc.h"
+#include "models/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    EXIT_OK = 0,
+    EXIT_USAGE = 64,
+    EXIT_DATAERR = 65,
+    EXIT_NOINPUT = 66,
+    EXIT_UNAVAILABLE = 69,
+    EXIT_SOFTWARE = 70,
+    EXIT_CANTCREAT = 73,
+    EXIT_LIMIT = 75
+};
+
+static int exit_code(nnc_status st)
+{
+    switch (st) {
+    case NNC_STATUS_OK: return EXIT_OK;
+    case NNC_STATUS_IO: return EXIT_NOINPUT;
+    case NNC_STATUS_PARSE: case NNC_STATUS_INVALID: return EXIT_DATAERR;
+    case NNC_STATUS_UNSUPPORTED: return EXIT_UNAVAILABLE;
+    case NNC_STATUS_LIMIT: return EXIT_LIMIT;
+    case NNC_STATUS_NOMEM: return EXIT_SOFTWARE;
+    case NNC_STATUS_ARG: return EXIT_USAGE;
+    }
+    return EXIT_SOFTWARE;
+}
+
+static int fail(nnc_status st, const char *msg)
+{
+    fprintf(stderr, "nncert: error: %s\n", msg);
+    return exit_code(st);
+}
+
+static int usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "nncert%s%s: %s (see 'nncert %s--help')\n", cmd ? " " : "", cmd ? cmd : "", msg, cmd ? "" : "");
+    return EXIT_USAGE;
+}
+
+static int is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
+
+static const char main_help[] =
+    "usage: nncert COMMAND [ARGS]\n"
+    "\n"
+    "Robustness figures and proofs of inference for neural networks (ONNX).\n"
+    "\n"
+    "commands:\n"
+    "  info MODEL               inputs, outputs, operators and parameter count\n"
+    "  run MODEL --input FILE   evaluate the model, print outputs as JSON\n"
+    "  version                  print the version\n"
+    "\n"
+    "Run 'nncert COMMAND --help' for a command's options.\n"
+    "Exit codes: 0 ok, 1 counterexample/invalid, 2 unknown, 64 usage, 65 bad data,\n"
+    "66 unreadable input, 69 unsupported feature, 70 internal, 73 cannot write, 75 limit.\n";
+
+static const char info_help[] =
+    "usage: nncert info MODEL [--json]\n"
+    "\n"
+    "Load MODEL (ONNX, opsets 7-17), run shape inference and folding, and print\n"
+    "its inputs and outputs (per-sample shapes; a symbolic batch dimension is\n"
+    "shown as N), the operators after folding, the parameter count, and the\n"
+    "SHA-256 of the file.\n"
+    "\n"
+    "  --json   print the same as one JSON object\n";
+
+static const char run_help[] =
+    "usage: nncert run MODEL --input FILE [--precision f32|f64] [--output FILE]\n"
+    "\n"
+    "Evaluate MODEL with the reference runtime and print the outputs as JSON:\n"
+    "  {\"outputs\": {NAME: {\"shape\": [...], \"data\": [...]}}}\n"
+    "\n"
+    "  --input FILE        a JSON array (nested to the input's shape, or flat), a\n"
+    "                      .npy file, or a JSON object keyed by input name; a\n"
+    "                      multiple of the per-sample size is evaluated as a batch\n"
+    "  --precision P       f32 (default for float models) or f64\n"
+    "  --output FILE       write the JSON there instead of stdout\n"
+    "  --batch-size N      samples per runtime call (default 256)\n";
+
+static void shape_str(const nnc_tensor_info *t, char *buf, size_t len)
+{
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, len - o, "[");
+    for (int d = 0; d < t->rank && o < len; d++) {
+        if (d == 0 && t->dynamic_leading) o += (size_t)snprintf(buf + o, len - o, "N");
+        else o += (size_t)snprintf(buf + o, len - o, "%lld", (long long)t->dims[d]);
+        if (d + 1 < t->rank && o < len) o += (size_t)snprintf(buf + o, len - o, ",");
+    }
+    if (o < len) snprintf(buf + o, len - o, "]");
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    int as_json = 0;
+    for (int i = 0; i < argc; i++) {
+        if (is_help(argv[i])) {
+            fputs(info_help, stdout);
+            return EXIT_OK;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            as_json = 1;
+        } else if (argv[i][0] == '-') {
+            return usage_error("info", "unknown option");
+        } else if (path) {
+            return usage_error("info", "more than one MODEL given");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (path == NULL) return usage_error("info", "MODEL is required");
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    nnc_status st = nnc_mdl_load(&m, path, err, sizeof err);
+    if (st) return fail(st, err);
+    uint8_t h[32];
+    nnc_mdl_sha256(m, h);
+    char hex[65];
+    for (int k = 0; k < 32; k++) snprintf(hex + 2 * k, 3, "%02x", h[k]);
+    /* operator histogram */
+    const char *ops[256];
+    int counts[256], nops = 0;
+    for (int i = 0; i < nnc_mdl_num_nodes(m); i++) {
+        const char *op = nnc_mdl_node_op(m, i);
+        int k;
+        for (k = 0; k < nops; k++)
+            if (strcmp(ops[k], op) == 0) break;
+        if (k == nops && nops < 256) {
+            ops[nops] = op;
+            counts[nops++] = 0;
+        }
+        if (k < 256) counts[k]++;
+    }
+    char shp[256];
+    if (as_json) {
+        printf("{\"model\": ");
+        json_str(stdout, path);
+        printf(", \"sha256\": \"%s\", \"opset\": %lld, \"ir_version\": %lld, \"producer\": ", hex,
+               (long long)nnc_mdl_opset(m), (long long)nnc_mdl_ir_version(m));
+        json_str(stdout, nnc_mdl_producer(m));
+        for (int io = 0; io < 2; io++) {
+            int cnt = io ? nnc_mdl_num_outputs(m) : nnc_mdl_num_inputs(m);
+            printf(", \"%s\": [", io ? "outputs" : "inputs");
+            for (int i = 0; i < cnt; i++) {
+                nnc_tensor_info t;
+                if (io) nnc_mdl_output_info(m, i, &t);
+                else nnc_mdl_input_info(m, i, &t);
+                printf("%s{\"name\": ", i ? ", " : "");
+                json_str(stdout, t.name);
+                printf(", \"type\": \"%s\", \"shape\": [", nnc_dtype_name(t.dtype));
+                for (int d = 0; d < t.rank; d++) {
+                    if (d == 0 && t.dynamic_leading) printf("\"N\"");
+                    else printf("%lld", (long long)t.dims[d]);
+                    if (d + 1 < t.rank) printf(", ");
+                }
+                printf("]}");
+            }
+            printf("]");
+        }
+        printf(", \"nodes\": %d, \"operators\": {", nnc_mdl_num_nodes(m));
+        for (int k = 0; k < nops; k++) printf("%s\"%s\": %d", k ? ", " : "", ops[k], counts[k]);
+        printf("}, \"parameters\": %lld}\n", (long long)nnc_mdl_param_count(m));
+    } else {
+        printf("model:      %s\n", path);
+        printf("sha256:     %s\n", hex);
+        printf("opset:      %lld (IR version %lld, producer '%s')\n", (long long)nnc_mdl_opset(m),
+               (long long)nnc_mdl_ir_version(m), nnc_mdl_producer(m));
+        for (int i = 0; i < nnc_mdl_num_inputs(m); i++) {
+            nnc_tensor_info t;
+            nnc_mdl_input_info(m, i, &t);
+            shape_str(&t, shp, sizeof shp);
+            printf("input:      %s %s %s\n", t.name, nnc_dtype_name(t.dtype), shp);
+        }
+        for (int i = 0; i < nnc_mdl_num_outputs(m); i++) {
+            nnc_tensor_info t;
+            nnc_mdl_output_info(m, i, &t);
+            shape_str(&t, shp, sizeof shp);
+            printf("output:     %s %s %s\n", t.name, nnc_dtype_name(t.dtype), shp);
+        }
+        printf("nodes:      %d after folding\n", nnc_mdl_num_nodes(m));
+        printf("operators: ");
+        for (int k = 0; k < nops; k++) printf(" %s x%d", ops[k], counts[k]);
+        printf("\nparameters: %lld\n", (long long)nnc_mdl_param_count(m));
+    }
+    nnc_mdl_destroy(m);
+    return EXIT_OK;
+}
+
+static int write_outputs(FILE *f, const nnc_model *m, nnc_precision prec, int total, void **outs)
+{
+    fprintf(f, "{\"outputs\": {");
+    for (int j = 0; j < nnc_mdl_num_outputs(m); j++) {
+        nnc_tensor_info t;
+        nnc_mdl_output_info(m, j, &t);
+        fprintf(f, "%s", j ? ", " : "");
+        json_str(f, t.name);
+        fprintf(f, ": {\"type\": \"%s\", \"shape\": [", nnc_dtype_name(t.dtype));
+        if (t.rank == 0) fprintf(f, "%d", total);
+        for (int d = 0; d < t.rank; d++)
+            fprintf(f, "%s%lld", d ? ", " : "", (long long)(d == 0 ? t.dims[0] * total : t.dims[d]));
+        fprintf(f, "], \"data\": [");
+        int64_t cnt = t.numel * total;
+        for (int64_t k = 0; k < cnt; k++) {
+            if (k) fputs(", ", f);
+            if (!nnc_dtype_is_float(t.dtype)) {
+                fprintf(f, "%lld", (long long)((int64_t *)outs[j])[k]);
+                continue;
+            }
+            double v = prec == NNC_PRECISION_F32 ? (double)((float *)outs[j])[k] : ((double *)outs[j])[k];
+            if (v != v) fputs("\"NaN\"", f);
+            else if (v > 1.7976931348623157e308) fputs("\"Infinity\"", f);
+            else if (v < -1.7976931348623157e308) fputs("\"-Infinity\"", f);
+            else fprintf(f, prec == NNC_PRECISION_F32 ? "%.9g" : "%.17g", v);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "}}\n");
+    return ferror(f) ? -1 : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *path = NULL, *input = NULL, *output = NULL, *prec_s = NULL;
+    long chunk = 256;
+    for (int i = 0; i < argc; i++) {
+        if (is_help(argv[i])) {
+            fputs(run_help, stdout);
+            return EXIT_OK;
+        } else if (strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "--output") == 0 ||
+                   strcmp(argv[i], "--precision") == 0 || strcmp(argv[i], "--batch-size") == 0) {
+            if (i + 1 >= argc) return usage_error("run", "option needs a value");
+            const char *v = argv[++i];
+            if (argv[i - 1][2] == 'i') input = v;
+            else if (argv[i - 1][2] == 'o') output = v;
+            else if (argv[i - 1][2] == 'p') prec_s = v;
+            else {
+                char *end;
+                errno = 0;
+                chunk = strtol(v, &end, 10);
+                if (errno || *end || chunk < 1 || chunk > (1 << 20)) return usage_error("run", "--batch-size must be 1..1048576");
+            }
+        } else if (argv[i][0] == '-') {
+            return usage_error("run", "unknown option");
+        } else if (path) {
+            return usage_error("run", "more than one MODEL given");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (path == NULL || input == NULL) return usage_error("run", "MODEL and --input FILE are required");
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    nnc_status st = nnc_mdl_load(&m, path, err, sizeof err);
+    if (st) return fail(st, err);
+    nnc_precision prec = NNC_PRECISION_F32;
+    for (int i = 0; i < nnc_mdl_num_inputs(m); i++) {
+        nnc_tensor_info t;
+        nnc_mdl_input_info(m, i, &t);
+        if (t.dtype == NNC_DTYPE_DOUBLE) prec = NNC_PRECISION_F64;
+    }
+    if (prec_s) {
+        if (strcmp(prec_s, "f32") == 0) prec = NNC_PRECISION_F32;
+        else if (strcmp(prec_s, "f64") == 0) prec = NNC_PRECISION_F64;
+        else {
+            nnc_mdl_destroy(m);
+            return usage_error("run", "--precision must be f32 or f64");
+        }
+    }
+    nnc_inputs in;
+    st = nnc_mdl_read_inputs(m, input, &in, err, sizeof err);
+    if (st) {
+        nnc_mdl_destroy(m);
+        return fail(st, err);
+    }
+    int total = in.batch, nin = nnc_mdl_num_inputs(m), nout = nnc_mdl_num_outputs(m);
+    int rc = EXIT_OK;
+    size_t fs = prec == NNC_PRECISION_F32 ? sizeof(float) : sizeof(double);
+    void **ins = calloc((size_t)nin + 1, sizeof(void *)), **outs = calloc((size_t)nout + 1, sizeof(void *));
+    const void **inp = calloc((size_t)nin + 1, sizeof(void *));
+    void **outp = calloc((size_t)nout + 1, sizeof(void *));
+    nnc_runtime *rt = NULL;
+    int bs = total < chunk ? total : (int)chunk;
+    if (!ins || !outs || !inp || !outp) {
+        rc = fail(NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    /* convert inputs to the runtime's element types */
+    for (int i = 0; i < nin; i++) {
+        nnc_tensor_info t;
+        nnc_mdl_input_info(m, i, &t);
+        size_t es = nnc_dtype_is_float(t.dtype) ? fs : sizeof(int64_t);
+        int64_t cnt = t.numel * total;
+        ins[i] = malloc((size_t)(cnt ? cnt : 1) * es);
+        if (ins[i] == NULL) {
+            rc = fail(NNC_STATUS_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int64_t k = 0; k < cnt; k++) {
+            double v = in.data[i][k];
+            if (!nnc_dtype_is_float(t.dtype)) ((int64_t *)ins[i])[k] = (int64_t)v;
+            else if (prec == NNC_PRECISION_F32) ((float *)ins[i])[k] = (float)v;
+            else ((double *)ins[i])[k] = v;
+        }
+    }
+    for (int j = 0; j < nout; j++) {
+        nnc_tensor_info t;
+        nnc_mdl_output_info(m, j, &t);
+        size_t es = nnc_dtype_is_float(t.dtype) ? fs : sizeof(int64_t);
+        outs[j] = malloc((size_t)(t.numel * total > 0 ? t.numel * total : 1) * es);
+        if (outs[j] == NULL) {
+            rc = fail(NNC_STATUS_NOMEM, "out of memory");
+            goto done;
+        }
+    }
+    st = nnc_rt_create(&rt, m, prec, bs, err, sizeof err);
+    if (st) {
+        rc = fail(st, err);
+        goto done;
+    }
+    for (int b0 = 0; b0 < total; b0 += bs) {
+        int cnt = total - b0 < bs ? total - b0 : bs;
+        for (int i = 0; i < nin; i++) {
+            nnc_tensor_info t;
+            nnc_mdl_input_info(m, i, &t);
+            size_t es = nnc_dtype_is_float(t.dtype) ? fs : sizeof(int64_t);
+            inp[i] = (const char *)ins[i] + (size_t)b0 * (size_t)t.numel * es;
+        }
+        for (int j = 0; j < nout; j++) {
+            nnc_tensor_info t;
+            nnc_mdl_output_info(m, j, &t);
+            size_t es = nnc_dtype_is_float(t.dtype) ? fs : sizeof(int64_t);
+            outp[j] = (char *)outs[j] + (size_t)b0 * (size_t)t.numel * es;
+        }
+        st = nnc_rt_run(rt, cnt, inp, outp, err, sizeof err);
+        if (st) {
+            rc = fail(st, err);
+            goto done;
+        }
+    }
+    if (output) {
+        /* write to a temporary file and rename, so a failure leaves nothing half-written */
+        size_t tl = strlen(output) + 16;
+        char *tmp = malloc(tl);
+        if (tmp == NULL) {
+            rc = fail(NNC_STATUS_NOMEM, "out of memory");
+            goto done;
+        }
+        snprintf(tmp, tl, "%s.tmp%ld", output, (long)getpid());
+        FILE *f = fopen(tmp, "w");
+        if (f == NULL) {
+            fprintf(stderr, "nncert: error: cannot write %s: %s\n", output, strerror(errno));
+            free(tmp);
+            rc = EXIT_CANTCREAT;
+            goto done;
+        }
+        int werr = write_outputs(f, m, prec, total, outs);
+        if (fclose(f) != 0 || werr != 0 || rename(tmp, output) != 0) {
+            fprintf(stderr, "nncert: error: cannot write %s\n", output);
+            remove(tmp);
+            rc = EXIT_CANTCREAT;
+        }
+        free(tmp);
+    } else if (write_outputs(stdout, m, prec, total, outs) != 0) {
+        rc = EXIT_CANTCREAT;
+    }
+done:
+    nnc_rt_destroy(rt);
+    for (int i = 0; i < nin && ins; i++) free(ins[i]);
+    for (int j = 0; j < nout && outs; j++) free(outs[j]);
+    free(ins);
+    free(outs);
+    free(inp);
+    free(outp);
+    nnc_inputs_free(&in);
+    nnc_mdl_destroy(m);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(main_help, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (is_help(cmd) || strcmp(cmd, "help") == 0) {
+        fputs(main_help, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("nncert %s\n", NNC_VERSION_STRING);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    fprintf(stderr, "nncert: unknown command '%s' (see 'nncert --help')\n", cmd);
+    return EXIT_USAGE;
+}

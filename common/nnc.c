@@ -1,0 +1,44 @@
+#include "common/nnc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *nnc_status_string(nnc_status st)
+{
+    switch (st) {
+    case NNC_STATUS_OK: return "ok";
+    case NNC_STATUS_IO: return "i/o error";
+    case NNC_STATUS_PARSE: return "parse error";
+    case NNC_STATUS_UNSUPPORTED: return "unsupported";
+    case NNC_STATUS_INVALID: return "invalid input";
+    case NNC_STATUS_LIMIT: return "resource limit exceeded";
+    case NNC_STATUS_NOMEM: return "out of memory";
+    case NNC_STATUS_ARG: return "bad argument";
+    }
+    return "unknown status";
+}
+
+nnc_status nnc_err(char *err, size_t errlen, nnc_status st, const char *fmt, ...)
+{
+    if (err != NULL && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        for (char *p = err; *p; p++)
+            if (*p == '\n' || *p == '\r') *p = ' ';
+    }
+    return st;
+}
+
+uint64_t nnc_max_tensor_bytes(void)
+{
+    const char *s = getenv("NNCERT_MAX_TENSOR_BYTES");
+    if (s != NULL && *s) {
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (*end == '\0' && v > 0) return (uint64_t)v;
+    }
+    return (uint64_t)4 << 30;
+}

@@ -1,0 +1,11 @@
+/* float instantiation of the reference kernels. */
+#include "models/model_impl.h"
+#define T float
+#define FN(x) x##_f32
+#define GEMM cblas_sgemm
+#define TEXP expf
+#define TTANH tanhf
+#include "models/kernels_impl.h"
+
+int nnc_op_exec_f32(const nnc_exec *x, const nnc_node *n) { return exec_f32(x, n); }
+size_t nnc_op_conv_scratch_f32(const nnc_model *m, const nnc_node *n, int batch) { return conv_scratch_f32(m, n, batch); }

@@ -1,0 +1,11 @@
+/* double instantiation of the reference kernels (also used by constant folding). */
+#include "models/model_impl.h"
+#define T double
+#define FN(x) x##_f64
+#define GEMM cblas_dgemm
+#define TEXP exp
+#define TTANH tanh
+#include "models/kernels_impl.h"
+
+int nnc_op_exec_f64(const nnc_exec *x, const nnc_node *n) { return exec_f64(x, n); }
+size_t nnc_op_conv_scratch_f64(const nnc_model *m, const nnc_node *n, int batch) { return conv_scratch_f64(m, n, batch); }

@@ -1,0 +1,770 @@
+/* Reference kernels, instantiated twice: with T = float (kernels_f32.c) and
+ * T = double (kernels_f64.c).  Define before including:
+ *   T        the float type
+ *   FN(x)    name mangling, e.g. x##_f32
+ *   GEMM     cblas_sgemm or cblas_dgemm
+ *   TEXP, TTANH  the libm functions for T
+ * Float-typed values hold T; integer-typed values hold int64_t.  Constants are
+ * one shared copy (x->batched[v] == 0); run-time values hold x->batch samples
+ * of numel elements each. */
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#define VAL(v) (&x->m->vals[(v)])
+#define NUMEL(v) (x->m->vals[(v)].numel)
+#define TP(v, b) ((T *)x->buf[(v)] + (x->batched[(v)] ? (size_t)(b) * (size_t)NUMEL(v) : 0))
+#define IP(v, b) ((int64_t *)x->buf[(v)] + (x->batched[(v)] ? (size_t)(b) * (size_t)NUMEL(v) : 0))
+
+static size_t FN(esize)(nnc_dtype t) { return nnc_dtype_is_float(t) ? sizeof(T) : sizeof(int64_t); }
+
+static char *FN(bp)(const nnc_exec *x, int v, int b)
+{
+    size_t es = FN(esize)(VAL(v)->dtype);
+    return (char *)x->buf[v] + (x->batched[v] ? (size_t)b * (size_t)NUMEL(v) * es : 0);
+}
+
+/* Row-major strides of a shape. */
+static void FN(strides)(int rank, const int64_t *dims, int64_t *st)
+{
+    int64_t s = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= dims[d];
+    }
+}
+
+/* ----------------------------------------------------------- elementwise */
+
+static T FN(bin)(nnc_op op, T a, T b)
+{
+    switch (op) {
+    case NNC_OP_ADD: return a + b;
+    case NNC_OP_SUB: return a - b;
+    case NNC_OP_MUL: return a * b;
+    default: return a / b;
+    }
+}
+
+static int64_t FN(bini)(nnc_op op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case NNC_OP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case NNC_OP_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
+    case NNC_OP_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+    default: return (b == 0 || (a == INT64_MIN && b == -1)) ? 0 : a / b;
+    }
+}
+
+static int FN(binary)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *va = VAL(n->in[0]), *vb = VAL(n->in[1]), *vo = VAL(n->out[0]);
+    int r = vo->rank, isf = nnc_dtype_is_float(vo->dtype);
+    int64_t sa[NNC_MAX_RANK], sb[NNC_MAX_RANK], so[NNC_MAX_RANK], ta[NNC_MAX_RANK], tb[NNC_MAX_RANK];
+    FN(strides)(va->rank, va->dims, ta);
+    FN(strides)(vb->rank, vb->dims, tb);
+    for (int d = 0; d < r; d++) {
+        int da = d - (r - va->rank), db = d - (r - vb->rank);
+        sa[d] = (da >= 0 && va->dims[da] != 1) ? ta[da] : 0;
+        sb[d] = (db >= 0 && vb->dims[db] != 1) ? tb[db] : 0;
+    }
+    FN(strides)(r, vo->dims, so);
+    int64_t inner = r ? vo->dims[r - 1] : 1, ia = r ? sa[r - 1] : 0, ib = r ? sb[r - 1] : 0;
+    int64_t rows = inner ? vo->numel / inner : 0;
+    for (int b = 0; b < x->batch; b++) {
+        if (isf) {
+            const T *A = TP(n->in[0], b), *B = TP(n->in[1], b);
+            T *O = TP(n->out[0], b);
+            if (va->numel == vo->numel && vb->numel == vo->numel) {
+                for (int64_t k = 0; k < vo->numel; k++) O[k] = FN(bin)(n->op, A[k], B[k]);
+                continue;
+            }
+            for (int64_t row = 0; row < rows; row++) {
+                int64_t oa = 0, ob = 0, rem = row * inner;
+                for (int d = 0; d < r - 1; d++) {
+                    int64_t i = rem / so[d];
+                    rem -= i * so[d];
+                    oa += i * sa[d];
+                    ob += i * sb[d];
+                }
+                T *o = O + row * inner;
+                const T *pa = A + oa, *pb = B + ob;
+                if (ia && ib)
+                    for (int64_t k = 0; k < inner; k++) o[k] = FN(bin)(n->op, pa[k], pb[k]);
+                else if (ia)
+                    for (int64_t k = 0; k < inner; k++) o[k] = FN(bin)(n->op, pa[k], pb[0]);
+                else
+                    for (int64_t k = 0; k < inner; k++) o[k] = FN(bin)(n->op, pa[k * ia], pb[k * ib]);
+            }
+        } else {
+            const int64_t *A = IP(n->in[0], b), *B = IP(n->in[1], b);
+            int64_t *O = IP(n->out[0], b);
+            for (int64_t row = 0; row < rows; row++) {
+                int64_t oa = 0, ob = 0, rem = row * inner;
+                for (int d = 0; d < r - 1; d++) {
+                    int64_t i = rem / so[d];
+                    rem -= i * so[d];
+                    oa += i * sa[d];
+                    ob += i * sb[d];
+                }
+                for (int64_t k = 0; k < inner; k++) O[row * inner + k] = FN(bini)(n->op, A[oa + k * ia], B[ob + k * ib]);
+            }
+        }
+    }
+    return 0;
+}
+
+static int FN(unary)(const nnc_exec *x, const nnc_node *n)
+{
+    int64_t cnt = NUMEL(n->out[0]);
+    T alpha = (T)n->fp[0];
+    for (int b = 0; b < x->batch; b++) {
+        const T *a = TP(n->in[0], b);
+        T *o = TP(n->out[0], b);
+        switch (n->op) {
+        case NNC_OP_RELU:
+            for (int64_t k = 0; k < cnt; k++) o[k] = a[k] > 0 ? a[k] : (T)0;
+            break;
+        case NNC_OP_LEAKYRELU:
+            for (int64_t k = 0; k < cnt; k++) o[k] = a[k] >= 0 ? a[k] : alpha * a[k];
+            break;
+        case NNC_OP_SIGMOID:
+            for (int64_t k = 0; k < cnt; k++) o[k] = a[k] >= 0 ? (T)1 / ((T)1 + TEXP(-a[k])) : TEXP(a[k]) / ((T)1 + TEXP(a[k]));
+            break;
+        default:
+            for (int64_t k = 0; k < cnt; k++) o[k] = TTANH(a[k]);
+            break;
+        }
+    }
+    return 0;
+}
+
+static int FN(copy)(const nnc_exec *x, const nnc_node *n)
+{
+    if (x->buf[n->out[0]] == x->buf[n->in[0]]) return 0; /* aliased by the runtime */
+    size_t bytes = (size_t)NUMEL(n->out[0]) * FN(esize)(VAL(n->out[0])->dtype);
+    for (int b = 0; b < x->batch; b++) memcpy(FN(bp)(x, n->out[0], b), FN(bp)(x, n->in[0], b), bytes);
+    return 0;
+}
+
+static int FN(softmax)(const nnc_exec *x, const nnc_node *n)
+{
+    int64_t outer = n->p[0], len = n->p[1], inner = n->p[2];
+    for (int b = 0; b < x->batch; b++) {
+        const T *a = TP(n->in[0], b);
+        T *o = TP(n->out[0], b);
+        for (int64_t i = 0; i < outer; i++)
+            for (int64_t j = 0; j < inner; j++) {
+                const T *p = a + i * len * inner + j;
+                T *q = o + i * len * inner + j;
+                T mx = p[0], s = 0;
+                for (int64_t k = 1; k < len; k++) mx = p[k * inner] > mx ? p[k * inner] : mx;
+                for (int64_t k = 0; k < len; k++) s += (q[k * inner] = TEXP(p[k * inner] - mx));
+                for (int64_t k = 0; k < len; k++) q[k * inner] /= s;
+            }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------- data movement */
+
+static int FN(transpose)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
+    size_t es = FN(esize)(vi->dtype);
+    int r = vi->rank;
+    int64_t si[NNC_MAX_RANK], so[NNC_MAX_RANK], sp[NNC_MAX_RANK];
+    FN(strides)(r, vi->dims, si);
+    FN(strides)(r, vo->dims, so);
+    for (int d = 0; d < r; d++) sp[d] = si[n->p[d]];
+    for (int b = 0; b < x->batch; b++) {
+        const char *a = FN(bp)(x, n->in[0], b);
+        char *o = FN(bp)(x, n->out[0], b);
+        for (int64_t k = 0; k < vo->numel; k++) {
+            int64_t rem = k, off = 0;
+            for (int d = 0; d < r; d++) {
+                int64_t i = rem / so[d];
+                rem -= i * so[d];
+                off += i * sp[d];
+            }
+            memcpy(o + (size_t)k * es, a + (size_t)off * es, es);
+        }
+    }
+    return 0;
+}
+
+static int FN(concat)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vo = VAL(n->out[0]);
+    size_t es = FN(esize)(vo->dtype);
+    int64_t axis = n->p[0], outer = 1, inner = 1;
+    for (int d = 0; d < axis; d++) outer *= vo->dims[d];
+    for (int d = (int)axis + 1; d < vo->rank; d++) inner *= vo->dims[d];
+    for (int b = 0; b < x->batch; b++) {
+        char *o = FN(bp)(x, n->out[0], b);
+        for (int64_t i = 0; i < outer; i++)
+            for (int k = 0; k < n->n_in; k++) {
+                size_t chunk = (size_t)(VAL(n->in[k])->dims[axis] * inner) * es;
+                memcpy(o, FN(bp)(x, n->in[k], b) + (size_t)i * chunk, chunk);
+                o += chunk;
+            }
+    }
+    return 0;
+}
+
+static int FN(slice)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
+    size_t es = FN(esize)(vi->dtype);
+    int r = vi->rank;
+    int64_t si[NNC_MAX_RANK], so[NNC_MAX_RANK];
+    FN(strides)(r, vi->dims, si);
+    FN(strides)(r, vo->dims, so);
+    for (int b = 0; b < x->batch; b++) {
+        const char *a = FN(bp)(x, n->in[0], b);
+        char *o = FN(bp)(x, n->out[0], b);
+        for (int64_t k = 0; k < vo->numel; k++) {
+            int64_t rem = k, off = 0;
+            for (int d = 0; d < r; d++) {
+                int64_t i = rem / so[d];
+                rem -= i * so[d];
+                off += (n->p[d] + i * n->p[8 + d]) * si[d];
+            }
+            memcpy(o + (size_t)k * es, a + (size_t)off * es, es);
+        }
+    }
+    return 0;
+}
+
+static int FN(pad)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
+    int r = vi->rank, isf = nnc_dtype_is_float(vi->dtype);
+    size_t es = FN(esize)(vi->dtype);
+    int64_t si[NNC_MAX_RANK], so[NNC_MAX_RANK];
+    FN(strides)(r, vi->dims, si);
+    FN(strides)(r, vo->dims, so);
+    T fv = (T)n->fp[0];
+    int64_t iv = (int64_t)n->fp[0];
+    for (int b = 0; b < x->batch; b++) {
+        const char *a = FN(bp)(x, n->in[0], b);
+        char *o = FN(bp)(x, n->out[0], b);
+        for (int64_t k = 0; k < vo->numel; k++) {
+            int64_t rem = k, off = 0;
+            int outside = 0;
+            for (int d = 0; d < r; d++) {
+                int64_t i = rem / so[d];
+                rem -= i * so[d];
+                int64_t s = i - n->p[d], len = vi->dims[d];
+                if (s < 0 || s >= len) {
+                    if (n->p[16] == 0) outside = 1;
+                    else if (n->p[16] == 2) s = s < 0 ? 0 : len - 1;
+                    else {
+                        int64_t period = 2 * (len - 1);
+                        if (period == 0) s = 0;
+                        else {
+                            s %= period;
+                            if (s < 0) s += period;
+                            if (s >= len) s = period - s;
+                        }
+                    }
+                }
+                off += s * si[d];
+            }
+            if (outside) {
+                if (isf) memcpy(o + (size_t)k * es, &fv, es);
+                else memcpy(o + (size_t)k * es, &iv, es);
+            } else {
+                memcpy(o + (size_t)k * es, a + (size_t)off * es, es);
+            }
+        }
+    }
+    return 0;
+}
+
+static int FN(gather)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vd = VAL(n->in[0]), *vi = VAL(n->in[1]);
+    size_t es = FN(esize)(vd->dtype);
+    int64_t axis = n->p[0], outer = 1, inner = 1, alen = vd->dims[axis];
+    for (int d = 0; d < axis; d++) outer *= vd->dims[d];
+    for (int d = (int)axis + 1; d < vd->rank; d++) inner *= vd->dims[d];
+    for (int b = 0; b < x->batch; b++) {
+        const char *a = FN(bp)(x, n->in[0], b);
+        const int64_t *idx = IP(n->in[1], b);
+        char *o = FN(bp)(x, n->out[0], b);
+        for (int64_t k = 0; k < vi->numel; k++)
+            if (idx[k] < -alen || idx[k] >= alen) return 1;
+        for (int64_t i = 0; i < outer; i++)
+            for (int64_t k = 0; k < vi->numel; k++) {
+                int64_t j = idx[k] < 0 ? idx[k] + alen : idx[k];
+                memcpy(o, a + (size_t)((i * alen + j) * inner) * es, (size_t)inner * es);
+                o += (size_t)inner * es;
+            }
+    }
+    return 0;
+}
+
+static int FN(cast)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]);
+    nnc_dtype to = (nnc_dtype)n->p[0];
+    int64_t cnt = vi->numel;
+    for (int b = 0; b < x->batch; b++) {
+        if (nnc_dtype_is_float(vi->dtype)) {
+            const T *a = TP(n->in[0], b);
+            if (nnc_dtype_is_float(to)) {
+                T *o = TP(n->out[0], b);
+                for (int64_t k = 0; k < cnt; k++) o[k] = to == NNC_DTYPE_FLOAT ? (T)(float)a[k] : a[k];
+            } else {
+                int64_t *o = IP(n->out[0], b);
+                for (int64_t k = 0; k < cnt; k++) {
+                    double v = (double)a[k];
+                    if (to == NNC_DTYPE_BOOL) o[k] = v != 0;
+                    else o[k] = (v != v || v >= 9.2e18 || v <= -9.2e18) ? INT64_MIN : (int64_t)v;
+                }
+            }
+        } else {
+            const int64_t *a = IP(n->in[0], b);
+            if (nnc_dtype_is_float(to)) {
+                T *o = TP(n->out[0], b);
+                for (int64_t k = 0; k < cnt; k++) o[k] = to == NNC_DTYPE_FLOAT ? (T)(float)a[k] : (T)a[k];
+            } else {
+                int64_t *o = IP(n->out[0], b);
+                for (int64_t k = 0; k < cnt; k++) {
+                    int64_t v = a[k];
+                    switch (to) {
+                    case NNC_DTYPE_BOOL: v = v != 0; break;
+                    case NNC_DTYPE_INT8: v = (int8_t)v; break;
+                    case NNC_DTYPE_UINT8: v = (uint8_t)v; break;
+                    case NNC_DTYPE_INT16: v = (int16_t)v; break;
+                    case NNC_DTYPE_UINT16: v = (uint16_t)v; break;
+                    case NNC_DTYPE_INT32: v = (int32_t)v; break;
+                    case NNC_DTYPE_UINT32: v = (uint32_t)v; break;
+                    default: break;
+                    }
+                    o[k] = v;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int FN(constant)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vo = VAL(n->out[0]);
+    const nnc_attr *a = n->n_attrs ? &n->attrs[0] : NULL;
+    int isf = nnc_dtype_is_float(vo->dtype);
+    for (int b = 0; b < x->batch; b++) {
+        for (int64_t k = 0; k < vo->numel; k++) {
+            double fv = 0;
+            int64_t iv = 0;
+            if (n->op == NNC_OP_CONSTANTOFSHAPE) {
+                const nnc_attr *va = nnc_node_attr(n, "value");
+                if (va && va->t) {
+                    fv = va->t->f ? va->t->f[0] : 0;
+                    iv = va->t->i ? va->t->i[0] : 0;
+                }
+            } else if (a == NULL) {
+                /* unreachable: shape inference requires the attribute */
+            } else if (a->t) {
+                fv = a->t->f ? a->t->f[k] : 0;
+                iv = a->t->i ? a->t->i[k] : 0;
+            } else if (a->type == NNC_ATTR_FLOAT) {
+                fv = a->f;
+            } else if (a->type == NNC_ATTR_INT) {
+                iv = a->i;
+            } else if (a->type == NNC_ATTR_FLOATS) {
+                fv = a->floats[k];
+            } else {
+                iv = a->ints[k];
+            }
+            if (isf) TP(n->out[0], b)[k] = (T)fv;
+            else IP(n->out[0], b)[k] = iv;
+        }
+    }
+    return 0;
+}
+
+static int FN(shape)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
+    for (int b = 0; b < x->batch; b++)
+        for (int64_t k = 0; k < vo->numel; k++) IP(n->out[0], b)[k] = vi->dims[n->p[0] + k];
+    return 0;
+}
+
+/* ----------------------------------------------------------- dense algebra */
+
+/* out[r, c] = beta * C broadcast (Gemm's unidirectional rule, mode bits in p[5]). */
+static void FN(fill_bias)(T *o, int64_t M, int64_t N, const T *c, int64_t mode, T beta)
+{
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++)
+            o[i * N + j] = beta * c[((mode & 1) ? i * ((mode & 2) ? N : 1) : 0) + ((mode & 2) ? j : 0)];
+}
+
+static int FN(gemm)(const nnc_exec *x, const nnc_node *n)
+{
+    int ta = (int)n->p[0], tb = (int)n->p[1];
+    int64_t M = n->p[2], N = n->p[3], K = n->p[4], mode = n->p[5];
+    T alpha = (T)n->fp[0], beta = (T)n->fp[1];
+    int va = n->in[0], vb = n->in[1], vc = n->n_in > 2 ? n->in[2] : -1;
+    int has_c = vc >= 0 && beta != 0;
+    int64_t lda = ta ? M : K, ldb = tb ? K : N;
+    /* Stack the batch into the rows when A is per-sample and the rest shared. */
+    int fuse = x->batched[va] && !x->batched[vb] && !ta && (vc < 0 || !x->batched[vc]);
+    int reps = fuse ? 1 : x->batch;
+    int64_t rows = fuse ? M * x->batch : M;
+    for (int b = 0; b < reps; b++) {
+        T *o = TP(n->out[0], b);
+        if (has_c) {
+            const T *c = TP(vc, b);
+            if (fuse)
+                for (int s = 0; s < x->batch; s++) FN(fill_bias)(o + (size_t)s * M * N, M, N, c, mode, beta);
+            else
+                FN(fill_bias)(o, M, N, c, mode, beta);
+        }
+        if (rows && N)
+            GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)rows, (int)N, (int)K,
+                 alpha, TP(va, b), (int)lda, TP(vb, b), (int)ldb, has_c ? (T)1 : (T)0, o, (int)N);
+    }
+    return 0;
+}
+
+/* CSR [M,K] times dense [K,N] (N = 1 for a vector). */
+static void FN(spmm)(const nnc_csr *a, const T *bm, int64_t N, T *o)
+{
+    for (int64_t r = 0; r < a->rows; r++) {
+        T *orow = o + r * N;
+        for (int64_t j = 0; j < N; j++) orow[j] = 0;
+        for (int64_t k = a->row_ptr[r]; k < a->row_ptr[r + 1]; k++) {
+            T v = (T)a->val[k];
+            const T *brow = bm + a->col[k] * N;
+            for (int64_t j = 0; j < N; j++) orow[j] += v * brow[j];
+        }
+    }
+}
+
+static int FN(matmul)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *va = VAL(n->in[0]), *vb = VAL(n->in[1]), *vo = VAL(n->out[0]);
+    int64_t M = va->rank == 1 ? 1 : va->dims[va->rank - 2], K = va->dims[va->rank - 1];
+    int64_t N = vb->rank == 1 ? 1 : vb->dims[vb->rank - 1];
+    if (va->sparse) {
+        for (int b = 0; b < x->batch; b++) FN(spmm)(va->sparse, TP(n->in[1], b), N, TP(n->out[0], b));
+        return 0;
+    }
+    int ba = va->rank > 2 ? va->rank - 2 : 0, bb = vb->rank > 2 ? vb->rank - 2 : 0;
+    int br = ba > bb ? ba : bb;
+    if (bb == 0 && !x->batched[n->in[1]] && x->batched[n->in[0]]) {
+        /* shared right operand: one product over batch * leading dims * M rows */
+        int64_t rows = va->numel / K * x->batch;
+        if (rows && N)
+            GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)N, (int)K, (T)1, TP(n->in[0], 0), (int)K,
+                 TP(n->in[1], 0), (int)N, (T)0, TP(n->out[0], 0), (int)N);
+        return 0;
+    }
+    int64_t nbatch = 1, sa[NNC_MAX_RANK], sb[NNC_MAX_RANK], od[NNC_MAX_RANK];
+    for (int d = 0; d < br; d++) {
+        od[d] = vo->dims[d];
+        nbatch *= od[d];
+    }
+    /* element strides of each operand's matrices over the broadcast batch dims */
+    int64_t ma = M * K, mb = K * N, acc_a = ma, acc_b = mb;
+    for (int d = br - 1; d >= 0; d--) {
+        int da = d - (br - ba), db = d - (br - bb);
+        int64_t la = da >= 0 ? va->dims[da] : 1, lb = db >= 0 ? vb->dims[db] : 1;
+        sa[d] = la == 1 ? 0 : acc_a;
+        sb[d] = lb == 1 ? 0 : acc_b;
+        acc_a *= la;
+        acc_b *= lb;
+    }
+    for (int b = 0; b < x->batch; b++) {
+        const T *A = TP(n->in[0], b), *B = TP(n->in[1], b);
+        T *O = TP(n->out[0], b);
+        for (int64_t t = 0; t < nbatch; t++) {
+            int64_t rem = t, oa = 0, ob = 0;
+            for (int d = br - 1; d >= 0; d--) {
+                int64_t i = rem % od[d];
+                rem /= od[d];
+                oa += i * sa[d];
+                ob += i * sb[d];
+            }
+            if (M && N)
+                GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, (T)1, A + oa, (int)K, B + ob,
+                     (int)N, (T)0, O + t * M * N, (int)N);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------- convolution, pools */
+
+/* Geometry of a (1-D or 2-D) window op: X [N, C, H, W] -> [N, M, OH, OW]. */
+typedef struct FN(geom) {
+    int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, dh, dw;
+} FN(geom);
+
+static void FN(geometry)(const nnc_exec *x, const nnc_node *n, FN(geom) *g)
+{
+    const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
+    int two = n->p[11] == 2;
+    g->n = vi->dims[0];
+    g->c = vi->dims[1];
+    g->h = vi->dims[2];
+    g->w = two ? vi->dims[3] : 1;
+    g->oh = vo->dims[2];
+    g->ow = two ? vo->dims[3] : 1;
+    g->kh = n->p[0];
+    g->kw = two ? n->p[1] : 1;
+    g->sh = n->p[2];
+    g->sw = two ? n->p[3] : 1;
+    g->pt = n->p[4];
+    g->pl = two ? n->p[5] : 0;
+    g->dh = n->p[8];
+    g->dw = two ? n->p[9] : 1;
+}
+
+/* Images per im2col chunk so that scratch stays within a fixed budget. */
+#define NNC_CONV_BUDGET ((int64_t)8 << 20) /* elements */
+static int64_t FN(conv_chunk)(const FN(geom) *g, int64_t kdim, int64_t m, int64_t images)
+{
+    int64_t per = (kdim + m) * g->oh * g->ow;
+    int64_t c = per ? NNC_CONV_BUDGET / per : images;
+    if (c < 1) c = 1;
+    return c < images ? c : images;
+}
+
+static size_t FN(conv_scratch)(const nnc_model *m, const nnc_node *n, int batch)
+{
+    const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
+    int64_t kdim = vw->numel / vw->dims[0], M = vw->dims[0] / n->p[10];
+    int64_t oh = vo->dims[2], ow = vo->rank > 3 ? vo->dims[3] : 1;
+    int64_t per = (kdim + M) * oh * ow, images = vi->dims[0] * batch;
+    int64_t c = per ? NNC_CONV_BUDGET / per : images;
+    if (c < 1) c = 1;
+    if (c > images) c = images;
+    return (size_t)(c * per) * sizeof(T);
+}
+
+static int FN(conv)(const nnc_exec *x, const nnc_node *n)
+{
+    FN(geom) g;
+    FN(geometry)(x, n, &g);
+    const nnc_value *vw = VAL(n->in[1]), *vo = VAL(n->out[0]);
+    int64_t group = n->p[10], Mtot = vw->dims[0], M = Mtot / group, cg = g.c / group;
+    int64_t kdim = cg * g.kh * g.kw, P = g.oh * g.ow;
+    int vb = n->n_in > 2 ? n->in[2] : -1;
+    int64_t images = g.n * x->batch;
+    int64_t chunk = FN(conv_chunk)(&g, kdim, M, images);
+    T *cols = (T *)x->scratch_d, *tmp = cols + chunk * kdim * P;
+    int64_t in_img = g.c * g.h * g.w, out_img = Mtot * P;
+    for (int64_t i0 = 0; i0 < images; i0 += chunk) {
+        int64_t cnt = images - i0 < chunk ? images - i0 : chunk, LP = cnt * P;
+        for (int64_t gi = 0; gi < group; gi++) {
+            /* cols[k][img * P + p] */
+            for (int64_t img = 0; img < cnt; img++) {
+                int64_t gimg = i0 + img, b = gimg / g.n, nn = gimg % g.n;
+                const T *X = TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w;
+                for (int64_t c = 0; c < cg; c++)
+                    for (int64_t ki = 0; ki < g.kh; ki++)
+                        for (int64_t kj = 0; kj < g.kw; kj++) {
+                            T *row = cols + ((c * g.kh + ki) * g.kw + kj) * LP + img * P;
+                            for (int64_t oy = 0; oy < g.oh; oy++) {
+                                int64_t iy = oy * g.sh - g.pt + ki * g.dh;
+                                T *r = row + oy * g.ow;
+                                if (iy < 0 || iy >= g.h) {
+                                    for (int64_t ox = 0; ox < g.ow; ox++) r[ox] = 0;
+                                    continue;
+                                }
+                                const T *xr = X + (c * g.h + iy) * g.w;
+                                for (int64_t ox = 0; ox < g.ow; ox++) {
+                                    int64_t ix = ox * g.sw - g.pl + kj * g.dw;
+                                    r[ox] = (ix >= 0 && ix < g.w) ? xr[ix] : (T)0;
+                                }
+                            }
+                        }
+            }
+            const T *W = TP(n->in[1], 0) + gi * M * kdim;
+            if (M && LP && kdim)
+                GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)LP, (int)kdim, (T)1, W, (int)kdim, cols,
+                     (int)LP, (T)0, tmp, (int)LP);
+            else
+                for (int64_t k = 0; k < M * LP; k++) tmp[k] = 0;
+            for (int64_t img = 0; img < cnt; img++) {
+                int64_t gimg = i0 + img, b = gimg / g.n, nn = gimg % g.n;
+                T *O = TP(n->out[0], b) + nn * out_img + gi * M * P;
+                for (int64_t mo = 0; mo < M; mo++) {
+                    T bias = vb >= 0 ? TP(vb, 0)[gi * M + mo] : (T)0;
+                    const T *src = tmp + mo * LP + img * P;
+                    for (int64_t p = 0; p < P; p++) O[mo * P + p] = src[p] + bias;
+                }
+            }
+        }
+    }
+    (void)vo;
+    return 0;
+}
+
+static int FN(pool)(const nnc_exec *x, const nnc_node *n)
+{
+    FN(geom) g;
+    FN(geometry)(x, n, &g);
+    int is_max = n->op == NNC_OP_MAXPOOL, incl = (int)n->p[12];
+    int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0; /* bottom, right pads */
+    for (int b = 0; b < x->batch; b++) {
+        const T *X = TP(n->in[0], b);
+        T *O = TP(n->out[0], b);
+        for (int64_t pl = 0; pl < g.n * g.c; pl++) {
+            const T *xp = X + pl * g.h * g.w;
+            T *op = O + pl * g.oh * g.ow;
+            for (int64_t oy = 0; oy < g.oh; oy++)
+                for (int64_t ox = 0; ox < g.ow; ox++) {
+                    T acc = is_max ? -(T)INFINITY : (T)0;
+                    int64_t cnt = 0, padded = 0;
+                    for (int64_t ki = 0; ki < g.kh; ki++) {
+                        int64_t iy = oy * g.sh - g.pt + ki * g.dh;
+                        for (int64_t kj = 0; kj < g.kw; kj++) {
+                            int64_t ix = ox * g.sw - g.pl + kj * g.dw;
+                            if (iy >= -g.pt && iy < g.h + pb && ix >= -g.pl && ix < g.w + pr) padded++;
+                            if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+                            T v = xp[iy * g.w + ix];
+                            if (is_max) acc = (v > acc || v != v) ? v : acc;
+                            else acc += v;
+                            cnt++;
+                        }
+                    }
+                    if (!is_max) acc = (incl ? padded : cnt) ? acc / (T)(incl ? padded : cnt) : (T)0;
+                    op[oy * g.ow + ox] = acc;
+                }
+        }
+    }
+    return 0;
+}
+
+static int FN(gap)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]);
+    int64_t planes = vi->dims[0] * vi->dims[1], sz = vi->numel / (planes ? planes : 1);
+    for (int b = 0; b < x->batch; b++) {
+        const T *X = TP(n->in[0], b);
+        T *O = TP(n->out[0], b);
+        for (int64_t p = 0; p < planes; p++) {
+            T s = 0;
+            for (int64_t k = 0; k < sz; k++) s += X[p * sz + k];
+            O[p] = sz ? s / (T)sz : (T)0;
+        }
+    }
+    return 0;
+}
+
+static int FN(batchnorm)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]);
+    int64_t C = vi->dims[1], inner = 1;
+    for (int d = 2; d < vi->rank; d++) inner *= vi->dims[d];
+    const T *sc = TP(n->in[1], 0), *bi = TP(n->in[2], 0), *mu = TP(n->in[3], 0), *var = TP(n->in[4], 0);
+    T eps = (T)n->fp[0];
+    for (int b = 0; b < x->batch; b++) {
+        const T *X = TP(n->in[0], b);
+        T *O = TP(n->out[0], b);
+        for (int64_t i = 0; i < vi->dims[0]; i++)
+            for (int64_t c = 0; c < C; c++) {
+                T a = sc[c] / (T)sqrt((double)(var[c] + eps));
+                const T *xp = X + (i * C + c) * inner;
+                T *o = O + (i * C + c) * inner;
+                for (int64_t k = 0; k < inner; k++) o[k] = (xp[k] - mu[c]) * a + bi[c];
+            }
+    }
+    return 0;
+}
+
+static int FN(reduce)(const nnc_exec *x, const nnc_node *n)
+{
+    const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
+    unsigned mask = (unsigned)n->p[0];
+    int r = vi->rank, isf = nnc_dtype_is_float(vi->dtype);
+    int64_t si[NNC_MAX_RANK], ostride[NNC_MAX_RANK], acc = 1, cnt = 1;
+    FN(strides)(r, vi->dims, si);
+    for (int d = r - 1; d >= 0; d--) {
+        if (mask >> d & 1) {
+            ostride[d] = 0;
+            cnt *= vi->dims[d];
+        } else {
+            ostride[d] = acc;
+            acc *= vi->dims[d];
+        }
+    }
+    for (int b = 0; b < x->batch; b++) {
+        if (isf) {
+            const T *X = TP(n->in[0], b);
+            T *O = TP(n->out[0], b);
+            for (int64_t k = 0; k < vo->numel; k++) O[k] = 0;
+            for (int64_t k = 0; k < vi->numel; k++) {
+                int64_t rem = k, off = 0;
+                for (int d = 0; d < r; d++) {
+                    int64_t i = rem / si[d];
+                    rem -= i * si[d];
+                    off += i * ostride[d];
+                }
+                O[off] += X[k];
+            }
+            if (n->op == NNC_OP_REDUCEMEAN)
+                for (int64_t k = 0; k < vo->numel; k++) O[k] = cnt ? O[k] / (T)cnt : (T)NAN;
+        } else {
+            const int64_t *X = IP(n->in[0], b);
+            int64_t *O = IP(n->out[0], b);
+            for (int64_t k = 0; k < vo->numel; k++) O[k] = 0;
+            for (int64_t k = 0; k < vi->numel; k++) {
+                int64_t rem = k, off = 0;
+                for (int d = 0; d < r; d++) {
+                    int64_t i = rem / si[d];
+                    rem -= i * si[d];
+                    off += i * ostride[d];
+                }
+                O[off] += X[k];
+            }
+            if (n->op == NNC_OP_REDUCEMEAN && cnt)
+                for (int64_t k = 0; k < vo->numel; k++) O[k] /= cnt;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+static int FN(exec)(const nnc_exec *x, const nnc_node *n)
+{
+    switch (n->op) {
+    case NNC_OP_ADD: case NNC_OP_SUB: case NNC_OP_MUL: case NNC_OP_DIV: return FN(binary)(x, n);
+    case NNC_OP_RELU: case NNC_OP_LEAKYRELU: case NNC_OP_SIGMOID: case NNC_OP_TANH: return FN(unary)(x, n);
+    case NNC_OP_IDENTITY: case NNC_OP_DROPOUT: case NNC_OP_FLATTEN: case NNC_OP_RESHAPE:
+    case NNC_OP_SQUEEZE: case NNC_OP_UNSQUEEZE: return FN(copy)(x, n);
+    case NNC_OP_SOFTMAX: return FN(softmax)(x, n);
+    case NNC_OP_TRANSPOSE: return FN(transpose)(x, n);
+    case NNC_OP_CONCAT: return FN(concat)(x, n);
+    case NNC_OP_SLICE: return FN(slice)(x, n);
+    case NNC_OP_PAD: return FN(pad)(x, n);
+    case NNC_OP_GATHER: return FN(gather)(x, n);
+    case NNC_OP_CAST: return FN(cast)(x, n);
+    case NNC_OP_CONSTANT: case NNC_OP_CONSTANTOFSHAPE: return FN(constant)(x, n);
+    case NNC_OP_SHAPE: return FN(shape)(x, n);
+    case NNC_OP_GEMM: return FN(gemm)(x, n);
+    case NNC_OP_MATMUL: return FN(matmul)(x, n);
+    case NNC_OP_CONV: return FN(conv)(x, n);
+    case NNC_OP_MAXPOOL: case NNC_OP_AVERAGEPOOL: return FN(pool)(x, n);
+    case NNC_OP_GLOBALAVERAGEPOOL: return FN(gap)(x, n);
+    case NNC_OP_BATCHNORM: return FN(batchnorm)(x, n);
+    case NNC_OP_REDUCESUM: case NNC_OP_REDUCEMEAN: return FN(reduce)(x, n);
+    case NNC_OP_COUNT: break;
+    }
+    return 1;
+}
+
+#undef VAL
+#undef NUMEL
+#undef TP
+#undef IP

@@ -1,0 +1,147 @@
+/* Internal IR of the models module.  Not part of the public API. */
+#ifndef NNC_MODEL_IMPL_H
+#define NNC_MODEL_IMPL_H
+
+#include "models/model.h"
+
+/* Compressed sparse rows of a 2-D constant.  Invariants (checked at load):
+ * row_ptr[0] = 0, row_ptr non-decreasing, row_ptr[rows] = nnz, column
+ * indices strictly increasing within a row and < cols. */
+typedef struct nnc_csr {
+    int64_t rows, cols, nnz;
+    int64_t *row_ptr; /* rows + 1 */
+    int64_t *col;     /* nnz */
+    double *val;      /* nnz, exact copies of the stored values */
+} nnc_csr;
+
+typedef enum nnc_val_kind {
+    NNC_VAL_INPUT = 0, /* graph input, fed per sample by the runtime */
+    NNC_VAL_CONST = 1, /* initializer or folded value, one copy for all samples */
+    NNC_VAL_NODE = 2   /* produced by a node at run time */
+} nnc_val_kind;
+
+/* A named tensor of the graph. */
+typedef struct nnc_value {
+    char *name;
+    nnc_dtype dtype;
+    int rank;                   /* -1 while unknown */
+    int64_t dims[NNC_MAX_RANK]; /* per sample */
+    int64_t numel;
+    int dynamic_leading;        /* graph inputs: dims[0] was a dim_param */
+    nnc_val_kind kind;
+    int producer;               /* node index for NNC_VAL_NODE, else -1 */
+    int is_output;
+    /* Constant payload (kind == NNC_VAL_CONST), exactly one of: */
+    double *f;                  /* float types: numel values, exact (a FLOAT's
+                                   doubles are all float-representable) */
+    int64_t *i;                 /* integer and bool types: numel values */
+    nnc_csr *sparse;            /* sparse 2-D float constant */
+} nnc_value;
+
+typedef enum nnc_attr_type {
+    NNC_ATTR_FLOAT = 1, NNC_ATTR_INT = 2, NNC_ATTR_STRING = 3, NNC_ATTR_TENSOR = 4,
+    NNC_ATTR_FLOATS = 6, NNC_ATTR_INTS = 7, NNC_ATTR_STRINGS = 8
+} nnc_attr_type;
+
+typedef struct nnc_attr {
+    char *name;
+    nnc_attr_type type;
+    double f;
+    int64_t i;
+    char *s;
+    int n;              /* count for FLOATS / INTS */
+    double *floats;
+    int64_t *ints;
+    nnc_value *t;       /* TENSOR: a detached constant value (owned) */
+} nnc_attr;
+
+/* Operator codes; the table in ops.c is indexed by them. */
+typedef enum nnc_op {
+#define NNC_OP(code, name) NNC_OP_##code,
+#include "models/ops_list.h"
+#undef NNC_OP
+    NNC_OP_COUNT
+} nnc_op;
+
+#define NNC_MAX_NODE_IO 64
+
+typedef struct nnc_node {
+    char *name;
+    char *op_type;
+    nnc_op op;
+    int n_in, n_out;
+    int *in;            /* value indices; -1 for an omitted optional input */
+    int *out;
+    int n_attrs;
+    nnc_attr *attrs;
+    int dead;           /* removed by folding / dead-code elimination */
+    /* Parsed, op-specific parameters filled by shape inference. */
+    int64_t p[4 * NNC_MAX_RANK + 8];
+    double fp[4];
+} nnc_node;
+
+struct nnc_model {
+    nnc_value *vals;
+    int n_vals, cap_vals;
+    nnc_node *nodes;
+    int n_nodes;
+    int *order;         /* live nodes in topological order (after prepare) */
+    int n_order;
+    int *inputs, n_inputs;     /* value indices of non-constant graph inputs */
+    int *outputs, n_outputs;
+    int64_t opset;
+    int64_t ir_version;
+    char *producer;
+    uint8_t sha256[32];
+    int prepared;
+};
+
+/* Helpers shared by the module's files. */
+int nnc_mdl_find_value(const nnc_model *m, const char *name);
+int nnc_mdl_add_value(nnc_model *m, const char *name);  /* -1 on OOM */
+void nnc_value_free_payload(nnc_value *v);
+const nnc_attr *nnc_node_attr(const nnc_node *n, const char *name);
+int64_t nnc_attr_int(const nnc_node *n, const char *name, int64_t dflt);
+double nnc_attr_float(const nnc_node *n, const char *name, double dflt);
+size_t nnc_dtype_size(nnc_dtype t);
+/* Returns: 0 and sets *numel, or -1 when a dim is negative or the product
+ * overflows or exceeds the byte limit for elements of elem_size bytes. */
+int nnc_shape_numel(int rank, const int64_t *dims, size_t elem_size, int64_t *numel);
+
+/* Shape inference for one node (ops.c): sets output value types and the
+ * node's parsed parameters. */
+nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen);
+/* Look an ONNX op_type up; returns NNC_OP_COUNT when unsupported. */
+nnc_op nnc_op_lookup(const char *op_type);
+const char *nnc_op_name(nnc_op op);
+
+/* Evaluate one node whose inputs are all constants, producing constant
+ * outputs (in double / int64).  Used by constant folding. */
+nnc_status nnc_op_fold(nnc_model *m, nnc_node *n, char *err, size_t errlen);
+
+/* ---- execution ---- */
+
+/* Buffers of one evaluation.  For value v: buf[v] points to its data,
+ * batched[v] says whether it holds `batch` samples (stride numel) or one
+ * shared copy (constants). Float values hold T = float or double by
+ * precision; integer values hold int64_t. */
+typedef struct nnc_exec {
+    const nnc_model *m;
+    int batch;
+    void **buf;
+    const unsigned char *batched;
+    double *scratch_d;     /* scratch space, scratch_bytes bytes */
+    size_t scratch_bytes;
+} nnc_exec;
+
+/* Bytes of scratch node n needs for `batch` samples in precision prec. */
+size_t nnc_op_scratch_bytes(const nnc_model *m, const nnc_node *n, int batch, nnc_precision prec);
+/* Run node n on x's buffers.  Float values are float (f32) or double (f64);
+ * integer values are int64_t in both. */
+/* Returns: 0, or non-zero when the data is out of range (a Gather index). */
+int nnc_op_exec_f32(const nnc_exec *x, const nnc_node *n);
+int nnc_op_exec_f64(const nnc_exec *x, const nnc_node *n);
+size_t nnc_op_conv_scratch_f32(const nnc_model *m, const nnc_node *n, int batch);
+size_t nnc_op_conv_scratch_f64(const nnc_model *m, const nnc_node *n, int batch);
+
+#endif
