@@ -605,7 +605,7 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
             if (v->numel != x->dims[1] || !nnc_dtype_is_float(v->dtype))
                 BAD("node '%s' (BatchNormalization): parameter '%s' must have %lld float elements", n->name, v->name, (long long)x->dims[1]);
         }
-        n->fp[0] = nnc_attr_float(n, "epsilon", 1e-5);
+        n->fp[0] = nnc_attr_float(n, "epsilon", (double)1e-5f);
         return set_out(m, n, 0, x->dtype, x->rank, x->dims, err, errlen);
     }
     case NNC_OP_CONSTANT: {

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Prints the BN254 constants that prover/field_impl.h, prover/tower_impl.h and
+prover/curve_impl.h hard-code, as C limb initialisers (little-endian 64-bit
+limbs, Montgomery form where the comment says so).  The unit tests
+(tests/unit/test_prover_field.c, test_prover_curve.c) recompute every one of
+them with GMP, so an edit that breaks a constant fails there.
+
+Usage: python3 prover/gen_constants.py"""
+
+P = 21888242871839275222246405745257275088696311157297823662689037894645226208583
+R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+B = 1 << 256
+
+
+def limbs(x):
+    return "{" + ", ".join("0x%016xULL" % ((x >> (64 * i)) & (2**64 - 1)) for i in range(4)) + "}"
+
+
+def mont(x, m):
+    return (x * B) % m
+
+
+def n0(m):
+    return (-pow(m, -1, 2**64)) % 2**64
+
+
+# Fq2 = Fq[u]/(u^2+1) with python ints, pairs (c0, c1)
+def f2mul(a, b):
+    return ((a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P)
+
+
+def f2pow(a, e):
+    r = (1, 0)
+    while e:
+        if e & 1:
+            r = f2mul(r, a)
+        a = f2mul(a, a)
+        e >>= 1
+    return r
+
+
+def f2inv(a):
+    n = pow(a[0] * a[0] + a[1] * a[1], P - 2, P)
+    return (a[0] * n % P, (-a[1]) * n % P)
+
+
+def f2m(a):
+    return "{" + limbs(mont(a[0], P)) + ", " + limbs(mont(a[1], P)) + "}"
+
+
+def field(name, m):
+    print("/* %s */" % name)
+    print("p      ", limbs(m))
+    print("n0      0x%016xULL" % n0(m))
+    print("R mod p", limbs(B % m))
+    print("R^2    ", limbs(B * B % m))
+    print("R^3    ", limbs(B * B * B % m))
+    print("p-2    ", limbs(m - 2))
+
+
+field("Fq", P)
+print("(p+1)/4", limbs((P + 1) // 4))
+print("(p-1)/2", limbs((P - 1) // 2))
+field("Fr", R)
+s = 0
+t = R - 1
+while t % 2 == 0:
+    t //= 2
+    s += 1
+print("two-adicity", s)
+print("t      ", limbs(t))
+print("(t-1)/2", limbs((t - 1) // 2))
+print("(r-1)/2", limbs((R - 1) // 2))
+g = 5
+assert pow(g, (R - 1) // 2, R) == R - 1
+print("5 mont ", limbs(mont(5, R)))
+print("5^t mont", limbs(mont(pow(5, t, R), R)))
+
+xi = (9, 1)
+b2 = f2mul((3, 0), f2inv(xi))
+print("b2 = 3/(9+u) =", b2)
+print("b2 mont", f2m(b2))
+print("3 mont Fq", limbs(mont(3, P)))
+print("G1 mont x", limbs(mont(1, P)), "y", limbs(mont(2, P)))
+g2x = (10857046999023057135944570762232829481370756359578518086990519993285655852781,
+       11559732032986387107991004021392285783925812861821192530917403151452391805634)
+g2y = (8495653923123431417604973247489272438418190587263600148770280649306958101930,
+       4082367875863433681332203403145435568316851327593401208105741076214120093531)
+lhs = f2mul(g2y, g2y)
+rhs = f2mul(f2mul(g2x, g2x), g2x)
+rhs = ((rhs[0] + b2[0]) % P, (rhs[1] + b2[1]) % P)
+assert lhs == rhs
+print("G2 x", f2m(g2x))
+print("G2 y", f2m(g2y))
+
+print("Fq6 Frobenius c1[i] = xi^((p^i-1)/3)")
+for i in range(6):
+    print("  ", f2m(f2pow(xi, (P**i - 1) // 3)), ",")
+print("Fq6 Frobenius c2[i] = xi^(2(p^i-1)/3)")
+for i in range(6):
+    print("  ", f2m(f2pow(xi, 2 * (P**i - 1) // 3)), ",")
+print("Fq12 Frobenius c1[i] = xi^((p^i-1)/6)")
+for i in range(12):
+    print("  ", f2m(f2pow(xi, (P**i - 1) // 6)), ",")

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# End-to-end tests of the nncert command line: help, outputs, exit codes,
+# and bad input (one-line error, documented exit code, nothing on stdout).
+. "$(dirname "$0")/lib.sh"
+Z=models/zoo
+
+expect_exit help-main 0 "$NNCERT" --help
+expect_exit help-info 0 "$NNCERT" info --help
+expect_exit help-run 0 "$NNCERT" run --help
+expect_exit version 0 "$NNCERT" version
+expect_exit no-args 64 "$NNCERT"
+expect_error unknown-command 64 "unknown command 'frobnicate'" "$NNCERT" frobnicate
+expect_error run-missing-input 64 "MODEL and --input" "$NNCERT" run $Z/mlp.onnx
+expect_error run-bad-precision 64 "precision" "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --precision f16
+
+# info reports the zoo MLP's structure
+if "$NNCERT" info --json $Z/mlp.onnx >"$TMP/info.json" && grep -q '"parameters": 269322' "$TMP/info.json" &&
+   grep -q '"shape": \["N", 1, 28, 28\]' "$TMP/info.json" && grep -q '"Gemm": 3' "$TMP/info.json"; then
+    pass info-json-mlp
+else fail "info-json-mlp $(cat "$TMP/info.json")"; fi
+
+# run: the predicted class of the sample is its label, from JSON and from .npy
+label=$(cat $Z/sample_label.txt)
+for m in mlp cnn; do
+    for f in sample_input.json sample_input.npy; do
+        if "$NNCERT" run $Z/$m.onnx --input $Z/$f >"$TMP/o.json"; then
+            got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["outputs"]["logits"]["data"]; print(max(range(10), key=lambda i: d[i]))' "$TMP/o.json")
+            if [ "$got" = "$label" ]; then pass "run-$m-$f"; else fail "run-$m-$f (class $got, label $label)"; fi
+        else fail "run-$m-$f"; fi
+    done
+done
+# a batch of 64 from .npy gives 64x10 outputs; f32 and f64 agree closely
+if "$NNCERT" run $Z/mlp.onnx --input $Z/sample_batch.npy --output "$TMP/b32.json" &&
+   "$NNCERT" run $Z/mlp.onnx --input $Z/sample_batch.npy --precision f64 --batch-size 7 --output "$TMP/b64.json" &&
+   grep -q '"shape": \[64, 10\]' "$TMP/b32.json" && "$BUILD/tools/cmp_outputs" "$TMP/b32.json" "$TMP/b64.json" 1e-5 0 >/dev/null; then
+    pass run-batch64-f32-vs-f64
+else fail run-batch64-f32-vs-f64; fi
+
+# bad models
+head -c 1000 $Z/mlp.onnx >"$TMP/trunc.onnx"
+expect_error truncated-model 65 "protobuf decoding failed" "$NNCERT" info "$TMP/trunc.onnx"
+echo "definitely not a model" >"$TMP/text.onnx"
+expect_error wrong-magic 65 "not an ONNX model" "$NNCERT" info "$TMP/text.onnx"
+: >"$TMP/empty.onnx"
+expect_error empty-model 65 "empty file" "$NNCERT" info "$TMP/empty.onnx"
+expect_error missing-model 66 "No such file" "$NNCERT" info "$TMP/nope.onnx"
+expect_error directory-model 66 "not a regular file" "$NNCERT" info "$TMP"
+# bad inputs
+echo '[1, 2, 3]' >"$TMP/short.json"
+expect_error input-wrong-size 65 "3 values given, expected a positive multiple of 784" "$NNCERT" run $Z/mlp.onnx --input "$TMP/short.json"
+echo '[1, 2' >"$TMP/broken.json"
+expect_error input-bad-json 65 "JSON line [0-9]+ column [0-9]+" "$NNCERT" run $Z/mlp.onnx --input "$TMP/broken.json"
+head -c 100 $Z/sample_input.npy >"$TMP/trunc.npy"
+expect_error input-truncated-npy 65 "npy" "$NNCERT" run $Z/mlp.onnx --input "$TMP/trunc.npy"
+echo '{"wrong": [0]}' >"$TMP/name.json"
+expect_error input-unknown-name 65 "no input named 'wrong'" "$NNCERT" run $Z/mlp.onnx --input "$TMP/name.json"
+# a resource limit: buffers over the per-tensor limit are refused, not allocated
+NNCERT_MAX_TENSOR_BYTES=100000 expect_error tensor-limit 75 "limit" "$NNCERT" run $Z/mlp.onnx --input $Z/sample_batch.npy --batch-size 64
+# --output: no file is left behind on failure
+expect_exit output-unwritable 73 "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --output /nonexistent/dir/o.json
+"$NNCERT" run $Z/mlp.onnx --input "$TMP/short.json" --output "$TMP/none.json" 2>/dev/null
+if [ -e "$TMP/none.json" ] || ls "$TMP"/none.json.tmp* >/dev/null 2>&1; then fail output-not-written-on-error; else pass output-not-written-on-error; fi
