@@ -49,6 +49,7 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test check demo bench fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
@@ -99,6 +100,10 @@ $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libnncert.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
 
+$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(BUILD)/libnncert.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
+
 setup:
 	@tests/setup.sh
 
@@ -107,7 +112,7 @@ setup:
 test: setup
 	@$(MAKE) --no-print-directory check
 
-check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN)
+check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 	@NNCERT=$(NNCERT) BUILD=$(BUILD) tests/run_all.sh
 
 demo: setup
