@@ -11,12 +11,14 @@ SAN      ?= 0
 GPU      ?= $(if $(shell command -v $(NVCC) 2>/dev/null),1,0)
 FUZZ_SECONDS ?= 60
 
+# Separate build folders per configuration, so objects built with other
+# flags are never mixed: build/ (default), build-cpu/ (GPU=0), build-san[-cpu]/.
 ifeq ($(SAN),1)
-BUILD    := build-san
+BUILD    := build-san$(if $(filter 0,$(GPU)),-cpu)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT      := -O1
 else
-BUILD    := build
+BUILD    := build$(if $(filter 0,$(GPU)),-cpu)
 SANFLAGS :=
 OPT      := -O2
 endif
@@ -39,7 +41,7 @@ CU_SRC   := $(wildcard gpu/*.cu)
 CU_OBJ   := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRC))
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 CPPFLAGS += -DNNC_HAVE_CUDA=1
-LIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+LIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
 NVFLAGS  ?= -O2 -std=c++17 -arch=sm_90 -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1
 else
 CU_OBJ   :=
@@ -77,20 +79,19 @@ $(BUILD)/libnncert.a: $(LIB_OBJ) $(CU_OBJ)
 $(BUILD)/libnncert.so: $(LIB_OBJ) $(CU_OBJ)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
 
-ifeq ($(SAN),1)
-NNCERT := $(BUILD)/nncert
-else
+# bin/nncert is the default build's binary; other configurations keep theirs
+# in their build folder.
+ifeq ($(BUILD),build)
 NNCERT := bin/nncert
+else
+NNCERT := $(BUILD)/nncert
+bin/nncert: $(NNCERT)
+	@true
 endif
 
 $(NNCERT): $(CLI_OBJ) $(BUILD)/libnncert.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libnncert.a $(LIBS)
-
-ifeq ($(SAN),1)
-bin/nncert: $(NNCERT)
-	@true
-endif
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnncert.a
 	@mkdir -p $(dir $@)
@@ -120,8 +121,12 @@ demo: setup
 	@tests/demo.sh
 
 bench: setup
-	@$(MAKE) --no-print-directory bin/nncert $(TOOL_BIN)
+	@$(MAKE) --no-print-directory bin/nncert $(BUILD)/bench/bench_runtime
 	@BUILD=$(BUILD) tests/bench/run_bench.sh
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SRC := $(filter-out cli/%,$(LIB_SRC))
@@ -133,6 +138,6 @@ fuzz: setup $(FUZZ_TARGETS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzz.sh
 
 clean:
-	rm -rf build build-san build-fuzz bin
+	rm -rf build build-cpu build-san build-san-cpu build-fuzz bin
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -5,6 +5,7 @@
 #define GEMM cblas_sgemm
 #define TEXP expf
 #define TTANH tanhf
+#define ACTF(f) nnc_##f##_f32
 #include "models/kernels_impl.h"
 
 int nnc_op_exec_f32(const nnc_exec *x, const nnc_node *n) { return exec_f32(x, n); }

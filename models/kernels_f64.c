@@ -5,6 +5,7 @@
 #define GEMM cblas_dgemm
 #define TEXP exp
 #define TTANH tanh
+#define ACTF(f) nnc_##f##_f64
 #include "models/kernels_impl.h"
 
 int nnc_op_exec_f64(const nnc_exec *x, const nnc_node *n) { return exec_f64(x, n); }

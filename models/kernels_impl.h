@@ -8,6 +8,8 @@
  * one shared copy (x->batched[v] == 0); run-time values hold x->batch samples
  * of numel elements each. */
 
+#include "common/act.h"
+
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
@@ -124,16 +126,16 @@ static int FN(unary)(const nnc_exec *x, const nnc_node *n)
         T *o = TP(n->out[0], b);
         switch (n->op) {
         case NNC_OP_RELU:
-            for (int64_t k = 0; k < cnt; k++) o[k] = a[k] > 0 ? a[k] : (T)0;
+            for (int64_t k = 0; k < cnt; k++) o[k] = ACTF(relu)(a[k]);
             break;
         case NNC_OP_LEAKYRELU:
-            for (int64_t k = 0; k < cnt; k++) o[k] = a[k] >= 0 ? a[k] : alpha * a[k];
+            for (int64_t k = 0; k < cnt; k++) o[k] = ACTF(leaky)(a[k], alpha);
             break;
         case NNC_OP_SIGMOID:
-            for (int64_t k = 0; k < cnt; k++) o[k] = a[k] >= 0 ? (T)1 / ((T)1 + TEXP(-a[k])) : TEXP(a[k]) / ((T)1 + TEXP(a[k]));
+            for (int64_t k = 0; k < cnt; k++) o[k] = ACTF(sigmoid)(a[k]);
             break;
         default:
-            for (int64_t k = 0; k < cnt; k++) o[k] = TTANH(a[k]);
+            for (int64_t k = 0; k < cnt; k++) o[k] = ACTF(tanh)(a[k]);
             break;
         }
     }

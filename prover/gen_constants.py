@@ -44,8 +44,9 @@ def f2inv(a):
     return (a[0] * n % P, (-a[1]) * n % P)
 
 
-def f2m(a):
-    return "{" + limbs(mont(a[0], P)) + ", " + limbs(mont(a[1], P)) + "}"
+def f2m(a, indent="    "):
+    """An nnc_fq2 initialiser on two lines, fully braced (C -Wmissing-braces, C++)."""
+    return "{{" + limbs(mont(a[0], P)) + "},\n" + indent + " {" + limbs(mont(a[1], P)) + "}}"
 
 
 def field(name, m):
@@ -95,10 +96,10 @@ print("G2 y", f2m(g2y))
 
 print("Fq6 Frobenius c1[i] = xi^((p^i-1)/3)")
 for i in range(6):
-    print("  ", f2m(f2pow(xi, (P**i - 1) // 3)), ",")
+    print("    " + f2m(f2pow(xi, (P**i - 1) // 3)) + ",")
 print("Fq6 Frobenius c2[i] = xi^(2(p^i-1)/3)")
 for i in range(6):
-    print("  ", f2m(f2pow(xi, 2 * (P**i - 1) // 3)), ",")
+    print("    " + f2m(f2pow(xi, 2 * (P**i - 1) // 3)) + ",")
 print("Fq12 Frobenius c1[i] = xi^((p^i-1)/6)")
 for i in range(12):
-    print("  ", f2m(f2pow(xi, (P**i - 1) // 6)), ",")
+    print("    " + f2m(f2pow(xi, (P**i - 1) // 6)) + ",")
