@@ -49,13 +49,36 @@ static T FN(bin)(nnc_op op, T a, T b)
     }
 }
 
-static int64_t FN(bini)(nnc_op op, int64_t a, int64_t b)
+/* v reduced to the range of integer type t, as ONNX arithmetic in that type
+ * wraps (two's complement; GCC and Clang define the narrowing conversions).
+ * Integer values of every type are held as int64_t; a UINT64 holds its bit
+ * pattern. */
+static int64_t FN(wrap)(nnc_dtype t, int64_t v)
+{
+    switch (t) {
+    case NNC_DTYPE_BOOL: return v != 0;
+    case NNC_DTYPE_INT8: return (int8_t)v;
+    case NNC_DTYPE_UINT8: return (uint8_t)v;
+    case NNC_DTYPE_INT16: return (int16_t)v;
+    case NNC_DTYPE_UINT16: return (uint16_t)v;
+    case NNC_DTYPE_INT32: return (int32_t)v;
+    case NNC_DTYPE_UINT32: return (uint32_t)v;
+    default: return v;
+    }
+}
+
+/* Integer Add/Sub/Mul/Div in type t.  Div truncates toward zero (C and
+ * onnxruntime); division by zero, undefined in ONNX, gives 0. */
+static int64_t FN(bini)(nnc_op op, nnc_dtype t, int64_t a, int64_t b)
 {
     switch (op) {
-    case NNC_OP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
-    case NNC_OP_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
-    case NNC_OP_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
-    default: return (b == 0 || (a == INT64_MIN && b == -1)) ? 0 : a / b;
+    case NNC_OP_ADD: return FN(wrap)(t, (int64_t)((uint64_t)a + (uint64_t)b));
+    case NNC_OP_SUB: return FN(wrap)(t, (int64_t)((uint64_t)a - (uint64_t)b));
+    case NNC_OP_MUL: return FN(wrap)(t, (int64_t)((uint64_t)a * (uint64_t)b));
+    default:
+        if (b == 0) return 0;
+        if (t == NNC_DTYPE_UINT64) return (int64_t)((uint64_t)a / (uint64_t)b);
+        return a == INT64_MIN && b == -1 ? INT64_MIN : FN(wrap)(t, a / b);
     }
 }
 
@@ -110,7 +133,7 @@ static int FN(binary)(const nnc_exec *x, const nnc_node *n)
                     oa += i * sa[d];
                     ob += i * sb[d];
                 }
-                for (int64_t k = 0; k < inner; k++) O[row * inner + k] = FN(bini)(n->op, A[oa + k * ia], B[ob + k * ib]);
+                for (int64_t k = 0; k < inner; k++) O[row * inner + k] = FN(bini)(n->op, vo->dtype, A[oa + k * ia], B[ob + k * ib]);
             }
         }
     }
@@ -144,6 +167,14 @@ static int FN(unary)(const nnc_exec *x, const nnc_node *n)
 
 static int FN(copy)(const nnc_exec *x, const nnc_node *n)
 {
+    if (n->op == NNC_OP_DROPOUT && n->n_out > 1 && n->out[1] >= 0) { /* inference mask: all true */
+        int mv = n->out[1];
+        for (int b = 0; b < x->batch; b++)
+            for (int64_t k = 0; k < NUMEL(mv); k++) {
+                if (nnc_dtype_is_float(VAL(mv)->dtype)) TP(mv, b)[k] = 1;
+                else IP(mv, b)[k] = 1;
+            }
+    }
     if (x->buf[n->out[0]] == x->buf[n->in[0]]) return 0; /* aliased by the runtime */
     size_t bytes = (size_t)NUMEL(n->out[0]) * FN(esize)(VAL(n->out[0])->dtype);
     for (int b = 0; b < x->batch; b++) memcpy(FN(bp)(x, n->out[0], b), FN(bp)(x, n->in[0], b), bytes);
@@ -239,17 +270,27 @@ static int FN(slice)(const nnc_exec *x, const nnc_node *n)
     return 0;
 }
 
+/* Pad as onnxruntime defines it: negative pads first crop the input (the
+ * kept part of dimension d is [lo, lo + slen)), then the non-negative pads
+ * are filled by the mode relative to the cropped part. */
 static int FN(pad)(const nnc_exec *x, const nnc_node *n)
 {
     const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
     int r = vi->rank, isf = nnc_dtype_is_float(vi->dtype);
     size_t es = FN(esize)(vi->dtype);
-    int64_t si[NNC_MAX_RANK], so[NNC_MAX_RANK];
+    int64_t si[NNC_MAX_RANK], so[NNC_MAX_RANK], lo[NNC_MAX_RANK], pb[NNC_MAX_RANK], slen[NNC_MAX_RANK];
     FN(strides)(r, vi->dims, si);
     FN(strides)(r, vo->dims, so);
-    T fv = (T)n->fp[0];
-    int64_t iv = (int64_t)n->fp[0];
+    for (int d = 0; d < r; d++) {
+        int64_t b = n->p[d], e = n->p[8 + d];
+        lo[d] = b < 0 ? -b : 0;
+        pb[d] = b > 0 ? b : 0;
+        slen[d] = vi->dims[d] - lo[d] - (e < 0 ? -e : 0);
+    }
+    int vv = n->p[17] ? n->in[2] : -1; /* constant_value fed at run time */
     for (int b = 0; b < x->batch; b++) {
+        T fv = vv >= 0 ? (isf ? TP(vv, b)[0] : (T)IP(vv, b)[0]) : (T)n->fp[0];
+        int64_t iv = vv >= 0 ? (isf ? (int64_t)n->fp[0] : IP(vv, b)[0]) : (int64_t)n->fp[0];
         const char *a = FN(bp)(x, n->in[0], b);
         char *o = FN(bp)(x, n->out[0], b);
         for (int64_t k = 0; k < vo->numel; k++) {
@@ -258,7 +299,7 @@ static int FN(pad)(const nnc_exec *x, const nnc_node *n)
             for (int d = 0; d < r; d++) {
                 int64_t i = rem / so[d];
                 rem -= i * so[d];
-                int64_t s = i - n->p[d], len = vi->dims[d];
+                int64_t s = i - pb[d], len = slen[d];
                 if (s < 0 || s >= len) {
                     if (n->p[16] == 0) outside = 1;
                     else if (n->p[16] == 2) s = s < 0 ? 0 : len - 1;
@@ -272,7 +313,7 @@ static int FN(pad)(const nnc_exec *x, const nnc_node *n)
                         }
                     }
                 }
-                off += s * si[d];
+                off += (lo[d] + s) * si[d];
             }
             if (outside) {
                 if (isf) memcpy(o + (size_t)k * es, &fv, es);
@@ -308,6 +349,18 @@ static int FN(gather)(const nnc_exec *x, const nnc_node *n)
     return 0;
 }
 
+/* Float to integer conversion truncates toward zero; a value outside int64
+ * (or NaN), undefined in ONNX, gives INT64_MIN before narrowing.  A UINT64
+ * target takes [2^63, 2^64) through uint64_t. */
+static int64_t FN(f2i)(double v, nnc_dtype to)
+{
+    if (to == NNC_DTYPE_BOOL) return v != 0; /* NaN is true, as in C */
+    if (to == NNC_DTYPE_UINT64 && v >= 9223372036854775808.0 && v < 18446744073709551616.0)
+        return (int64_t)(uint64_t)v;
+    if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+    return FN(wrap)(to, (int64_t)v);
+}
+
 static int FN(cast)(const nnc_exec *x, const nnc_node *n)
 {
     const nnc_value *vi = VAL(n->in[0]);
@@ -321,33 +374,20 @@ static int FN(cast)(const nnc_exec *x, const nnc_node *n)
                 for (int64_t k = 0; k < cnt; k++) o[k] = to == NNC_DTYPE_FLOAT ? (T)(float)a[k] : a[k];
             } else {
                 int64_t *o = IP(n->out[0], b);
-                for (int64_t k = 0; k < cnt; k++) {
-                    double v = (double)a[k];
-                    if (to == NNC_DTYPE_BOOL) o[k] = v != 0;
-                    else o[k] = (v != v || v >= 9.2e18 || v <= -9.2e18) ? INT64_MIN : (int64_t)v;
-                }
+                for (int64_t k = 0; k < cnt; k++) o[k] = FN(f2i)((double)a[k], to);
             }
         } else {
             const int64_t *a = IP(n->in[0], b);
+            int from_u64 = vi->dtype == NNC_DTYPE_UINT64;
             if (nnc_dtype_is_float(to)) {
                 T *o = TP(n->out[0], b);
-                for (int64_t k = 0; k < cnt; k++) o[k] = to == NNC_DTYPE_FLOAT ? (T)(float)a[k] : (T)a[k];
+                for (int64_t k = 0; k < cnt; k++) {
+                    if (to == NNC_DTYPE_FLOAT) o[k] = from_u64 ? (T)(float)(uint64_t)a[k] : (T)(float)a[k];
+                    else o[k] = from_u64 ? (T)(uint64_t)a[k] : (T)a[k];
+                }
             } else {
                 int64_t *o = IP(n->out[0], b);
-                for (int64_t k = 0; k < cnt; k++) {
-                    int64_t v = a[k];
-                    switch (to) {
-                    case NNC_DTYPE_BOOL: v = v != 0; break;
-                    case NNC_DTYPE_INT8: v = (int8_t)v; break;
-                    case NNC_DTYPE_UINT8: v = (uint8_t)v; break;
-                    case NNC_DTYPE_INT16: v = (int16_t)v; break;
-                    case NNC_DTYPE_UINT16: v = (uint16_t)v; break;
-                    case NNC_DTYPE_INT32: v = (int32_t)v; break;
-                    case NNC_DTYPE_UINT32: v = (uint32_t)v; break;
-                    default: break;
-                    }
-                    o[k] = v;
-                }
+                for (int64_t k = 0; k < cnt; k++) o[k] = FN(wrap)(to, a[k]);
             }
         }
     }
@@ -429,9 +469,11 @@ static int FN(gemm)(const nnc_exec *x, const nnc_node *n)
             else
                 FN(fill_bias)(o, M, N, c, mode, beta);
         }
-        if (rows && N)
+        if (rows && N && K) /* BLAS refuses K = 0 (lda or ldb would be 0) */
             GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)rows, (int)N, (int)K,
                  alpha, TP(va, b), (int)lda, TP(vb, b), (int)ldb, has_c ? (T)1 : (T)0, o, (int)N);
+        else if (!has_c) /* an empty product is 0 */
+            for (int64_t k = 0; k < rows * N; k++) o[k] = 0;
     }
     return 0;
 }
@@ -457,6 +499,11 @@ static int FN(matmul)(const nnc_exec *x, const nnc_node *n)
     int64_t N = vb->rank == 1 ? 1 : vb->dims[vb->rank - 1];
     if (va->sparse) {
         for (int b = 0; b < x->batch; b++) FN(spmm)(va->sparse, TP(n->in[1], b), N, TP(n->out[0], b));
+        return 0;
+    }
+    if (K == 0) { /* empty inner dimension: every entry is an empty sum */
+        for (int b = 0; b < x->batch; b++)
+            for (int64_t k = 0; k < vo->numel; k++) TP(n->out[0], b)[k] = 0;
         return 0;
     }
     int ba = va->rank > 2 ? va->rank - 2 : 0, bb = vb->rank > 2 ? vb->rank - 2 : 0;
@@ -543,7 +590,7 @@ static int64_t FN(conv_chunk)(const FN(geom) *g, int64_t kdim, int64_t m, int64_
 static size_t FN(conv_scratch)(const nnc_model *m, const nnc_node *n, int batch)
 {
     const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
-    int64_t kdim = vw->numel / vw->dims[0], M = vw->dims[0] / n->p[10];
+    int64_t kdim = vw->dims[1] * vw->dims[2] * (vw->rank > 3 ? vw->dims[3] : 1), M = vw->dims[0] / n->p[10];
     int64_t oh = vo->dims[2], ow = vo->rank > 3 ? vo->dims[3] : 1;
     int64_t per = (kdim + M) * oh * ow, images = vi->dims[0] * batch;
     int64_t c = per ? NNC_CONV_BUDGET / per : images;
@@ -560,12 +607,16 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     int64_t group = n->p[10], Mtot = vw->dims[0], M = Mtot / group, cg = g.c / group;
     int64_t kdim = cg * g.kh * g.kw, P = g.oh * g.ow;
     int vb = n->n_in > 2 ? n->in[2] : -1;
+    /* Weights or bias fed per sample: a chunk must not span two samples. */
+    int per_sample = x->batched[n->in[1]] || (vb >= 0 && x->batched[vb]);
     int64_t images = g.n * x->batch;
-    int64_t chunk = FN(conv_chunk)(&g, kdim, M, images);
+    int64_t chunk = FN(conv_chunk)(&g, kdim, M, per_sample ? g.n : images);
     T *cols = (T *)x->scratch_d, *tmp = cols + chunk * kdim * P;
     int64_t in_img = g.c * g.h * g.w, out_img = Mtot * P;
-    for (int64_t i0 = 0; i0 < images; i0 += chunk) {
-        int64_t cnt = images - i0 < chunk ? images - i0 : chunk, LP = cnt * P;
+    for (int64_t i0 = 0, cnt; i0 < images; i0 += cnt) {
+        cnt = images - i0 < chunk ? images - i0 : chunk;
+        if (per_sample && cnt > g.n - i0 % g.n) cnt = g.n - i0 % g.n;
+        int64_t LP = cnt * P, ws = per_sample ? i0 / g.n : 0; /* sample of the weights */
         for (int64_t gi = 0; gi < group; gi++) {
             /* cols[k][img * P + p] */
             for (int64_t img = 0; img < cnt; img++) {
@@ -590,7 +641,7 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
                             }
                         }
             }
-            const T *W = TP(n->in[1], 0) + gi * M * kdim;
+            const T *W = TP(n->in[1], ws) + gi * M * kdim;
             if (M && LP && kdim)
                 GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)LP, (int)kdim, (T)1, W, (int)kdim, cols,
                      (int)LP, (T)0, tmp, (int)LP);
@@ -600,7 +651,7 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
                 int64_t gimg = i0 + img, b = gimg / g.n, nn = gimg % g.n;
                 T *O = TP(n->out[0], b) + nn * out_img + gi * M * P;
                 for (int64_t mo = 0; mo < M; mo++) {
-                    T bias = vb >= 0 ? TP(vb, 0)[gi * M + mo] : (T)0;
+                    T bias = vb >= 0 ? TP(vb, ws)[gi * M + mo] : (T)0;
                     const T *src = tmp + mo * LP + img * P;
                     for (int64_t p = 0; p < P; p++) O[mo * P + p] = src[p] + bias;
                 }
@@ -668,9 +719,9 @@ static int FN(batchnorm)(const nnc_exec *x, const nnc_node *n)
     const nnc_value *vi = VAL(n->in[0]);
     int64_t C = vi->dims[1], inner = 1;
     for (int d = 2; d < vi->rank; d++) inner *= vi->dims[d];
-    const T *sc = TP(n->in[1], 0), *bi = TP(n->in[2], 0), *mu = TP(n->in[3], 0), *var = TP(n->in[4], 0);
     T eps = (T)n->fp[0];
     for (int b = 0; b < x->batch; b++) {
+        const T *sc = TP(n->in[1], b), *bi = TP(n->in[2], b), *mu = TP(n->in[3], b), *var = TP(n->in[4], b);
         const T *X = TP(n->in[0], b);
         T *O = TP(n->out[0], b);
         for (int64_t i = 0; i < vi->dims[0]; i++)
@@ -727,10 +778,10 @@ static int FN(reduce)(const nnc_exec *x, const nnc_node *n)
                     rem -= i * si[d];
                     off += i * ostride[d];
                 }
-                O[off] += X[k];
+                O[off] = (int64_t)((uint64_t)O[off] + (uint64_t)X[k]);
             }
-            if (n->op == NNC_OP_REDUCEMEAN && cnt)
-                for (int64_t k = 0; k < vo->numel; k++) O[k] /= cnt;
+            for (int64_t k = 0; k < vo->numel; k++)
+                O[k] = FN(wrap)(vo->dtype, (n->op == NNC_OP_REDUCEMEAN && cnt) ? O[k] / cnt : O[k]);
         }
     }
     return 0;

@@ -626,6 +626,15 @@ static nnc_status build_graph(nnc_model *m, const Onnx__ModelProto *mp, const ch
             m->opset = mp->opset_import[k]->has_version ? mp->opset_import[k]->version : 1;
     }
     if (m->opset < 0) {
+        /* A graph of another domain's operators only (e.g. ai.onnx.preview.training)
+         * is valid ONNX that nncert does not support; say so before the opset. */
+        for (size_t k = 0; k < g->n_node; k++) {
+            const char *dom = g->node[k]->domain ? g->node[k]->domain : "";
+            if (*dom && strcmp(dom, "ai.onnx") != 0)
+                return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED,
+                               "node %zu: operator %s of domain '%s' is not supported (only the default ONNX domain)", k,
+                               g->node[k]->op_type ? g->node[k]->op_type : "?", dom);
+        }
         if (mp->n_opset_import == 0 && m->ir_version < 3) m->opset = NNC_MIN_OPSET; /* IR 1-2 had no opset_import */
         else return nnc_err(err, errlen, NNC_STATUS_INVALID, "model imports no version of the default ONNX operator set");
     }

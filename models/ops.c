@@ -9,7 +9,9 @@
  *   MAXPOOL/AVERAGEPOOL  as CONV for 0..9 and 11; 12 count_include_pad
  *   TRANSPOSE  0..rank-1 perm
  *   SLICE      0..7 start, 8..15 step, 16..23 output length per axis
- *   PAD        0..15 pads (begins then ends), 16 mode (0 constant, 1 reflect, 2 edge); fp0 value
+ *   PAD        0..7 begin pads, 8..15 end pads (negative: crop that many first),
+ *              16 mode (0 constant, 1 reflect, 2 edge), 17 1 when the pad value
+ *              is input 2 read at run time; fp0 the constant pad value otherwise
  *   CONCAT     0 axis
  *   GATHER     0 axis
  *   SOFTMAX    0 outer, 1 axis length, 2 inner
@@ -223,9 +225,10 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
     const nnc_value *x = in_val(m, n, 0);
     int64_t dims[NNC_MAX_RANK] = {0};
     int rank = 0;
-    /* Extra outputs are only allowed where the op defines them and they are unused. */
+    /* Extra outputs: only Dropout's mask (constant in inference; prepare turns
+     * it into a constant value) is supported. */
     for (int o = 1; o < n->n_out; o++) {
-        if (n->out[o] < 0) continue;
+        if (n->out[o] < 0 || (n->op == NNC_OP_DROPOUT && o == 1)) continue;
         if (n->op == NNC_OP_DROPOUT || n->op == NNC_OP_BATCHNORM || n->op == NNC_OP_MAXPOOL) {
             FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (%s): optional output %d (training or index output) is not supported",
                  n->name, n->op_type, o);
@@ -263,6 +266,9 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
                 FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Dropout): training mode is not supported", n->name);
         }
         if (x->sparse) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (%s): sparse input", n->name, n->op_type);
+        /* Dropout's mask: all true; of type T before opset 10, bool from 10 */
+        if (n->op == NNC_OP_DROPOUT && (st = set_out(m, n, 1, m->opset >= 10 ? NNC_DTYPE_BOOL : x->dtype, x->rank, x->dims, err, errlen)))
+            return st;
         return set_out(m, n, 0, x->dtype, x->rank, x->dims, err, errlen);
     case NNC_OP_SOFTMAX: {
         if ((st = need_inputs(m, n, 1, err, errlen))) return st;
@@ -443,17 +449,22 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
             if (norm_axis(a, x->rank, &a) || (seen >> a & 1)) BAD("node '%s' (Slice): bad axes", n->name);
             seen |= 1u << a;
             if (step == 0) BAD("node '%s' (Slice): step 0", n->name);
-            int64_t len = x->dims[a], s = starts[k], e = ends[k];
+            /* ONNX Slice-13: a negative start or end counts from the end; then
+             * start is clamped to [0, len] (positive step) or [0, len - 1]
+             * (negative step), end to [0, len] or [-1, len - 1].  The counts
+             * below cannot overflow for any int64 start, end and step. */
+            int64_t len = x->dims[a], s = starts[k], e = ends[k], cnt;
             if (s < 0) s += len;
-            if (e < 0 && e > INT64_MIN / 2) e += len;
+            if (e < 0) e += len;
             if (step > 0) {
                 s = s < 0 ? 0 : (s > len ? len : s);
                 e = e < 0 ? 0 : (e > len ? len : e);
+                cnt = e > s ? (int64_t)((uint64_t)(e - s - 1) / (uint64_t)step) + 1 : 0;
             } else {
-                s = s < 0 ? -1 : (s > len - 1 ? len - 1 : s);
+                s = s < 0 ? 0 : (s > len - 1 ? len - 1 : s);
                 e = e < -1 ? -1 : (e > len - 1 ? len - 1 : e);
+                cnt = (len > 0 && s > e) ? (int64_t)((uint64_t)(s - e - 1) / (0 - (uint64_t)step)) + 1 : 0;
             }
-            int64_t cnt = step > 0 ? (e > s ? (e - s + step - 1) / step : 0) : (s > e ? (s - e + (-step) - 1) / (-step) : 0);
             n->p[a] = s;
             n->p[8 + a] = step;
             n->p[16 + a] = cnt;
@@ -466,6 +477,7 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
         int64_t pads[2 * NNC_MAX_RANK];
         int np;
         double value = 0;
+        n->p[17] = 0;
         const nnc_attr *ma = nnc_node_attr(n, "mode");
         const char *mode = (ma && ma->s) ? ma->s : "constant";
         if (m->opset < 11) {
@@ -480,8 +492,10 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
             if (np < 0) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): pads must be a constant", n->name);
             const nnc_value *cv = in_val(m, n, 2);
             if (cv) {
-                if (cv->kind != NNC_VAL_CONST || cv->numel != 1) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): constant_value must be a constant scalar", n->name);
-                value = cv->f ? cv->f[0] : (double)cv->i[0];
+                if (cv->numel != 1 || cv->rank > 1 || nnc_dtype_is_float(cv->dtype) != nnc_dtype_is_float(x->dtype))
+                    BAD("node '%s' (Pad): constant_value must be one element of the input's type", n->name);
+                if (cv->kind == NNC_VAL_CONST) value = cv->f ? cv->f[0] : (double)cv->i[0];
+                else n->p[17] = 1;
             }
             if (n->n_in > 3 && in_val(m, n, 3)) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): the axes input is not supported", n->name);
         }
@@ -492,13 +506,17 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
         else FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): mode '%s' is not supported", n->name, mode);
         for (int d = 0; d < x->rank; d++) {
             int64_t b = pads[d], e = pads[x->rank + d];
-            if (b < 0 || e < 0) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): negative pads are not supported", n->name);
-            if (b > (1 << 24) || e > (1 << 24)) FAIL(NNC_STATUS_LIMIT, "node '%s' (Pad): pads too large", n->name);
-            if (n->p[16] == 1 && (b >= x->dims[d] || e >= x->dims[d])) BAD("node '%s' (Pad): reflect pads must be smaller than the dimension", n->name);
-            if (n->p[16] == 2 && x->dims[d] == 0 && (b || e)) BAD("node '%s' (Pad): edge padding of an empty dimension", n->name);
+            if (b > (1 << 24) || e > (1 << 24) || b < -(1 << 24) || e < -(1 << 24))
+                FAIL(NNC_STATUS_LIMIT, "node '%s' (Pad): pads too large", n->name);
+            /* negative pads crop; the kept part has slen elements */
+            int64_t slen = x->dims[d] - (b < 0 ? -b : 0) - (e < 0 ? -e : 0);
+            if (slen < 0) BAD("node '%s' (Pad): negative pads remove more than dimension %d holds", n->name, d);
+            if (n->p[16] == 1 && ((b > 0 && b >= slen) || (e > 0 && e >= slen)))
+                BAD("node '%s' (Pad): reflect pads must be smaller than the dimension", n->name);
+            if (n->p[16] == 2 && slen == 0 && (b > 0 || e > 0)) BAD("node '%s' (Pad): edge padding of an empty dimension", n->name);
             n->p[d] = b;
             n->p[8 + d] = e;
-            dims[d] = x->dims[d] + b + e;
+            dims[d] = slen + (b > 0 ? b : 0) + (e > 0 ? e : 0);
         }
         n->fp[0] = value;
         return set_out(m, n, 0, x->dtype, x->rank, dims, err, errlen);
@@ -600,6 +618,8 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
         if ((st = need_inputs(m, n, 5, err, errlen))) return st;
         if (x->rank < 2 || !nnc_dtype_is_float(x->dtype)) BAD("node '%s' (BatchNormalization): needs a float input of rank >= 2", n->name);
         if (nnc_attr_int(n, "training_mode", 0)) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (BatchNormalization): training mode", n->name);
+        if (m->opset < 9 && nnc_attr_int(n, "spatial", 1) == 0)
+            FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (BatchNormalization): spatial = 0 (per-activation statistics)", n->name);
         for (int i = 1; i < 5; i++) {
             const nnc_value *v = in_val(m, n, i);
             if (v->numel != x->dims[1] || !nnc_dtype_is_float(v->dtype))
@@ -681,10 +701,9 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
         if (r == -2) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (%s): axes must be a constant", n->name, n->op_type);
         int keep = (int)nnc_attr_int(n, "keepdims", 1);
         unsigned mask = 0;
-        if (c <= 0) {
-            if (c == 0 && nnc_attr_int(n, "noop_with_empty_axes", 0)) mask = 0;
-            else mask = (1u << x->rank) - 1;
-        }
+        /* axes empty or omitted: all axes, or none with ReduceSum-13's noop_with_empty_axes */
+        int noop = n->op == NNC_OP_REDUCESUM && m->opset >= 13 && nnc_attr_int(n, "noop_with_empty_axes", 0);
+        if (c <= 0) mask = noop ? 0 : (1u << x->rank) - 1;
         for (int k = 0; k < c; k++) {
             int64_t a;
             if (norm_axis(axes[k], x->rank, &a)) BAD("node '%s' (%s): axis out of range", n->name, n->op_type);

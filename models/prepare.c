@@ -179,6 +179,29 @@ static nnc_status fold_bn(nnc_model *m, nnc_node *bn, int *folded)
     return NNC_STATUS_OK;
 }
 
+/* Inference-mode Dropout's mask output (all true, the input's shape; shape
+ * inference typed it) becomes a constant value, so that every engine sees
+ * Dropout with one output. */
+static nnc_status const_dropout_mask(nnc_model *m, nnc_node *n, char *err, size_t errlen)
+{
+    if (n->op != NNC_OP_DROPOUT || n->n_out < 2 || n->out[1] < 0) return NNC_STATUS_OK;
+    nnc_value *v = &m->vals[n->out[1]];
+    size_t cnt = (size_t)(v->numel ? v->numel : 1);
+    if (nnc_dtype_is_float(v->dtype)) {
+        v->f = malloc(cnt * sizeof(double));
+        if (v->f == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        for (size_t k = 0; k < cnt; k++) v->f[k] = 1.0;
+    } else {
+        v->i = malloc(cnt * sizeof(int64_t));
+        if (v->i == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        for (size_t k = 0; k < cnt; k++) v->i[k] = 1;
+    }
+    v->kind = NNC_VAL_CONST;
+    v->producer = -1;
+    n->out[1] = -1;
+    return NNC_STATUS_OK;
+}
+
 static int foldable(const nnc_model *m, const nnc_node *n)
 {
     if (n->op == NNC_OP_SHAPE || n->op == NNC_OP_CONSTANT) return 1;
@@ -203,6 +226,7 @@ nnc_status nnc_mdl_prepare(nnc_model *m, const nnc_prepare_opts *opts, char *err
     for (int t = 0; t < m->n_order; t++) {
         nnc_node *n = &m->nodes[m->order[t]];
         if ((st = nnc_op_infer(m, n, err, errlen))) return st;
+        if ((st = const_dropout_mask(m, n, err, errlen))) return st;
         if (opts->fold_constants && foldable(m, n)) {
             if ((st = nnc_op_fold(m, n, err, errlen))) return st;
             n->dead = 1;

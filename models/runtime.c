@@ -1,9 +1,22 @@
 /* Batched reference runtime: buffer planning and execution. */
 #include "models/model_impl.h"
+#include "models/sgemm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A dense layer run by the packed float32 GEMM (models/sgemm.c): a Gemm or
+ * MatMul with a constant 2-D right operand on per-sample rows, optionally
+ * followed by the Add of a constant bias row and a Relu, which are then
+ * skipped (their outputs alias this node's output). */
+typedef struct fused_dense {
+    nnc_sgemm_b *b;
+    float *bias;    /* N values, or NULL */
+    int relu;
+    int out;        /* value written (the last fused node's output) */
+    int64_t rows;   /* rows per sample */
+} fused_dense;
 
 struct nnc_runtime {
     const nnc_model *m;
@@ -15,6 +28,9 @@ struct nnc_runtime {
     int *alias;              /* per value: value whose buffer it shares, or -1 */
     void *scratch;
     size_t scratch_bytes;
+    fused_dense **dense;     /* per position in m->order, or NULL */
+    unsigned char *skip;     /* per position in m->order: fused into an earlier node */
+    int threads;
 };
 
 static size_t elem_size(nnc_precision p, nnc_dtype t)
@@ -40,7 +56,117 @@ void nnc_rt_destroy(nnc_runtime *rt)
     free(rt->owned);
     free(rt->alias);
     free(rt->scratch);
+    if (rt->dense)
+        for (int t = 0; t < rt->m->n_order; t++)
+            if (rt->dense[t]) {
+                nnc_sgemm_free_b(rt->dense[t]->b);
+                free(rt->dense[t]->bias);
+                free(rt->dense[t]);
+            }
+    free(rt->dense);
+    free(rt->skip);
     free(rt);
+}
+
+/* Number of live nodes reading value v, plus one if it is a graph output. */
+static int uses(const nnc_model *m, int v, int *only)
+{
+    int c = m->vals[v].is_output;
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        for (int i = 0; i < n->n_in; i++)
+            if (n->in[i] == v) {
+                c++;
+                *only = t;
+            }
+    }
+    return c;
+}
+
+static const nnc_value *dense_const(const nnc_model *m, int v)
+{
+    if (v < 0) return NULL;
+    const nnc_value *val = &m->vals[v];
+    return (val->kind == NNC_VAL_CONST && val->f && !val->sparse) ? val : NULL;
+}
+
+/* Plan the fused dense layers of a float32 runtime.  Returns 0 or -1 (OOM). */
+static int plan_dense(nnc_runtime *rt)
+{
+    const nnc_model *m = rt->m;
+    rt->dense = calloc((size_t)m->n_order + 1, sizeof *rt->dense);
+    rt->skip = calloc((size_t)m->n_order + 1, 1);
+    if (!rt->dense || !rt->skip) return -1;
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        if (rt->skip[t] || (n->op != NNC_OP_GEMM && n->op != NNC_OP_MATMUL)) continue;
+        const nnc_value *a = &m->vals[n->in[0]], *b = dense_const(m, n->in[1]);
+        if (b == NULL || b->rank != 2 || a->kind == NNC_VAL_CONST || a->sparse || !nnc_dtype_is_float(a->dtype)) continue;
+        int64_t K, N, trans = 0;
+        double alpha = 1.0;
+        const double *bias_src = NULL;
+        int bias_mode = 0; /* 0 none, 1 per column, 2 scalar */
+        double beta = 1.0;
+        if (n->op == NNC_OP_GEMM) {
+            if (n->p[0]) continue; /* transA */
+            trans = n->p[1];
+            K = n->p[4];
+            N = n->p[3];
+            alpha = n->fp[0];
+            beta = n->fp[1];
+            if (n->n_in > 2 && n->in[2] >= 0 && beta != 0) {
+                const nnc_value *c = dense_const(m, n->in[2]);
+                if (c == NULL || (n->p[5] & 1)) continue; /* C varying along rows */
+                bias_src = c->f;
+                bias_mode = (n->p[5] & 2) ? 1 : 2;
+            }
+        } else {
+            if (a->rank < 1) continue;
+            K = b->dims[0];
+            N = b->dims[1];
+        }
+        fused_dense *d = calloc(1, sizeof *d);
+        if (d == NULL) return -1;
+        rt->dense[t] = d;
+        d->rows = a->numel / (K ? K : 1);
+        d->out = n->out[0];
+        double *bsc = NULL;
+        if (alpha != 1.0) {
+            bsc = malloc((size_t)(b->numel ? b->numel : 1) * sizeof(double));
+            if (bsc == NULL) return -1;
+            for (int64_t k = 0; k < b->numel; k++) bsc[k] = alpha * b->f[k];
+        }
+        d->b = nnc_sgemm_pack_b(bsc ? bsc : b->f, K, N, (int)trans);
+        free(bsc);
+        if (d->b == NULL) return -1;
+        if (bias_mode) {
+            d->bias = malloc((size_t)(N ? N : 1) * sizeof(float));
+            if (d->bias == NULL) return -1;
+            for (int64_t j = 0; j < N; j++) d->bias[j] = (float)(beta * bias_src[bias_mode == 1 ? j : 0]);
+        }
+        /* MatMul -> Add(constant bias row) */
+        int only = -1, next;
+        if (n->op == NNC_OP_MATMUL && uses(m, d->out, &only) == 1 && m->nodes[m->order[only]].op == NNC_OP_ADD) {
+            const nnc_node *add = &m->nodes[m->order[only]];
+            int other = add->in[0] == d->out ? add->in[1] : add->in[0];
+            const nnc_value *c = dense_const(m, other), *ov = &m->vals[add->out[0]];
+            if (c && c->numel == N && c->dims[c->rank - 1] == N && ov->numel == m->vals[d->out].numel) {
+                d->bias = malloc((size_t)(N ? N : 1) * sizeof(float));
+                if (d->bias == NULL) return -1;
+                for (int64_t j = 0; j < N; j++) d->bias[j] = (float)c->f[j];
+                rt->skip[only] = 1;
+                d->out = add->out[0];
+            }
+        }
+        /* -> Relu */
+        next = -1;
+        if (uses(m, d->out, &next) == 1 && m->nodes[m->order[next]].op == NNC_OP_RELU) {
+            rt->skip[next] = 1;
+            d->relu = 1;
+            d->out = m->nodes[m->order[next]].out[0];
+        }
+    }
+    return 0;
 }
 
 nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision prec, int max_batch,
@@ -107,6 +233,17 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             rt->owned[v] = 1;
         }
     }
+    rt->threads = 2;
+    if (prec == NNC_PRECISION_F32) {
+        if (plan_dense(rt) != 0) goto nomem;
+        for (int t = 0; t < m->n_order; t++)
+            if (rt->dense[t]) {
+                const nnc_node *n = &m->nodes[m->order[t]];
+                int64_t K = m->vals[n->in[0]].numel / rt->dense[t]->rows;
+                size_t sc = nnc_sgemm_scratch_floats(rt->dense[t]->rows * max_batch, K) * sizeof(float);
+                if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
+            }
+    }
     if (rt->scratch_bytes) {
         rt->scratch = malloc(rt->scratch_bytes);
         if (rt->scratch == NULL) goto nomem;
@@ -133,6 +270,13 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
     nnc_exec x = {m, batch, rt->buf, rt->batched, rt->scratch, rt->scratch_bytes};
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
+        if (rt->skip && rt->skip[t]) continue;
+        if (rt->dense && rt->dense[t]) {
+            const fused_dense *d = rt->dense[t];
+            nnc_sgemm_packed(d->b, d->rows * batch, (const float *)rt->buf[n->in[0]], d->bias, d->relu,
+                             (float *)rt->buf[d->out], (float *)rt->scratch, rt->threads);
+            continue;
+        }
         int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
         if (rc) return nnc_err(err, errlen, NNC_STATUS_INVALID, "node '%s' (%s): an index in the input is out of range",
                                n->name, n->op_type);

@@ -61,6 +61,12 @@ typedef struct nnc_fe4_mod {
      {0x1bb8e645ae216da7ULL, 0x53fe3ab1e35c59e3ULL, 0x8c49833d53bb8085ULL, 0x0216d0b17f4e44a5ULL}, \
      {0x5e94d8e1b4bf0040ULL, 0x2a489cbe1cfbb6b8ULL, 0x893cc664a19fcfedULL, 0x0cf8594b7fcc657cULL}}
 
+/* The moduli as integers (little-endian limbs); r is also the group order. */
+#define NNC_FQ_MODULUS_INIT \
+    {0x3c208c16d87cfd47ULL, 0x97816a916871ca8dULL, 0xb85045b68181585dULL, 0x30644e72e131a029ULL}
+#define NNC_FR_MODULUS_INIT \
+    {0x43e1f593f0000001ULL, 0x2833e84879b97091ULL, 0xb85045b68181585dULL, 0x30644e72e131a029ULL}
+
 /* Exponents (canonical integers, little-endian limbs). */
 #define NNC_FQ_SQRT_EXP_INIT /* (p+1)/4 */ \
     {0x4f082305b61f3f52ULL, 0x65e05aa45a1c72a3ULL, 0x6e14116da0605617ULL, 0x0c19139cb84c680aULL}
@@ -540,10 +546,12 @@ NNC_INLINE int nnc_fq_sqrt(nnc_fq *r, const nnc_fq *a)
 {
     const uint64_t e[4] = NNC_FQ_SQRT_EXP_INIT;
     nnc_fq c, c2;
+    int ok;
     nnc_fq_pow(&c, a, e);
     nnc_fq_sqr(&c2, &c);
+    ok = nnc_fq_eq(&c2, a);
     *r = c;
-    return nnc_fq_eq(&c2, a);
+    return ok;
 }
 
 /* Returns: 1 if a is a square in Fr (0 is), else 0. */
@@ -582,8 +590,9 @@ NNC_INLINE int nnc_fr_sqrt(nnc_fr *r, const nnc_fr *a)
         b = t;
     }
     nnc_fr_sqr(&chk, &z);
+    e = nnc_fr_eq(&chk, a);
     *r = z;
-    return nnc_fr_eq(&chk, a);
+    return e;
 }
 
 #endif

@@ -5,7 +5,10 @@ limbs, Montgomery form where the comment says so).  The unit tests
 (tests/unit/test_prover_field.c, test_prover_curve.c) recompute every one of
 them with GMP, so an edit that breaks a constant fails there.
 
-Usage: python3 prover/gen_constants.py"""
+Usage: python3 prover/gen_constants.py            constants
+       python3 prover/gen_constants.py --vectors  curve test vectors (decimal),
+           from a plain affine implementation independent of the C code"""
+import sys
 
 P = 21888242871839275222246405745257275088696311157297823662689037894645226208583
 R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
@@ -58,6 +61,62 @@ def field(name, m):
     print("R^3    ", limbs(B * B * B % m))
     print("p-2    ", limbs(m - 2))
 
+
+def f2add(a, b):
+    return ((a[0] + b[0]) % P, (a[1] + b[1]) % P)
+
+
+def f2sub(a, b):
+    return ((a[0] - b[0]) % P, (a[1] - b[1]) % P)
+
+
+def aff_add(a, b, F):
+    """Affine addition on y^2 = x^3 + b; None is infinity.  F: (add, sub, mul, inv, zero)."""
+    add, sub, mul, inv, zero = F
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0]:
+        if add(a[1], b[1]) == zero:
+            return None
+        lam = mul(mul(mul(a[0], a[0]), 3 if zero == 0 else (3, 0)), inv(add(a[1], a[1])))
+    else:
+        lam = mul(sub(b[1], a[1]), inv(sub(b[0], a[0])))
+    x = sub(sub(mul(lam, lam), a[0]), b[0])
+    y = sub(mul(lam, sub(a[0], x)), a[1])
+    return (x, y)
+
+
+def aff_mul(k, a, F):
+    r = None
+    while k:
+        if k & 1:
+            r = aff_add(r, a, F)
+        a = aff_add(a, a, F)
+        k >>= 1
+    return r
+
+
+F1 = (lambda a, b: (a + b) % P, lambda a, b: (a - b) % P, lambda a, b: a * b % P,
+      lambda a: pow(a, P - 2, P), 0)
+F2 = (f2add, f2sub, f2mul, f2inv, (0, 0))
+
+if len(sys.argv) > 1 and sys.argv[1] == "--vectors":
+    G1 = (1, 2)
+    G2 = ((10857046999023057135944570762232829481370756359578518086990519993285655852781,
+           11559732032986387107991004021392285783925812861821192530917403151452391805634),
+          (8495653923123431417604973247489272438418190587263600148770280649306958101930,
+           4082367875863433681332203403145435568316851327593401208105741076214120093531))
+    k = 0x1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef % R
+    print("k =", k)
+    for n in (2, 3, k):
+        p = aff_mul(n, G1, F1)
+        print('G1 * %d = {"%d", "%d"}' % (n, p[0], p[1]))
+    for n in (2, k):
+        p = aff_mul(n, G2, F2)
+        print('G2 * %d = {"%d", "%d", "%d", "%d"}' % (n, p[0][0], p[0][1], p[1][0], p[1][1]))
+    sys.exit(0)
 
 field("Fq", P)
 print("(p+1)/4", limbs((P + 1) // 4))

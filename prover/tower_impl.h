@@ -176,6 +176,7 @@ NNC_INLINE int nnc_fq2_sqrt(nnc_fq2 *r, const nnc_fq2 *a)
     const uint64_t e34[4] = NNC_FQ_SQRT3_EXP_INIT; /* (p-3)/4 */
     const uint64_t e12[4] = NNC_FQ_HALF_EXP_INIT;  /* (p-1)/2 */
     nnc_fq2 a1, alpha, x0, t, x, b, chk, minus1;
+    int ok;
     nnc_fq2_pow(&a1, a, e34, 4);
     nnc_fq2_sqr(&alpha, &a1);
     nnc_fq2_mul(&alpha, &alpha, a);   /* alpha = a^((p-1)/2) */
@@ -192,8 +193,9 @@ NNC_INLINE int nnc_fq2_sqrt(nnc_fq2 *r, const nnc_fq2 *a)
     nnc_fq2_mul(&b, &b, &x0);
     nnc_fq2_cmov(&x, &b, nnc_fq2_eq(&alpha, &minus1) ^ 1);
     nnc_fq2_sqr(&chk, &x);
+    ok = nnc_fq2_eq(&chk, a);
     *r = x;
-    return nnc_fq2_eq(&chk, a);
+    return ok;
 }
 
 /* ---- Frobenius coefficients (prover/gen_constants.py), Montgomery form ---- */

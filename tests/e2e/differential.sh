@@ -19,6 +19,8 @@ check() { # NAME MODEL BATCH LO HI SEED
     if [ $? -eq 0 ]; then pass "$name ${r##*: }: $(echo "$r" | tail -n 1 | cut -d: -f1)"; else fail "$name $r"; fi
 }
 check zoo-mlp-batch8 models/zoo/mlp.onnx 8 0 1 1
+check zoo-mlp-batch100 models/zoo/mlp.onnx 100 0 1 3
+check zoo-cnn-batch100 models/zoo/cnn.onnx 100 0 1 4
 check zoo-cnn-batch8 models/zoo/cnn.onnx 8 0 1 2
 V=$SHARED/data/verification
 if [ ! -d "$V" ]; then skip differential-shared "../shared/data/verification not present"; exit 0; fi

@@ -25,6 +25,9 @@
  *   intrt   integer inputs fed at run time too (only when the model has one;
  *           an UNSUPPORTED answer from prepare here means that the operator
  *           needs the input as a constant, and the mode does not apply)
+ *   batch   as run, with 3 samples: the test data is sample 1, samples 0 and
+ *           2 hold other float data (x / 2 + 1/4, x * 2 - 1); only sample 1 is
+ *           compared, so a kernel that mixes up samples fails
  * In the modes after run, UNSUPPORTED from prepare makes the mode not apply
  * (reported with --verbose); any other error or mismatch is a FAIL.
  *
@@ -61,8 +64,10 @@ static struct {
 
 typedef enum outcome { OUT_PASS = 0, OUT_SKIP = 1, OUT_FAIL = 2, OUT_NA = 3 } outcome;
 
-typedef enum mode { MODE_RUN, MODE_F64, MODE_NOFOLD, MODE_FOLD, MODE_INTRT, MODE_COUNT } mode;
-static const char *const mode_names[MODE_COUNT] = {"run", "f64", "nofold", "fold", "intrt"};
+typedef enum mode { MODE_RUN, MODE_F64, MODE_NOFOLD, MODE_FOLD, MODE_INTRT, MODE_BATCH, MODE_COUNT } mode;
+static const char *const mode_names[MODE_COUNT] = {"run", "f64", "nofold", "fold", "intrt", "batch"};
+#define BATCH 3         /* samples in MODE_BATCH */
+#define BATCH_SAMPLE 1  /* the one holding the test data */
 
 /* One data set: the reference tensors, in graph order. */
 typedef struct dataset {
@@ -96,6 +101,13 @@ static void dataset_free(dataset *d)
     d->n_in = d->n_out = 0;
 }
 
+/* Writes "a/b" into out.  Returns: 0, or -1 when it does not fit. */
+static int path_join(char *out, size_t len, const char *a, const char *b)
+{
+    int n = snprintf(out, len, "%s/%s", a, b);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 static int file_exists(const char *path)
 {
     struct stat st;
@@ -122,7 +134,9 @@ static outcome read_dataset(const char *set, dataset *d, char *why, size_t whyle
     memset(d, 0, sizeof *d);
     for (int pass = 0; pass < 2; pass++) {
         for (int k = 0;; k++) {
-            snprintf(path, sizeof path, "%s/%s_%d.pb", set, pass ? "output" : "input", k);
+            char leaf[32];
+            snprintf(leaf, sizeof leaf, "%s_%d.pb", pass ? "output" : "input", k);
+            if (path_join(path, sizeof path, set, leaf)) return result(why, whylen, OUT_FAIL, "%s: path too long", set);
             if (!file_exists(path)) break;
             if (k >= MAX_IO) return result(why, whylen, OUT_FAIL, "%s: more than %d tensors", set, MAX_IO);
             nnc_tensor *t = pass ? &d->out[k] : &d->in[k];
@@ -149,7 +163,7 @@ static int same_float(double got, double want, double rtol, double atol)
     return fabs(got - want) <= atol + rtol * fabs(want);
 }
 
-/* Compares runtime output j (batch 1) with the reference. */
+/* Compares runtime output j of one sample with the reference. */
 static outcome compare_output(const nnc_model *m, int j, nnc_precision prec, const void *got, const nnc_tensor *want,
                               char *why, size_t whylen)
 {
@@ -262,7 +276,8 @@ static outcome run_mode(const char *model_path, const graph_inputs *gi, const da
         o = result(why, whylen, OUT_FAIL, "model has %d outputs, the data set %d", nnc_mdl_num_outputs(m), d->n_out);
         goto done;
     }
-    if ((st = nnc_rt_create(&rt, m, prec, 1, err, sizeof err))) {
+    int batch = md == MODE_BATCH ? BATCH : 1, at = md == MODE_BATCH ? BATCH_SAMPLE : 0;
+    if ((st = nnc_rt_create(&rt, m, prec, batch, err, sizeof err))) {
         o = result(why, whylen, OUT_FAIL, "runtime: %s", err);
         goto done;
     }
@@ -283,32 +298,42 @@ static outcome run_mode(const char *model_path, const graph_inputs *gi, const da
         }
         int isf = nnc_dtype_is_float(info.dtype);
         size_t es = !isf ? sizeof(int64_t) : prec == NNC_PRECISION_F32 ? sizeof(float) : sizeof(double);
-        in_buf[k] = malloc((size_t)(t->numel ? t->numel : 1) * es);
+        in_buf[k] = malloc((size_t)batch * (size_t)(t->numel ? t->numel : 1) * es);
         if (in_buf[k] == NULL) {
             o = result(why, whylen, OUT_FAIL, "out of memory");
             goto done;
         }
-        for (int64_t e = 0; e < t->numel; e++) {
-            if (!isf) ((int64_t *)in_buf[k])[e] = t->i ? t->i[e] : (int64_t)t->f[e];
-            else if (prec == NNC_PRECISION_F32) ((float *)in_buf[k])[e] = (float)(t->f ? t->f[e] : (double)t->i[e]);
-            else ((double *)in_buf[k])[e] = t->f ? t->f[e] : (double)t->i[e];
-        }
+        for (int b = 0; b < batch; b++)
+            for (int64_t e = 0; e < t->numel; e++) {
+                int64_t at_e = (int64_t)b * t->numel + e;
+                double v = t->f ? t->f[e] : (double)t->i[e];
+                if (b != at && isf) v = b < at ? v / 2 + 0.25 : v * 2 - 1; /* other samples' data */
+                if (!isf) ((int64_t *)in_buf[k])[at_e] = t->i ? t->i[e] : (int64_t)t->f[e];
+                else if (prec == NNC_PRECISION_F32) ((float *)in_buf[k])[at_e] = (float)v;
+                else ((double *)in_buf[k])[at_e] = v;
+            }
     }
     for (int j = 0; j < d->n_out; j++) {
         nnc_tensor_info info;
         nnc_mdl_output_info(m, j, &info);
         size_t es = !nnc_dtype_is_float(info.dtype) ? sizeof(int64_t) : prec == NNC_PRECISION_F32 ? sizeof(float) : sizeof(double);
-        out_buf[j] = calloc((size_t)(info.numel ? info.numel : 1), es);
+        out_buf[j] = calloc((size_t)batch * (size_t)(info.numel ? info.numel : 1), es);
         if (out_buf[j] == NULL) {
             o = result(why, whylen, OUT_FAIL, "out of memory");
             goto done;
         }
     }
-    if ((st = nnc_rt_run(rt, 1, (const void *const *)in_buf, out_buf, err, sizeof err))) {
+    if ((st = nnc_rt_run(rt, batch, (const void *const *)in_buf, out_buf, err, sizeof err))) {
         o = result(why, whylen, OUT_FAIL, "run: %s", err);
         goto done;
     }
-    for (int j = 0; j < d->n_out && o == OUT_PASS; j++) o = compare_output(m, j, prec, out_buf[j], &d->out[j], why, whylen);
+    for (int j = 0; j < d->n_out && o == OUT_PASS; j++) {
+        nnc_tensor_info info;
+        nnc_mdl_output_info(m, j, &info);
+        size_t es = !nnc_dtype_is_float(info.dtype) ? sizeof(int64_t) : prec == NNC_PRECISION_F32 ? sizeof(float) : sizeof(double);
+        const char *got = (const char *)out_buf[j] + (size_t)at * (size_t)info.numel * es;
+        o = compare_output(m, j, prec, got, &d->out[j], why, whylen);
+    }
 done:
     for (int k = 0; k < MAX_IO; k++) {
         free(in_buf[k]);
@@ -328,9 +353,11 @@ static int select_tests(const struct dirent *e) { return e->d_name[0] != '.'; }
 /* Runs one test folder. */
 static outcome run_test(const char *test, char *why, size_t whylen)
 {
-    char model_path[4096], err[NNC_ERRBUF_SIZE] = "";
-    snprintf(model_path, sizeof model_path, "%s/%s/model.onnx", g.dir, test);
-    if (!file_exists(model_path)) return result(why, whylen, OUT_FAIL, "%s: missing", model_path);
+    char tdir[4096], model_path[4096 + 16], err[NNC_ERRBUF_SIZE] = "";
+    if (path_join(tdir, sizeof tdir, g.dir, test) || path_join(model_path, sizeof model_path, tdir, "model.onnx"))
+        return result(why, whylen, OUT_FAIL, "%s/%s: path too long", g.dir, test);
+    /* The "real" model folders ship without model.onnx (downloaded on demand). */
+    if (!file_exists(model_path)) return result(why, whylen, OUT_SKIP, "%s: not present", model_path);
     nnc_model *m0 = NULL;
     nnc_status st = nnc_mdl_parse_file(&m0, model_path, err, sizeof err);
     if (st) return result(why, whylen, st == NNC_STATUS_UNSUPPORTED ? OUT_SKIP : OUT_FAIL, "%s", err);
@@ -350,14 +377,15 @@ static outcome run_test(const char *test, char *why, size_t whylen)
     }
     nnc_mdl_destroy(m0);
 
-    char tdir[4096];
-    snprintf(tdir, sizeof tdir, "%s/%s", g.dir, test);
     struct dirent **sets = NULL;
     int n_sets = o == OUT_PASS ? scandir(tdir, &sets, select_sets, alphasort) : 0;
     if (n_sets <= 0 && o == OUT_PASS) o = result(why, whylen, OUT_FAIL, "%s: no test_data_set_* folder", tdir);
     for (int s = 0; s < n_sets && o == OUT_PASS; s++) {
-        char set[4096];
-        snprintf(set, sizeof set, "%s/%s", tdir, sets[s]->d_name);
+        char set[4096 + 256];
+        if (path_join(set, sizeof set, tdir, sets[s]->d_name)) {
+            o = result(why, whylen, OUT_FAIL, "%s: path too long", tdir);
+            break;
+        }
         dataset d;
         o = read_dataset(set, &d, why, whylen);
         if (o == OUT_PASS && d.n_in != gi.n)
@@ -426,8 +454,8 @@ int main(int argc, char **argv)
         const char *name = tests[t]->d_name;
         char tdir[4096];
         struct stat st;
-        snprintf(tdir, sizeof tdir, "%s/%s", g.dir, name);
-        if (!selected(name) || stat(tdir, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (!selected(name) || path_join(tdir, sizeof tdir, g.dir, name) || stat(tdir, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
         char why[2048] = "";
         outcome o = run_test(name, why, sizeof why);
         if (o == OUT_PASS) {

@@ -736,6 +736,80 @@ START_TEST(test_zoo_expected_outputs)
 }
 END_TEST
 
+/* The float32 runtime's packed-GEMM path (Gemm/MatMul with constant weights,
+ * fused bias Add and Relu, row and column tails) equals the float64 runtime
+ * to float32 accuracy, for batches large enough to take that path. */
+static void f32_vs_f64(nnc_model *m, int batch, unsigned seed)
+{
+    nnc_tensor_info ti, to;
+    nnc_mdl_input_info(m, 0, &ti);
+    nnc_mdl_output_info(m, 0, &to);
+    size_t nin = (size_t)(ti.numel * batch), nout = (size_t)(to.numel * batch);
+    double *x = malloc(nin * sizeof(double)), *y32 = malloc(nout * sizeof(double)), *y64 = malloc(nout * sizeof(double));
+    srand(seed);
+    for (size_t k = 0; k < nin; k++) x[k] = (float)((double)rand() / RAND_MAX * 2.0 - 1.0);
+    run1(m, NNC_PRECISION_F32, x, y32, batch);
+    run1(m, NNC_PRECISION_F64, x, y64, batch);
+    double scale = 0;
+    for (size_t k = 0; k < nout; k++) scale = fmax(scale, fabs(y64[k]));
+    for (size_t k = 0; k < nout; k++)
+        ck_assert_msg(fabs(y32[k] - y64[k]) <= 1e-5 * fmax(scale, 1.0), "batch %d output %zu: %.9g vs %.9g", batch, k, y32[k], y64[k]);
+    free(x);
+    free(y32);
+    free(y64);
+}
+
+static Onnx__AttributeProto *attr_float(const char *name, float v)
+{
+    Onnx__AttributeProto *a = calloc(1, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    a->has_f = 1;
+    a->f = v;
+    return a;
+}
+
+START_TEST(test_packed_gemm_paths)
+{
+    char err[NNC_ERRBUF_SIZE] = "";
+    nnc_model *m;
+    ck_assert_msg(nnc_mdl_load(&m, "models/zoo/mlp.onnx", err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    int batches[4] = {1, 24, 37, 130};
+    for (int k = 0; k < 4; k++) f32_vs_f64(m, batches[k], 7u + (unsigned)k);
+    nnc_mdl_destroy(m);
+    /* MatMul([1,K] x [K,N]) -> Add(bias [N]) -> Relu, N = 45 (a column tail), and a
+     * Gemm with transB = 0, alpha, beta and a scalar C */
+    static float W1[20 * 45], b1[45], W2[45 * 7], c2[1] = {0.75f};
+    for (int k = 0; k < 20 * 45; k++) W1[k] = (float)sin(k * 0.37);
+    for (int k = 0; k < 45; k++) b1[k] = (float)cos(k * 1.3);
+    for (int k = 0; k < 45 * 7; k++) W2[k] = (float)sin(k * 0.11 + 1);
+    static const int64_t xd[2] = {1, 20}, w1d[2] = {20, 45}, b1d[1] = {45}, w2d[2] = {45, 7}, c2d[1] = {1};
+    static const char *mi[2] = {"x", "W1"}, *mo[1] = {"h"}, *ai[2] = {"h", "b1"}, *ao[1] = {"h2"}, *ri[1] = {"h2"},
+                      *ro[1] = {"h3"}, *gi[3] = {"h3", "W2", "c2"}, *go[1] = {"y"};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("W1", 2, w1d, W1, 20 * 45);
+    b.inits[1] = tensor_floats("b1", 1, b1d, b1, 45);
+    b.inits[2] = tensor_floats("W2", 2, w2d, W2, 45 * 7);
+    b.inits[3] = tensor_floats("c2", 1, c2d, c2, 1);
+    b.graph.n_initializer = 4;
+    b.nodes[0] = node("MatMul", "mm", 2, mi, 1, mo);
+    b.nodes[1] = node("Add", "add", 2, ai, 1, ao);
+    b.nodes[2] = node("Relu", "relu", 1, ri, 1, ro);
+    b.nodes[3] = node("Gemm", "gemm", 3, gi, 1, go);
+    node_attr(b.nodes[3], attr_float("alpha", 0.5f));
+    node_attr(b.nodes[3], attr_float("beta", -2.0f));
+    b.graph.n_node = 4;
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    for (int k = 0; k < 4; k++) f32_vs_f64(m, batches[k], 17u + (unsigned)k);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("loader");
@@ -755,6 +829,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_json_parser);
     tcase_add_test(tc, test_inputs_json_and_npy);
     tcase_add_test(tc, test_zoo_expected_outputs);
+    tcase_add_test(tc, test_packed_gemm_paths);
     suite_add_tcase(s, tc);
     return s;
 }
