@@ -125,6 +125,7 @@ static int plan_dense(nnc_runtime *rt)
             K = b->dims[0];
             N = b->dims[1];
         }
+        if (K == 0 || N == 0) continue; /* empty product: the kernels write the zeros */
         fused_dense *d = calloc(1, sizeof *d);
         if (d == NULL) return -1;
         rt->dense[t] = d;
@@ -146,7 +147,8 @@ static int plan_dense(nnc_runtime *rt)
         }
         /* MatMul -> Add(constant bias row) */
         int only = -1, next;
-        if (n->op == NNC_OP_MATMUL && uses(m, d->out, &only) == 1 && m->nodes[m->order[only]].op == NNC_OP_ADD) {
+        /* (only stays -1 when the one use is being a graph output) */
+        if (n->op == NNC_OP_MATMUL && uses(m, d->out, &only) == 1 && only >= 0 && m->nodes[m->order[only]].op == NNC_OP_ADD) {
             const nnc_node *add = &m->nodes[m->order[only]];
             int other = add->in[0] == d->out ? add->in[1] : add->in[0];
             const nnc_value *c = dense_const(m, other), *ov = &m->vals[add->out[0]];
@@ -160,7 +162,7 @@ static int plan_dense(nnc_runtime *rt)
         }
         /* -> Relu */
         next = -1;
-        if (uses(m, d->out, &next) == 1 && m->nodes[m->order[next]].op == NNC_OP_RELU) {
+        if (uses(m, d->out, &next) == 1 && next >= 0 && m->nodes[m->order[next]].op == NNC_OP_RELU) {
             rt->skip[next] = 1;
             d->relu = 1;
             d->out = m->nodes[m->order[next]].out[0];

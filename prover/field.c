@@ -106,12 +106,20 @@ nnc_status nnc_prv_fq_serialize_dec(char *out, size_t outlen, const nnc_prv_fq *
 
 nnc_status nnc_prv_fr_parse_b32(nnc_prv_fr *out, const unsigned char *in, nnc_prv_endian e)
 {
-    return nnc_fr_set_b32(out, in, e) ? NNC_STATUS_OK : NNC_STATUS_INVALID;
+    nnc_fr t;
+    if (!nnc_fr_set_b32(&t, in, e))
+        return NNC_STATUS_INVALID;
+    *out = t;
+    return NNC_STATUS_OK;
 }
 
 nnc_status nnc_prv_fq_parse_b32(nnc_prv_fq *out, const unsigned char *in, nnc_prv_endian e)
 {
-    return nnc_fq_set_b32(out, in, e) ? NNC_STATUS_OK : NNC_STATUS_INVALID;
+    nnc_fq t;
+    if (!nnc_fq_set_b32(&t, in, e))
+        return NNC_STATUS_INVALID;
+    *out = t;
+    return NNC_STATUS_OK;
 }
 
 void nnc_prv_fr_serialize_b32(unsigned char *out, const nnc_prv_fr *a, nnc_prv_endian e)

@@ -370,14 +370,16 @@ NNC_FORCEINLINE void nnc_fe4_to_int(uint64_t r[4], const uint64_t a[4], const nn
     nnc_fe4_mul(r, a, one_int, m);
 }
 
-/* Returns: 1 and sets r = x*R mod p if the integer x < p; else 0 (r unchanged). */
+/* Returns: 1 and sets r = x*R mod p if the integer x < p; else 0 and r = 0. */
 NNC_FORCEINLINE int nnc_fe4_from_int(uint64_t r[4], const uint64_t x[4], const nnc_fe4_mod *m)
 {
-    uint64_t t[4];
-    int ok = (int)(nnc_fe4_lt_mask(x, m->p) & 1);
-    nnc_fe4_mul(t, x, m->r2, m);
-    nnc_fe4_cmov(r, t, ok);
-    return ok;
+    uint64_t mask = nnc_fe4_lt_mask(x, m->p);
+    nnc_fe4_mul(r, x, m->r2, m); /* x < 2^256 suffices for the product's bound here */
+    r[0] &= mask;
+    r[1] &= mask;
+    r[2] &= mask;
+    r[3] &= mask;
+    return (int)(mask & 1);
 }
 
 /* Out: r = the integer as 32 bytes in order e.  In: x canonical integer. */
@@ -508,7 +510,7 @@ NNC_FORCEINLINE void nnc_fe4_int_from_b32(uint64_t x[4], const unsigned char *in
         const nnc_fe4_mod m = MODINIT;                                                        \
         nnc_fe4_to_int(x, a->v, &m);                                                          \
     }                                                                                         \
-    /* Returns: 1 if the integer x < modulus (then r = x), else 0 (r unchanged) */            \
+    /* Returns: 1 if the integer x < modulus (then r = x), else 0 (r = 0) */            \
     NNC_FORCEINLINE int P##_from_int(T *r, const uint64_t x[4])                               \
     {                                                                                         \
         const nnc_fe4_mod m = MODINIT;                                                        \
@@ -520,7 +522,7 @@ NNC_FORCEINLINE void nnc_fe4_int_from_b32(uint64_t x[4], const unsigned char *in
         P##_to_int(x, a);                                                                     \
         nnc_fe4_int_to_b32(out, x, e);                                                        \
     }                                                                                         \
-    /* Returns: 1 if the 32 bytes encode a value < modulus (then r is set), else 0 */         \
+    /* Returns: 1 if the 32 bytes encode a value < modulus (then r is set), else 0 (r = 0) */         \
     NNC_FORCEINLINE int P##_set_b32(T *r, const unsigned char *in, nnc_prv_endian e)          \
     {                                                                                         \
         uint64_t x[4];                                                                        \

@@ -31,7 +31,8 @@
  * normal form by distributing and over or; atoms that mention only inputs
  * shape the cases, atoms that mention only outputs shape the disjuncts.
  * Cases whose input region (box and extra constraints) is identical are
- * merged, so the cases of a parsed spec are pairwise distinct.
+ * merged, so the cases of a parsed spec are pairwise distinct; distinct
+ * cases may still overlap (the property is violated if any case is).
  *
  * Strict comparisons: < and > are read as <= and >=.  The boundary of the
  * unsafe set has measure zero, so the violation fraction is unchanged; a
@@ -68,7 +69,7 @@ extern "C" {
 #define NNC_SPC_MAX_CASES 100000          /* cases, also while normalising */
 #define NNC_SPC_MAX_DISJUNCTS 100000      /* disjuncts, all cases together */
 #define NNC_SPC_MAX_REFS (1 << 25)        /* atom occurrences in the normal form */
-#define NNC_SPC_MAX_BOX ((1 << 24) + 0)   /* cases * inputs */
+#define NNC_SPC_MAX_BOX (1 << 24)         /* cases * inputs */
 #define NNC_SPC_MAX_WORK ((int64_t)1 << 28) /* normalisation steps */
 #define NNC_SPC_MAX_FILE_BYTES ((size_t)1 << 30)
 

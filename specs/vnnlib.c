@@ -600,7 +600,10 @@ static nnc_status parse_term(parser *ps, lexpr *out, int depth)
     else
         return fail(ps, NNC_STATUS_PARSE, "unknown operator %s in a term", tok_str(ps, b, sizeof b));
     if ((st = adv(ps))) return st;
-    int nargs = 0;
+    /* (* ...) multiplies the constant factors into kmul and scales the
+     * variable part once; (/ e c1 c2 ...) divides e once by c1*c2*... */
+    int nargs = 0, have_var = 0;
+    double kmul = 1.0, kdiv = 1.0;
     lexpr arg;
     while (ps->tk != TK_RP) {
         if (ps->tk == TK_EOF) return unclosed(ps);
@@ -609,7 +612,7 @@ static nnc_status parse_term(parser *ps, lexpr *out, int depth)
             lx_free(&arg);
             return st;
         }
-        if (nargs == 0) {
+        if (nargs == 0 && op != '*') {
             lx_free(out);
             *out = arg;
         } else if (op == '+' || op == '-') {
@@ -617,19 +620,20 @@ static nnc_status parse_term(parser *ps, lexpr *out, int depth)
             lx_free(&arg);
             if (st) return st;
         } else if (op == '*') {
-            if (arg.n > 0 && out->n > 0) {
-                lx_free(&arg);
-                return fail_at(ps, NNC_STATUS_UNSUPPORTED, aline, acol,
-                               "non-linear term: product of two variables");
-            }
-            if (arg.n > 0) { /* swap so that `out` holds the variable part */
-                lexpr t = *out;
+            if (arg.n > 0) {
+                if (have_var) {
+                    lx_free(&arg);
+                    return fail_at(ps, NNC_STATUS_UNSUPPORTED, aline, acol,
+                                   "non-linear term: product of two variables");
+                }
+                have_var = 1;
+                lx_free(out);
                 *out = arg;
-                arg = t;
+            } else {
+                kmul *= arg.k;
+                lx_free(&arg);
+                if (!isfinite(kmul)) return overflow(ps, aline, acol);
             }
-            st = lx_scale(ps, out, arg.k, 0, aline, acol);
-            lx_free(&arg);
-            if (st) return st;
         } else { /* '/' */
             int nv = arg.n;
             double k = arg.k;
@@ -637,8 +641,10 @@ static nnc_status parse_term(parser *ps, lexpr *out, int depth)
             if (nv > 0)
                 return fail_at(ps, NNC_STATUS_UNSUPPORTED, aline, acol,
                                "non-linear term: division by a variable");
-            if (k == 0) return fail_at(ps, NNC_STATUS_INVALID, aline, acol, "division by zero");
-            if ((st = lx_scale(ps, out, k, 1, aline, acol))) return st;
+            kdiv *= k;
+            if (k == 0 || kdiv == 0)
+                return fail_at(ps, NNC_STATUS_INVALID, aline, acol, "division by zero");
+            if (!isfinite(kdiv)) return overflow(ps, aline, acol);
         }
         nargs++;
     }
@@ -646,6 +652,14 @@ static nnc_status parse_term(parser *ps, lexpr *out, int depth)
         return fail_at(ps, NNC_STATUS_PARSE, line, col, "operator '%c' needs %s argument%s", op,
                        op == '/' ? "two" : "an", op == '/' ? "s" : "");
     if (op == '-' && nargs == 1 && (st = lx_scale(ps, out, -1.0, 0, line, col))) return st;
+    if (op == '*') {
+        if (have_var) {
+            if ((st = lx_scale(ps, out, kmul, 0, line, col))) return st;
+        } else {
+            out->k = kmul;
+        }
+    }
+    if (op == '/' && (st = lx_scale(ps, out, kdiv, 1, line, col))) return st;
     return adv(ps);
 }
 
@@ -899,6 +913,9 @@ static nnc_status cl_or(parser *ps, clist *A, clist *B, int line, int col)
             ccase *a = &A->c[A->empty_in];
             int64_t need = (int64_t)a->nouts + b->nouts;
             if (need > a->capouts) {
+                int64_t cap = a->capouts ? a->capouts : 1;
+                while (cap < need) cap *= 2;
+                need = cap;
                 ivec *o = realloc(a->outs, (size_t)need * sizeof *o);
                 if (o == NULL) {
                     for (int r = q; r < B->n; r++) case_free(&B->c[r]);
@@ -943,18 +960,17 @@ static nnc_status parse_compare(parser *ps, int op, int line, int col, clist *ou
             st = unclosed(ps);
             break;
         }
-        int aline = ps->tline, acol = ps->tcol;
         if ((st = parse_term(ps, &cur, depth + 1))) break;
         if (nargs > 0) {
             /* op: 'l' <=, 'g' >=, 'e' = */
             for (int pass = 0; pass < (op == 'e' ? 2 : 1); pass++) {
                 clist a;
                 int ge = op == 'g' || (op == 'e' && pass == 1);
-                if ((st = make_atom(ps, &prev, &cur, ge, aline, acol, &a))) {
+                if ((st = make_atom(ps, &prev, &cur, ge, line, col, &a))) {
                     cl_free(&a);
                     break;
                 }
-                if ((st = cl_and(ps, out, &a, aline, acol))) break;
+                if ((st = cl_and(ps, out, &a, line, col))) break;
             }
             if (st) break;
         }
@@ -1368,6 +1384,7 @@ nnc_status nnc_spc_parse(nnc_spec **out, const char *text, size_t len, char *err
 {
     *out = NULL;
     if (err != NULL && errlen > 0) err[0] = 0;
+    if (text == NULL) text = "";
     parser ps;
     memset(&ps, 0, sizeof ps);
     ps.text = ps.p = ps.line_start = text;
@@ -1447,9 +1464,16 @@ nnc_status nnc_spc_parse_file(nnc_spec **out, const char *path, char *err, size_
 
 /* ------------------------------------------------------------- writer */
 
+/* The shortest of %.15g / %.16g / %.17g that strtod reads back exactly. */
 static void write_num(FILE *f, double v)
 {
-    fprintf(f, "%.17g", nnc_spc_unneg0(v));
+    char b[40];
+    v = nnc_spc_unneg0(v);
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, v);
+        if (prec == 17 || strtod(b, NULL) == v) break;
+    }
+    fputs(b, f);
 }
 
 /* One constraint  sum c_t V_t <= rhs  as an atom. */

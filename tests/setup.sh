@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential pkg-config clang libclang-rt-14-dev
       libgmp-dev libmpfr-dev libsodium-dev check
       libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
-      libopenblas-dev nodejs npm)
+      libopenblas-dev nodejs npm python3-onnx python3-numpy)
 
 missing=()
 for p in "${PKGS[@]}"; do

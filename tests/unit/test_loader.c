@@ -4,6 +4,7 @@
 #include "common/json.h"
 #include "models/model.h"
 #include "onnx.pb-c.h"
+#include "tests/unit/onnx_builder.h"
 
 #include <check.h>
 #include <math.h>
@@ -11,189 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------- model building */
-
-typedef struct mb {
-    Onnx__ModelProto model;
-    Onnx__GraphProto graph;
-    Onnx__OperatorSetIdProto opset;
-    Onnx__OperatorSetIdProto *opsets[1];
-    Onnx__NodeProto *nodes[16];
-    Onnx__TensorProto *inits[16];
-    Onnx__SparseTensorProto *sparse[4];
-    Onnx__ValueInfoProto *inputs[4], *outputs[4];
-} mb;
-
-static void mb_init(mb *b, int64_t opset)
-{
-    memset(b, 0, sizeof *b);
-    onnx__model_proto__init(&b->model);
-    onnx__graph_proto__init(&b->graph);
-    onnx__operator_set_id_proto__init(&b->opset);
-    b->opset.domain = "";
-    b->opset.has_version = 1;
-    b->opset.version = opset;
-    b->opsets[0] = &b->opset;
-    b->model.has_ir_version = 1;
-    b->model.ir_version = 8;
-    b->model.n_opset_import = 1;
-    b->model.opset_import = b->opsets;
-    b->model.graph = &b->graph;
-    b->graph.node = b->nodes;
-    b->graph.initializer = b->inits;
-    b->graph.sparse_initializer = b->sparse;
-    b->graph.input = b->inputs;
-    b->graph.output = b->outputs;
-}
-
-static Onnx__ValueInfoProto *vinfo(const char *name, int32_t type, int rank, const int64_t *dims)
-{
-    Onnx__ValueInfoProto *v = calloc(1, sizeof *v);
-    Onnx__TypeProto *t = calloc(1, sizeof *t);
-    Onnx__TypeProto__Tensor *tt = calloc(1, sizeof *tt);
-    Onnx__TensorShapeProto *s = calloc(1, sizeof *s);
-    onnx__value_info_proto__init(v);
-    onnx__type_proto__init(t);
-    onnx__type_proto__tensor__init(tt);
-    onnx__tensor_shape_proto__init(s);
-    s->n_dim = (size_t)rank;
-    s->dim = calloc((size_t)rank + 1, sizeof *s->dim);
-    for (int d = 0; d < rank; d++) {
-        Onnx__TensorShapeProto__Dimension *dim = calloc(1, sizeof *dim);
-        onnx__tensor_shape_proto__dimension__init(dim);
-        if (dims[d] < 0) {
-            dim->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-            dim->dim_param = "N";
-        } else {
-            dim->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-            dim->dim_value = dims[d];
-        }
-        s->dim[d] = dim;
-    }
-    tt->has_elem_type = 1;
-    tt->elem_type = type;
-    tt->shape = s;
-    t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    t->tensor_type = tt;
-    v->name = (char *)name;
-    v->type = t;
-    return v;
-}
-
-static void mb_input(mb *b, const char *name, int rank, const int64_t *dims)
-{
-    b->inputs[b->graph.n_input++] = vinfo(name, 1, rank, dims);
-}
-
-static void mb_output(mb *b, const char *name)
-{
-    int64_t d[1] = {1};
-    b->outputs[b->graph.n_output++] = vinfo(name, 1, 0, d);
-}
-
-static Onnx__TensorProto *tensor(const char *name, int rank, const int64_t *dims)
-{
-    Onnx__TensorProto *t = calloc(1, sizeof *t);
-    onnx__tensor_proto__init(t);
-    t->name = (char *)name;
-    t->n_dims = (size_t)rank;
-    t->dims = calloc((size_t)rank + 1, sizeof(int64_t));
-    memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
-    t->has_data_type = 1;
-    t->data_type = 1;
-    return t;
-}
-
-static Onnx__TensorProto *tensor_floats(const char *name, int rank, const int64_t *dims, const float *v, size_t n)
-{
-    Onnx__TensorProto *t = tensor(name, rank, dims);
-    t->n_float_data = n;
-    t->float_data = calloc(n + 1, sizeof(float));
-    memcpy(t->float_data, v, n * sizeof(float));
-    return t;
-}
-
-static Onnx__TensorProto *tensor_raw(const char *name, int rank, const int64_t *dims, const float *v, size_t n)
-{
-    Onnx__TensorProto *t = tensor(name, rank, dims);
-    t->has_raw_data = 1;
-    t->raw_data.len = n * 4;
-    t->raw_data.data = calloc(n * 4 + 1, 1);
-    for (size_t k = 0; k < n; k++) {
-        uint32_t u;
-        memcpy(&u, &v[k], 4);
-        for (int j = 0; j < 4; j++) t->raw_data.data[4 * k + j] = (uint8_t)(u >> (8 * j)); /* little-endian */
-    }
-    return t;
-}
-
-static Onnx__TensorProto *tensor_i64(const char *name, int rank, const int64_t *dims, const int64_t *v, size_t n)
-{
-    Onnx__TensorProto *t = tensor(name, rank, dims);
-    t->data_type = 7;
-    t->n_int64_data = n;
-    t->int64_data = calloc(n + 1, sizeof(int64_t));
-    memcpy(t->int64_data, v, n * sizeof(int64_t));
-    return t;
-}
-
-static Onnx__NodeProto *node(const char *op, const char *name, int nin, const char **in, int nout, const char **out)
-{
-    Onnx__NodeProto *n = calloc(1, sizeof *n);
-    onnx__node_proto__init(n);
-    n->op_type = (char *)op;
-    n->name = (char *)name;
-    n->n_input = (size_t)nin;
-    n->input = (char **)in;
-    n->n_output = (size_t)nout;
-    n->output = (char **)out;
-    return n;
-}
-
-static Onnx__AttributeProto *attr_int(const char *name, int64_t v)
-{
-    Onnx__AttributeProto *a = calloc(1, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = (char *)name;
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-    a->has_i = 1;
-    a->i = v;
-    return a;
-}
-
-static void node_attr(Onnx__NodeProto *n, Onnx__AttributeProto *a)
-{
-    Onnx__AttributeProto **arr = realloc(n->attribute, (n->n_attribute + 1) * sizeof *arr);
-    arr[n->n_attribute++] = a;
-    n->attribute = arr;
-}
-
-static unsigned char *mb_pack(mb *b, size_t *len)
-{
-    *len = onnx__model_proto__get_packed_size(&b->model);
-    unsigned char *buf = malloc(*len + 1);
-    onnx__model_proto__pack(&b->model, buf);
-    return buf;
-}
-
-/* Parse+prepare from a builder; returns status, fills err. (The builder's
- * allocations are deliberately leaked: tests run forked and short.) */
-static nnc_status mb_load(mb *b, nnc_model **m, char *err, size_t errlen)
-{
-    size_t len;
-    unsigned char *buf = mb_pack(b, &len);
-    nnc_status st = nnc_mdl_parse(m, buf, len, NULL, err, errlen);
-    free(buf);
-    if (st) return st;
-    st = nnc_mdl_prepare(*m, NULL, err, errlen);
-    if (st) {
-        nnc_mdl_destroy(*m);
-        *m = NULL;
-    }
-    return st;
-}
 
 /* y = x W^T + c with a 2x3 Gemm (transB), then Relu. */
 static void build_gemm_relu(mb *b, int storage)
@@ -757,18 +575,6 @@ static void f32_vs_f64(nnc_model *m, int batch, unsigned seed)
     free(x);
     free(y32);
     free(y64);
-}
-
-static Onnx__AttributeProto *attr_float(const char *name, float v)
-{
-    Onnx__AttributeProto *a = calloc(1, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = (char *)name;
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
-    a->has_f = 1;
-    a->f = v;
-    return a;
 }
 
 START_TEST(test_packed_gemm_paths)

@@ -119,10 +119,11 @@ START_TEST(test_linear_terms)
               "(assert (<= Y_2 Y_1))\n"                    /* -Y1 + Y2 <= 0 */
               "(assert (<= (* Y_0 3) (/ Y_2 2) (- 0.5)))\n" /* 3Y0 - 0.5Y2 <= 0, 0.5Y2 <= -0.5 */
               "(assert (< (- Y_1) (+ 1 Y_1 Y_1 (- 2))))\n" /* -3 Y1 <= -1, strict read as <= */
-              "(assert (= (+ Y_0 Y_2 (* -1 Y_2)) -0.25))\n"); /* Y0 <= -0.25, -Y0 <= 0.25 */
+              "(assert (= (+ Y_0 Y_2 (* -1 Y_2)) -0.25))\n" /* Y0 <= -0.25, -Y0 <= 0.25 */
+              "(assert (<= (/ Y_1 2 4) (* 0.5 2)))\n");     /* Y1/8 <= 1 */
     nnc_spec *s = must_parse(text);
     ck_assert_int_eq(nnc_spc_case_num_disjuncts(s, 0), 1);
-    ck_assert_int_eq(nnc_spc_disjunct_size(s, 0, 0), 8);
+    ck_assert_int_eq(nnc_spc_disjunct_size(s, 0, 0), 9);
     nnc_spc_lin l;
     nnc_spc_disjunct_con(s, 0, 0, 0, &l);
     expect_lin(&l, 2, (int[]){0, 1}, (double[]){-2, -1}, -3);
@@ -141,6 +142,8 @@ START_TEST(test_linear_terms)
     nnc_spc_disjunct_con(s, 0, 0, 7, &l);
     expect_lin(&l, 1, (int[]){0}, (double[]){-1}, 0.25);
     ck_assert(!signbit(l.rhs));
+    nnc_spc_disjunct_con(s, 0, 0, 8, &l);
+    expect_lin(&l, 1, (int[]){1}, (double[]){0.125}, 1);
     check_roundtrip(s);
     nnc_spc_destroy(s);
 }
@@ -294,41 +297,40 @@ END_TEST
 
 START_TEST(test_roundtrip_shapes)
 {
-    const char *bodies[] = {
-        /* no output constraint at all: every output is unsafe */
-        "(assert (<= X_0 1)) (assert (>= X_0 0))",
+    const char *texts[] = {
+        /* no output constraint at all: one disjunct with no constraint */
+        "(declare-const X_0 Real)(declare-const Y_0 Real)(assert (<= X_0 1)) (assert (>= X_0 0))",
         /* a true disjunct next to a real one */
-        "(assert (<= X_0 1)) (assert (>= X_0 0)) (assert (or (and) (<= Y_0 -1e-300)))",
+        "(declare-const X_0 Real)(declare-const Y_0 Real)(assert (<= X_0 1)) (assert (>= X_0 0))"
+        " (assert (or (and) (<= Y_0 -1e-300)))",
         /* several cases, one with an input constraint, one with an empty disjunct */
+        "(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
         "(assert (or (and (<= X_0 1) (>= X_0 0) (<= X_1 2) (>= X_1 1) (<= (+ X_0 (* -3 X_1)) 0.1) (<= Y_0 1))"
         " (and (<= X_0 5) (>= X_0 5) (<= X_1 0) (>= X_1 0))))",
         /* awkward numbers */
+        "(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)(declare-const Y_1 Real)"
         "(assert (<= X_0 1.7976931348623157e308)) (assert (>= X_0 -4.9406564584124654e-324))"
         " (assert (<= X_1 0.1)) (assert (>= X_1 -0.0))"
-        " (assert (<= (+ (* 0.1 Y_0) (* 3.0000000000000004 Y_1)) 0.30000000000000004))",
+        " (assert (<= (+ (* 0.1 Y_0) (* 3.0000000000000004 Y_1)) 0.30000000000000004))"
+        " (assert (>= (* -7 Y_1) -1e-310))",
     };
-    for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++) {
-        char text[4096], *p = decls(text, 2, 2);
-        if (b == 0) { /* only one input for the first body */
-            p = decls(text, 1, 2);
-        }
-        strcpy(p, bodies[b]);
-        if (b == 0 || b == 1) { /* declare X_1 too and bound it */
-            p = decls(text, 2, 2);
-            sprintf(p, "(assert (<= X_1 0)) (assert (>= X_1 0)) %s", bodies[b]);
-        }
-        nnc_spec *s = must_parse(text);
+    for (size_t b = 0; b < sizeof texts / sizeof texts[0]; b++) {
+        nnc_spec *s = must_parse(texts[b]);
         check_roundtrip(s);
+        if (b == 0) {
+            ck_assert_int_eq(nnc_spc_case_num_disjuncts(s, 0), 1);
+            ck_assert_int_eq(nnc_spc_disjunct_size(s, 0, 0), 0);
+            ck_assert_int_eq(nnc_spc_unsafe_disjunct(s, 0, (double[]){123}), 0);
+        }
+        if (b == 2) {
+            ck_assert_int_eq(nnc_spc_num_cases(s), 2);
+            ck_assert_int_eq(nnc_spc_case_num_input_cons(s, 0), 1);
+            ck_assert_int_eq(nnc_spc_case_num_input_cons(s, 1), 0);
+            ck_assert_int_eq(nnc_spc_disjunct_size(s, 1, 0), 0);
+        }
+        if (b == 3) ck_assert(!signbit(nnc_spc_case_lo(s, 0)[1]));
         nnc_spc_destroy(s);
     }
-    /* the first body: one disjunct with no constraint */
-    char text[1024], *p = decls(text, 1, 1);
-    strcpy(p, bodies[0]);
-    nnc_spec *s = must_parse(text);
-    ck_assert_int_eq(nnc_spc_case_num_disjuncts(s, 0), 1);
-    ck_assert_int_eq(nnc_spc_disjunct_size(s, 0, 0), 0);
-    ck_assert_int_eq(nnc_spc_unsafe_disjunct(s, 0, (double[]){123}), 0);
-    nnc_spc_destroy(s);
 }
 END_TEST
 
@@ -481,12 +483,13 @@ START_TEST(test_limits)
     strcpy(p, ")");
     s = must_parse(text);
     nnc_spc_destroy(s);
-    /* a million unclosed parentheses: no stack overflow */
+    /* a million unclosed (and: no stack overflow */
     size_t n = 1000000;
-    char *deep = malloc(n + 64);
+    char *deep = malloc(5 * n + 256);
     p = decls(deep, 1, 1);
-    memset(p, '(', n);
-    ck_assert_int_eq(nnc_spc_parse(&s, deep, (size_t)(p - deep) + n, err, sizeof err), NNC_STATUS_LIMIT);
+    p += sprintf(p, "(assert ");
+    for (size_t i = 0; i < n; i++) p += sprintf(p, "(and ");
+    ck_assert_int_eq(nnc_spc_parse(&s, deep, (size_t)(p - deep), err, sizeof err), NNC_STATUS_LIMIT);
     free(deep);
 
     /* 2^20 cases from 20 input disjunctions */
@@ -564,6 +567,30 @@ START_TEST(test_large_specs)
     ck_assert_double_eq(nnc_spc_case_lo(s, 17)[5], 17);
     ck_assert_msg(secs < 5.0, "300-box spec took %.2f s", secs);
     check_roundtrip(s);
+    nnc_spc_destroy(s);
+
+    /* wide operators: (* big-sum 2 2 ... 2), (/ ...), a 90000-way or, a long chain */
+    int nw = 90000;
+    p = decls(text, 1, 2);
+    p += sprintf(p, BOX "(assert (<= (* (+");
+    for (int i = 0; i < nw; i++) p += sprintf(p, " Y_%d", i & 1);
+    p += sprintf(p, ")");
+    for (int i = 0; i < nw; i++) p += sprintf(p, " 1");
+    p += sprintf(p, " 2) (/ 8");
+    for (int i = 0; i < 40; i++) p += sprintf(p, " 2");
+    p += sprintf(p, ")))\n(assert (or");
+    for (int i = 0; i < nw; i++) p += sprintf(p, " (<= Y_0 %d)", i);
+    p += sprintf(p, "))\n(assert (<= -1 -0.5");
+    for (int i = 0; i < nw; i++) p += sprintf(p, " 0");
+    p += sprintf(p, "))\n");
+    t0 = clock();
+    ck_assert_int_eq(nnc_spc_parse(&s, text, (size_t)(p - text), err, sizeof err), NNC_STATUS_OK);
+    secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    ck_assert_msg(secs < 5.0, "wide operators took %.2f s", secs);
+    ck_assert_int_eq(nnc_spc_case_num_disjuncts(s, 0), nw);
+    nnc_spc_lin l;
+    nnc_spc_disjunct_con(s, 0, 7, 0, &l);
+    expect_lin(&l, 2, (int[]){0, 1}, (double[]){nw, nw}, ldexp(1, -37));
     nnc_spc_destroy(s);
     free(text);
 }
@@ -771,8 +798,6 @@ START_TEST(test_mnist_fc_known)
         int lo = other < 4 ? other : 4, hi = other < 4 ? 4 : other;
         expect_lin(&l, 2, (int[]){lo, hi}, (double[]){lo == 4 ? 1 : -1, hi == 4 ? 1 : -1}, 0);
     }
-    double dims_err[1];
-    (void)dims_err;
     char err[NNC_ERRBUF_SIZE];
     ck_assert_int_eq(nnc_spc_check_model_dims(s, 784, 10, err, sizeof err), NNC_STATUS_OK);
     nnc_spc_destroy(s);

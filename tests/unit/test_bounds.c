@@ -1,0 +1,292 @@
+/* Soundness of the bound propagation (verifier/bounds.c):
+ *  - on random small networks (Gemm, ReLU, LeakyReLU, Sigmoid, Tanh), the fast
+ *    interval bounds contain interval bounds computed with MPFR at 256 bits
+ *    with directed rounding (an independent reference);
+ *  - 10^5 concrete samples of each network (float64 runtime) lie inside the
+ *    CROWN output bounds, and every linear objective's sampled value is at
+ *    least its certified lower bound;
+ *  - CROWN is at least as tight as IBP on the objectives. */
+#include "models/model.h"
+#include "tests/unit/onnx_builder.h"
+#include "verifier/bounds_impl.h"
+
+#include <check.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static unsigned seed;
+
+static double urand(void) { return (double)rand() / RAND_MAX; }
+
+typedef struct net {
+    int n0, n1, n2, n3; /* widths */
+    int act;            /* second activation: 0 relu, 1 leaky 0.1, 2 sigmoid, 3 tanh */
+    float *W1, *b1, *W2, *b2, *W3, *b3;
+} net;
+
+static void random_net(net *t, int act)
+{
+    t->n0 = 3 + rand() % 4;
+    t->n1 = 4 + rand() % 8;
+    t->n2 = 4 + rand() % 8;
+    t->n3 = 2 + rand() % 3;
+    t->act = act;
+    float **ps[6] = {&t->W1, &t->b1, &t->W2, &t->b2, &t->W3, &t->b3};
+    int sz[6] = {t->n1 * t->n0, t->n1, t->n2 * t->n1, t->n2, t->n3 * t->n2, t->n3};
+    for (int k = 0; k < 6; k++) {
+        *ps[k] = malloc(sizeof(float) * (size_t)sz[k]);
+        for (int j = 0; j < sz[k]; j++) (*ps[k])[j] = (float)(urand() * 2 - 1);
+    }
+}
+
+static nnc_model *build(const net *t)
+{
+    static const char *g1i[3] = {"x", "W1", "b1"}, *g1o[1] = {"h1"}, *r1i[1] = {"h1"}, *r1o[1] = {"a1"};
+    static const char *g2i[3] = {"a1", "W2", "b2"}, *g2o[1] = {"h2"}, *r2i[1] = {"h2"}, *r2o[1] = {"a2"};
+    static const char *g3i[3] = {"a2", "W3", "b3"}, *g3o[1] = {"y"};
+    static const char *acts[4] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh"};
+    int64_t xd[2] = {1, t->n0}, w1d[2] = {t->n1, t->n0}, b1d[1] = {t->n1}, w2d[2] = {t->n2, t->n1}, b2d[1] = {t->n2},
+            w3d[2] = {t->n3, t->n2}, b3d[1] = {t->n3};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("W1", 2, w1d, t->W1, (size_t)(t->n1 * t->n0));
+    b.inits[1] = tensor_floats("b1", 1, b1d, t->b1, (size_t)t->n1);
+    b.inits[2] = tensor_floats("W2", 2, w2d, t->W2, (size_t)(t->n2 * t->n1));
+    b.inits[3] = tensor_floats("b2", 1, b2d, t->b2, (size_t)t->n2);
+    b.inits[4] = tensor_floats("W3", 2, w3d, t->W3, (size_t)(t->n3 * t->n2));
+    b.inits[5] = tensor_floats("b3", 1, b3d, t->b3, (size_t)t->n3);
+    b.graph.n_initializer = 6;
+    Onnx__NodeProto *g1 = node("Gemm", "g1", 3, g1i, 1, g1o), *g2 = node("Gemm", "g2", 3, g2i, 1, g2o),
+                    *g3 = node("Gemm", "g3", 3, g3i, 1, g3o);
+    node_attr(g1, attr_int("transB", 1));
+    node_attr(g2, attr_int("transB", 1));
+    node_attr(g3, attr_int("transB", 1));
+    Onnx__NodeProto *a2 = node(acts[t->act], "act2", 1, r2i, 1, r2o);
+    if (t->act == 1) node_attr(a2, attr_float("alpha", 0.1f));
+    b.nodes[0] = g1;
+    b.nodes[1] = node("Relu", "act1", 1, r1i, 1, r1o);
+    b.nodes[2] = g2;
+    b.nodes[3] = a2;
+    b.nodes[4] = g3;
+    b.graph.n_node = 5;
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return m;
+}
+
+/* MPFR interval propagation with directed rounding. */
+static void mp_affine(int no, int ni, const float *W, const float *bias, mpfr_t *lo, mpfr_t *hi, mpfr_t *olo, mpfr_t *ohi)
+{
+    mpfr_t t;
+    mpfr_init2(t, 256);
+    for (int j = 0; j < no; j++) {
+        mpfr_set_d(olo[j], bias[j], MPFR_RNDD);
+        mpfr_set_d(ohi[j], bias[j], MPFR_RNDU);
+        for (int i = 0; i < ni; i++) {
+            double w = W[j * ni + i];
+            mpfr_mul_d(t, w >= 0 ? lo[i] : hi[i], w, MPFR_RNDD);
+            mpfr_add(olo[j], olo[j], t, MPFR_RNDD);
+            mpfr_mul_d(t, w >= 0 ? hi[i] : lo[i], w, MPFR_RNDU);
+            mpfr_add(ohi[j], ohi[j], t, MPFR_RNDU);
+        }
+    }
+    mpfr_clear(t);
+}
+
+static void mp_act(int act, int n, mpfr_t *v, mpfr_rnd_t rnd)
+{
+    mpfr_t t;
+    mpfr_init2(t, 256);
+    mpfr_rnd_t opp = rnd == MPFR_RNDD ? MPFR_RNDU : MPFR_RNDD;
+    for (int j = 0; j < n; j++) {
+        switch (act) {
+        case 0:
+            if (mpfr_sgn(v[j]) < 0) mpfr_set_zero(v[j], 1);
+            break;
+        case 1:
+            if (mpfr_sgn(v[j]) < 0) mpfr_mul_d(v[j], v[j], (double)0.1f, rnd);
+            break;
+        case 2: /* 1 / (1 + exp(-x)) */
+            mpfr_neg(t, v[j], MPFR_RNDN);
+            mpfr_exp(t, t, opp);
+            mpfr_add_ui(t, t, 1, opp);
+            mpfr_ui_div(v[j], 1, t, rnd);
+            break;
+        default:
+            mpfr_tanh(v[j], v[j], rnd);
+            break;
+        }
+    }
+    mpfr_clear(t);
+}
+
+static mpfr_t *mp_vec(int n)
+{
+    mpfr_t *v = malloc(sizeof(mpfr_t) * (size_t)n);
+    for (int j = 0; j < n; j++) mpfr_init2(v[j], 256);
+    return v;
+}
+
+START_TEST(test_random_networks)
+{
+    char err[NNC_ERRBUF_SIZE];
+    for (int trial = 0; trial < 24; trial++) {
+        net t;
+        random_net(&t, trial % 4);
+        nnc_model *m = build(&t);
+        double lo[8], hi[8];
+        for (int i = 0; i < t.n0; i++) {
+            double c = urand() * 2 - 1, r = urand() * (trial % 3 == 0 ? 1.0 : 0.1);
+            lo[i] = c - r;
+            hi[i] = c + r;
+        }
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        /* IBP against MPFR */
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 0), NNC_STATUS_OK);
+        mpfr_t *x0l = mp_vec(t.n0), *x0h = mp_vec(t.n0), *l1 = mp_vec(t.n1), *h1 = mp_vec(t.n1), *l2 = mp_vec(t.n2),
+               *h2 = mp_vec(t.n2), *l3 = mp_vec(t.n3), *h3 = mp_vec(t.n3);
+        for (int i = 0; i < t.n0; i++) {
+            mpfr_set_d(x0l[i], lo[i], MPFR_RNDD);
+            mpfr_set_d(x0h[i], hi[i], MPFR_RNDU);
+        }
+        mp_affine(t.n1, t.n0, t.W1, t.b1, x0l, x0h, l1, h1);
+        mp_act(0, t.n1, l1, MPFR_RNDD);
+        mp_act(0, t.n1, h1, MPFR_RNDU);
+        mp_affine(t.n2, t.n1, t.W2, t.b2, l1, h1, l2, h2);
+        mp_act(t.act, t.n2, l2, MPFR_RNDD);
+        mp_act(t.act, t.n2, h2, MPFR_RNDU);
+        mp_affine(t.n3, t.n2, t.W3, t.b3, l2, h2, l3, h3);
+        const double *olo = nnc_bnd_out_lo(b), *ohi = nnc_bnd_out_hi(b);
+        for (int j = 0; j < t.n3; j++) {
+            ck_assert_msg(mpfr_cmp_d(l3[j], olo[j]) >= 0, "seed %u trial %d: IBP lower %.17g above MPFR %.17g", seed, trial,
+                          olo[j], mpfr_get_d(l3[j], MPFR_RNDD));
+            ck_assert_msg(mpfr_cmp_d(h3[j], ohi[j]) <= 0, "seed %u trial %d: IBP upper %.17g below MPFR %.17g", seed, trial,
+                          ohi[j], mpfr_get_d(h3[j], MPFR_RNDU));
+            /* and not much looser: the fast bounds are IBP too */
+            double w = mpfr_get_d(h3[j], MPFR_RNDU) - mpfr_get_d(l3[j], MPFR_RNDD);
+            ck_assert(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-12);
+        }
+        /* CROWN: objectives y_j and y_0 - y_j */
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        int nobj = 2 * t.n3;
+        double *C = calloc((size_t)(nobj * t.n3), sizeof(double)), d[16] = {0}, lower[16], ibp_lower[16];
+        for (int j = 0; j < t.n3; j++) {
+            C[j * t.n3 + j] = 1;
+            C[(t.n3 + j) * t.n3 + 0] += 1;
+            C[(t.n3 + j) * t.n3 + j] -= 1;
+        }
+        ck_assert_int_eq(nnc_bnd_linear_lower(b, nobj, C, d, lower, NULL), NNC_STATUS_OK);
+        double clo[8], chi[8];
+        memcpy(clo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)t.n3);
+        memcpy(chi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)t.n3);
+        for (int o = 0; o < nobj; o++) { /* CROWN never looser than IBP (taken as a max) */
+            double s = 0;
+            for (int j = 0; j < t.n3; j++) s += C[o * t.n3 + j] >= 0 ? C[o * t.n3 + j] * clo[j] : C[o * t.n3 + j] * chi[j];
+            ibp_lower[o] = s;
+            ck_assert(lower[o] >= ibp_lower[o] - 1e-9 * (1 + fabs(s)));
+        }
+        /* 10^5 samples */
+        nnc_runtime *rt;
+        int batch = 1000;
+        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, batch, err, sizeof err), NNC_STATUS_OK);
+        double *xs = malloc(sizeof(double) * (size_t)(batch * t.n0)), *ys = malloc(sizeof(double) * (size_t)(batch * t.n3));
+        for (int rep = 0; rep < 100; rep++) {
+            for (int s = 0; s < batch; s++)
+                for (int i = 0; i < t.n0; i++) {
+                    double u = urand();
+                    xs[s * t.n0 + i] = (s % 10 == 0) ? (u < 0.5 ? lo[i] : hi[i]) : lo[i] + u * (hi[i] - lo[i]);
+                }
+            const void *in[1] = {xs};
+            void *out[1] = {ys};
+            ck_assert_int_eq(nnc_rt_run(rt, batch, in, out, err, sizeof err), NNC_STATUS_OK);
+            /* (plain comparisons: a Check assertion per sample would dominate the run time) */
+            for (int s = 0; s < batch; s++) {
+                const double *y = ys + s * t.n3;
+                for (int j = 0; j < t.n3; j++)
+                    if (!(y[j] >= clo[j] && y[j] <= chi[j]))
+                        ck_abort_msg("seed %u trial %d: sample output %.17g outside [%.17g, %.17g]", seed, trial, y[j], clo[j], chi[j]);
+                for (int o = 0; o < nobj; o++) {
+                    double v = 0;
+                    for (int j = 0; j < t.n3; j++) v += C[o * t.n3 + j] * y[j];
+                    /* the sample is computed in float64 (rounded); allow its own rounding */
+                    if (!(v >= lower[o] - 1e-12 * (1 + fabs(v))))
+                        ck_abort_msg("seed %u trial %d: objective %d value %.17g below bound %.17g", seed, trial, o, v, lower[o]);
+                }
+            }
+        }
+        nnc_rt_destroy(rt);
+        free(xs);
+        free(ys);
+        free(C);
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+    }
+}
+END_TEST
+
+/* The zoo CNN (Conv, folded BatchNorm, MaxPool, Gemm) on a small box around
+ * the sample image: samples inside the bounds. */
+START_TEST(test_zoo_cnn_samples)
+{
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    ck_assert_int_eq(nnc_mdl_load(&m, "models/zoo/cnn.onnx", err, sizeof err), NNC_STATUS_OK);
+    nnc_inputs in;
+    ck_assert_int_eq(nnc_mdl_read_inputs(m, "models/zoo/sample_input.json", &in, err, sizeof err), NNC_STATUS_OK);
+    double lo[784], hi[784];
+    for (int i = 0; i < 784; i++) {
+        lo[i] = fmax(0.0, in.data[0][i] - 0.01);
+        hi[i] = fmin(1.0, in.data[0][i] + 0.01);
+    }
+    nnc_bnd *b;
+    ck_assert_msg(nnc_bnd_create(&b, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+    const double *olo = nnc_bnd_out_lo(b), *ohi = nnc_bnd_out_hi(b);
+    nnc_runtime *rt;
+    int batch = 200;
+    ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, batch, err, sizeof err), NNC_STATUS_OK);
+    double *xs = malloc(sizeof(double) * 784 * (size_t)batch), ys[2000];
+    for (int rep = 0; rep < 10; rep++) {
+        for (int s = 0; s < batch; s++)
+            for (int i = 0; i < 784; i++) xs[s * 784 + i] = lo[i] + urand() * (hi[i] - lo[i]);
+        const void *ip[1] = {xs};
+        void *op[1] = {ys};
+        ck_assert_int_eq(nnc_rt_run(rt, batch, ip, op, err, sizeof err), NNC_STATUS_OK);
+        for (int k = 0; k < batch * 10; k++)
+            if (!(ys[k] >= olo[k % 10] && ys[k] <= ohi[k % 10])) ck_abort_msg("sample %d output %d outside its bounds", k / 10, k % 10);
+    }
+    /* the label's margin is certified positive for so small a box? just check ordering sanity */
+    for (int j = 0; j < 10; j++) ck_assert(olo[j] <= ohi[j]);
+    free(xs);
+    nnc_rt_destroy(rt);
+    nnc_bnd_destroy(b);
+    nnc_inputs_free(&in);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+int main(void)
+{
+    const char *s = getenv("NNC_TEST_SEED");
+    seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
+    printf("test_bounds: seed %u (set NNC_TEST_SEED to replay)\n", seed);
+    srand(seed);
+    Suite *su = suite_create("bounds");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_random_networks);
+    tcase_add_test(tc, test_zoo_cnn_samples);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

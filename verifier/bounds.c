@@ -1,0 +1,922 @@
+/* Sound interval and linear (CROWN-style) bounds over the IR.
+ *
+ * Rounding.  All arithmetic is IEEE double in round-to-nearest.  With
+ * u = 2^-53 and K the largest fan-in of any operator, GAMMA = (K + 16) * 2u
+ * bounds the relative error of every dot product and product we form
+ * (|fl(sum a_i b_i) - sum a_i b_i| <= gamma_K sum |a_i b_i|, Higham 3.5).
+ *
+ * Each node carries an error-weight vector ew (one entry per output element):
+ * for a linear node y = sum_s J_s x_s + b it is  sum_s |J_s| m_s + |b|, with
+ * m_s = max(|lo|, |hi|) of input s; for a relaxed nonlinear node it is
+ * max(|slope|) m + max(|intercept|).  Back-substituting objective rows L
+ * through the node commits an absolute error of at most GAMMA * |L| . ew per
+ * row, which is accumulated in err[] and subtracted at the end, together with
+ * the error of the final concretisation over the input box.  Interval bounds
+ * (IBP) use the same weights: [c - r - GAMMA * ew', c + r + GAMMA * ew'].
+ * The sums that form err and ew are nonnegative and are inflated by
+ * (1 + GAMMA) before use.  Elementwise transcendental functions (sigmoid,
+ * tanh) are evaluated by libm, whose error is below 4 ulp; their bounds are
+ * widened by NNC_LIBM_REL relative plus NNC_LIBM_ABS absolute. */
+#include "verifier/bounds_impl.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NNC_LIBM_REL (64 * DBL_EPSILON)
+#define NNC_LIBM_ABS 1e-300
+#define NNC_BND_CHUNK 128 /* neurons per back-substitution batch */
+
+typedef struct node_info {
+    int lin;          /* 1 linear in its run-time inputs, 0 relaxed nonlinear */
+    double *wt;       /* GEMM/MATMUL: effective weights [K][N] (alpha folded) */
+    double *wabs;     /* |wt| */
+    double *bias;     /* constant term per output element, or NULL */
+    int64_t *ia, *ib; /* index maps: output element -> input element (slot 0 / 1), -1 none */
+    double *ew;       /* error weights, numel(out) */
+    /* relaxation of a nonlinear node, numel(out) each */
+    double *al, *bl, *au, *bu;
+    int64_t *arg;     /* MAXPOOL: chosen input index; -1 */
+    int64_t rows, K, N; /* GEMM/MATMUL geometry */
+} node_info;
+
+struct nnc_bnd {
+    const nnc_model *m;
+    int in_v, out_v, nv;
+    double gamma;
+    double **lo, **hi;   /* per value: numel bounds (constants: NULL) */
+    double **L;          /* per value: back-substitution rows (scratch) */
+    node_info *ni;       /* per node (index into m->nodes) */
+    int *pos;            /* per value: position of its producer in m->order, -1 */
+    unsigned char *needs_crown; /* per value: feeds a nonlinear node */
+    const double *box_lo, *box_hi;
+};
+
+static double up(double x) { return x + fabs(x) * 4 * DBL_EPSILON + 4.9e-324; }
+static double down(double x) { return x - fabs(x) * 4 * DBL_EPSILON - 4.9e-324; }
+
+static int is_var(const nnc_bnd *b, int v) { return v >= 0 && b->m->vals[v].kind != NNC_VAL_CONST; }
+static const nnc_value *V(const nnc_bnd *b, int v) { return &b->m->vals[v]; }
+
+int64_t nnc_bnd_num_inputs(const nnc_bnd *b) { return V(b, b->in_v)->numel; }
+int64_t nnc_bnd_num_outputs(const nnc_bnd *b) { return V(b, b->out_v)->numel; }
+const double *nnc_bnd_out_lo(const nnc_bnd *b) { return b->lo[b->out_v]; }
+const double *nnc_bnd_out_hi(const nnc_bnd *b) { return b->hi[b->out_v]; }
+
+static void strides(int rank, const int64_t *dims, int64_t *st)
+{
+    int64_t s = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= dims[d];
+    }
+}
+
+/* Broadcast map: output element j of `out` -> element of operand `a`. */
+static int64_t *broadcast_map(const nnc_value *out, const nnc_value *a)
+{
+    int64_t *map = malloc((size_t)(out->numel + 1) * sizeof(int64_t));
+    if (map == NULL) return NULL;
+    int64_t so[NNC_MAX_RANK], sa[NNC_MAX_RANK], ta[NNC_MAX_RANK];
+    strides(out->rank, out->dims, so);
+    strides(a->rank, a->dims, ta);
+    for (int d = 0; d < out->rank; d++) {
+        int da = d - (out->rank - a->rank);
+        sa[d] = (da >= 0 && a->dims[da] != 1) ? ta[da] : 0;
+    }
+    for (int64_t j = 0; j < out->numel; j++) {
+        int64_t rem = j, off = 0;
+        for (int d = 0; d < out->rank; d++) {
+            int64_t i = rem / so[d];
+            rem -= i * so[d];
+            off += i * sa[d];
+        }
+        map[j] = off;
+    }
+    return map;
+}
+
+/* Output element -> input element maps of data-movement nodes (-1: padding). */
+static int64_t *movement_map(const nnc_model *m, const nnc_node *n)
+{
+    const nnc_value *vi = &m->vals[n->in[0]], *vo = &m->vals[n->out[0]];
+    int64_t *map = malloc((size_t)(vo->numel + 1) * sizeof(int64_t));
+    if (map == NULL) return NULL;
+    int r = vi->rank;
+    int64_t si[NNC_MAX_RANK], so[NNC_MAX_RANK];
+    strides(r, vi->dims, si);
+    strides(vo->rank, vo->dims, so);
+    for (int64_t j = 0; j < vo->numel; j++) {
+        if (n->op != NNC_OP_TRANSPOSE && n->op != NNC_OP_SLICE && n->op != NNC_OP_PAD) {
+            map[j] = j; /* reshape-like: same flat order */
+            continue;
+        }
+        int64_t rem = j, off = 0;
+        int outside = 0;
+        for (int d = 0; d < vo->rank; d++) {
+            int64_t i = rem / so[d];
+            rem -= i * so[d];
+            if (n->op == NNC_OP_TRANSPOSE) off += i * si[n->p[d]];
+            else if (n->op == NNC_OP_SLICE) off += (n->p[d] + i * n->p[8 + d]) * si[d];
+            else {
+                int64_t s = i - n->p[d];
+                if (s < 0 || s >= vi->dims[d]) outside = 1;
+                off += s * si[d];
+            }
+        }
+        map[j] = outside ? -1 : off;
+    }
+    return map;
+}
+
+static int supported(const nnc_bnd *b, const nnc_node *n)
+{
+    int a = is_var(b, n->in[0]), c = n->n_in > 1 ? is_var(b, n->in[1]) : 0;
+    switch (n->op) {
+    case NNC_OP_ADD: case NNC_OP_SUB: return a || c;
+    case NNC_OP_MUL: return a != c;
+    case NNC_OP_DIV: return a && !c;
+    case NNC_OP_GEMM: return a && !c && !n->p[0] && (n->n_in < 3 || n->in[2] < 0 || !is_var(b, n->in[2]));
+    case NNC_OP_MATMUL: {
+        const nnc_value *x = V(b, n->in[0]), *w = V(b, n->in[1]);
+        if (a && !c) return w->rank <= 2 && !w->sparse;
+        if (!a && c) return x->sparse != NULL;
+        return 0;
+    }
+    case NNC_OP_CONV:
+        return a && !c && (n->n_in < 3 || n->in[2] < 0 || !is_var(b, n->in[2]));
+    case NNC_OP_BATCHNORM:
+        for (int i = 1; i < 5; i++)
+            if (is_var(b, n->in[i])) return 0;
+        return a;
+    case NNC_OP_PAD: return a && n->p[16] == 0;
+    case NNC_OP_LEAKYRELU: return a && n->fp[0] >= 0 && n->fp[0] <= 1; /* relaxation needs 0 <= alpha <= 1 */
+    case NNC_OP_RELU: case NNC_OP_SIGMOID: case NNC_OP_TANH:
+    case NNC_OP_MAXPOOL: case NNC_OP_AVERAGEPOOL: case NNC_OP_GLOBALAVERAGEPOOL:
+    case NNC_OP_FLATTEN: case NNC_OP_RESHAPE: case NNC_OP_IDENTITY: case NNC_OP_DROPOUT:
+    case NNC_OP_SQUEEZE: case NNC_OP_UNSQUEEZE: case NNC_OP_TRANSPOSE: case NNC_OP_SLICE:
+        return a;
+    default:
+        return 0;
+    }
+}
+
+void nnc_bnd_destroy(nnc_bnd *b)
+{
+    if (b == NULL) return;
+    for (int v = 0; v < b->nv; v++) {
+        if (b->lo) free(b->lo[v]);
+        if (b->hi) free(b->hi[v]);
+        if (b->L) free(b->L[v]);
+    }
+    if (b->ni)
+        for (int k = 0; k < b->m->n_nodes; k++) {
+            node_info *x = &b->ni[k];
+            free(x->wt); free(x->wabs); free(x->bias); free(x->ia); free(x->ib); free(x->ew);
+            free(x->al); free(x->bl); free(x->au); free(x->bu); free(x->arg);
+        }
+    free(b->lo); free(b->hi); free(b->L); free(b->ni); free(b->pos); free(b->needs_crown);
+    free(b);
+}
+
+static int64_t fan_in(const nnc_model *m, const nnc_node *n)
+{
+    switch (n->op) {
+    case NNC_OP_GEMM: return n->p[4] + 1;
+    case NNC_OP_MATMUL: {
+        const nnc_value *x = &m->vals[n->in[0]];
+        return (x->sparse ? x->sparse->cols : x->dims[x->rank - 1]) + 1;
+    }
+    case NNC_OP_CONV: {
+        const nnc_value *w = &m->vals[n->in[1]];
+        return w->numel / (w->dims[0] ? w->dims[0] : 1) + 1;
+    }
+    case NNC_OP_AVERAGEPOOL: return n->p[0] * (n->p[11] == 2 ? n->p[1] : 1);
+    case NNC_OP_GLOBALAVERAGEPOOL: {
+        const nnc_value *x = &m->vals[n->in[0]];
+        return x->numel / ((x->dims[0] * x->dims[1]) != 0 ? x->dims[0] * x->dims[1] : 1);
+    }
+    default: return 2;
+    }
+}
+
+nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (m->n_inputs != 1 || m->n_outputs != 1)
+        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "the verifier needs a model with one input and one output (this one has %d and %d)",
+                       m->n_inputs, m->n_outputs);
+    nnc_bnd *b = calloc(1, sizeof *b);
+    if (b == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    b->m = m;
+    b->nv = m->n_vals;
+    b->in_v = m->inputs[0];
+    b->out_v = m->outputs[0];
+    if (!nnc_dtype_is_float(V(b, b->in_v)->dtype) || !nnc_dtype_is_float(V(b, b->out_v)->dtype)) {
+        nnc_bnd_destroy(b);
+        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "the verifier needs float input and output");
+    }
+    b->lo = calloc((size_t)b->nv, sizeof(double *));
+    b->hi = calloc((size_t)b->nv, sizeof(double *));
+    b->L = calloc((size_t)b->nv, sizeof(double *));
+    b->ni = calloc((size_t)m->n_nodes + 1, sizeof(node_info));
+    b->pos = malloc((size_t)b->nv * sizeof(int));
+    b->needs_crown = calloc((size_t)b->nv, 1);
+    if (!b->lo || !b->hi || !b->L || !b->ni || !b->pos || !b->needs_crown) goto nomem;
+    for (int v = 0; v < b->nv; v++) b->pos[v] = -1;
+    int64_t kmax = 2;
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        node_info *x = &b->ni[m->order[t]];
+        b->pos[n->out[0]] = t;
+        if (!supported(b, n)) {
+            nnc_status st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED,
+                                    "node '%s': the verifier has no sound bound transformer for %s with these operands",
+                                    n->name, n->op_type);
+            nnc_bnd_destroy(b);
+            return st;
+        }
+        int64_t f = fan_in(m, n);
+        if (f > kmax) kmax = f;
+        int64_t no = V(b, n->out[0])->numel;
+        x->lin = !(n->op == NNC_OP_RELU || n->op == NNC_OP_LEAKYRELU || n->op == NNC_OP_SIGMOID || n->op == NNC_OP_TANH ||
+                   n->op == NNC_OP_MAXPOOL);
+        if (!x->lin) {
+            b->needs_crown[n->in[0]] = 1;
+            x->al = malloc((size_t)(no + 1) * sizeof(double));
+            x->bl = malloc((size_t)(no + 1) * sizeof(double));
+            x->au = malloc((size_t)(no + 1) * sizeof(double));
+            x->bu = malloc((size_t)(no + 1) * sizeof(double));
+            if (!x->al || !x->bl || !x->au || !x->bu) goto nomem;
+            if (n->op == NNC_OP_MAXPOOL && !(x->arg = malloc((size_t)(no + 1) * sizeof(int64_t)))) goto nomem;
+        }
+        x->ew = calloc((size_t)no + 1, sizeof(double));
+        if (x->ew == NULL) goto nomem;
+        switch (n->op) {
+        case NNC_OP_ADD: case NNC_OP_SUB: case NNC_OP_MUL: case NNC_OP_DIV:
+            x->ia = broadcast_map(V(b, n->out[0]), V(b, n->in[0]));
+            x->ib = broadcast_map(V(b, n->out[0]), V(b, n->in[1]));
+            if (!x->ia || !x->ib) goto nomem;
+            break;
+        case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD:
+            if (!(x->ia = movement_map(m, n))) goto nomem;
+            break;
+        case NNC_OP_GEMM: case NNC_OP_MATMUL: {
+            const nnc_value *a = V(b, n->in[0]), *w = V(b, n->in[1]);
+            if (a->sparse) break;
+            int64_t K, N;
+            if (n->op == NNC_OP_GEMM) {
+                K = n->p[4];
+                N = n->p[3];
+            } else {
+                K = w->dims[0];
+                N = w->rank == 1 ? 1 : w->dims[1];
+            }
+            x->K = K;
+            x->N = N;
+            x->rows = K ? a->numel / K : 0;
+            x->wt = malloc((size_t)(K * N + 1) * sizeof(double));
+            if (x->wt == NULL) goto nomem;
+            double alpha = n->op == NNC_OP_GEMM ? n->fp[0] : 1.0;
+            int tb = n->op == NNC_OP_GEMM && n->p[1];
+            for (int64_t k = 0; k < K; k++)
+                for (int64_t j = 0; j < N; j++) x->wt[k * N + j] = alpha * (tb ? w->f[j * K + k] : w->f[k * N + j]);
+            x->wabs = malloc((size_t)(K * N + 1) * sizeof(double));
+            if (x->wabs == NULL) goto nomem;
+            for (int64_t k = 0; k < K * N; k++) x->wabs[k] = fabs(x->wt[k]);
+            if (n->op == NNC_OP_GEMM && n->n_in > 2 && n->in[2] >= 0 && n->fp[1] != 0) {
+                const nnc_value *c = V(b, n->in[2]);
+                int64_t M = n->p[2], mode = n->p[5];
+                x->bias = malloc((size_t)(M * N + 1) * sizeof(double));
+                if (x->bias == NULL) goto nomem;
+                for (int64_t i = 0; i < M; i++)
+                    for (int64_t j = 0; j < N; j++)
+                        x->bias[i * N + j] = n->fp[1] * c->f[((mode & 1) ? i * ((mode & 2) ? N : 1) : 0) + ((mode & 2) ? j : 0)];
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    /* gamma must cover the longest sum formed: fan-ins, and the sums over all
+     * elements of a value in back-substitution and concretisation */
+    for (int v = 0; v < b->nv; v++)
+        if (V(b, v)->numel + 1 > kmax) kmax = V(b, v)->numel + 1;
+    b->gamma = (double)(kmax + 16) * DBL_EPSILON;
+    for (int v = 0; v < b->nv; v++) {
+        if (V(b, v)->kind == NNC_VAL_CONST) continue;
+        int64_t n = V(b, v)->numel;
+        b->lo[v] = malloc((size_t)(n + 1) * sizeof(double));
+        b->hi[v] = malloc((size_t)(n + 1) * sizeof(double));
+        if (!b->lo[v] || !b->hi[v]) goto nomem;
+    }
+    *out = b;
+    return NNC_STATUS_OK;
+nomem:
+    nnc_bnd_destroy(b);
+    return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory while preparing the bounds");
+}
+
+/* ------------------------------------------------------------------------
+ * Linear nodes as  y = sum_s J_s x_s + bias.  lin_apply computes, for the
+ * run-time input in slot s, y += J_s x (mode 0) or y += |J_s| x (mode 1);
+ * lin_back computes Lin += L J_s (mode 0) or |L| |J_s| (mode 1) for nobj rows.
+ * Constant operands contribute to lin_bias. */
+
+static double conv_w(const nnc_value *w, int64_t co, int64_t ci, int64_t ky, int64_t kx, int64_t KH, int64_t KW)
+{
+    (void)w;
+    return w->f[((co * w->dims[1] + ci) * KH + ky) * KW + kx];
+}
+
+typedef struct cgeom { int64_t N, C, H, W, M, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G; } cgeom;
+static void conv_geom(const nnc_bnd *b, const nnc_node *n, cgeom *g)
+{
+    const nnc_value *x = V(b, n->in[0]), *y = V(b, n->out[0]);
+    int two = n->p[11] == 2;
+    g->N = x->dims[0]; g->C = x->dims[1]; g->H = x->dims[2]; g->W = two ? x->dims[3] : 1;
+    g->M = y->dims[1]; g->OH = y->dims[2]; g->OW = two ? y->dims[3] : 1;
+    g->KH = n->p[0]; g->KW = two ? n->p[1] : 1; g->SH = n->p[2]; g->SW = two ? n->p[3] : 1;
+    g->PT = n->p[4]; g->PL = two ? n->p[5] : 0; g->DH = n->p[8]; g->DW = two ? n->p[9] : 1;
+    g->G = n->op == NNC_OP_CONV ? n->p[10] : 1;
+}
+
+/* One linear node, applied forward to one vector (rows = 1) or backward to
+ * nobj rows.  fwd: y[no] += J x[ni]; back: Lin[o][ni] += L[o][no] J. */
+static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int mode, int nobj, const double *src, double *dst)
+{
+    const nnc_model *m = b->m;
+    const node_info *x = &b->ni[n - m->nodes];
+    const nnc_value *vi = V(b, n->in[slot]), *vo = V(b, n->out[0]);
+    int64_t ni = vi->numel, no = vo->numel;
+    switch (n->op) {
+    case NNC_OP_GEMM: case NNC_OP_MATMUL:
+        if (vi->sparse == NULL && !(n->op == NNC_OP_MATMUL && slot == 1)) {
+            const double *W = mode ? x->wabs : x->wt;
+            const double *S = src;
+            double *Sa = NULL;
+            int64_t rows = x->rows * nobj;
+            int64_t slen = back ? rows * x->N : rows * x->K;
+            if (mode) {
+                Sa = malloc((size_t)(slen + 1) * sizeof(double));
+                if (Sa == NULL) abort();
+                for (int64_t k = 0; k < slen; k++) Sa[k] = fabs(src[k]);
+                S = Sa;
+            }
+            if (rows && x->K && x->N) {
+                if (back) /* Lin[rows x K] += L[rows x N] W^T */
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)x->K, (int)x->N, 1.0, S, (int)x->N, W,
+                                (int)x->N, 1.0, dst, (int)x->K);
+                else
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)x->N, (int)x->K, 1.0, S, (int)x->K, W,
+                                (int)x->N, 1.0, dst, (int)x->N);
+            }
+            free(Sa);
+            return;
+        } else {
+            /* sparse constant A [R,K] times run-time X [K,Nc] */
+            const nnc_csr *A = V(b, n->in[0])->sparse;
+            const nnc_value *X = V(b, n->in[1]);
+            int64_t Nc = X->rank == 1 ? 1 : X->dims[1];
+            for (int o = 0; o < nobj; o++) {
+                const double *s = src + (size_t)o * (back ? no : ni);
+                double *d = dst + (size_t)o * (back ? ni : no);
+                for (int64_t r = 0; r < A->rows; r++)
+                    for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+                        double a = mode ? fabs(A->val[k]) : A->val[k];
+                        for (int64_t j = 0; j < Nc; j++) {
+                            if (back) d[A->col[k] * Nc + j] += (mode ? fabs(s[r * Nc + j]) : s[r * Nc + j]) * a;
+                            else d[r * Nc + j] += a * s[A->col[k] * Nc + j];
+                        }
+                    }
+            }
+            return;
+        }
+    default:
+        break;
+    }
+    for (int o = 0; o < nobj; o++) {
+        const double *s = src + (size_t)o * (back ? no : ni);
+        double *d = dst + (size_t)o * (back ? ni : no);
+#define ACC(j_out, i_in, w)                                                        \
+    do {                                                                           \
+        double w_ = (w);                                                           \
+        if (mode) w_ = fabs(w_);                                                   \
+        if (back) d[i_in] += (mode ? fabs(s[j_out]) : s[j_out]) * w_;              \
+        else d[j_out] += w_ * s[i_in];                                             \
+    } while (0)
+        switch (n->op) {
+        case NNC_OP_ADD: case NNC_OP_SUB: {
+            const int64_t *map = slot == 0 ? x->ia : x->ib;
+            double sg = (n->op == NNC_OP_SUB && slot == 1) ? -1.0 : 1.0;
+            for (int64_t j = 0; j < no; j++) ACC(j, map[j], sg);
+            break;
+        }
+        case NNC_OP_MUL: case NNC_OP_DIV: {
+            const int64_t *map = slot == 0 ? x->ia : x->ib, *cm = slot == 0 ? x->ib : x->ia;
+            const double *cv = V(b, n->in[1 - slot])->f;
+            for (int64_t j = 0; j < no; j++) ACC(j, map[j], n->op == NNC_OP_MUL ? cv[cm[j]] : 1.0 / cv[cm[j]]);
+            break;
+        }
+        case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD:
+            for (int64_t j = 0; j < no; j++)
+                if (x->ia[j] >= 0) ACC(j, x->ia[j], 1.0);
+            break;
+        case NNC_OP_FLATTEN: case NNC_OP_RESHAPE: case NNC_OP_IDENTITY: case NNC_OP_DROPOUT:
+        case NNC_OP_SQUEEZE: case NNC_OP_UNSQUEEZE:
+            for (int64_t j = 0; j < no; j++) ACC(j, j, 1.0);
+            break;
+        case NNC_OP_BATCHNORM: {
+            const nnc_value *sc = V(b, n->in[1]), *var = V(b, n->in[4]);
+            int64_t C = vi->dims[1], inner = ni / ((vi->dims[0] * C) != 0 ? vi->dims[0] * C : 1);
+            for (int64_t j = 0; j < no; j++) {
+                int64_t c = (j / inner) % C;
+                ACC(j, j, sc->f[c] / sqrt(var->f[c] + n->fp[0]));
+            }
+            break;
+        }
+        case NNC_OP_CONV: case NNC_OP_AVERAGEPOOL: {
+            cgeom g;
+            conv_geom(b, n, &g);
+            const nnc_value *w = n->op == NNC_OP_CONV ? V(b, n->in[1]) : NULL;
+            int64_t cg = g.C / g.G, mg = g.M / g.G;
+            int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0;
+            for (int64_t nn = 0; nn < g.N; nn++)
+                for (int64_t co = 0; co < g.M; co++)
+                    for (int64_t oy = 0; oy < g.OH; oy++)
+                        for (int64_t ox = 0; ox < g.OW; ox++) {
+                            int64_t j = ((nn * g.M + co) * g.OH + oy) * g.OW + ox;
+                            double cnt = 1.0;
+                            if (w == NULL) { /* average pool divisor, as the runtime computes it */
+                                int64_t c1 = 0, c2 = 0;
+                                for (int64_t ky = 0; ky < g.KH; ky++)
+                                    for (int64_t kx = 0; kx < g.KW; kx++) {
+                                        int64_t iy = oy * g.SH - g.PT + ky * g.DH, ix = ox * g.SW - g.PL + kx * g.DW;
+                                        if (iy >= -g.PT && iy < g.H + pb && ix >= -g.PL && ix < g.W + pr) c2++;
+                                        if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) c1++;
+                                    }
+                                cnt = (double)(n->p[12] ? c2 : c1);
+                            }
+                            int64_t c0 = w ? (co / mg) * cg : co, cn = w ? cg : 1;
+                            for (int64_t ci = 0; ci < cn; ci++)
+                                for (int64_t ky = 0; ky < g.KH; ky++) {
+                                    int64_t iy = oy * g.SH - g.PT + ky * g.DH;
+                                    if (iy < 0 || iy >= g.H) continue;
+                                    for (int64_t kx = 0; kx < g.KW; kx++) {
+                                        int64_t ix = ox * g.SW - g.PL + kx * g.DW;
+                                        if (ix < 0 || ix >= g.W) continue;
+                                        int64_t i = ((nn * g.C + c0 + ci) * g.H + iy) * g.W + ix;
+                                        ACC(j, i, w ? conv_w(w, co, ci, ky, kx, g.KH, g.KW) : 1.0 / cnt);
+                                    }
+                                }
+                        }
+            break;
+        }
+        case NNC_OP_GLOBALAVERAGEPOOL: {
+            int64_t planes = vi->dims[0] * vi->dims[1], sz = planes ? ni / planes : 0;
+            for (int64_t p = 0; p < planes; p++)
+                for (int64_t k = 0; k < sz; k++) ACC(p, p * sz + k, 1.0 / (double)sz);
+            break;
+        }
+        default:
+            abort(); /* excluded by supported() */
+        }
+#undef ACC
+    }
+}
+
+/* Constant term of a linear node (numel(out)); NULL-safe: writes into out. */
+static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out)
+{
+    const node_info *x = &b->ni[n - b->m->nodes];
+    const nnc_value *vo = V(b, n->out[0]);
+    int64_t no = vo->numel;
+    memset(out, 0, (size_t)no * sizeof(double));
+    switch (n->op) {
+    case NNC_OP_ADD: case NNC_OP_SUB:
+        for (int s = 0; s < 2; s++) {
+            if (is_var(b, n->in[s])) continue;
+            const double *cv = V(b, n->in[s])->f;
+            const int64_t *map = s == 0 ? x->ia : x->ib;
+            double sg = (n->op == NNC_OP_SUB && s == 1) ? -1.0 : 1.0;
+            for (int64_t j = 0; j < no; j++) out[j] += sg * cv[map[j]];
+        }
+        break;
+    case NNC_OP_GEMM:
+        if (x->bias) {
+            int64_t per = x->rows * x->N;
+            for (int64_t j = 0; j < no; j++) out[j] = x->bias[j % (per ? per : 1)];
+        }
+        break;
+    case NNC_OP_PAD:
+        for (int64_t j = 0; j < no; j++)
+            if (x->ia[j] < 0) out[j] = n->fp[0];
+        break;
+    case NNC_OP_CONV:
+        if (n->n_in > 2 && n->in[2] >= 0) {
+            const double *bv = V(b, n->in[2])->f;
+            const nnc_value *vo2 = vo;
+            int64_t M = vo2->dims[1], inner = no / ((vo2->dims[0] * M) != 0 ? vo2->dims[0] * M : 1);
+            for (int64_t j = 0; j < no; j++) out[j] = bv[(j / inner) % M];
+        }
+        break;
+    case NNC_OP_BATCHNORM: {
+        const nnc_value *vi = V(b, n->in[0]);
+        const double *sc = V(b, n->in[1])->f, *bb = V(b, n->in[2])->f, *mu = V(b, n->in[3])->f, *var = V(b, n->in[4])->f;
+        int64_t C = vi->dims[1], inner = no / ((vi->dims[0] * C) != 0 ? vi->dims[0] * C : 1);
+        for (int64_t j = 0; j < no; j++) {
+            int64_t c = (j / inner) % C;
+            out[j] = bb[c] - mu[c] * (sc[c] / sqrt(var[c] + n->fp[0]));
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ relaxations */
+
+/* ReLU / LeakyReLU lines valid on [l, u], rounded so they stay valid. */
+static void relax_relu(double l, double u, double alpha, int adaptive, double *al, double *bl, double *au, double *bu)
+{
+    if (l >= 0) { *al = 1; *bl = 0; *au = 1; *bu = 0; return; }
+    if (u <= 0) { *al = alpha; *bl = 0; *au = alpha; *bu = 0; return; }
+    /* upper: chord through (l, alpha l) and (u, u); slope and intercept rounded up.
+     * s >= (u - alpha l)/(u - l) exactly and t >= -s l + alpha l keep the line
+     * above both endpoints, hence above the function between them. */
+    double s = up((u - alpha * l) / down(u - l));
+    if (s > 1) s = 1;
+    if (s < alpha) s = alpha;
+    *au = s;
+    *bu = up(up(-s * l) + alpha * l);
+    if (*bu < 0) *bu = 0;
+    /* lower: y (if alpha <= 1) or alpha y; CROWN's adaptive choice */
+    *bl = 0;
+    *al = (adaptive && u >= -l) ? 1.0 : alpha;
+}
+
+static double sigm(double x) { return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x)); }
+
+/* Sigmoid / tanh: slope a = chord slope; intercepts from the extrema of
+ * f(y) - a y on [l, u], which lie at the ends or where f'(y) = a. */
+static void relax_smooth(int is_tanh, double l, double u, double *al, double *bl, double *au, double *bu)
+{
+    double fl = is_tanh ? tanh(l) : sigm(l), fu = is_tanh ? tanh(u) : sigm(u);
+    double a = (u - l) > 1e-12 ? (fu - fl) / (u - l) : 0.0;
+    if (!(a >= 0) || !isfinite(a)) a = 0.0;
+    double pts[4] = {l, u, l, u};
+    int np = 2;
+    /* f'(y) = a: sigmoid s(1-s) = a -> s = (1 +- sqrt(1-4a))/2; tanh 1 - t^2 = a -> t = +-sqrt(1-a) */
+    double disc = is_tanh ? 1.0 - a : 1.0 - 4.0 * a;
+    if (a > 0 && disc > 0) {
+        double r = sqrt(disc);
+        for (int sg = -1; sg <= 1; sg += 2) {
+            double v = is_tanh ? sg * r : 0.5 * (1.0 + sg * r);
+            double y = is_tanh ? atanh(v) : log(v / (1.0 - v));
+            if (isfinite(y) && y > l && y < u) pts[np++] = y;
+        }
+    }
+    double gmin = INFINITY, gmax = -INFINITY;
+    for (int k = 0; k < np; k++) {
+        double f = is_tanh ? tanh(pts[k]) : sigm(pts[k]);
+        double g = f - a * pts[k];
+        if (g < gmin) gmin = g;
+        if (g > gmax) gmax = g;
+    }
+    /* margins: libm error in f, rounding of a*y, and the stationary point
+     * located inexactly (g is flat there: second-order error) */
+    double mag = fabs(a) * fmax(fabs(l), fabs(u)) + 1.0;
+    double margin = NNC_LIBM_REL * mag + 1e-13 * (u - l) * (u - l) + NNC_LIBM_ABS;
+    *al = a;
+    *au = a;
+    *bl = gmin - margin;
+    *bu = gmax + margin;
+}
+
+/* ------------------------------------------------------------------ IBP */
+
+
+/* Interval of a linear node's output; also fills its error weights. */
+static nnc_status ibp_linear(nnc_bnd *b, const nnc_node *n)
+{
+    node_info *x = &b->ni[n - b->m->nodes];
+    int64_t no = V(b, n->out[0])->numel;
+    double *c = calloc((size_t)no + 1, sizeof(double)), *r = calloc((size_t)no + 1, sizeof(double));
+    double *e = x->ew;
+    if (!c || !r) {
+        free(c);
+        free(r);
+        return NNC_STATUS_NOMEM;
+    }
+    memset(e, 0, (size_t)no * sizeof(double));
+    lin_bias(b, n, c);
+    for (int64_t j = 0; j < no; j++) e[j] = fabs(c[j]);
+    for (int s = 0; s < n->n_in && s < 2; s++) {
+        int v = n->in[s];
+        if (!is_var(b, v)) continue;
+        if (n->op != NNC_OP_ADD && n->op != NNC_OP_SUB && n->op != NNC_OP_MUL && n->op != NNC_OP_MATMUL && s > 0) continue;
+        int64_t ni = V(b, v)->numel;
+        double *mid = malloc((size_t)(ni + 1) * sizeof(double)), *rad = malloc((size_t)(ni + 1) * sizeof(double)),
+               *mg = malloc((size_t)(ni + 1) * sizeof(double));
+        if (!mid || !rad || !mg) {
+            free(mid); free(rad); free(mg); free(c); free(r);
+            return NNC_STATUS_NOMEM;
+        }
+        for (int64_t i = 0; i < ni; i++) {
+            double l = b->lo[v][i], h = b->hi[v][i];
+            mid[i] = 0.5 * l + 0.5 * h;
+            rad[i] = up(fmax(h - mid[i], mid[i] - l));
+            mg[i] = fmax(fabs(l), fabs(h));
+        }
+        lin_op(b, n, s, 0, 0, 1, mid, c);
+        lin_op(b, n, s, 0, 1, 1, rad, r);
+        lin_op(b, n, s, 0, 1, 1, mg, e);
+        free(mid); free(rad); free(mg);
+    }
+    double *lo = b->lo[n->out[0]], *hi = b->hi[n->out[0]];
+    double g = b->gamma;
+    for (int64_t j = 0; j < no; j++) {
+        e[j] = up(e[j] * (1 + g));
+        double slack = up(g * (e[j] + r[j]));
+        lo[j] = down(c[j] - up(r[j] + slack));
+        hi[j] = up(c[j] + up(r[j] + slack));
+    }
+    free(c);
+    free(r);
+    return NNC_STATUS_OK;
+}
+
+/* Interval and relaxation of a nonlinear node from its input's bounds. */
+static void ibp_nonlinear(nnc_bnd *b, const nnc_node *n)
+{
+    node_info *x = &b->ni[n - b->m->nodes];
+    int vi = n->in[0], vo = n->out[0];
+    int64_t no = V(b, vo)->numel;
+    double *lo = b->lo[vo], *hi = b->hi[vo];
+    if (n->op == NNC_OP_MAXPOOL) {
+        cgeom g;
+        conv_geom(b, n, &g);
+        for (int64_t p = 0; p < g.N * g.C; p++)
+            for (int64_t oy = 0; oy < g.OH; oy++)
+                for (int64_t ox = 0; ox < g.OW; ox++) {
+                    int64_t j = (p * g.OH + oy) * g.OW + ox, best = -1;
+                    double ml = -INFINITY, mh = -INFINITY, second_hi = -INFINITY;
+                    for (int64_t ky = 0; ky < g.KH; ky++)
+                        for (int64_t kx = 0; kx < g.KW; kx++) {
+                            int64_t iy = oy * g.SH - g.PT + ky * g.DH, ix = ox * g.SW - g.PL + kx * g.DW;
+                            if (iy < 0 || iy >= g.H || ix < 0 || ix >= g.W) continue;
+                            int64_t i = (p * g.H + iy) * g.W + ix;
+                            if (b->lo[vi][i] > ml) { ml = b->lo[vi][i]; best = i; }
+                            if (b->hi[vi][i] > mh) mh = b->hi[vi][i];
+                        }
+                    for (int64_t ky = 0; ky < g.KH; ky++)
+                        for (int64_t kx = 0; kx < g.KW; kx++) {
+                            int64_t iy = oy * g.SH - g.PT + ky * g.DH, ix = ox * g.SW - g.PL + kx * g.DW;
+                            if (iy < 0 || iy >= g.H || ix < 0 || ix >= g.W) continue;
+                            int64_t i = (p * g.H + iy) * g.W + ix;
+                            if (i != best && b->hi[vi][i] > second_hi) second_hi = b->hi[vi][i];
+                        }
+                    lo[j] = ml;
+                    hi[j] = mh;
+                    x->arg[j] = best;
+                    /* lower: z >= x_best; upper: z <= mh, or z = x_best when it dominates */
+                    x->al[j] = 1;
+                    x->bl[j] = 0;
+                    if (ml >= second_hi) {
+                        x->au[j] = 1;
+                        x->bu[j] = 0;
+                    } else {
+                        x->au[j] = 0;
+                        x->bu[j] = mh;
+                    }
+                    x->ew[j] = fmax(fabs(ml), fabs(mh)) + fabs(mh);
+                }
+        return;
+    }
+    for (int64_t j = 0; j < no; j++) {
+        double l = b->lo[vi][j], u = b->hi[vi][j];
+        if (n->op == NNC_OP_RELU || n->op == NNC_OP_LEAKYRELU) {
+            double alpha = n->op == NNC_OP_RELU ? 0.0 : n->fp[0]; /* in [0, 1]: supported() */
+            relax_relu(l, u, alpha, 1, &x->al[j], &x->bl[j], &x->au[j], &x->bu[j]);
+            lo[j] = l >= 0 ? l : down(alpha * l);
+            hi[j] = u >= 0 ? u : up(alpha * u);
+        } else {
+            int th = n->op == NNC_OP_TANH;
+            relax_smooth(th, l, u, &x->al[j], &x->bl[j], &x->au[j], &x->bu[j]);
+            double fl = th ? tanh(l) : sigm(l), fu = th ? tanh(u) : sigm(u);
+            lo[j] = fl - NNC_LIBM_REL * fabs(fl) - NNC_LIBM_ABS;
+            hi[j] = fu + NNC_LIBM_REL * fabs(fu) + NNC_LIBM_ABS;
+        }
+        if (!isfinite(l) || !isfinite(u)) {
+            /* monotone function, unbounded input: constant bounds only */
+            x->al[j] = x->au[j] = 0;
+            x->bl[j] = lo[j];
+            x->bu[j] = hi[j];
+            x->ew[j] = INFINITY;
+            continue;
+        }
+        x->ew[j] = fmax(fabs(x->al[j]), fabs(x->au[j])) * fmax(fabs(l), fabs(u)) + fmax(fabs(x->bl[j]), fabs(x->bu[j]));
+    }
+}
+
+/* ------------------------------------------------------- back-substitution */
+
+/* Back-substitute nobj rows Lroot (over value root) to the input.
+ * Out: Lin (nobj x n_in, zero when independent), c[nobj], err[nobj] (>= 0). */
+static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, double *Lin, double *c, double *err)
+{
+    const nnc_model *m = b->m;
+    int64_t nin = V(b, b->in_v)->numel;
+    for (int v = 0; v < b->nv; v++) {
+        free(b->L[v]);
+        b->L[v] = NULL;
+    }
+    memset(c, 0, (size_t)nobj * sizeof(double));
+    memset(err, 0, (size_t)nobj * sizeof(double));
+    double *cabs = calloc((size_t)nobj + 1, sizeof(double));
+    if (cabs == NULL) return NNC_STATUS_NOMEM;
+    size_t rs = (size_t)V(b, root)->numel;
+    b->L[root] = malloc((size_t)nobj * rs * sizeof(double) + 8);
+    if (b->L[root] == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
+    memcpy(b->L[root], Lroot, (size_t)nobj * rs * sizeof(double));
+    int start = b->pos[root];
+    double g = b->gamma;
+    for (int t = start; t >= 0; t--) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        int vo = n->out[0];
+        double *L = b->L[vo];
+        if (L == NULL) continue;
+        const node_info *x = &b->ni[m->order[t]];
+        int64_t no = V(b, vo)->numel;
+        /* rounding error committed here: gamma * |L| . ew */
+        for (int o = 0; o < nobj; o++) {
+            double s = 0;
+            const double *Lo = L + (size_t)o * no;
+            for (int64_t j = 0; j < no; j++) s += fabs(Lo[j]) * x->ew[j];
+            err[o] += g * s;
+        }
+        if (x->lin) {
+            double *bias = malloc((size_t)(no + 1) * sizeof(double));
+            if (bias == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
+            lin_bias(b, n, bias);
+            for (int o = 0; o < nobj; o++) {
+                double s = 0;
+                const double *Lo = L + (size_t)o * no;
+                for (int64_t j = 0; j < no; j++) s += Lo[j] * bias[j];
+                c[o] += s;
+                cabs[o] += fabs(c[o]);
+            }
+            free(bias);
+            for (int s = 0; s < n->n_in && s < 2; s++) {
+                int v = n->in[s];
+                if (!is_var(b, v)) continue;
+                if (n->op != NNC_OP_ADD && n->op != NNC_OP_SUB && n->op != NNC_OP_MUL && n->op != NNC_OP_MATMUL && s > 0) continue;
+                int64_t ni = V(b, v)->numel;
+                if (b->L[v] == NULL) {
+                    b->L[v] = calloc((size_t)nobj * (size_t)ni + 1, sizeof(double));
+                    if (b->L[v] == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
+                }
+                lin_op(b, n, s, 1, 0, nobj, L, b->L[v]);
+            }
+        } else {
+            int v = n->in[0];
+            int64_t ni = V(b, v)->numel;
+            if (b->L[v] == NULL) {
+                b->L[v] = calloc((size_t)nobj * (size_t)ni + 1, sizeof(double));
+                if (b->L[v] == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
+            }
+            for (int o = 0; o < nobj; o++) {
+                const double *Lo = L + (size_t)o * no;
+                double *Li = b->L[v] + (size_t)o * ni;
+                double s = 0;
+                for (int64_t j = 0; j < no; j++) {
+                    double l = Lo[j];
+                    if (l == 0) continue;
+                    int64_t i = n->op == NNC_OP_MAXPOOL ? x->arg[j] : j;
+                    double a = l >= 0 ? x->al[j] : x->au[j], bb = l >= 0 ? x->bl[j] : x->bu[j];
+                    if (i >= 0) Li[i] += l * a;
+                    s += l * bb;
+                }
+                c[o] += s;
+                cabs[o] += fabs(c[o]);
+            }
+        }
+        if (vo != b->in_v) {
+            free(b->L[vo]);
+            b->L[vo] = NULL;
+        }
+    }
+    if (b->L[b->in_v]) memcpy(Lin, b->L[b->in_v], (size_t)nobj * (size_t)nin * sizeof(double));
+    else memset(Lin, 0, (size_t)nobj * (size_t)nin * sizeof(double));
+    for (int o = 0; o < nobj; o++) err[o] += g * cabs[o];
+    free(cabs);
+    return NNC_STATUS_OK;
+}
+
+/* Lower bound of Lin . x + c - err over the box. */
+static double concretize(const nnc_bnd *b, const double *L, double c, double err)
+{
+    int64_t nin = V(b, b->in_v)->numel;
+    double s = c, a = fabs(c);
+    for (int64_t i = 0; i < nin; i++) {
+        double v = L[i] >= 0 ? L[i] * b->box_lo[i] : L[i] * b->box_hi[i];
+        s += v;
+        a += fabs(v);
+    }
+    double e = up((err + b->gamma * a) * (1 + b->gamma));
+    return down(s - e);
+}
+
+nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int crown)
+{
+    const nnc_model *m = b->m;
+    int64_t nin = V(b, b->in_v)->numel;
+    memcpy(b->lo[b->in_v], lo, (size_t)nin * sizeof(double));
+    memcpy(b->hi[b->in_v], hi, (size_t)nin * sizeof(double));
+    b->box_lo = b->lo[b->in_v];
+    b->box_hi = b->hi[b->in_v];
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        int vo = n->out[0];
+        nnc_status st;
+        if (b->ni[m->order[t]].lin) {
+            if ((st = ibp_linear(b, n))) return st;
+        } else {
+            ibp_nonlinear(b, n);
+        }
+        int64_t no = V(b, vo)->numel;
+        if (!crown || !b->needs_crown[vo] || no > NNC_BND_CROWN_MAX_NEURONS) continue;
+        /* CROWN on this pre-activation: rows +e_j and -e_j, in chunks of
+         * NNC_BND_CHUNK neurons to bound memory */
+        int64_t chunk = no < NNC_BND_CHUNK ? no : NNC_BND_CHUNK;
+        int nobj = (int)(2 * chunk);
+        double *Lr = calloc((size_t)nobj * (size_t)no + 1, sizeof(double));
+        double *Li = malloc((size_t)nobj * (size_t)nin * sizeof(double) + 8);
+        double *cc = malloc((size_t)nobj * sizeof(double) + 8), *ee = malloc((size_t)nobj * sizeof(double) + 8);
+        if (!Lr || !Li || !cc || !ee) {
+            free(Lr); free(Li); free(cc); free(ee);
+            return NNC_STATUS_NOMEM;
+        }
+        st = NNC_STATUS_OK;
+        for (int64_t j0 = 0; j0 < no && st == NNC_STATUS_OK; j0 += chunk) {
+            int64_t cn = no - j0 < chunk ? no - j0 : chunk;
+            memset(Lr, 0, (size_t)nobj * (size_t)no * sizeof(double));
+            for (int64_t k = 0; k < cn; k++) {
+                Lr[(size_t)k * (size_t)no + (size_t)(j0 + k)] = 1.0;
+                Lr[(size_t)(cn + k) * (size_t)no + (size_t)(j0 + k)] = -1.0;
+            }
+            st = backsub(b, vo, (int)(2 * cn), Lr, Li, cc, ee);
+            if (st) break;
+            for (int64_t k = 0; k < cn; k++) {
+                int64_t j = j0 + k;
+                double l = concretize(b, Li + (size_t)k * (size_t)nin, cc[k], ee[k]);
+                double u = -concretize(b, Li + (size_t)(cn + k) * (size_t)nin, cc[cn + k], ee[cn + k]);
+                if (l > b->lo[vo][j]) b->lo[vo][j] = l;
+                if (u < b->hi[vo][j]) b->hi[vo][j] = u;
+                if (b->lo[vo][j] > b->hi[vo][j]) { /* only possible within rounding: keep the enclosure */
+                    double mid = b->lo[vo][j];
+                    b->lo[vo][j] = down(fmin(mid, b->hi[vo][j]));
+                    b->hi[vo][j] = up(fmax(mid, b->hi[vo][j]));
+                }
+            }
+        }
+        free(Lr); free(Li); free(cc); free(ee);
+        if (st) return st;
+    }
+    return NNC_STATUS_OK;
+}
+
+nnc_status nnc_bnd_linear_lower(nnc_bnd *b, int nobj, const double *C, const double *d, double *lower, double *lam)
+{
+    int64_t nin = V(b, b->in_v)->numel, nout = V(b, b->out_v)->numel;
+    double *Li = malloc((size_t)nobj * (size_t)nin * sizeof(double) + 8);
+    double *cc = malloc((size_t)nobj * sizeof(double) + 8), *ee = malloc((size_t)nobj * sizeof(double) + 8);
+    if (!Li || !cc || !ee) {
+        free(Li); free(cc); free(ee);
+        return NNC_STATUS_NOMEM;
+    }
+    nnc_status st = backsub(b, b->out_v, nobj, C, Li, cc, ee);
+    if (st == NNC_STATUS_OK) {
+        const double *lo = b->lo[b->out_v], *hi = b->hi[b->out_v];
+        for (int o = 0; o < nobj; o++) {
+            double cr = concretize(b, Li + (size_t)o * (size_t)nin, cc[o] + d[o], ee[o]);
+            /* IBP on the objective */
+            double s = d[o], a = fabs(d[o]);
+            for (int64_t j = 0; j < nout; j++) {
+                double cj = C[(size_t)o * (size_t)nout + (size_t)j];
+                double v = cj >= 0 ? cj * lo[j] : cj * hi[j];
+                s += v;
+                a += fabs(v);
+            }
+            double ib = down(s - up(b->gamma * a * (1 + b->gamma)));
+            lower[o] = cr > ib ? cr : ib;
+        }
+        if (lam) memcpy(lam, Li, (size_t)nobj * (size_t)nin * sizeof(double));
+    }
+    free(Li); free(cc); free(ee);
+    return st;
+}
