@@ -13,6 +13,10 @@
  *   75 a resource limit was exceeded */
 #include "common/nnc.h"
 #include "models/model.h"
+#include "specs/spec.h"
+#include "verifier/verifier.h"
+
+#include <math.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,6 +71,8 @@ static const char main_help[] =
     "commands:\n"
     "  info MODEL               inputs, outputs, operators and parameter count\n"
     "  run MODEL --input FILE   evaluate the model, print outputs as JSON\n"
+    "  verify MODEL SPEC        bound the fraction of the spec's region that is violated\n"
+    "  spec linf ...            write the L-inf robustness spec around an input\n"
     "  version                  print the version\n"
     "\n"
     "Run 'nncert COMMAND --help' for a command's options.\n"
@@ -406,6 +412,273 @@ done:
     return rc;
 }
 
+static const char verify_help[] =
+    "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
+    "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
+    "                     [--no-split] [--ibp]\n"
+    "\n"
+    "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
+    "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
+    "sub-boxes safe or unsafe with sound linear bounds (outward-rounded); a fresh\n"
+    "uniform sample of what stays open gives an exact Clopper-Pearson interval.\n"
+    "Counterexamples are reported only after float64 and float32 re-evaluation.\n"
+    "\n"
+    "  --samples N         samples of the open region (default 10000)\n"
+    "  --confidence C      confidence of the interval (default 0.999)\n"
+    "  --timeout S         seconds for branch and bound (default 60)\n"
+    "  --seed K            Philox4x32-10 seed (default 1)\n"
+    "  --device D          cpu (default); gpu is not available in this version\n"
+    "  --max-violation P   exit 0 when the upper bound is <= P, 1 when the lower\n"
+    "                      bound is > P, 2 otherwise\n"
+    "  --json FILE         write the JSON report there\n"
+    "  --max-leaves N      branch-and-bound leaf budget (default 200000)\n"
+    "  --no-split          bound the box once, no branch and bound\n"
+    "  --ibp               interval bounds only (no linear relaxation)\n"
+    "\n"
+    "Exit codes: 0 holds (or meets --max-violation), 1 validated counterexample\n"
+    "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
+
+static const char spec_help[] =
+    "usage: nncert spec linf --model MODEL --input FILE --label K --eps E [--clip LO,HI] [--output FILE]\n"
+    "\n"
+    "Write the standard L-inf robustness spec (VNN-LIB) around one input: the box\n"
+    "[x - E, x + E] (clipped to [LO, HI]) is unsafe where some class j != K scores\n"
+    "at least as high as class K.  The input file is read as for 'nncert run'.\n";
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || s == end || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || s == end) return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Write to FILE atomically (temporary file, then rename). */
+static int write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg)
+{
+    size_t tl = strlen(path) + 32;
+    char *tmp = malloc(tl);
+    char err[NNC_ERRBUF_SIZE] = "";
+    if (tmp == NULL) return EXIT_SOFTWARE;
+    snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
+        free(tmp);
+        return EXIT_CANTCREAT;
+    }
+    nnc_status st = fn(f, arg, err, sizeof err);
+    if (fclose(f) != 0 || st != NNC_STATUS_OK || rename(tmp, path) != 0) {
+        fprintf(stderr, "nncert: error: cannot write %s\n", path);
+        remove(tmp);
+        free(tmp);
+        return EXIT_CANTCREAT;
+    }
+    free(tmp);
+    return EXIT_OK;
+}
+
+static nnc_status write_report(FILE *f, const void *r, char *err, size_t errlen)
+{
+    return nnc_vrf_report_write_json(f, (const nnc_vrf_report *)r, err, errlen);
+}
+
+static nnc_status write_spec(FILE *f, const void *s, char *err, size_t errlen)
+{
+    return nnc_spc_write_vnnlib(f, (const nnc_spec *)s, err, errlen);
+}
+
+static void progress_line(void *ctx, const nnc_vrf_progress *p)
+{
+    (void)ctx;
+    if (p->samples_done)
+        fprintf(stderr, "\r  leaves %llu  open %llu  samples %llu/%llu  %.1fs   ", (unsigned long long)p->leaves,
+                (unsigned long long)p->open_leaves, (unsigned long long)p->samples_done,
+                (unsigned long long)p->samples_total, p->elapsed_s);
+    else
+        fprintf(stderr, "\r  leaves %llu  open %llu  certified %.4f%%  %.1fs   ", (unsigned long long)p->leaves,
+                (unsigned long long)p->open_leaves, 100 * p->certified_fraction, p->elapsed_s);
+    fflush(stderr);
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+    const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu";
+    nnc_vrf_opts o;
+    nnc_vrf_opts_default(&o);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(verify_help, stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--no-split") == 0) {
+            o.split = 0;
+        } else if (strcmp(a, "--ibp") == 0) {
+            o.crown = 0;
+        } else if (a[0] == '-' && a[1] == '-') {
+            if (i + 1 >= argc) return usage_error("verify", "option needs a value");
+            const char *v = argv[++i];
+            int bad = 0;
+            if (strcmp(a, "--samples") == 0) bad = parse_u64(v, &o.samples);
+            else if (strcmp(a, "--seed") == 0) bad = parse_u64(v, &o.seed);
+            else if (strcmp(a, "--max-leaves") == 0) bad = parse_u64(v, &o.max_leaves) || o.max_leaves == 0;
+            else if (strcmp(a, "--confidence") == 0) bad = parse_double(v, &o.confidence) || !(o.confidence > 0 && o.confidence < 1);
+            else if (strcmp(a, "--timeout") == 0) bad = parse_double(v, &o.timeout_s) || o.timeout_s < 0;
+            else if (strcmp(a, "--max-violation") == 0) bad = parse_double(v, &o.max_violation) || o.max_violation < 0 || o.max_violation > 1;
+            else if (strcmp(a, "--json") == 0) json = v;
+            else if (strcmp(a, "--device") == 0) device = v;
+            else return usage_error("verify", "unknown option");
+            if (bad) {
+                fprintf(stderr, "nncert verify: bad value '%s' for %s (see 'nncert verify --help')\n", v, a);
+                return EXIT_USAGE;
+            }
+        } else if (model == NULL) {
+            model = a;
+        } else if (specp == NULL) {
+            specp = a;
+        } else {
+            return usage_error("verify", "too many arguments");
+        }
+    }
+    if (model == NULL || specp == NULL) return usage_error("verify", "MODEL and SPEC are required");
+    if (strcmp(device, "cpu") != 0) {
+        if (strcmp(device, "gpu") == 0) return fail(NNC_STATUS_UNSUPPORTED, "--device gpu: GPU verification is not implemented yet; use --device cpu");
+        return usage_error("verify", "--device must be cpu or gpu");
+    }
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    nnc_status st = nnc_mdl_load(&m, model, err, sizeof err);
+    if (st) return fail(st, err);
+    nnc_spec *spec;
+    st = nnc_spc_parse_file(&spec, specp, err, sizeof err);
+    if (st) {
+        nnc_mdl_destroy(m);
+        return fail(st, err);
+    }
+    if (isatty(2)) o.progress = progress_line;
+    nnc_vrf_report r;
+    st = nnc_vrf_run(m, spec, &o, &r, err, sizeof err);
+    if (o.progress) fputs("\r\033[K", stderr);
+    if (st) {
+        nnc_spc_destroy(spec);
+        nnc_mdl_destroy(m);
+        return fail(st, err);
+    }
+    printf("result:            %s\n", nnc_vrf_result_name(r.result));
+    printf("violation fraction: [%.6g, %.6g] at confidence %g\n", r.violation_lo, r.violation_hi, r.confidence);
+    printf("certified:         safe %.6g, unsafe %.6g, open %.6g of the volume\n", r.certified_safe_fraction,
+           r.certified_unsafe_fraction, r.open_fraction);
+    printf("branch and bound:  %llu leaves (%llu safe, %llu unsafe, %llu open)\n", (unsigned long long)r.leaves,
+           (unsigned long long)r.leaves_safe, (unsigned long long)r.leaves_unsafe, (unsigned long long)r.leaves_open);
+    printf("samples:           %llu, %llu violating (seed %llu)\n", (unsigned long long)r.samples,
+           (unsigned long long)r.sample_violations, (unsigned long long)r.seed);
+    if (r.has_counterexample) printf("counterexample:    validated in float64 and float32 (case %d)\n", r.counterexample_case);
+    printf("time:              %.3f s\n", r.time_s);
+    int rc = r.result == NNC_VRF_HOLDS ? 0 : r.result == NNC_VRF_VIOLATED ? 1 : 2;
+    if (o.max_violation >= 0) {
+        rc = r.max_violation_met == 1 ? 0 : r.max_violation_met == 0 ? 1 : 2;
+        printf("max violation %g:  %s\n", o.max_violation, rc == 0 ? "met" : rc == 1 ? "exceeded" : "undecided");
+    }
+    if (json) {
+        int w = write_atomic(json, write_report, &r);
+        if (w) rc = w;
+    }
+    nnc_vrf_report_free(&r);
+    nnc_spc_destroy(spec);
+    nnc_mdl_destroy(m);
+    return rc;
+}
+
+static int cmd_spec(int argc, char **argv)
+{
+    if (argc < 1 || is_help(argv[0])) {
+        fputs(spec_help, argc < 1 ? stderr : stdout);
+        return argc < 1 ? EXIT_USAGE : EXIT_OK;
+    }
+    if (strcmp(argv[0], "linf") != 0) return usage_error("spec", "unknown spec kind (only 'linf')");
+    const char *model = NULL, *input = NULL, *output = NULL;
+    double eps = -1, clip_lo = -INFINITY, clip_hi = INFINITY;
+    long label = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(spec_help, stdout);
+            return EXIT_OK;
+        }
+        if (i + 1 >= argc) return usage_error("spec", "option needs a value");
+        const char *v = argv[++i];
+        if (strcmp(a, "--model") == 0) model = v;
+        else if (strcmp(a, "--input") == 0) input = v;
+        else if (strcmp(a, "--output") == 0 || strcmp(a, "-o") == 0) output = v;
+        else if (strcmp(a, "--eps") == 0) {
+            if (parse_double(v, &eps) || eps < 0) return usage_error("spec", "--eps must be a non-negative number");
+        } else if (strcmp(a, "--label") == 0) {
+            char *end;
+            errno = 0;
+            label = strtol(v, &end, 10);
+            if (errno || *end || label < 0) return usage_error("spec", "--label must be a class index");
+        } else if (strcmp(a, "--clip") == 0) {
+            char buf[128];
+            snprintf(buf, sizeof buf, "%s", v);
+            char *comma = strchr(buf, ',');
+            if (comma == NULL) return usage_error("spec", "--clip takes LO,HI");
+            *comma = 0;
+            if (parse_double(buf, &clip_lo) || parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi)
+                return usage_error("spec", "--clip takes LO,HI with LO <= HI");
+        } else {
+            return usage_error("spec", "unknown option");
+        }
+    }
+    if (!model || !input || eps < 0 || label < 0) return usage_error("spec", "--model, --input, --label and --eps are required");
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    nnc_status st = nnc_mdl_load(&m, model, err, sizeof err);
+    if (st) return fail(st, err);
+    if (nnc_mdl_num_inputs(m) != 1 || nnc_mdl_num_outputs(m) != 1) {
+        nnc_mdl_destroy(m);
+        return fail(NNC_STATUS_UNSUPPORTED, "spec linf needs a model with one input and one output");
+    }
+    nnc_inputs in;
+    st = nnc_mdl_read_inputs(m, input, &in, err, sizeof err);
+    if (st) {
+        nnc_mdl_destroy(m);
+        return fail(st, err);
+    }
+    nnc_tensor_info ti, to;
+    nnc_mdl_input_info(m, 0, &ti);
+    nnc_mdl_output_info(m, 0, &to);
+    int rc = EXIT_OK;
+    if (in.batch != 1) {
+        rc = fail(NNC_STATUS_INVALID, "spec linf needs exactly one input sample");
+    } else {
+        nnc_spec *s;
+        st = nnc_spc_linf(&s, in.data[0], (int)ti.numel, (int)to.numel, (int)label, eps, clip_lo, clip_hi, err, sizeof err);
+        if (st) {
+            rc = fail(st, err);
+        } else {
+            if (output) rc = write_atomic(output, write_spec, s);
+            else if (nnc_spc_write_vnnlib(stdout, s, err, sizeof err)) rc = EXIT_CANTCREAT;
+            nnc_spc_destroy(s);
+        }
+    }
+    nnc_inputs_free(&in);
+    nnc_mdl_destroy(m);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -423,6 +696,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "verify") == 0) return cmd_verify(argc - 2, argv + 2);
+    if (strcmp(cmd, "spec") == 0) return cmd_spec(argc - 2, argv + 2);
     fprintf(stderr, "nncert: unknown command '%s' (see 'nncert --help')\n", cmd);
     return EXIT_USAGE;
 }

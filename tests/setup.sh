@@ -8,12 +8,16 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential pkg-config clang libclang-rt-14-dev
       libgmp-dev libmpfr-dev libsodium-dev check
       libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
-      libopenblas-dev nodejs npm python3-onnx python3-numpy)
+      libopenblas-dev python3-onnx python3-numpy)
 
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm: any installation will do (the machine image may carry its
+# own); Debian's packages only when the commands are missing.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     SUDO=""

@@ -1,0 +1,108 @@
+/* nncert verifier module: the quantitative robustness verifier.
+ *
+ * For a model f and a spec (specs/spec.h), it bounds the violation fraction
+ *   p = vol{ x in box : f(x) in the unsafe set } / vol(box)
+ * soundly:
+ *   1. branch and bound splits the box; each leaf is certified SAFE (sound
+ *      linear bounds show no point can reach the unsafe set), certified
+ *      UNSAFE (every point reaches it), or left OPEN;
+ *   2. after splitting has stopped, a fresh uniform sample of the union of
+ *      the open leaves (Philox4x32-10 streams keyed by the seed) is evaluated;
+ *   3. p lies in [(V_unsafe + V_open * q_lo) / V, (V_unsafe + V_open * q_hi) / V]
+ *      where [q_lo, q_hi] is the exact Clopper-Pearson interval of the open
+ *      part's violation rate at the requested confidence (computed with
+ *      MPFR), and the certified volumes are exact (GMP rationals).
+ * The sample size is fixed before sampling starts and nothing the sample
+ * shows changes when it stops, so the interval has its stated coverage.
+ * Several cases (a disjunction of input boxes) are treated as disjoint boxes:
+ * p is then the violated volume over the summed volume, and each case's
+ * interval is taken at confidence 1 - (1 - C) / cases (union bound).
+ *
+ * A counterexample is reported only after concrete re-evaluation in float64
+ * and float32 shows a violation in both.
+ *
+ * Prefix nnc_vrf_.  A run uses no global state; several may run at once on
+ * different threads with the same (prepared, read-only) model and spec. */
+#ifndef NNC_VERIFIER_H
+#define NNC_VERIFIER_H
+
+#include "common/nnc.h"
+#include "models/model.h"
+#include "specs/spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum nnc_vrf_result {
+    NNC_VRF_HOLDS = 0,    /* every case certified safe */
+    NNC_VRF_VIOLATED = 1, /* a validated counterexample exists */
+    NNC_VRF_UNKNOWN = 2
+} nnc_vrf_result;
+
+typedef struct nnc_vrf_progress {
+    uint64_t leaves, open_leaves;
+    double certified_fraction; /* safe + unsafe volume so far, of the total */
+    uint64_t samples_done, samples_total;
+    double elapsed_s;
+} nnc_vrf_progress;
+
+typedef struct nnc_vrf_opts {
+    uint64_t samples;        /* uniform samples of the open region (default 10000) */
+    double confidence;       /* of the Clopper-Pearson interval (default 0.999) */
+    double timeout_s;        /* wall-clock budget of branch and bound (default 60) */
+    uint64_t seed;           /* Philox key (default 1) */
+    double max_violation;    /* gate threshold; < 0: none (default -1) */
+    uint64_t max_leaves;     /* branch-and-bound budget (default 200000) */
+    int crown;               /* 1: linear bounds (default), 0: intervals only */
+    int split;               /* 1: branch and bound (default), 0: bound the box once */
+    void (*progress)(void *ctx, const nnc_vrf_progress *p); /* may be NULL */
+    void *progress_ctx;
+} nnc_vrf_opts;
+
+void nnc_vrf_opts_default(nnc_vrf_opts *o);
+
+typedef struct nnc_vrf_report {
+    nnc_vrf_result result;
+    double violation_lo, violation_hi; /* outward-rounded bounds of p */
+    double confidence;
+    double certified_safe_fraction;    /* exact volume, rounded down */
+    double certified_unsafe_fraction;  /* exact volume, rounded down */
+    double open_fraction;              /* rounded up */
+    uint64_t samples, sample_violations;
+    uint64_t leaves, leaves_safe, leaves_unsafe, leaves_open;
+    int max_violation_met;             /* with max_violation >= 0: 1 upper <= max,
+                                          0 lower > max, -1 undecided */
+    int has_counterexample;
+    int counterexample_case;
+    double *cex_input;                 /* n_in values (owned), or NULL */
+    double *cex_output;                /* n_out values (owned), or NULL */
+    int n_in, n_out;
+    double time_s;
+    uint64_t seed;
+    uint8_t model_sha256[32];
+} nnc_vrf_report;
+
+/* Run the verifier.
+ * Returns: OK (the report is filled, whatever the result), UNSUPPORTED (an
+ *   operator without a sound transformer, extra linear input constraints),
+ *   INVALID (spec and model dimensions differ), ARG (bad options), NOMEM.
+ * Out: *rep, released with nnc_vrf_report_free. */
+nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_opts *o, nnc_vrf_report *rep,
+                       char *err, size_t errlen);
+void nnc_vrf_report_free(nnc_vrf_report *rep);
+
+/* Write the report as JSON (fields of DESIGN.md).  Returns IO on write error. */
+nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *rep, char *err, size_t errlen);
+
+/* Returns: "holds", "violated" or "unknown". */
+const char *nnc_vrf_result_name(nnc_vrf_result r);
+
+/* Exact Clopper-Pearson interval of k successes in n trials (see stats.c). */
+nnc_status nnc_vrf_clopper_pearson(uint64_t k, uint64_t n, double confidence, double *lo, double *hi,
+                                   char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,700 @@
+/* Branch and bound over the input box, then exact-confidence sampling of the
+ * open leaves (see verifier.h for the method and its guarantees). */
+#include "verifier/verifier.h"
+
+#include "common/philox.h"
+#include "models/model_impl.h"
+#include "verifier/bounds_impl.h"
+
+#include <gmp.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NNC_VRF_MAX_OPEN_BYTES ((size_t)512 << 20) /* memory for stored open leaves */
+#define NNC_VRF_EVAL_BATCH 1024
+
+void nnc_vrf_opts_default(nnc_vrf_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->samples = 10000;
+    o->confidence = 0.999;
+    o->timeout_s = 60;
+    o->seed = 1;
+    o->max_violation = -1;
+    o->max_leaves = 200000;
+    o->crown = 1;
+    o->split = 1;
+}
+
+const char *nnc_vrf_result_name(nnc_vrf_result r)
+{
+    return r == NNC_VRF_HOLDS ? "holds" : r == NNC_VRF_VIOLATED ? "violated" : "unknown";
+}
+
+void nnc_vrf_report_free(nnc_vrf_report *rep)
+{
+    if (rep == NULL) return;
+    free(rep->cex_input);
+    free(rep->cex_output);
+    rep->cex_input = rep->cex_output = NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A leaf: its box (n_in lo then n_in hi). */
+typedef struct leaf {
+    double *box;
+} leaf;
+
+typedef struct ctx {
+    const nnc_model *m;
+    const nnc_spec *s;
+    const nnc_vrf_opts *o;
+    nnc_bnd *bnd;
+    nnc_runtime *rt64, *rt32, *rt64b; /* single-sample f64/f32, batched f64 */
+    int n_in, n_out;
+    double t0;
+    /* objectives of the current case: rows of C (n_out each) with rhs d:
+     * constraint r is  C[r] . y <= d[r]; disjunct j owns rows [dstart[j], dstart[j+1]) */
+    int nrows, ndisj;
+    double *C, *d;
+    int *dstart;
+    nnc_vrf_report *rep;
+    double *cx, *cy, *cy2; /* candidate scratch: n_in, n_out, n_out */
+    float *fx, *fy;        /* n_in, n_out */
+} ctx;
+
+/* Violation margin of y for case k: <= 0 iff some disjunct holds
+ * (max over the disjunct's constraints of C.y - d, min over disjuncts). */
+static double margin(const ctx *c, const double *y)
+{
+    double best = INFINITY;
+    for (int j = 0; j < c->ndisj; j++) {
+        double worst = -INFINITY;
+        for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) {
+            double v = -c->d[r];
+            for (int i = 0; i < c->n_out; i++) v += c->C[(size_t)r * (size_t)c->n_out + (size_t)i] * y[i];
+            if (v > worst) worst = v;
+        }
+        if (worst < best) best = worst;
+    }
+    return best;
+}
+
+/* Concrete check of a candidate: violating in float64 and in float32.
+ * Records the first validated counterexample.  Returns 1 when validated. */
+static int try_candidate(ctx *c, int k, const double *x)
+{
+    char err[NNC_ERRBUF_SIZE];
+    double *y64 = c->cy, *xd = c->cx, *y32 = c->cy2;
+    float *xf = c->fx, *y32f = c->fy;
+    const void *in64[1] = {x};
+    void *out64[1] = {y64};
+    if (nnc_rt_run(c->rt64, 1, in64, out64, err, sizeof err)) return 0;
+    if (nnc_spc_unsafe_disjunct(c->s, k, y64) < 0) return 0;
+    for (int i = 0; i < c->n_in; i++) xf[i] = (float)x[i];
+    /* the float32 input must itself lie in the region */
+    for (int i = 0; i < c->n_in; i++) xd[i] = xf[i];
+    if (!nnc_spc_in_region(c->s, k, xd)) return 0;
+    const void *in32[1] = {xf};
+    void *out32[1] = {y32f};
+    if (nnc_rt_run(c->rt32, 1, in32, out32, err, sizeof err)) return 0;
+    for (int i = 0; i < c->n_out; i++) y32[i] = y32f[i];
+    if (nnc_spc_unsafe_disjunct(c->s, k, y32) < 0) return 0;
+    /* and the float64 evaluation at the float32 input */
+    in64[0] = xd;
+    if (nnc_rt_run(c->rt64, 1, in64, out64, err, sizeof err)) return 0;
+    if (nnc_spc_unsafe_disjunct(c->s, k, y64) < 0) return 0;
+    nnc_vrf_report *r = c->rep;
+    if (!r->has_counterexample) {
+        r->has_counterexample = 1;
+        r->counterexample_case = k;
+        r->cex_input = malloc(sizeof(double) * (size_t)c->n_in);
+        r->cex_output = malloc(sizeof(double) * (size_t)c->n_out);
+        if (r->cex_input && r->cex_output) {
+            memcpy(r->cex_input, xd, sizeof(double) * (size_t)c->n_in);
+            memcpy(r->cex_output, y64, sizeof(double) * (size_t)c->n_out);
+        } else {
+            free(r->cex_input);
+            free(r->cex_output);
+            r->cex_input = r->cex_output = NULL;
+            r->has_counterexample = 0;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Exact volume of box relative to the root box, added to acc. */
+static void add_volume(mpq_t acc, const double *box, const double *root, int n)
+{
+    mpq_t v, a, b;
+    mpq_inits(v, a, b, NULL);
+    mpq_set_ui(v, 1, 1);
+    for (int i = 0; i < n; i++) {
+        if (box[i] == root[i] && box[n + i] == root[n + i]) continue;
+        /* widths as exact rationals: hi - lo computed exactly */
+        mpq_set_d(a, box[n + i]);
+        mpq_set_d(b, box[i]);
+        mpq_sub(a, a, b);
+        mpq_set_d(b, root[n + i]);
+        mpq_t c0;
+        mpq_init(c0);
+        mpq_set_d(c0, root[i]);
+        mpq_sub(b, b, c0);
+        mpq_clear(c0);
+        if (mpq_sgn(b) == 0) continue; /* degenerate dimension: not split */
+        mpq_div(a, a, b);
+        mpq_mul(v, v, a);
+    }
+    mpq_add(acc, acc, v);
+    mpq_clears(v, a, b, NULL);
+}
+
+static double mpq_down(const mpq_t q)
+{
+    mpfr_t f;
+    mpfr_init2(f, 64);
+    mpfr_set_q(f, q, MPFR_RNDD);
+    double d = mpfr_get_d(f, MPFR_RNDD);
+    mpfr_clear(f);
+    return d;
+}
+
+static double mpq_up(const mpq_t q)
+{
+    mpfr_t f;
+    mpfr_init2(f, 64);
+    mpfr_set_q(f, q, MPFR_RNDU);
+    double d = mpfr_get_d(f, MPFR_RNDU);
+    mpfr_clear(f);
+    return d;
+}
+
+typedef enum { LEAF_SAFE, LEAF_UNSAFE, LEAF_OPEN } leaf_kind;
+
+/* Bound one leaf.  Out: kind; *split_dim the dimension to split when open. */
+static nnc_status classify(ctx *c, int k, const double *box, leaf_kind *kind, int *split_dim)
+{
+    int n = c->n_in, R = c->nrows;
+    nnc_status st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown);
+    if (st) return st;
+    /* objectives: +C rows (lower bounds of C.y) and -C rows (upper bounds) */
+    double *CC = malloc(sizeof(double) * (size_t)(2 * R) * (size_t)c->n_out + 8);
+    double *dd = calloc((size_t)(2 * R) + 1, sizeof(double)), *lw = malloc(sizeof(double) * (size_t)(2 * R) + 8);
+    double *lam = malloc(sizeof(double) * (size_t)(2 * R) * (size_t)n + 8);
+    if (!CC || !dd || !lw || !lam) {
+        free(CC); free(dd); free(lw); free(lam);
+        return NNC_STATUS_NOMEM;
+    }
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < c->n_out; i++) {
+            double v = c->C[(size_t)r * (size_t)c->n_out + (size_t)i];
+            CC[(size_t)r * (size_t)c->n_out + (size_t)i] = v;
+            CC[(size_t)(R + r) * (size_t)c->n_out + (size_t)i] = -v;
+        }
+    st = nnc_bnd_linear_lower(c->bnd, 2 * R, CC, dd, lw, lam);
+    if (st) {
+        free(CC); free(dd); free(lw); free(lam);
+        return st;
+    }
+    int all_impossible = 1, some_certain = 0;
+    for (int j = 0; j < c->ndisj; j++) {
+        int impossible = 0, certain = 1;
+        for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) {
+            if (lw[r] > c->d[r]) impossible = 1;     /* min C.y > d: never satisfied */
+            if (!(-lw[R + r] <= c->d[r])) certain = 0; /* max C.y <= d: always satisfied */
+        }
+        if (!impossible) all_impossible = 0;
+        if (certain) some_certain = 1;
+    }
+    *kind = all_impossible ? LEAF_SAFE : some_certain ? LEAF_UNSAFE : LEAF_OPEN;
+    *split_dim = -1;
+    if (*kind != LEAF_SAFE) {
+        /* counterexample candidates: centre, and per open constraint the
+         * corner minimising its linear lower bound */
+        double *x = malloc(sizeof(double) * (size_t)n + 8);
+        if (x != NULL) {
+            for (int i = 0; i < n; i++) x[i] = 0.5 * box[i] + 0.5 * box[n + i];
+            int found = try_candidate(c, k, x);
+            for (int r = 0; r < R && !found && !c->rep->has_counterexample; r++) {
+                if (lw[r] > c->d[r]) continue;
+                for (int i = 0; i < n; i++) x[i] = lam[(size_t)r * (size_t)n + (size_t)i] >= 0 ? box[i] : box[n + i];
+                found = try_candidate(c, k, x);
+            }
+            free(x);
+        }
+    }
+    if (*kind == LEAF_OPEN) {
+        /* split the dimension with the largest influence on the undecided
+         * lower bounds: width times summed |coefficient| */
+        double best = -1;
+        for (int i = 0; i < n; i++) {
+            double w = box[n + i] - box[i], s = 0;
+            for (int r = 0; r < R; r++)
+                if (!(lw[r] > c->d[r])) s += fabs(lam[(size_t)r * (size_t)n + (size_t)i]);
+            double score = w * (s + 1e-12);
+            if (w > 0 && score > best) {
+                best = score;
+                *split_dim = i;
+            }
+        }
+    }
+    free(CC); free(dd); free(lw); free(lam);
+    return NNC_STATUS_OK;
+}
+
+static void report_progress(ctx *c, uint64_t leaves, uint64_t open, double cert, uint64_t sd, uint64_t stot)
+{
+    if (c->o->progress == NULL) return;
+    nnc_vrf_progress p = {leaves, open, cert, sd, stot, now_s() - c->t0};
+    c->o->progress(c->o->progress_ctx, &p);
+}
+
+/* One case: branch and bound, then sampling.  Adds exact volumes (relative
+ * to this case's box) to safe/unsafe, and returns the sampling outcome. */
+static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, double conf, mpq_t safe, mpq_t unsafe,
+                           mpq_t open, uint64_t *hits, uint64_t *drawn)
+{
+    int n = c->n_in;
+    const double *lo = nnc_spc_case_lo(c->s, k), *hi = nnc_spc_case_hi(c->s, k);
+    double *root = malloc(sizeof(double) * (size_t)(2 * n));
+    if (root == NULL) return NNC_STATUS_NOMEM;
+    memcpy(root, lo, sizeof(double) * (size_t)n);
+    memcpy(root + n, hi, sizeof(double) * (size_t)n);
+    /* objectives of this case */
+    int nd = nnc_spc_case_num_disjuncts(c->s, k), R = 0;
+    for (int j = 0; j < nd; j++) R += nnc_spc_disjunct_size(c->s, k, j);
+    c->ndisj = nd;
+    c->nrows = R;
+    c->C = calloc((size_t)(R ? R : 1) * (size_t)c->n_out, sizeof(double));
+    c->d = malloc(sizeof(double) * (size_t)(R ? R : 1));
+    c->dstart = malloc(sizeof(int) * (size_t)(nd + 1));
+    if (!c->C || !c->d || !c->dstart) {
+        free(root);
+        return NNC_STATUS_NOMEM;
+    }
+    int r = 0;
+    for (int j = 0; j < nd; j++) {
+        c->dstart[j] = r;
+        for (int i = 0; i < nnc_spc_disjunct_size(c->s, k, j); i++, r++) {
+            nnc_spc_lin l;
+            nnc_spc_disjunct_con(c->s, k, j, i, &l);
+            nnc_spc_lin_dense(&l, c->C + (size_t)r * (size_t)c->n_out, c->n_out);
+            c->d[r] = l.rhs;
+        }
+    }
+    c->dstart[nd] = r;
+
+    /* branch and bound: FIFO queue (largest leaves first) */
+    size_t leaf_bytes = sizeof(double) * (size_t)(2 * n);
+    size_t cap_leaves = NNC_VRF_MAX_OPEN_BYTES / leaf_bytes;
+    if (cap_leaves < 16) cap_leaves = 16;
+    size_t qcap = 1024, qh = 0, qt = 0;
+    double **q = malloc(sizeof(double *) * qcap);
+    if (q == NULL) {
+        free(root);
+        return NNC_STATUS_NOMEM;
+    }
+    q[qt++] = root;
+    nnc_status st = NNC_STATUS_OK;
+    double **open_leaves = NULL;
+    size_t nopen = 0, open_cap = 0;
+    uint64_t processed = 0;
+    while (qh < qt) {
+        double *box = q[qh++];
+        int stop = !c->o->split || now_s() > bb_deadline || c->rep->leaves >= c->o->max_leaves ||
+                   (qt - qh) + nopen + 2 > cap_leaves;
+        leaf_kind kind;
+        int dim;
+        st = classify(c, k, box, &kind, &dim);
+        if (st) {
+            free(box);
+            break;
+        }
+        c->rep->leaves++;
+        processed++;
+        if (kind == LEAF_SAFE || kind == LEAF_UNSAFE) {
+            add_volume(kind == LEAF_SAFE ? safe : unsafe, box, root, n);
+            if (kind == LEAF_SAFE) c->rep->leaves_safe++;
+            else c->rep->leaves_unsafe++;
+            if (box != root) free(box);
+        } else if (stop || dim < 0) {
+            if (nopen == open_cap) {
+                open_cap = open_cap ? 2 * open_cap : 256;
+                double **no = realloc(open_leaves, sizeof(double *) * open_cap);
+                if (no == NULL) {
+                    st = NNC_STATUS_NOMEM;
+                    break;
+                }
+                open_leaves = no;
+            }
+            open_leaves[nopen++] = box;
+        } else {
+            double *a = malloc(leaf_bytes), *b2 = malloc(leaf_bytes);
+            if (qt + 2 > qcap) {
+                /* compact the consumed prefix, then grow */
+                memmove(q, q + qh, sizeof(double *) * (qt - qh));
+                qt -= qh;
+                qh = 0;
+                if (qt + 2 > qcap) {
+                    qcap *= 2;
+                    double **nq = realloc(q, sizeof(double *) * qcap);
+                    if (nq == NULL) st = NNC_STATUS_NOMEM;
+                    else q = nq;
+                }
+            }
+            if (!a || !b2 || st) {
+                free(a);
+                free(b2);
+                st = NNC_STATUS_NOMEM;
+                break;
+            }
+            memcpy(a, box, leaf_bytes);
+            memcpy(b2, box, leaf_bytes);
+            double mid = 0.5 * box[dim] + 0.5 * box[n + dim];
+            a[n + dim] = mid;
+            b2[dim] = mid;
+            q[qt++] = a;
+            q[qt++] = b2;
+            if (box != root) free(box);
+        }
+        if ((processed & 255) == 0) {
+            mpq_t tot;
+            mpq_init(tot);
+            mpq_add(tot, safe, unsafe);
+            report_progress(c, c->rep->leaves, (uint64_t)(qt - qh + nopen), mpq_get_d(tot), 0, samples);
+            mpq_clear(tot);
+        }
+    }
+    /* whatever is left in the queue is open (stopped by an error) */
+    for (size_t i = qh; i < qt; i++)
+        if (q[i] != root) free(q[i]);
+    free(q);
+    if (st) {
+        for (size_t i = 0; i < nopen; i++)
+            if (open_leaves[i] != root) free(open_leaves[i]);
+        free(open_leaves);
+        free(root);
+        return st;
+    }
+    c->rep->leaves_open += nopen;
+    /* open volume, exact, and per-leaf sampling weights */
+    double *cum = malloc(sizeof(double) * (nopen + 1));
+    if (cum == NULL && nopen) st = NNC_STATUS_NOMEM;
+    double tw = 0;
+    for (size_t i = 0; i < nopen && !st; i++) {
+        mpq_t v;
+        mpq_init(v);
+        add_volume(v, open_leaves[i], root, n);
+        mpq_add(open, open, v);
+        tw += mpq_get_d(v);
+        cum[i] = tw;
+        mpq_clear(v);
+    }
+    /* sampling: uniform over the union of open leaves */
+    *hits = 0;
+    *drawn = 0;
+    if (!st && nopen && samples) {
+        /* Each sample is decided by the float64 runtime at the sampled
+         * (double) point: the verdict differs from exact arithmetic only for
+         * points within float64 rounding of the unsafe set's boundary. */
+        int B = NNC_VRF_EVAL_BATCH;
+        double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n), *ys = malloc(sizeof(double) * (size_t)B * (size_t)c->n_out);
+        if (!xs || !ys) st = NNC_STATUS_NOMEM;
+        char err[NNC_ERRBUF_SIZE];
+        for (uint64_t s0 = 0; s0 < samples && !st; s0 += (uint64_t)B) {
+            int cnt = (int)(samples - s0 < (uint64_t)B ? samples - s0 : (uint64_t)B);
+            for (int s = 0; s < cnt; s++) {
+                /* sample number s0+s of case k: its own Philox subsequence */
+                nnc_philox_state ph;
+                nnc_philox_init(&ph, c->o->seed, ((uint64_t)k << 40) + s0 + (uint64_t)s, 0);
+                double u2[2];
+                nnc_philox_uniform2_double(&ph, u2);
+                double pick = u2[0] * tw;
+                size_t lo_i = 0, hi_i = nopen - 1;
+                while (lo_i < hi_i) {
+                    size_t mid = (lo_i + hi_i) / 2;
+                    if (cum[mid] < pick) lo_i = mid + 1;
+                    else hi_i = mid;
+                }
+                const double *box = open_leaves[lo_i];
+                double *x = xs + (size_t)s * (size_t)n;
+                for (int i = 0; i < n; i += 2) {
+                    nnc_philox_uniform2_double(&ph, u2);
+                    for (int t = 0; t < 2 && i + t < n; t++) {
+                        double v = box[i + t] + u2[t] * (box[n + i + t] - box[i + t]);
+                        x[i + t] = v > box[n + i + t] ? box[n + i + t] : v;
+                    }
+                }
+            }
+            const void *in[1] = {xs};
+            void *out[1] = {ys};
+            if (nnc_rt_run(c->rt64b, cnt, in, out, err, sizeof err)) {
+                st = NNC_STATUS_INVALID;
+                break;
+            }
+            for (int s = 0; s < cnt; s++) {
+                if (margin(c, ys + (size_t)s * (size_t)c->n_out) <= 0) {
+                    (*hits)++;
+                    if (!c->rep->has_counterexample) try_candidate(c, k, xs + (size_t)s * (size_t)n);
+                }
+            }
+            *drawn += (uint64_t)cnt;
+            report_progress(c, c->rep->leaves, nopen, 0, *drawn, samples);
+        }
+        free(xs);
+        free(ys);
+    }
+    (void)conf;
+    free(cum);
+    for (size_t i = 0; i < nopen; i++)
+        if (open_leaves[i] != root) free(open_leaves[i]);
+    free(open_leaves);
+    free(root);
+    free(c->C); free(c->d); free(c->dstart);
+    c->C = NULL; c->d = NULL; c->dstart = NULL;
+    return st;
+}
+
+nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_opts *opts, nnc_vrf_report *rep,
+                       char *err, size_t errlen)
+{
+    nnc_vrf_opts def;
+    if (opts == NULL) {
+        nnc_vrf_opts_default(&def);
+        opts = &def;
+    }
+    memset(rep, 0, sizeof *rep);
+    if (!(opts->confidence > 0 && opts->confidence < 1)) return nnc_err(err, errlen, NNC_STATUS_ARG, "confidence must be in (0, 1)");
+    if (!(opts->timeout_s >= 0)) return nnc_err(err, errlen, NNC_STATUS_ARG, "timeout must be non-negative");
+    double t0 = now_s();
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.s = spec;
+    c.o = opts;
+    c.rep = rep;
+    c.t0 = t0;
+    nnc_status st = nnc_bnd_create(&c.bnd, m, err, errlen);
+    if (st) return st;
+    c.n_in = (int)nnc_bnd_num_inputs(c.bnd);
+    c.n_out = (int)nnc_bnd_num_outputs(c.bnd);
+    if ((st = nnc_spc_check_model_dims(spec, c.n_in, c.n_out, err, errlen))) goto out;
+    for (int k = 0; k < nnc_spc_num_cases(spec); k++)
+        if (nnc_spc_case_num_input_cons(spec, k) > 0) {
+            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "case %d has linear input constraints beyond its box; only boxes are supported", k);
+            goto out;
+        }
+    if ((st = nnc_rt_create(&c.rt64, m, NNC_PRECISION_F64, 1, err, errlen))) goto out;
+    if ((st = nnc_rt_create(&c.rt32, m, NNC_PRECISION_F32, 1, err, errlen))) goto out;
+    if ((st = nnc_rt_create(&c.rt64b, m, NNC_PRECISION_F64, NNC_VRF_EVAL_BATCH, err, errlen))) goto out;
+    rep->n_in = c.n_in;
+    rep->n_out = c.n_out;
+    c.cx = malloc(sizeof(double) * (size_t)c.n_in + 8);
+    c.cy = malloc(sizeof(double) * (size_t)c.n_out + 8);
+    c.cy2 = malloc(sizeof(double) * (size_t)c.n_out + 8);
+    c.fx = malloc(sizeof(float) * (size_t)c.n_in + 8);
+    c.fy = malloc(sizeof(float) * (size_t)c.n_out + 8);
+    if (!c.cx || !c.cy || !c.cy2 || !c.fx || !c.fy) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto out;
+    }
+    rep->seed = opts->seed;
+    rep->confidence = opts->confidence;
+    nnc_mdl_sha256(m, rep->model_sha256);
+    int K = nnc_spc_num_cases(spec);
+    double conf_k = 1.0 - (1.0 - opts->confidence) / K;
+    /* total volume: each case's box has weight vol(box_k); fractions are
+     * computed per case relative to its box, then combined by volume */
+    mpq_t tot_safe, tot_unsafe, tot_open, tot_vol;
+    mpq_inits(tot_safe, tot_unsafe, tot_open, tot_vol, NULL);
+    /* per-case fraction bounds and volumes (volumes stay rationals: a product
+     * of hundreds of widths underflows a double) */
+    double *case_lo = calloc((size_t)K, sizeof(double)), *case_hi = calloc((size_t)K, sizeof(double));
+    mpq_t *case_vol = malloc(sizeof(mpq_t) * (size_t)K);
+    if (!case_lo || !case_hi || !case_vol) {
+        free(case_lo); free(case_hi); free(case_vol);
+        mpq_clears(tot_safe, tot_unsafe, tot_open, tot_vol, NULL);
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < K; k++) mpq_init(case_vol[k]);
+    int all_safe = 1;
+    for (int k = 0; k < K && !st; k++) {
+        mpq_t safe, unsafe, open, vk;
+        mpq_inits(safe, unsafe, open, vk, NULL);
+        const double *lo = nnc_spc_case_lo(spec, k), *hi = nnc_spc_case_hi(spec, k);
+        mpq_set_ui(vk, 1, 1);
+        mpq_t w, t;
+        mpq_inits(w, t, NULL);
+        for (int i = 0; i < c.n_in; i++) {
+            mpq_set_d(w, hi[i]);
+            mpq_set_d(t, lo[i]);
+            mpq_sub(w, w, t);
+            if (mpq_sgn(w) > 0) mpq_mul(vk, vk, w); /* degenerate dims: measure taken in the others */
+        }
+        mpq_clears(w, t, NULL);
+        double deadline = t0 + opts->timeout_s * (double)(k + 1) / K;
+        uint64_t hits = 0, drawn = 0;
+        st = run_case(&c, k, deadline, opts->samples / (uint64_t)K + (k == 0 ? opts->samples % (uint64_t)K : 0), conf_k, safe,
+                      unsafe, open, &hits, &drawn);
+        if (st) {
+            mpq_clears(safe, unsafe, open, vk, NULL);
+            if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in branch and bound");
+            else nnc_err(err, errlen, st, "bound computation failed");
+            break;
+        }
+        rep->samples += drawn;
+        rep->sample_violations += hits;
+        double qlo = 0, qhi = 1;
+        if (mpq_sgn(open) > 0) {
+            if (drawn > 0) {
+                if ((st = nnc_vrf_clopper_pearson(hits, drawn, conf_k, &qlo, &qhi, err, errlen))) {
+                    mpq_clears(safe, unsafe, open, vk, NULL);
+                    break;
+                }
+            }
+            all_safe = 0;
+        } else {
+            qlo = qhi = 0;
+        }
+        if (mpq_sgn(unsafe) > 0) all_safe = 0;
+        /* case fraction bounds: unsafe + open * q, outward */
+        double u_lo = mpq_down(unsafe), u_hi = mpq_up(unsafe), o_hi = mpq_up(open), o_lo = mpq_down(open);
+        double f_lo = u_lo + o_lo * qlo, f_hi = u_hi + o_hi * qhi;
+        f_lo = f_lo - fabs(f_lo) * 4e-16;
+        f_hi = f_hi + fabs(f_hi) * 4e-16;
+        if (f_lo < 0) f_lo = 0;
+        if (f_hi > 1) f_hi = 1;
+        case_lo[k] = f_lo;
+        case_hi[k] = f_hi;
+        mpq_set(case_vol[k], vk);
+        mpq_t sv;
+        mpq_init(sv);
+        mpq_mul(sv, safe, vk);
+        mpq_add(tot_safe, tot_safe, sv);
+        mpq_mul(sv, unsafe, vk);
+        mpq_add(tot_unsafe, tot_unsafe, sv);
+        mpq_mul(sv, open, vk);
+        mpq_add(tot_open, tot_open, sv);
+        mpq_add(tot_vol, tot_vol, vk);
+        mpq_clear(sv);
+        mpq_clears(safe, unsafe, open, vk, NULL);
+    }
+    if (!st) {
+        /* volume-weighted combination, rounded outward (a few ulps of slack) */
+        if (K == 1) {
+            rep->violation_lo = case_lo[0];
+            rep->violation_hi = case_hi[0];
+        } else {
+            double lo_sum = 0, hi_sum = 0;
+            mpq_t w;
+            mpq_init(w);
+            for (int k = 0; k < K; k++) {
+                if (mpq_sgn(tot_vol) > 0) mpq_div(w, case_vol[k], tot_vol);
+                lo_sum += mpq_down(w) * case_lo[k];
+                hi_sum += mpq_up(w) * case_hi[k];
+            }
+            mpq_clear(w);
+            rep->violation_lo = fmax(0.0, lo_sum * (1 - 1e-14));
+            rep->violation_hi = fmin(1.0, hi_sum * (1 + 1e-14));
+        }
+        mpq_t f;
+        mpq_init(f);
+        if (mpq_sgn(tot_vol) > 0) {
+            mpq_div(f, tot_safe, tot_vol);
+            rep->certified_safe_fraction = mpq_down(f);
+            mpq_div(f, tot_unsafe, tot_vol);
+            rep->certified_unsafe_fraction = mpq_down(f);
+            mpq_div(f, tot_open, tot_vol);
+            rep->open_fraction = mpq_up(f);
+        }
+        mpq_clear(f);
+        if (all_safe && !rep->has_counterexample) {
+            rep->result = NNC_VRF_HOLDS;
+            rep->violation_lo = rep->violation_hi = 0;
+        } else if (rep->has_counterexample) {
+            rep->result = NNC_VRF_VIOLATED;
+        } else {
+            rep->result = NNC_VRF_UNKNOWN;
+        }
+        if (rep->has_counterexample && rep->violation_lo < 0) rep->violation_lo = 0;
+        rep->max_violation_met = -1;
+        if (opts->max_violation >= 0) {
+            if (rep->violation_hi <= opts->max_violation) rep->max_violation_met = 1;
+            else if (rep->violation_lo > opts->max_violation) rep->max_violation_met = 0;
+        }
+    }
+    for (int k = 0; k < K; k++) mpq_clear(case_vol[k]);
+    free(case_lo); free(case_hi); free(case_vol);
+    mpq_clears(tot_safe, tot_unsafe, tot_open, tot_vol, NULL);
+out:
+    rep->time_s = now_s() - t0;
+    nnc_rt_destroy(c.rt64);
+    nnc_rt_destroy(c.rt32);
+    nnc_rt_destroy(c.rt64b);
+    nnc_bnd_destroy(c.bnd);
+    free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy);
+    if (st) nnc_vrf_report_free(rep);
+    return st;
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, "%.17g", v);
+    else fputs("null", f);
+}
+
+nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *r, char *err, size_t errlen)
+{
+    fprintf(f, "{\n  \"result\": \"%s\",\n  \"violation_fraction\": {\"lower\": ", nnc_vrf_result_name(r->result));
+    json_num(f, r->violation_lo);
+    fputs(", \"upper\": ", f);
+    json_num(f, r->violation_hi);
+    fputs("},\n  \"confidence\": ", f);
+    json_num(f, r->confidence);
+    fputs(",\n  \"certified_safe_fraction\": ", f);
+    json_num(f, r->certified_safe_fraction);
+    fputs(",\n  \"certified_unsafe_fraction\": ", f);
+    json_num(f, r->certified_unsafe_fraction);
+    fputs(",\n  \"open_fraction\": ", f);
+    json_num(f, r->open_fraction);
+    fprintf(f, ",\n  \"samples\": %llu,\n  \"sample_violations\": %llu,\n", (unsigned long long)r->samples,
+            (unsigned long long)r->sample_violations);
+    fprintf(f, "  \"leaves\": {\"total\": %llu, \"safe\": %llu, \"unsafe\": %llu, \"open\": %llu},\n",
+            (unsigned long long)r->leaves, (unsigned long long)r->leaves_safe, (unsigned long long)r->leaves_unsafe,
+            (unsigned long long)r->leaves_open);
+    fputs("  \"counterexample\": ", f);
+    if (r->has_counterexample && r->cex_input) {
+        fprintf(f, "{\"case\": %d, \"input\": [", r->counterexample_case);
+        for (int i = 0; i < r->n_in; i++) {
+            if (i) fputs(", ", f);
+            json_num(f, r->cex_input[i]);
+        }
+        fputs("], \"output\": [", f);
+        for (int i = 0; i < r->n_out; i++) {
+            if (i) fputs(", ", f);
+            json_num(f, r->cex_output[i]);
+        }
+        fputs("]}", f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\n  \"seed\": %llu,\n  \"time_s\": ", (unsigned long long)r->seed);
+    json_num(f, r->time_s);
+    fputs(",\n  \"model_sha256\": \"", f);
+    for (int i = 0; i < 32; i++) fprintf(f, "%02x", r->model_sha256[i]);
+    fputs("\"\n}\n", f);
+    if (ferror(f)) return nnc_err(err, errlen, NNC_STATUS_IO, "writing the report failed");
+    return NNC_STATUS_OK;
+}
