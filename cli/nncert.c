@@ -415,7 +415,7 @@ done:
 static const char verify_help[] =
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
-    "                     [--no-split] [--ibp]\n"
+    "                     [--no-split] [--ibp] [--stop-on-counterexample]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
@@ -434,6 +434,8 @@ static const char verify_help[] =
     "  --max-leaves N      branch-and-bound leaf budget (default 200000)\n"
     "  --no-split          bound the box once, no branch and bound\n"
     "  --ibp               interval bounds only (no linear relaxation)\n"
+    "  --stop-on-counterexample  end branch and bound at the first validated\n"
+    "                      counterexample (the interval stays valid, only wider)\n"
     "\n"
     "Exit codes: 0 holds (or meets --max-violation), 1 validated counterexample\n"
     "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
@@ -528,6 +530,8 @@ static int cmd_verify(int argc, char **argv)
             o.split = 0;
         } else if (strcmp(a, "--ibp") == 0) {
             o.crown = 0;
+        } else if (strcmp(a, "--stop-on-counterexample") == 0) {
+            o.stop_on_counterexample = 1;
         } else if (a[0] == '-' && a[1] == '-') {
             if (i + 1 >= argc) return usage_error("verify", "option needs a value");
             const char *v = argv[++i];

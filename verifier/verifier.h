@@ -56,6 +56,8 @@ typedef struct nnc_vrf_opts {
     uint64_t max_leaves;     /* branch-and-bound budget (default 200000) */
     int crown;               /* 1: linear bounds (default), 0: intervals only */
     int split;               /* 1: branch and bound (default), 0: bound the box once */
+    int stop_on_counterexample; /* 1: end branch and bound at the first validated
+                                   counterexample (the interval stays valid, wider) */
     void (*progress)(void *ctx, const nnc_vrf_progress *p); /* may be NULL */
     void *progress_ctx;
 } nnc_vrf_opts;

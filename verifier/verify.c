@@ -295,6 +295,36 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     }
     c->dstart[nd] = r;
 
+    /* falsification: random points of the box (a Philox stream of its own,
+     * disjoint from the estimate's) so that violated instances are found
+     * before branch and bound spends its budget */
+    {
+        int B = NNC_VRF_EVAL_BATCH;
+        double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n), *ys = malloc(sizeof(double) * (size_t)B * (size_t)c->n_out);
+        char err[NNC_ERRBUF_SIZE];
+        for (int round = 0; xs && ys && round < 4 && !c->rep->has_counterexample; round++) {
+            for (int sidx = 0; sidx < B; sidx++) {
+                nnc_philox_state ph;
+                nnc_philox_init(&ph, c->o->seed ^ 0x5eed5eed5eedULL, ((uint64_t)(k + 1) << 48) + (uint64_t)(round * B + sidx), 0);
+                double u2[2];
+                for (int i = 0; i < n; i += 2) {
+                    nnc_philox_uniform2_double(&ph, u2);
+                    for (int t = 0; t < 2 && i + t < n; t++) {
+                        double v = lo[i + t] + u2[t] * (hi[i + t] - lo[i + t]);
+                        xs[(size_t)sidx * (size_t)n + (size_t)(i + t)] = v > hi[i + t] ? hi[i + t] : v;
+                    }
+                }
+            }
+            const void *in[1] = {xs};
+            void *out[1] = {ys};
+            if (nnc_rt_run(c->rt64b, B, in, out, err, sizeof err)) break;
+            for (int sidx = 0; sidx < B && !c->rep->has_counterexample; sidx++)
+                if (margin(c, ys + (size_t)sidx * (size_t)c->n_out) <= 0) try_candidate(c, k, xs + (size_t)sidx * (size_t)n);
+        }
+        free(xs);
+        free(ys);
+    }
+
     /* branch and bound: FIFO queue (largest leaves first) */
     size_t leaf_bytes = sizeof(double) * (size_t)(2 * n);
     size_t cap_leaves = NNC_VRF_MAX_OPEN_BYTES / leaf_bytes;
@@ -312,11 +342,12 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     uint64_t processed = 0;
     while (qh < qt) {
         double *box = q[qh++];
-        int stop = !c->o->split || now_s() > bb_deadline || c->rep->leaves >= c->o->max_leaves ||
-                   (qt - qh) + nopen + 2 > cap_leaves;
+        int past = now_s() > bb_deadline || (c->o->stop_on_counterexample && c->rep->has_counterexample);
+        int stop = !c->o->split || past || c->rep->leaves >= c->o->max_leaves || (qt - qh) + nopen + 2 > cap_leaves;
         leaf_kind kind;
-        int dim;
-        st = classify(c, k, box, &kind, &dim);
+        int dim = -1;
+        if (past && processed > 0) kind = LEAF_OPEN; /* out of time: left open, unbounded */
+        else st = classify(c, k, box, &kind, &dim);
         if (st) {
             free(box);
             break;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of the nncert command line: help, outputs, exit codes,
 # and bad input (one-line error, documented exit code, nothing on stdout).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 Z=models/zoo
 
 expect_exit help-main 0 "$NNCERT" --help

@@ -7,7 +7,7 @@
 #   conformance-ext  tests/tools/conformance_cases.py: attribute, opset and edge
 #                    cases of the supported operators, references from
 #                    onnxruntime (tests/peers) or numpy
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 TOOL="$BUILD/tools/conformance"
 
 # run_suite NAME DIR: one RESULT line with the tool's summary

@@ -2,7 +2,7 @@
 # Differential test: nncert's runtime against onnxruntime-node (an independent
 # implementation) on the zoo models and the VNN-COMP networks in ../shared,
 # on random inputs, within 1e-5 relative (plus 1e-6 absolute near zero).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 ORT=tests/peers/ort_run.js
 if [ ! -d tests/peers/node_modules/onnxruntime-node ] || ! command -v node >/dev/null; then
     skip differential "onnxruntime-node not installed (run tests/setup.sh)"; exit 0

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# End-to-end tests of `nncert verify` and `nncert spec linf`:
+#  - a fixed subset of VNN-COMP instances (../shared) against their official
+#    consensus answers: never "holds" on a known violated instance, never
+#    "violated" on a known safe one, and every reported counterexample checked
+#    by onnxruntime (an independent runtime) against the spec;
+#  - spec linf round trip, exit codes, --max-violation, the JSON report, and
+#    malformed specs (one-line error with line and column).
+. "$(dirname "$0")/lib.bash"
+Z=models/zoo
+V=$SHARED/data/verification
+
+# expected CONSENSUS MODEL SPEC TIMEOUT NAME
+instance() {
+    local want=$1 model=$2 spec=$3 to=$4 name=$5
+    "$NNCERT" verify "$model" "$spec" --timeout "$to" --samples 2000 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    local got
+    got=$(grep -o '"result": "[a-z]*"' "$TMP/r.json" 2>/dev/null | cut -d'"' -f4)
+    if [ "$rc" -gt 2 ] || [ -z "$got" ]; then fail "$name (exit $rc: $(head -c 200 "$TMP/err"))"; return; fi
+    if [ "$want" = unsat ] && [ "$got" = violated ]; then fail "$name: violated on a known safe instance"; return; fi
+    if [ "$want" = sat ] && [ "$got" = holds ]; then fail "$name: holds on a known violated instance"; return; fi
+    if [ "$got" = violated ]; then
+        # independent check of the counterexample with onnxruntime
+        if [ -d tests/peers/node_modules/onnxruntime-node ]; then
+            python3 - "$TMP/r.json" "$model" >"$TMP/cex.json" <<'PY' || { fail "$name: bad counterexample in report"; return; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r["counterexample"]["input"]
+print(json.dumps({"cex": x}))
+PY
+            "$BUILD/tools/gen_input" "$model" 1 1 0 0 >"$TMP/shape.json" || { fail "$name (gen_input)"; return; }
+            python3 - "$TMP/shape.json" "$TMP/cex.json" >"$TMP/in.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); x = json.load(open(sys.argv[2]))["cex"]
+name = next(iter(s["inputs"]))
+s["inputs"][name]["data"] = x
+print(json.dumps(s))
+PY
+            node tests/peers/ort_run.js "$model" "$TMP/in.json" "$TMP/ort.json" 2>/dev/null || { fail "$name: onnxruntime failed on the counterexample"; return; }
+            if ! "$BUILD/tools/check_cex" "$spec" "$TMP/in.json" "$TMP/ort.json" >"$TMP/cc" 2>&1; then
+                fail "$name: counterexample not confirmed by onnxruntime: $(cat "$TMP/cc")"; return; fi
+        fi
+    fi
+    pass "$name consensus=$want nncert=$got $(grep -o '"time_s": [0-9.e-]*' "$TMP/r.json")"
+}
+
+if [ -d "$V" ]; then
+    A=$V/acasxu
+    instance unsat "$A/onnx/ACASXU_run2a_1_1_batch_2000.onnx" "$A/vnnlib/prop_3.vnnlib" 20 acasxu-1_1-prop_3
+    instance unsat "$A/onnx/ACASXU_run2a_1_1_batch_2000.onnx" "$A/vnnlib/prop_4.vnnlib" 20 acasxu-1_1-prop_4
+    instance sat "$A/onnx/ACASXU_run2a_2_1_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 20 acasxu-2_1-prop_2
+    instance sat "$A/onnx/ACASXU_run2a_3_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 20 acasxu-3_3-prop_2
+    instance unsat "$A/onnx/ACASXU_run2a_1_1_batch_2000.onnx" "$A/vnnlib/prop_1.vnnlib" 10 acasxu-1_1-prop_1
+    M=$V/mnist_fc
+    instance unsat "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_0_0.03.vnnlib" 10 mnist_fc-256x2-prop_0_0.03
+    instance sat "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_1_0.03.vnnlib" 10 mnist_fc-256x2-prop_1_0.03
+else
+    skip verify-vnncomp "../shared/data/verification not present"
+fi
+
+# spec linf on the zoo MLP: a tiny eps holds, the written spec parses back
+if "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0.002 --clip 0,1 --output "$TMP/s.vnnlib" &&
+   grep -q "declare-const X_783 Real" "$TMP/s.vnnlib"; then pass spec-linf-write; else fail spec-linf-write; fi
+expect_exit verify-zoo-holds 0 "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --timeout 5 --json "$TMP/h.json"
+for f in result violation_fraction confidence certified_safe_fraction certified_unsafe_fraction samples counterexample seed time_s model_sha256; do
+    grep -q "\"$f\"" "$TMP/h.json" || { fail "report-field-$f"; continue; }
+done
+pass report-fields
+# a wrong label: every point is misclassified somewhere near -> violated, exit 1
+"$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 0 --eps 0.002 --clip 0,1 --output "$TMP/w.vnnlib"
+expect_exit verify-wrong-label-violated 1 "$NNCERT" verify $Z/mlp.onnx "$TMP/w.vnnlib" --timeout 5
+expect_exit verify-max-violation-met 0 "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --timeout 5 --max-violation 0.01
+expect_exit verify-max-violation-exceeded 1 "$NNCERT" verify $Z/mlp.onnx "$TMP/w.vnnlib" --timeout 5 --max-violation 0.5
+expect_error verify-gpu-unavailable 69 "GPU verification is not implemented" "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --device gpu
+expect_error verify-bad-confidence 64 "bad value" "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --confidence 1.5
+printf '(declare-const X_0 Real)\n(assert (<= X_0 1)\n' >"$TMP/bad.vnnlib"
+expect_error verify-unbalanced-spec 65 "line [0-9]+, column [0-9]+" "$NNCERT" verify $Z/mlp.onnx "$TMP/bad.vnnlib"
+printf '(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= X_0 1))\n(assert (>= X_0 0))\n(assert (<= Y_0 0))\n' >"$TMP/dims.vnnlib"
+expect_error verify-dimension-mismatch 65 "784" "$NNCERT" verify $Z/mlp.onnx "$TMP/dims.vnnlib"
+expect_error spec-missing-args 64 "required" "$NNCERT" spec linf --model $Z/mlp.onnx
