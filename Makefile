@@ -53,7 +53,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench fuzz setup clean install
+.PHONY: all lib test check demo bench bench-verify fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -123,6 +123,13 @@ demo: setup
 bench: setup
 	@$(MAKE) --no-print-directory bin/nncert $(BUILD)/bench/bench_runtime
 	@BUILD=$(BUILD) tests/bench/run_bench.sh
+
+# nncert verify on the VNN-COMP instances in ../shared/data/verification,
+# scored against the consensus and the published results of the other tools:
+# results/verify-vnncomp*.  BENCH_FAMILIES, BENCH_LIMIT, BENCH_TIMEOUT: see the script.
+bench-verify: setup
+	@$(MAKE) --no-print-directory bin/nncert
+	@NNCERT=$(NNCERT) tests/bench/bench_verify.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a
 	@mkdir -p $(dir $@)

@@ -47,10 +47,13 @@ struct nnc_bnd {
     int in_v, out_v, nv;
     double gamma;
     double **lo, **hi;   /* per value: numel bounds (constants: NULL) */
-    double **L;          /* per value: back-substitution rows (scratch) */
+    double **L;          /* per value: back-substitution rows (scratch), or NULL when unused */
+    double **Lbuf;       /* per value: storage behind L, Lcap doubles, kept between passes */
+    size_t *Lcap;
+    unsigned char *exact_ibp; /* per value: IBP is exact (at most one mixing linear map from the input) */
     node_info *ni;       /* per node (index into m->nodes) */
     int *pos;            /* per value: position of its producer in m->order, -1 */
-    unsigned char *needs_crown; /* per value: feeds a nonlinear node */
+    unsigned char *needs_crown; /* per value: 0, or feeds a nonlinear node (1 ReLU-like, 2 other) */
     const double *box_lo, *box_hi;
 };
 
@@ -169,7 +172,7 @@ void nnc_bnd_destroy(nnc_bnd *b)
     for (int v = 0; v < b->nv; v++) {
         if (b->lo) free(b->lo[v]);
         if (b->hi) free(b->hi[v]);
-        if (b->L) free(b->L[v]);
+        if (b->Lbuf) free(b->Lbuf[v]);
     }
     if (b->ni)
         for (int k = 0; k < b->m->n_nodes; k++) {
@@ -177,7 +180,8 @@ void nnc_bnd_destroy(nnc_bnd *b)
             free(x->wt); free(x->wabs); free(x->bias); free(x->ia); free(x->ib); free(x->ew);
             free(x->al); free(x->bl); free(x->au); free(x->bu); free(x->arg);
         }
-    free(b->lo); free(b->hi); free(b->L); free(b->ni); free(b->pos); free(b->needs_crown);
+    free(b->lo); free(b->hi); free(b->L); free(b->Lbuf); free(b->Lcap); free(b->exact_ibp); free(b->ni); free(b->pos);
+    free(b->needs_crown);
     free(b);
 }
 
@@ -221,10 +225,14 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
     b->lo = calloc((size_t)b->nv, sizeof(double *));
     b->hi = calloc((size_t)b->nv, sizeof(double *));
     b->L = calloc((size_t)b->nv, sizeof(double *));
+    b->Lbuf = calloc((size_t)b->nv, sizeof(double *));
+    b->Lcap = calloc((size_t)b->nv, sizeof(size_t));
+    b->exact_ibp = calloc((size_t)b->nv, 1);
     b->ni = calloc((size_t)m->n_nodes + 1, sizeof(node_info));
     b->pos = malloc((size_t)b->nv * sizeof(int));
     b->needs_crown = calloc((size_t)b->nv, 1);
-    if (!b->lo || !b->hi || !b->L || !b->ni || !b->pos || !b->needs_crown) goto nomem;
+    if (!b->lo || !b->hi || !b->L || !b->Lbuf || !b->Lcap || !b->exact_ibp || !b->ni || !b->pos || !b->needs_crown) goto nomem;
+    b->exact_ibp[m->inputs[0]] = 1;
     for (int v = 0; v < b->nv; v++) b->pos[v] = -1;
     int64_t kmax = 2;
     for (int t = 0; t < m->n_order; t++) {
@@ -240,11 +248,28 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
         }
         int64_t f = fan_in(m, n);
         if (f > kmax) kmax = f;
+        /* exact IBP: elementwise-affine and reshaping steps keep it; one
+         * mixing linear map (Gemm, MatMul, Conv, pooling) may follow */
+        {
+            int var = n->in[0] >= 0 && is_var(b, n->in[0]) ? n->in[0] : (n->n_in > 1 ? n->in[1] : -1);
+            int two_vars = n->n_in > 1 && is_var(b, n->in[0]) && is_var(b, n->in[1]);
+            int elementwise = n->op == NNC_OP_ADD || n->op == NNC_OP_SUB || n->op == NNC_OP_MUL || n->op == NNC_OP_DIV ||
+                              n->op == NNC_OP_BATCHNORM || n->op == NNC_OP_FLATTEN || n->op == NNC_OP_RESHAPE ||
+                              n->op == NNC_OP_IDENTITY || n->op == NNC_OP_DROPOUT || n->op == NNC_OP_SQUEEZE ||
+                              n->op == NNC_OP_UNSQUEEZE || n->op == NNC_OP_TRANSPOSE || n->op == NNC_OP_SLICE || n->op == NNC_OP_PAD;
+            int mixing = n->op == NNC_OP_GEMM || n->op == NNC_OP_MATMUL || n->op == NNC_OP_CONV ||
+                         n->op == NNC_OP_AVERAGEPOOL || n->op == NNC_OP_GLOBALAVERAGEPOOL;
+            if (var >= 0 && !two_vars && b->exact_ibp[var] == 1 && elementwise) b->exact_ibp[n->out[0]] = 1;
+            else if (var >= 0 && !two_vars && b->exact_ibp[var] == 1 && mixing) b->exact_ibp[n->out[0]] = 2;
+            else if (var >= 0 && !two_vars && b->exact_ibp[var] == 2 && elementwise && n->op != NNC_OP_PAD) b->exact_ibp[n->out[0]] = 2;
+        }
         int64_t no = V(b, n->out[0])->numel;
         x->lin = !(n->op == NNC_OP_RELU || n->op == NNC_OP_LEAKYRELU || n->op == NNC_OP_SIGMOID || n->op == NNC_OP_TANH ||
                    n->op == NNC_OP_MAXPOOL);
         if (!x->lin) {
-            b->needs_crown[n->in[0]] = 1;
+            /* 1: feeds a piecewise-linear node (refine unstable neurons only), 2: a smooth one or MaxPool */
+            int kind = (n->op == NNC_OP_RELU || n->op == NNC_OP_LEAKYRELU) ? 1 : 2;
+            if (b->needs_crown[n->in[0]] < kind) b->needs_crown[n->in[0]] = (unsigned char)kind;
             x->al = malloc((size_t)(no + 1) * sizeof(double));
             x->bl = malloc((size_t)(no + 1) * sizeof(double));
             x->au = malloc((size_t)(no + 1) * sizeof(double));
@@ -427,7 +452,10 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
             break;
         case NNC_OP_FLATTEN: case NNC_OP_RESHAPE: case NNC_OP_IDENTITY: case NNC_OP_DROPOUT:
         case NNC_OP_SQUEEZE: case NNC_OP_UNSQUEEZE:
-            for (int64_t j = 0; j < no; j++) ACC(j, j, 1.0);
+            if (mode)
+                for (int64_t j = 0; j < no; j++) d[j] += fabs(s[j]);
+            else
+                for (int64_t j = 0; j < no; j++) d[j] += s[j];
             break;
         case NNC_OP_BATCHNORM: {
             const nnc_value *sc = V(b, n->in[1]), *var = V(b, n->in[4]);
@@ -725,23 +753,35 @@ static void ibp_nonlinear(nnc_bnd *b, const nnc_node *n)
 
 /* ------------------------------------------------------- back-substitution */
 
+/* Zeroed rows for value v (nobj x numel), in storage kept between passes.
+ * Returns 0, or -1 when out of memory. */
+static int take_rows(nnc_bnd *b, int v, int nobj)
+{
+    size_t need = (size_t)nobj * (size_t)V(b, v)->numel + 1;
+    if (b->Lcap[v] < need) {
+        free(b->Lbuf[v]);
+        b->Lbuf[v] = malloc(need * sizeof(double));
+        b->Lcap[v] = b->Lbuf[v] ? need : 0;
+        if (b->Lbuf[v] == NULL) return -1;
+    }
+    memset(b->Lbuf[v], 0, need * sizeof(double));
+    b->L[v] = b->Lbuf[v];
+    return 0;
+}
+
 /* Back-substitute nobj rows Lroot (over value root) to the input.
  * Out: Lin (nobj x n_in, zero when independent), c[nobj], err[nobj] (>= 0). */
 static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, double *Lin, double *c, double *err)
 {
     const nnc_model *m = b->m;
     int64_t nin = V(b, b->in_v)->numel;
-    for (int v = 0; v < b->nv; v++) {
-        free(b->L[v]);
-        b->L[v] = NULL;
-    }
+    for (int v = 0; v < b->nv; v++) b->L[v] = NULL;
     memset(c, 0, (size_t)nobj * sizeof(double));
     memset(err, 0, (size_t)nobj * sizeof(double));
     double *cabs = calloc((size_t)nobj + 1, sizeof(double));
     if (cabs == NULL) return NNC_STATUS_NOMEM;
     size_t rs = (size_t)V(b, root)->numel;
-    b->L[root] = malloc((size_t)nobj * rs * sizeof(double) + 8);
-    if (b->L[root] == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
+    if (take_rows(b, root, nobj) != 0) { free(cabs); return NNC_STATUS_NOMEM; }
     memcpy(b->L[root], Lroot, (size_t)nobj * rs * sizeof(double));
     int start = b->pos[root];
     double g = b->gamma;
@@ -775,20 +815,13 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
                 int v = n->in[s];
                 if (!is_var(b, v)) continue;
                 if (n->op != NNC_OP_ADD && n->op != NNC_OP_SUB && n->op != NNC_OP_MUL && n->op != NNC_OP_MATMUL && s > 0) continue;
-                int64_t ni = V(b, v)->numel;
-                if (b->L[v] == NULL) {
-                    b->L[v] = calloc((size_t)nobj * (size_t)ni + 1, sizeof(double));
-                    if (b->L[v] == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
-                }
+                if (b->L[v] == NULL && take_rows(b, v, nobj) != 0) { free(cabs); return NNC_STATUS_NOMEM; }
                 lin_op(b, n, s, 1, 0, nobj, L, b->L[v]);
             }
         } else {
             int v = n->in[0];
             int64_t ni = V(b, v)->numel;
-            if (b->L[v] == NULL) {
-                b->L[v] = calloc((size_t)nobj * (size_t)ni + 1, sizeof(double));
-                if (b->L[v] == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
-            }
+            if (b->L[v] == NULL && take_rows(b, v, nobj) != 0) { free(cabs); return NNC_STATUS_NOMEM; }
             for (int o = 0; o < nobj; o++) {
                 const double *Lo = L + (size_t)o * no;
                 double *Li = b->L[v] + (size_t)o * ni;
@@ -805,10 +838,7 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
                 cabs[o] += fabs(c[o]);
             }
         }
-        if (vo != b->in_v) {
-            free(b->L[vo]);
-            b->L[vo] = NULL;
-        }
+        if (vo != b->in_v) b->L[vo] = NULL; /* consumed; its storage is reused */
     }
     if (b->L[b->in_v]) memcpy(Lin, b->L[b->in_v], (size_t)nobj * (size_t)nin * sizeof(double));
     else memset(Lin, 0, (size_t)nobj * (size_t)nin * sizeof(double));
@@ -849,30 +879,41 @@ nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int c
             ibp_nonlinear(b, n);
         }
         int64_t no = V(b, vo)->numel;
-        if (!crown || !b->needs_crown[vo] || no > NNC_BND_CROWN_MAX_NEURONS) continue;
+        if (!crown || !b->needs_crown[vo] || b->exact_ibp[vo] || no > NNC_BND_CROWN_MAX_NEURONS) continue;
         /* CROWN on this pre-activation: rows +e_j and -e_j, in chunks of
          * NNC_BND_CHUNK neurons to bound memory */
-        int64_t chunk = no < NNC_BND_CHUNK ? no : NNC_BND_CHUNK;
+        /* neurons worth refining: for piecewise-linear consumers only the
+         * unstable ones (the relaxation of a stable neuron is already exact) */
+        int64_t *sel = malloc(sizeof(int64_t) * (size_t)(no + 1));
+        if (sel == NULL) return NNC_STATUS_NOMEM;
+        int64_t nsel = 0;
+        for (int64_t j = 0; j < no; j++)
+            if (b->needs_crown[vo] == 2 || (b->lo[vo][j] < 0 && b->hi[vo][j] > 0)) sel[nsel++] = j;
+        int64_t chunk = nsel < NNC_BND_CHUNK ? nsel : NNC_BND_CHUNK;
+        if (chunk == 0) {
+            free(sel);
+            continue;
+        }
         int nobj = (int)(2 * chunk);
         double *Lr = calloc((size_t)nobj * (size_t)no + 1, sizeof(double));
         double *Li = malloc((size_t)nobj * (size_t)nin * sizeof(double) + 8);
         double *cc = malloc((size_t)nobj * sizeof(double) + 8), *ee = malloc((size_t)nobj * sizeof(double) + 8);
         if (!Lr || !Li || !cc || !ee) {
-            free(Lr); free(Li); free(cc); free(ee);
+            free(Lr); free(Li); free(cc); free(ee); free(sel);
             return NNC_STATUS_NOMEM;
         }
         st = NNC_STATUS_OK;
-        for (int64_t j0 = 0; j0 < no && st == NNC_STATUS_OK; j0 += chunk) {
-            int64_t cn = no - j0 < chunk ? no - j0 : chunk;
+        for (int64_t j0 = 0; j0 < nsel && st == NNC_STATUS_OK; j0 += chunk) {
+            int64_t cn = nsel - j0 < chunk ? nsel - j0 : chunk;
             memset(Lr, 0, (size_t)nobj * (size_t)no * sizeof(double));
             for (int64_t k = 0; k < cn; k++) {
-                Lr[(size_t)k * (size_t)no + (size_t)(j0 + k)] = 1.0;
-                Lr[(size_t)(cn + k) * (size_t)no + (size_t)(j0 + k)] = -1.0;
+                Lr[(size_t)k * (size_t)no + (size_t)sel[j0 + k]] = 1.0;
+                Lr[(size_t)(cn + k) * (size_t)no + (size_t)sel[j0 + k]] = -1.0;
             }
             st = backsub(b, vo, (int)(2 * cn), Lr, Li, cc, ee);
             if (st) break;
             for (int64_t k = 0; k < cn; k++) {
-                int64_t j = j0 + k;
+                int64_t j = sel[j0 + k];
                 double l = concretize(b, Li + (size_t)k * (size_t)nin, cc[k], ee[k]);
                 double u = -concretize(b, Li + (size_t)(cn + k) * (size_t)nin, cc[cn + k], ee[cn + k]);
                 if (l > b->lo[vo][j]) b->lo[vo][j] = l;
@@ -884,6 +925,7 @@ nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int c
                 }
             }
         }
+        free(sel);
         free(Lr); free(Li); free(cc); free(ee);
         if (st) return st;
     }

@@ -58,8 +58,9 @@ nnc_status nnc_vrf_clopper_pearson(uint64_t k, uint64_t n, double confidence, do
 nnc_status nnc_vrf_clopper_pearson_ex(uint64_t k, uint64_t n, double confidence, unsigned flags,
                                       double *lo, double *hi, char *err, size_t errlen);
 
-/* Largest n this helper searches; needs beyond it report NNC_STATUS_LIMIT. */
-#define NNC_VRF_CP_SAMPLES_MAX ((uint64_t)1 << 40)
+/* Largest n nnc_vrf_cp_samples_needed searches (1.7e10, half-width ~1.3e-5
+ * at 99.9%); needs beyond it report NNC_STATUS_LIMIT. */
+#define NNC_VRF_CP_SAMPLES_MAX ((uint64_t)1 << 34)
 
 /* Sample size for a target Clopper–Pearson half-width: the n at which
  * hi - lo (as returned above, so outward-rounded) for k = floor(p_guess * n + 0.5)

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# make bench-verify: nncert verify on the VNN-COMP instances in
+# ../shared/data/verification (see its MANIFEST.md), scored against the
+# consensus answers in ground_truth/, next to the published VNN-COMP results
+# of the other tools on the same instances (tests/bench/vnncomp_peers.py).
+#
+# Writes results/verify-vnncomp.csv (one row per instance),
+# results/verify-vnncomp-summary.csv (tool,year,family,instances,solved,wrong,
+# total_time_solved_s) and results/verify-vnncomp-machine.txt (machine, settings, notes).
+#
+# Environment:
+#   BENCH_FAMILIES  families to run, space or comma separated, or "all"
+#                   (acasxu mnist_fc eran verivital; default acasxu)
+#   BENCH_LIMIT     run only the first N instances of each family (default all)
+#   BENCH_TIMEOUT   cap on the per-instance timeout in seconds (default: the
+#                   official timeout of each instance)
+#   BENCH_SAMPLES   --samples (default 1000)
+#   NNCERT          the binary (default bin/nncert)
+#   BENCH_DATA      the data folder (default ../shared/data/verification)
+#
+# solved = holds on a consensus-unsat instance or violated on a consensus-sat
+# one; wrong = the opposite answer (a soundness bug: printed loudly, and the
+# script exits 1 after writing the results).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DATA=${BENCH_DATA:-../shared/data/verification}
+if [ ! -d "$DATA" ]; then
+    echo "bench-verify: ../shared/data/verification not found"
+    exit 0
+fi
+NNCERT=${NNCERT:-bin/nncert}
+SAMPLES=${BENCH_SAMPLES:-1000}
+LIMIT=${BENCH_LIMIT:-0}
+CAP=${BENCH_TIMEOUT:-}
+FAMILIES=${BENCH_FAMILIES:-acasxu}
+[ "$FAMILIES" = all ] && FAMILIES="acasxu mnist_fc eran verivital"
+FAMILIES=${FAMILIES//,/ }
+command -v python3 >/dev/null 2>&1 || { echo "bench-verify: python3 is required" >&2; exit 64; }
+[ -x "$NNCERT" ] || { echo "bench-verify: $NNCERT not found (run make)" >&2; exit 64; }
+[[ "$LIMIT" =~ ^[0-9]+$ ]] || { echo "bench-verify: BENCH_LIMIT must be a count" >&2; exit 64; }
+if [ -n "$CAP" ] && ! [[ "$CAP" =~ ^[0-9]+([.][0-9]+)?$ ]]; then
+    echo "bench-verify: BENCH_TIMEOUT must be a number of seconds" >&2; exit 64
+fi
+
+# family -> folder, instance list, ground truth
+family_files() {
+    case "$1" in
+        acasxu)             echo "acasxu instances.csv acasxu_ground_truth.csv" ;;
+        mnist_fc)           echo "mnist_fc instances.csv mnist_fc_ground_truth.csv" ;;
+        eran|eran_2021)     echo "eran_2021 eran_instances.csv eran_ground_truth.csv" ;;
+        verivital|verivital_2021) echo "verivital_2021 verivital_instances.csv verivital_ground_truth.csv" ;;
+        *) return 1 ;;
+    esac
+}
+fams=()
+for fam in $FAMILIES; do
+    family_files "$fam" >/dev/null || { echo "bench-verify: unknown family '$fam' (acasxu mnist_fc eran verivital)" >&2; exit 64; }
+    fam=${fam%_2021}
+    fams+=("$fam")
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p results
+out=results/verify-vnncomp.csv
+echo "family,onnx,vnnlib,timeout_s,consensus,nncert_result,solved,wrong,time_s,frac_lo,frac_hi" >"$tmp/rows.csv"
+
+tdesc="official per instance"
+[ -n "$CAP" ] && tdesc="min(official, $CAP s)"
+total=0; nsolved=0; nwrong=0; wrong_list=()
+echo "bench-verify: $NNCERT on ${fams[*]}, limit ${BENCH_LIMIT:-all} per family, timeout $tdesc, $SAMPLES samples"
+for fam in "${fams[@]}"; do
+    read -r dir list gt < <(family_files "$fam")
+    # consensus by (onnx file name, vnnlib file name)
+    declare -A cons=()
+    while IFS=, read -r g_onnx g_vnnlib g_cons _; do
+        g_cons=${g_cons%$'\r'}
+        [ "$g_onnx" = onnx ] && continue
+        cons["${g_onnx##*/},${g_vnnlib##*/}"]=$g_cons
+    done <"$DATA/ground_truth/$gt"
+
+    n=0; fsolved=0; fwrong=0; fanswered=0
+    while IFS=, read -r onnx vnnlib tmo; do
+        tmo=${tmo%$'\r'}; onnx=${onnx#./}; vnnlib=${vnnlib#./}
+        [ -z "$onnx" ] && continue
+        if [ "$LIMIT" -gt 0 ] && [ "$n" -ge "$LIMIT" ]; then break; fi
+        n=$((n + 1))
+        t=$tmo
+        if [ -n "$CAP" ]; then t=$(awk -v a="$tmo" -v b="$CAP" 'BEGIN { print (b + 0 < a + 0) ? b : a }'); fi
+        consensus=${cons["${onnx##*/},${vnnlib##*/}"]:-unknown}
+        # nncert's --timeout bounds branch and bound; the hard limit only
+        # catches a run that ignores it.
+        hard=$(awk -v a="$t" 'BEGIN { printf "%d", a + 30 }')
+        rm -f "$tmp/r.json"
+        t0=$(date +%s%N)
+        set +e
+        timeout -k 5 "$hard" "$NNCERT" verify "$DATA/$dir/$onnx" "$DATA/$dir/$vnnlib" \
+            --timeout "$t" --samples "$SAMPLES" --stop-on-counterexample \
+            --json "$tmp/r.json" >"$tmp/out.txt" 2>&1
+        rc=$?
+        set -e
+        t1=$(date +%s%N)
+        wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+        res=error; lo=; hi=
+        if [ -s "$tmp/r.json" ]; then
+            read -r res lo hi < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d.get("violation_fraction") or {}
+print(d.get("result", "error"), v.get("lower", ""), v.get("upper", ""))' "$tmp/r.json" 2>/dev/null || echo error)
+        fi
+        case "$rc" in
+            0) want=holds ;; 1) want=violated ;; 2) want=unknown ;;
+            124|137) want=killed ;; *) want=error ;;
+        esac
+        if [ "$want" = killed ]; then
+            echo "bench-verify: note: $fam $onnx $vnnlib killed after ${hard}s (--timeout $t not honoured)"
+            res=unknown
+        elif [ "$want" = error ]; then
+            echo "bench-verify: note: $fam $onnx $vnnlib exit $rc: $(tail -n 1 "$tmp/out.txt")"
+            res=error
+        elif [ "$res" != "$want" ]; then
+            echo "bench-verify: note: $fam $onnx $vnnlib exit $rc but JSON result '$res'"
+            [ "$res" = holds ] || [ "$res" = violated ] || [ "$res" = unknown ] || res=$want
+        fi
+        solved=0; wrong=0
+        case "$consensus:$res" in
+            unsat*:holds|sat:violated) solved=1 ;;
+            unsat*:violated|sat:holds) wrong=1 ;;
+            unknown:holds|unknown:violated)
+                echo "bench-verify: note: $fam $onnx $vnnlib: $res on an instance without consensus" ;;
+        esac
+        case "$res" in holds|violated) fanswered=$((fanswered + 1)) ;; esac
+        if [ "$wrong" = 1 ]; then
+            msg="WRONG: $fam $onnx $vnnlib: nncert says $res, consensus $consensus"
+            echo "!!!!!!!! bench-verify: $msg"
+            wrong_list+=("$msg")
+        fi
+        fsolved=$((fsolved + solved)); fwrong=$((fwrong + wrong))
+        echo "$fam,$onnx,$vnnlib,$t,$consensus,$res,$solved,$wrong,$wall,$lo,$hi" >>"$tmp/rows.csv"
+        printf '  %-9s %-36s %-28s %-16s %-9s %7.2fs\n' "$fam" "${onnx##*/}" "${vnnlib##*/}" "$consensus" "$res" "$wall"
+    done <"$DATA/$dir/$list"
+    unset cons
+    echo "bench-verify: $fam: $n instances, $fanswered answered, $fsolved solved, $fwrong wrong"
+    total=$((total + n)); nsolved=$((nsolved + fsolved)); nwrong=$((nwrong + fwrong))
+done
+
+mv "$tmp/rows.csv" "$out"
+python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
+    --year "$(date -u +%Y)" --out results/verify-vnncomp-summary.csv | tee "$tmp/summary.txt"
+
+{
+    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "nncert: $NNCERT, commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')"
+    echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample; device cpu"
+    echo "openblas threads: ${OPENBLAS_NUM_THREADS:-default (all cores)}"
+    echo "nncert time_s: wall clock of the whole process (load, bounds, sampling), measured by the shell."
+    echo "peer rows: published VNN-COMP results (results/vnncomp20XX in the data folder) restricted to the same"
+    echo "  instances, scored against the same consensus; their run times are wall clock on the organisers'"
+    echo "  hardware of that year (AWS instances, tool start-up overhead included, prepare time excluded),"
+    echo "  not on this machine, and answers are taken as published (no time or counterexample re-check)."
+    echo
+    cat "$tmp/summary.txt"
+} >results/verify-vnncomp-machine.txt
+
+echo "bench-verify: $total instances, $nsolved solved, $nwrong wrong -> $out, results/verify-vnncomp-summary.csv"
+if [ "$nwrong" -gt 0 ]; then
+    echo "!!!!!!!! bench-verify: $nwrong WRONG answers (holds on a sat instance or violated on an unsat one):" >&2
+    printf '!!!!!!!!   %s\n' "${wrong_list[@]}" >&2
+    exit 1
+fi
+exit 0
