@@ -416,6 +416,7 @@ static const char verify_help[] =
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
     "                     [--no-split] [--ibp] [--stop-on-counterexample]\n"
+    "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
@@ -434,6 +435,10 @@ static const char verify_help[] =
     "  --max-leaves N      branch-and-bound leaf budget (default 200000)\n"
     "  --no-split          bound the box once, no branch and bound\n"
     "  --ibp               interval bounds only (no linear relaxation)\n"
+    "  --sweep-eps A:B:N   instead of one run, N runs with boxes of L-inf radius A..B\n"
+    "                      around the spec box's centre (clipped by --clip LO,HI);\n"
+    "                      writes PREFIX.csv and PREFIX.svg (--sweep-out PREFIX,\n"
+    "                      default results/sweep)\n"
     "  --stop-on-counterexample  end branch and bound at the first validated\n"
     "                      counterexample (the interval stays valid, only wider)\n"
     "\n"
@@ -516,9 +521,87 @@ static void progress_line(void *ctx, const nnc_vrf_progress *p)
     fflush(stderr);
 }
 
+/* --sweep-eps A:B:N: the violation-fraction curve over epsilon, for boxes
+ * centred on the spec's box, written to PREFIX.csv and PREFIX.svg. */
+static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, const char *arg, const char *prefix,
+                     double clip_lo, double clip_hi)
+{
+    double a, b;
+    long n;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (c1 == NULL || c2 == NULL) return usage_error("verify", "--sweep-eps takes A:B:N");
+    *c1 = *c2 = 0;
+    char *end;
+    n = strtol(c2 + 1, &end, 10);
+    if (parse_double(buf, &a) || parse_double(c1 + 1, &b) || *end || n < 2 || n > 1000 || a < 0 || b < a)
+        return usage_error("verify", "--sweep-eps takes A:B:N with 0 <= A <= B and 2 <= N <= 1000");
+    if (nnc_spc_num_cases(spec) != 1) return fail(NNC_STATUS_UNSUPPORTED, "--sweep-eps needs a spec with one input box");
+    int ni = nnc_spc_num_inputs(spec);
+    const double *lo0 = nnc_spc_case_lo(spec, 0), *hi0 = nnc_spc_case_hi(spec, 0);
+    double *lo = malloc(sizeof(double) * (size_t)ni), *hi = malloc(sizeof(double) * (size_t)ni);
+    double *eps = malloc(sizeof(double) * (size_t)n), *flo = malloc(sizeof(double) * (size_t)n), *fhi = malloc(sizeof(double) * (size_t)n);
+    size_t pl = strlen(prefix) + 8;
+    char *csv = malloc(pl), *svg = malloc(pl);
+    int rc = EXIT_OK;
+    if (!lo || !hi || !eps || !flo || !fhi || !csv || !svg) {
+        rc = fail(NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    snprintf(csv, pl, "%s.csv", prefix);
+    snprintf(svg, pl, "%s.svg", prefix);
+    FILE *f = fopen(csv, "w");
+    if (f == NULL) {
+        fprintf(stderr, "nncert: error: cannot write %s: %s\n", csv, strerror(errno));
+        rc = EXIT_CANTCREAT;
+        goto done;
+    }
+    fprintf(f, "eps,result,violation_lower,violation_upper,certified_safe,certified_unsafe,samples,time_s\n");
+    printf("eps          result    violation fraction bounds\n");
+    char err[NNC_ERRBUF_SIZE];
+    for (long i = 0; i < n && rc == EXIT_OK; i++) {
+        eps[i] = a + (b - a) * (double)i / (double)(n - 1);
+        for (int k = 0; k < ni; k++) {
+            double c = 0.5 * lo0[k] + 0.5 * hi0[k];
+            lo[k] = fmax(c - eps[i], clip_lo);
+            hi[k] = fmin(c + eps[i], clip_hi);
+            if (lo[k] > hi[k]) lo[k] = hi[k] = fmin(fmax(c, clip_lo), clip_hi);
+        }
+        o->box_lo = lo;
+        o->box_hi = hi;
+        nnc_vrf_report r;
+        nnc_status st = nnc_vrf_run(m, spec, o, &r, err, sizeof err);
+        if (st) {
+            rc = fail(st, err);
+            break;
+        }
+        flo[i] = r.violation_lo;
+        fhi[i] = r.violation_hi;
+        fprintf(f, "%.9g,%s,%.9g,%.9g,%.9g,%.9g,%llu,%.3f\n", eps[i], nnc_vrf_result_name(r.result), r.violation_lo,
+                r.violation_hi, r.certified_safe_fraction, r.certified_unsafe_fraction, (unsigned long long)r.samples, r.time_s);
+        printf("%-12.6g %-9s [%.6g, %.6g]\n", eps[i], nnc_vrf_result_name(r.result), r.violation_lo, r.violation_hi);
+        nnc_vrf_report_free(&r);
+    }
+    if (fclose(f) != 0 && rc == EXIT_OK) rc = EXIT_CANTCREAT;
+    if (rc == EXIT_OK) {
+        FILE *g = fopen(svg, "w");
+        if (g == NULL || nnc_vrf_svg_sweep(g, "violation fraction against epsilon", eps, flo, fhi, (int)n, err, sizeof err) != NNC_STATUS_OK) {
+            fprintf(stderr, "nncert: error: cannot write %s\n", svg);
+            rc = EXIT_CANTCREAT;
+        }
+        if (g && fclose(g) != 0) rc = EXIT_CANTCREAT;
+        if (rc == EXIT_OK) printf("wrote %s and %s\n", csv, svg);
+    }
+done:
+    free(lo); free(hi); free(eps); free(flo); free(fhi); free(csv); free(svg);
+    return rc;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
-    const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu";
+    const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "results/sweep";
+    double clip_lo = -INFINITY, clip_hi = INFINITY;
     nnc_vrf_opts o;
     nnc_vrf_opts_default(&o);
     for (int i = 0; i < argc; i++) {
@@ -544,6 +627,18 @@ static int cmd_verify(int argc, char **argv)
             else if (strcmp(a, "--max-violation") == 0) bad = parse_double(v, &o.max_violation) || o.max_violation < 0 || o.max_violation > 1;
             else if (strcmp(a, "--json") == 0) json = v;
             else if (strcmp(a, "--device") == 0) device = v;
+            else if (strcmp(a, "--sweep-eps") == 0) sweep = v;
+            else if (strcmp(a, "--sweep-out") == 0) sweep_out = v;
+            else if (strcmp(a, "--clip") == 0) {
+                char buf[128];
+                snprintf(buf, sizeof buf, "%s", v);
+                char *comma = strchr(buf, ',');
+                bad = comma == NULL;
+                if (!bad) {
+                    *comma = 0;
+                    bad = parse_double(buf, &clip_lo) || parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi;
+                }
+            }
             else return usage_error("verify", "unknown option");
             if (bad) {
                 fprintf(stderr, "nncert verify: bad value '%s' for %s (see 'nncert verify --help')\n", v, a);
@@ -573,6 +668,12 @@ static int cmd_verify(int argc, char **argv)
         return fail(st, err);
     }
     if (isatty(2)) o.progress = progress_line;
+    if (sweep) {
+        int rc = run_sweep(m, spec, &o, sweep, sweep_out, clip_lo, clip_hi);
+        nnc_spc_destroy(spec);
+        nnc_mdl_destroy(m);
+        return rc;
+    }
     nnc_vrf_report r;
     st = nnc_vrf_run(m, spec, &o, &r, err, sizeof err);
     if (o.progress) fputs("\r\033[K", stderr);

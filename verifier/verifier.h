@@ -58,6 +58,8 @@ typedef struct nnc_vrf_opts {
     int split;               /* 1: branch and bound (default), 0: bound the box once */
     int stop_on_counterexample; /* 1: end branch and bound at the first validated
                                    counterexample (the interval stays valid, wider) */
+    const double *box_lo, *box_hi; /* NULL, or a box replacing the spec's (one-case
+                                      specs only; used by the epsilon sweep) */
     void (*progress)(void *ctx, const nnc_vrf_progress *p); /* may be NULL */
     void *progress_ctx;
 } nnc_vrf_opts;
@@ -96,6 +98,11 @@ void nnc_vrf_report_free(nnc_vrf_report *rep);
 
 /* Write the report as JSON (fields of DESIGN.md).  Returns IO on write error. */
 nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *rep, char *err, size_t errlen);
+
+/* Write an SVG plot of violation-fraction bounds against epsilon: the band
+ * [lo, hi] shaded, its edges drawn, axes labelled.  n points, eps ascending. */
+nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, const double *lo, const double *hi, int n,
+                             char *err, size_t errlen);
 
 /* Returns: "holds", "violated" or "unknown". */
 const char *nnc_vrf_result_name(nnc_vrf_result r);

@@ -266,7 +266,8 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
                            mpq_t open, uint64_t *hits, uint64_t *drawn)
 {
     int n = c->n_in;
-    const double *lo = nnc_spc_case_lo(c->s, k), *hi = nnc_spc_case_hi(c->s, k);
+    const double *lo = c->o->box_lo ? c->o->box_lo : nnc_spc_case_lo(c->s, k);
+    const double *hi = c->o->box_hi ? c->o->box_hi : nnc_spc_case_hi(c->s, k);
     double *root = malloc(sizeof(double) * (size_t)(2 * n));
     if (root == NULL) return NNC_STATUS_NOMEM;
     memcpy(root, lo, sizeof(double) * (size_t)n);
@@ -508,6 +509,12 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     memset(rep, 0, sizeof *rep);
     if (!(opts->confidence > 0 && opts->confidence < 1)) return nnc_err(err, errlen, NNC_STATUS_ARG, "confidence must be in (0, 1)");
     if (!(opts->timeout_s >= 0)) return nnc_err(err, errlen, NNC_STATUS_ARG, "timeout must be non-negative");
+    if ((opts->box_lo != NULL) != (opts->box_hi != NULL) || (opts->box_lo && nnc_spc_num_cases(spec) != 1))
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "a replacement box needs both bounds and a spec with one case");
+    if (opts->box_lo)
+        for (int i = 0; i < nnc_spc_num_inputs(spec); i++)
+            if (!(opts->box_lo[i] <= opts->box_hi[i]) || !isfinite(opts->box_lo[i]) || !isfinite(opts->box_hi[i]))
+                return nnc_err(err, errlen, NNC_STATUS_ARG, "replacement box: bad bounds for input %d", i);
     double t0 = now_s();
     ctx c;
     memset(&c, 0, sizeof c);
@@ -564,7 +571,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     for (int k = 0; k < K && !st; k++) {
         mpq_t safe, unsafe, open, vk;
         mpq_inits(safe, unsafe, open, vk, NULL);
-        const double *lo = nnc_spc_case_lo(spec, k), *hi = nnc_spc_case_hi(spec, k);
+        const double *lo = opts->box_lo ? opts->box_lo : nnc_spc_case_lo(spec, k);
+        const double *hi = opts->box_hi ? opts->box_hi : nnc_spc_case_hi(spec, k);
         mpq_set_ui(vk, 1, 1);
         mpq_t w, t;
         mpq_inits(w, t, NULL);

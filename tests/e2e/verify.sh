@@ -79,3 +79,11 @@ expect_error verify-unbalanced-spec 65 "line [0-9]+, column [0-9]+" "$NNCERT" ve
 printf '(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= X_0 1))\n(assert (>= X_0 0))\n(assert (<= Y_0 0))\n' >"$TMP/dims.vnnlib"
 expect_error verify-dimension-mismatch 65 "784" "$NNCERT" verify $Z/mlp.onnx "$TMP/dims.vnnlib"
 expect_error spec-missing-args 64 "required" "$NNCERT" spec linf --model $Z/mlp.onnx
+# epsilon sweep: N rows of CSV and an SVG plot; bounds never decrease in
+# certainty order (eps 0 is a single point: exact)
+"$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0 --output "$TMP/p.vnnlib"
+if "$NNCERT" verify $Z/mlp.onnx "$TMP/p.vnnlib" --sweep-eps 0:0.05:4 --clip 0,1 --timeout 2 --samples 500 --sweep-out "$TMP/sw" >"$TMP/sw.out" &&
+   [ "$(wc -l <"$TMP/sw.csv")" -eq 5 ] && grep -q '^0,holds,0,0,' "$TMP/sw.csv" && grep -q '<svg' "$TMP/sw.svg" && grep -q '</svg>' "$TMP/sw.svg"; then
+    pass verify-sweep-eps
+else fail "verify-sweep-eps $(cat "$TMP/sw.out" "$TMP/sw.csv" 2>/dev/null | head -5)"; fi
+expect_error verify-sweep-bad 64 "sweep-eps" "$NNCERT" verify $Z/mlp.onnx "$TMP/p.vnnlib" --sweep-eps 0:1
