@@ -4,6 +4,8 @@
 #   make test       install what is missing, build, run every test suite
 #   make demo       run nncert on the shipped zoo model
 #   make bench      benchmark against onnxruntime-node, write results/runtime.csv
+#   make bench-verify   VNN-COMP instances against the official results (results/verify-vnncomp*.csv)
+#   make bench-crown    CROWN margins against auto_LiRPA (results/crown-mnist.csv)
 #   make fuzz       run the libFuzzer targets for a bounded time
 CC       ?= gcc
 NVCC     ?= nvcc
@@ -53,7 +55,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench bench-verify fuzz setup clean install
+.PHONY: all lib test check demo bench bench-verify bench-crown fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -130,6 +132,12 @@ bench: setup
 bench-verify: setup
 	@$(MAKE) --no-print-directory bin/nncert
 	@NNCERT=$(NNCERT) tests/bench/bench_verify.sh
+
+# CROWN margins and time per image on mnist_fc 256x2 against auto_LiRPA's
+# recorded numbers: results/crown-mnist.csv
+bench-crown: setup
+	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_crown
+	@BUILD=$(BUILD) tests/bench/run_bench_crown.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a
 	@mkdir -p $(dir $@)
