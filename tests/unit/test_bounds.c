@@ -227,6 +227,13 @@ START_TEST(test_random_networks)
         free(C);
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
+        mpfr_t *vecs[8] = {x0l, x0h, l1, h1, l2, h2, l3, h3};
+        int lens[8] = {t.n0, t.n0, t.n1, t.n1, t.n2, t.n2, t.n3, t.n3};
+        for (int k = 0; k < 8; k++) {
+            for (int j = 0; j < lens[k]; j++) mpfr_clear(vecs[k][j]);
+            free(vecs[k]);
+        }
+        free(t.W1); free(t.b1); free(t.W2); free(t.b2); free(t.W3); free(t.b3);
     }
 }
 END_TEST

@@ -239,7 +239,7 @@ START_TEST(test_sparse_initializer)
     static const char *in[2] = {"A", "x"}, *out[1] = {"y"};
     mb_input(&b, "x", 2, xd);
     mb_output(&b, "y");
-    Onnx__SparseTensorProto *sp = calloc(1, sizeof *sp);
+    Onnx__SparseTensorProto *sp = mb_calloc(1, sizeof *sp);
     onnx__sparse_tensor_proto__init(sp);
     sp->values = tensor_floats("A", 1, nz, av, 4);
     sp->indices = tensor_i64("A_idx", 1, nz, lin, 4);
