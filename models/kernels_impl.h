@@ -37,6 +37,19 @@ static void FN(strides)(int rank, const int64_t *dims, int64_t *st)
     }
 }
 
+/* Flat index k of a tensor with row-major strides `from` -> sum of its
+ * multi-index components times `to` (a permuted or reduced layout). */
+static int64_t FN(remap)(int64_t k, int r, const int64_t *from, const int64_t *to)
+{
+    int64_t off = 0;
+    for (int d = 0; d < r; d++) {
+        int64_t i = k / from[d];
+        k -= i * from[d];
+        off += i * to[d];
+    }
+    return off;
+}
+
 /* ----------------------------------------------------------- elementwise */
 
 static T FN(bin)(nnc_op op, T a, T b)
@@ -214,15 +227,7 @@ static int FN(transpose)(const nnc_exec *x, const nnc_node *n)
     for (int b = 0; b < x->batch; b++) {
         const char *a = FN(bp)(x, n->in[0], b);
         char *o = FN(bp)(x, n->out[0], b);
-        for (int64_t k = 0; k < vo->numel; k++) {
-            int64_t rem = k, off = 0;
-            for (int d = 0; d < r; d++) {
-                int64_t i = rem / so[d];
-                rem -= i * so[d];
-                off += i * sp[d];
-            }
-            memcpy(o + (size_t)k * es, a + (size_t)off * es, es);
-        }
+        for (int64_t k = 0; k < vo->numel; k++) memcpy(o + (size_t)k * es, a + (size_t)FN(remap)(k, r, so, sp) * es, es);
     }
     return 0;
 }
@@ -756,15 +761,7 @@ static int FN(reduce)(const nnc_exec *x, const nnc_node *n)
             const T *X = TP(n->in[0], b);
             T *O = TP(n->out[0], b);
             for (int64_t k = 0; k < vo->numel; k++) O[k] = 0;
-            for (int64_t k = 0; k < vi->numel; k++) {
-                int64_t rem = k, off = 0;
-                for (int d = 0; d < r; d++) {
-                    int64_t i = rem / si[d];
-                    rem -= i * si[d];
-                    off += i * ostride[d];
-                }
-                O[off] += X[k];
-            }
+            for (int64_t k = 0; k < vi->numel; k++) O[FN(remap)(k, r, si, ostride)] += X[k];
             if (n->op == NNC_OP_REDUCEMEAN)
                 for (int64_t k = 0; k < vo->numel; k++) O[k] = cnt ? O[k] / (T)cnt : (T)NAN;
         } else {
@@ -772,12 +769,7 @@ static int FN(reduce)(const nnc_exec *x, const nnc_node *n)
             int64_t *O = IP(n->out[0], b);
             for (int64_t k = 0; k < vo->numel; k++) O[k] = 0;
             for (int64_t k = 0; k < vi->numel; k++) {
-                int64_t rem = k, off = 0;
-                for (int d = 0; d < r; d++) {
-                    int64_t i = rem / si[d];
-                    rem -= i * si[d];
-                    off += i * ostride[d];
-                }
+                int64_t off = FN(remap)(k, r, si, ostride);
                 O[off] = (int64_t)((uint64_t)O[off] + (uint64_t)X[k]);
             }
             for (int64_t k = 0; k < vo->numel; k++)

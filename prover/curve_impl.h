@@ -81,14 +81,14 @@ NNC_FORCEINLINE void nnc_g2_generator(nnc_g2 *r)
 
 /* Returns: 1 if the Jacobian point a is in the order-r subgroup, i.e.
  * [r]a = infinity (a assumed on the curve).  Variable time. */
-NNC_INLINE int nnc_g1_jac_in_subgroup_var(const nnc_g1_jac *a)
+NNC_NOINLINE int nnc_g1_jac_in_subgroup_var(const nnc_g1_jac *a)
 {
     const uint64_t r[4] = NNC_FR_MODULUS_INIT;
     nnc_g1_jac t;
     nnc_g1_jac_mul_var(&t, a, r);
     return nnc_g1_jac_is_inf(&t);
 }
-NNC_INLINE int nnc_g2_jac_in_subgroup_var(const nnc_g2_jac *a)
+NNC_NOINLINE int nnc_g2_jac_in_subgroup_var(const nnc_g2_jac *a)
 {
     const uint64_t r[4] = NNC_FR_MODULUS_INIT;
     nnc_g2_jac t;

@@ -50,7 +50,7 @@ NNC_INLINE void G_(aff_to_jac)(JAC_ *r, const AFF_ *a)
 }
 
 /* r = (X/Z^2, Y/Z^3); infinity gives (0, 0) because inv(0) = 0. */
-NNC_INLINE void G_(jac_to_aff)(AFF_ *r, const JAC_ *a)
+NNC_NOINLINE void G_(jac_to_aff)(AFF_ *r, const JAC_ *a)
 {
     FE_ zi, zi2, zi3;
     F_(inv)(&zi, &a->z);
@@ -59,7 +59,7 @@ NNC_INLINE void G_(jac_to_aff)(AFF_ *r, const JAC_ *a)
     F_(mul)(&r->x, &a->x, &zi2);
     F_(mul)(&r->y, &a->y, &zi3);
 }
-NNC_INLINE void G_(jac_to_aff_var)(AFF_ *r, const JAC_ *a)
+NNC_NOINLINE void G_(jac_to_aff_var)(AFF_ *r, const JAC_ *a)
 {
     FE_ zi, zi2, zi3;
     F_(inv_var)(&zi, &a->z);
@@ -70,7 +70,7 @@ NNC_INLINE void G_(jac_to_aff_var)(AFF_ *r, const JAC_ *a)
 }
 
 /* Returns: 1 if a is infinity or y^2 = x^3 + b, else 0. */
-NNC_INLINE int G_(aff_is_on_curve)(const AFF_ *a)
+NNC_NOINLINE int G_(aff_is_on_curve)(const AFF_ *a)
 {
     FE_ l, r, b;
     G_(set_b)(&b);
@@ -81,7 +81,7 @@ NNC_INLINE int G_(aff_is_on_curve)(const AFF_ *a)
     return F_(eq)(&l, &r) | G_(aff_is_inf)(a);
 }
 /* Returns: 1 if a is infinity or Y^2 = X^3 + b Z^6, else 0. */
-NNC_INLINE int G_(jac_is_on_curve)(const JAC_ *a)
+NNC_NOINLINE int G_(jac_is_on_curve)(const JAC_ *a)
 {
     FE_ l, r, z6, b;
     G_(set_b)(&b);
@@ -112,7 +112,7 @@ NNC_FORCEINLINE int G_(aff_eq)(const AFF_ *a, const AFF_ *b)
     return F_(eq)(&a->x, &b->x) & F_(eq)(&a->y, &b->y);
 }
 /* Returns: 1 if a and b are the same point (X1 Z2^2 = X2 Z1^2, Y1 Z2^3 = Y2 Z1^3). */
-NNC_INLINE int G_(jac_eq)(const JAC_ *a, const JAC_ *b)
+NNC_NOINLINE int G_(jac_eq)(const JAC_ *a, const JAC_ *b)
 {
     FE_ z1z1, z2z2, u1, u2, s1, s2;
     int ia = G_(jac_is_inf)(a), ib = G_(jac_is_inf)(b);
@@ -128,7 +128,7 @@ NNC_INLINE int G_(jac_eq)(const JAC_ *a, const JAC_ *b)
 }
 
 /* r = 2a (dbl-2009-l: 2M + 5S).  Infinity stays infinity (Z3 = 2 Y1 Z1). */
-NNC_INLINE void G_(jac_dbl)(JAC_ *r, const JAC_ *a)
+NNC_NOINLINE void G_(jac_dbl)(JAC_ *r, const JAC_ *a)
 {
     FE_ A, B, C, D, E, Fv, t, z3;
     F_(mul)(&z3, &a->y, &a->z);
@@ -158,7 +158,7 @@ NNC_INLINE void G_(jac_dbl)(JAC_ *r, const JAC_ *a)
 /* Core of add-2007-bl for a, b not infinity (11M + 5S).
  * Out: r (z = 0 when a = -b); *h0 = [U1 == U2], *r0 = [S1 == S2], so
  * *h0 & *r0 means a = b and r is not the sum. */
-NNC_INLINE void G_(jac_add_core)(JAC_ *r, int *h0, int *r0, const JAC_ *a, const JAC_ *b)
+NNC_NOINLINE void G_(jac_add_core)(JAC_ *r, int *h0, int *r0, const JAC_ *a, const JAC_ *b)
 {
     FE_ z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t;
     F_(sqr)(&z1z1, &a->z);
@@ -237,7 +237,7 @@ NNC_INLINE void G_(jac_add_var)(JAC_ *r, const JAC_ *a, const JAC_ *b)
 
 /* Core of madd-2007-bl for a not infinity, b affine and not infinity
  * (7M + 4S).  Out as for jac_add_core. */
-NNC_INLINE void G_(jac_add_aff_core)(JAC_ *r, int *h0, int *r0, const JAC_ *a, const AFF_ *b)
+NNC_NOINLINE void G_(jac_add_aff_core)(JAC_ *r, int *h0, int *r0, const JAC_ *a, const AFF_ *b)
 {
     FE_ z1z1, u2, s2, h, hh, i, j, rr, v, t, y1j;
     F_(sqr)(&z1z1, &a->z);
@@ -312,7 +312,7 @@ NNC_INLINE void G_(jac_add_aff_var)(JAC_ *r, const JAC_ *a, const AFF_ *b)
  * Fixed 4-bit windows from the top: 256 doublings and 64 complete additions
  * of an entry read from a 16-point table by scanning it all; no branch or
  * memory index depends on k or p. */
-NNC_INLINE void G_(jac_mul)(JAC_ *r, const JAC_ *p, const uint64_t k[4])
+NNC_NOINLINE void G_(jac_mul)(JAC_ *r, const JAC_ *p, const uint64_t k[4])
 {
     JAC_ tab[16], acc, sel;
     int i, j;
@@ -341,7 +341,7 @@ NNC_INLINE void G_(jac_mul)(JAC_ *r, const JAC_ *p, const uint64_t k[4])
 
 /* r = [k]p, variable time: width-5 NAF of k over the odd multiples
  * p, 3p, ..., 15p. */
-NNC_INLINE void G_(jac_mul_var)(JAC_ *r, const JAC_ *p, const uint64_t k[4])
+NNC_NOINLINE void G_(jac_mul_var)(JAC_ *r, const JAC_ *p, const uint64_t k[4])
 {
     JAC_ tab[8], p2, acc, t;
     int8_t naf[258];

@@ -21,13 +21,21 @@
 
 #include "prover/prover.h"
 
+/* NNC_FORCEINLINE: limb primitives and the Montgomery product, always inlined.
+ * NNC_INLINE:      small formulas; the compiler decides.
+ * NNC_NOINLINE:    long formulas (powers, inversions, extension-field and
+ *                  point arithmetic).  On the device they stay real calls:
+ *                  inlining them all multiplies code size and ptxas time
+ *                  (minutes per kernel); the host compiler decides freely. */
 #if defined(__CUDACC__)
 #define NNC_HD __host__ __device__
 #define NNC_INLINE static inline __host__ __device__
 #define NNC_FORCEINLINE static __forceinline__ __host__ __device__
+#define NNC_NOINLINE static __noinline__ __host__ __device__
 #else
 #define NNC_HD
 #define NNC_INLINE static inline
+#define NNC_NOINLINE static inline
 #if defined(__GNUC__)
 #define NNC_FORCEINLINE static inline __attribute__((always_inline))
 #else
@@ -257,7 +265,7 @@ NNC_FORCEINLINE void nnc_fe4_mul(uint64_t r[4], const uint64_t a[4], const uint6
 /* r = a^e (Montgomery in, Montgomery out), e a public 256-bit exponent in
  * little-endian limbs.  Fixed 4-bit windows; the table index depends only on
  * e, so the time does not depend on a.  a^0 = 1 (also for a = 0). */
-NNC_INLINE void nnc_fe4_pow(uint64_t r[4], const uint64_t a[4], const uint64_t e[4],
+NNC_NOINLINE void nnc_fe4_pow(uint64_t r[4], const uint64_t a[4], const uint64_t e[4],
                             const nnc_fe4_mod *m)
 {
     uint64_t tab[16][4], acc[4];
@@ -315,7 +323,7 @@ NNC_FORCEINLINE void nnc_fe4_half(uint64_t x[4], const nnc_fe4_mod *m)
 /* r = a^-1 (0 for a = 0) by the binary extended Euclidean algorithm.
  * Variable time.  Requires p prime.  With x = aR the loop computes
  * x^-1 = a^-1 R^-1; the Montgomery product with R^3 gives a^-1 R. */
-NNC_INLINE void nnc_fe4_inv_var(uint64_t r[4], const uint64_t a[4], const nnc_fe4_mod *m)
+NNC_NOINLINE void nnc_fe4_inv_var(uint64_t r[4], const uint64_t a[4], const nnc_fe4_mod *m)
 {
     uint64_t u[4], v[4], x1[4] = {1, 0, 0, 0}, x2[4] = {0, 0, 0, 0};
     const uint64_t one_int[4] = {1, 0, 0, 0};
@@ -482,7 +490,7 @@ NNC_FORCEINLINE void nnc_fe4_int_from_b32(uint64_t x[4], const unsigned char *in
     }                                                                                         \
     /* out[i] = in[i]^-1 (0 stays 0) with one inversion and 3(n-1) products.                  \
      * out and in must not overlap.  Selection by masks, no branch on values. */             \
-    NNC_INLINE void P##_inv_batch(T *out, const T *in, size_t n)                              \
+    NNC_NOINLINE void P##_inv_batch(T *out, const T *in, size_t n)                              \
     {                                                                                         \
         T acc, t, x;                                                                          \
         size_t i;                                                                             \
@@ -544,7 +552,7 @@ NNC_INLINE int nnc_fq_is_square(const nnc_fq *a)
 
 /* Returns: 1 if a is a square; then r^2 = a (r = a^((p+1)/4), p = 3 mod 4).
  * Otherwise 0, and r = a^((p+1)/4) is not a root.  Constant time. */
-NNC_INLINE int nnc_fq_sqrt(nnc_fq *r, const nnc_fq *a)
+NNC_NOINLINE int nnc_fq_sqrt(nnc_fq *r, const nnc_fq *a)
 {
     const uint64_t e[4] = NNC_FQ_SQRT_EXP_INIT;
     nnc_fq c, c2;
@@ -568,7 +576,7 @@ NNC_INLINE int nnc_fr_is_square(const nnc_fr *a)
 /* Returns: 1 if a is a square, then r^2 = a; else 0 (r unspecified, in range).
  * Constant-time Tonelli-Shanks (RFC 9380, appendix I.4) with the
  * non-residue 5: a fixed sequence of products, selection by masks. */
-NNC_INLINE int nnc_fr_sqrt(nnc_fr *r, const nnc_fr *a)
+NNC_NOINLINE int nnc_fr_sqrt(nnc_fr *r, const nnc_fr *a)
 {
     const uint64_t c3[4] = NNC_FR_TS_EXP_INIT;
     const nnc_fr c5 = NNC_FR_ROOT_OF_UNITY_INIT;

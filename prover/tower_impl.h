@@ -106,7 +106,7 @@ NNC_INLINE void nnc_fq2_mul_by_xi(nnc_fq2 *r, const nnc_fq2 *a)
     r->c0 = t0;
 }
 /* r = a^-1 = conj(a) / (c0^2 + c1^2); 0 for a = 0. */
-NNC_INLINE void nnc_fq2_inv(nnc_fq2 *r, const nnc_fq2 *a)
+NNC_NOINLINE void nnc_fq2_inv(nnc_fq2 *r, const nnc_fq2 *a)
 {
     nnc_fq t0, t1;
     nnc_fq_sqr(&t0, &a->c0);
@@ -118,7 +118,7 @@ NNC_INLINE void nnc_fq2_inv(nnc_fq2 *r, const nnc_fq2 *a)
     nnc_fq_neg(&r->c1, &t1);
 }
 /* As nnc_fq2_inv, variable time. */
-NNC_INLINE void nnc_fq2_inv_var(nnc_fq2 *r, const nnc_fq2 *a)
+NNC_NOINLINE void nnc_fq2_inv_var(nnc_fq2 *r, const nnc_fq2 *a)
 {
     nnc_fq t0, t1;
     nnc_fq_sqr(&t0, &a->c0);
@@ -131,7 +131,7 @@ NNC_INLINE void nnc_fq2_inv_var(nnc_fq2 *r, const nnc_fq2 *a)
 }
 /* r = a^e, e a public integer of n little-endian limbs (leading zero bits
  * are skipped, so the time depends on e only). */
-NNC_INLINE void nnc_fq2_pow(nnc_fq2 *r, const nnc_fq2 *a, const uint64_t *e, size_t n)
+NNC_NOINLINE void nnc_fq2_pow(nnc_fq2 *r, const nnc_fq2 *a, const uint64_t *e, size_t n)
 {
     nnc_fq2 acc, base = *a;
     size_t i;
@@ -159,7 +159,7 @@ NNC_FORCEINLINE void nnc_fq2_frobenius(nnc_fq2 *r, const nnc_fq2 *a, unsigned i)
 }
 /* Returns: 1 if a is a square in Fq2 (0 is): its norm c0^2 + c1^2 is a
  * square in Fq. */
-NNC_INLINE int nnc_fq2_is_square(const nnc_fq2 *a)
+NNC_NOINLINE int nnc_fq2_is_square(const nnc_fq2 *a)
 {
     nnc_fq t0, t1;
     nnc_fq_sqr(&t0, &a->c0);
@@ -171,7 +171,7 @@ NNC_INLINE int nnc_fq2_is_square(const nnc_fq2 *a)
  * Algorithm 9 of Adj and Rodriguez-Henriquez, "Square root computation over
  * even extension fields" (p = 3 mod 4); both branches are computed and
  * selected by mask. */
-NNC_INLINE int nnc_fq2_sqrt(nnc_fq2 *r, const nnc_fq2 *a)
+NNC_NOINLINE int nnc_fq2_sqrt(nnc_fq2 *r, const nnc_fq2 *a)
 {
     const uint64_t e34[4] = NNC_FQ_SQRT3_EXP_INIT; /* (p-3)/4 */
     const uint64_t e12[4] = NNC_FQ_HALF_EXP_INIT;  /* (p-1)/2 */
@@ -327,7 +327,7 @@ NNC_INLINE void nnc_fq6_mul_fq2(nnc_fq6 *r, const nnc_fq6 *a, const nnc_fq2 *b)
 }
 /* r = a * b, Karatsuba over the cubic extension: 6 Fq2 products
  * (Devegili, O hEigeartaigh, Scott, Dahab 2006, section 4). */
-NNC_INLINE void nnc_fq6_mul(nnc_fq6 *r, const nnc_fq6 *a, const nnc_fq6 *b)
+NNC_NOINLINE void nnc_fq6_mul(nnc_fq6 *r, const nnc_fq6 *a, const nnc_fq6 *b)
 {
     nnc_fq2 v0, v1, v2, s, t, c0, c1, c2;
     nnc_fq2_mul(&v0, &a->c0, &b->c0);
@@ -361,7 +361,7 @@ NNC_INLINE void nnc_fq6_mul(nnc_fq6 *r, const nnc_fq6 *a, const nnc_fq6 *b)
     r->c2 = c2;
 }
 /* r = a^2, CH-SQR2 (Chung-Hasan): 2 Fq2 products and 3 squarings. */
-NNC_INLINE void nnc_fq6_sqr(nnc_fq6 *r, const nnc_fq6 *a)
+NNC_NOINLINE void nnc_fq6_sqr(nnc_fq6 *r, const nnc_fq6 *a)
 {
     nnc_fq2 s0, s1, s2, s3, s4, t;
     nnc_fq2_sqr(&s0, &a->c0);
@@ -387,7 +387,7 @@ NNC_INLINE void nnc_fq6_sqr(nnc_fq6 *r, const nnc_fq6 *a)
 /* r = a^-1 (0 for a = 0) via the adjugate:
  *   t0 = a0^2 - xi a1 a2,  t1 = xi a2^2 - a0 a1,  t2 = a1^2 - a0 a2,
  *   a^-1 = (t0 + t1 v + t2 v^2) / (a0 t0 + xi (a2 t1 + a1 t2)). */
-NNC_INLINE void nnc_fq6_inv(nnc_fq6 *r, const nnc_fq6 *a)
+NNC_NOINLINE void nnc_fq6_inv(nnc_fq6 *r, const nnc_fq6 *a)
 {
     nnc_fq2 t0, t1, t2, s, d;
     nnc_fq2_sqr(&t0, &a->c0);
@@ -413,7 +413,7 @@ NNC_INLINE void nnc_fq6_inv(nnc_fq6 *r, const nnc_fq6 *a)
     nnc_fq2_mul(&r->c2, &t2, &d);
 }
 /* r = a^(p^i), any i (the map has order 6 on Fq6). */
-NNC_INLINE void nnc_fq6_frobenius(nnc_fq6 *r, const nnc_fq6 *a, unsigned i)
+NNC_NOINLINE void nnc_fq6_frobenius(nnc_fq6 *r, const nnc_fq6 *a, unsigned i)
 {
     const nnc_fq2 k1[6] = NNC_FQ6_FROB_C1_INIT;
     const nnc_fq2 k2[6] = NNC_FQ6_FROB_C2_INIT;
@@ -478,7 +478,7 @@ NNC_INLINE void nnc_fq12_conj(nnc_fq12 *r, const nnc_fq12 *a)
     nnc_fq6_neg(&r->c1, &a->c1);
 }
 /* r = a * b, Karatsuba: 3 Fq6 products. */
-NNC_INLINE void nnc_fq12_mul(nnc_fq12 *r, const nnc_fq12 *a, const nnc_fq12 *b)
+NNC_NOINLINE void nnc_fq12_mul(nnc_fq12 *r, const nnc_fq12 *a, const nnc_fq12 *b)
 {
     nnc_fq6 v0, v1, s, t;
     nnc_fq6_mul(&v0, &a->c0, &b->c0);
@@ -492,7 +492,7 @@ NNC_INLINE void nnc_fq12_mul(nnc_fq12 *r, const nnc_fq12 *a, const nnc_fq12 *b)
     nnc_fq6_add(&r->c0, &v0, &v1);
 }
 /* r = a^2, complex squaring: 2 Fq6 products. */
-NNC_INLINE void nnc_fq12_sqr(nnc_fq12 *r, const nnc_fq12 *a)
+NNC_NOINLINE void nnc_fq12_sqr(nnc_fq12 *r, const nnc_fq12 *a)
 {
     nnc_fq6 ab, s, t;
     nnc_fq6_mul(&ab, &a->c0, &a->c1);
@@ -506,7 +506,7 @@ NNC_INLINE void nnc_fq12_sqr(nnc_fq12 *r, const nnc_fq12 *a)
     nnc_fq6_dbl(&r->c1, &ab);
 }
 /* r = a^-1 = (a0 - a1 w) / (a0^2 - v a1^2); 0 for a = 0. */
-NNC_INLINE void nnc_fq12_inv(nnc_fq12 *r, const nnc_fq12 *a)
+NNC_NOINLINE void nnc_fq12_inv(nnc_fq12 *r, const nnc_fq12 *a)
 {
     nnc_fq6 t0, t1;
     nnc_fq6_sqr(&t0, &a->c0);
@@ -519,7 +519,7 @@ NNC_INLINE void nnc_fq12_inv(nnc_fq12 *r, const nnc_fq12 *a)
     nnc_fq6_neg(&r->c1, &t1);
 }
 /* r = a^(p^i), any i (the map has order 12). */
-NNC_INLINE void nnc_fq12_frobenius(nnc_fq12 *r, const nnc_fq12 *a, unsigned i)
+NNC_NOINLINE void nnc_fq12_frobenius(nnc_fq12 *r, const nnc_fq12 *a, unsigned i)
 {
     const nnc_fq2 k[12] = NNC_FQ12_FROB_C1_INIT;
     nnc_fq6_frobenius(&r->c0, &a->c0, i);
@@ -527,7 +527,7 @@ NNC_INLINE void nnc_fq12_frobenius(nnc_fq12 *r, const nnc_fq12 *a, unsigned i)
     nnc_fq6_mul_fq2(&r->c1, &r->c1, &k[i % 12]);
 }
 /* r = a^e, e a public integer of n little-endian limbs (time depends on e only). */
-NNC_INLINE void nnc_fq12_pow(nnc_fq12 *r, const nnc_fq12 *a, const uint64_t *e, size_t n)
+NNC_NOINLINE void nnc_fq12_pow(nnc_fq12 *r, const nnc_fq12 *a, const uint64_t *e, size_t n)
 {
     nnc_fq12 acc, base = *a;
     size_t i;

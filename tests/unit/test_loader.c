@@ -92,6 +92,17 @@ START_TEST(test_float_data_and_raw_data)
 }
 END_TEST
 
+static void write_model(mb *b, const char *path)
+{
+    size_t len;
+    unsigned char *buf = mb_pack(b, &len);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+    fclose(f);
+    free(buf);
+}
+
 START_TEST(test_external_data)
 {
     /* W stored in an external file next to the model, at an offset */
@@ -124,13 +135,8 @@ START_TEST(test_external_data)
     kv[2].key = "length"; kv[2].value = "24";
     t->n_external_data = 3;
     t->external_data = kvp;
-    size_t len;
-    unsigned char *buf = mb_pack(&b, &len);
     snprintf(path, sizeof path, "%s/model.onnx", dir);
-    f = fopen(path, "wb");
-    fwrite(buf, 1, len, f);
-    fclose(f);
-    free(buf);
+    write_model(&b, path);
     nnc_model *m;
     char err[NNC_ERRBUF_SIZE] = "";
     ck_assert_msg(nnc_mdl_load(&m, path, err, sizeof err) == NNC_STATUS_OK, "%s", err);
@@ -138,21 +144,13 @@ START_TEST(test_external_data)
     nnc_mdl_destroy(m);
     /* a location escaping the folder is refused */
     kv[0].value = "../weights.bin";
-    buf = mb_pack(&b, &len);
-    f = fopen(path, "wb");
-    fwrite(buf, 1, len, f);
-    fclose(f);
-    free(buf);
+    write_model(&b, path);
     ck_assert_int_eq(nnc_mdl_load(&m, path, err, sizeof err), NNC_STATUS_INVALID);
     ck_assert_ptr_nonnull(strstr(err, "leaves the model's folder"));
     /* a file too short for offset + length */
     kv[0].value = "weights.bin";
     kv[1].value = "16";
-    buf = mb_pack(&b, &len);
-    f = fopen(path, "wb");
-    fwrite(buf, 1, len, f);
-    fclose(f);
-    free(buf);
+    write_model(&b, path);
     ck_assert_int_eq(nnc_mdl_load(&m, path, err, sizeof err), NNC_STATUS_INVALID);
     ck_assert_ptr_nonnull(strstr(err, "too short"));
 }
