@@ -595,7 +595,7 @@ nnc_status nnc_vrf_cp_samples_needed(double half_width, double confidence, doubl
     double g0 = -log(theta > 0 ? theta : DBL_MIN) / target;
     if (g < g0) g = g0;
     if (!(g >= 1.0)) g = 1.0;
-    if (g > (double)cap) /* Clopper–Pearson is wider than this estimate: needs even more */
+    if (g > (double)cap) /* Clopper–Pearson needs about this many or more */
         return nnc_err(err, errlen, NNC_STATUS_LIMIT,
                        "sample size: about %.3g samples needed for half-width %g, more than the %llu searched",
                        g, half_width, (unsigned long long)cap);

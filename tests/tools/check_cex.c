@@ -45,17 +45,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "check_cex: %s\n", err);
         return 2;
     }
-    int nx, ny;
+    int nx, ny, rc = 1;
     double *x = flat(argv[2], "inputs", &nx), *y = flat(argv[3], "outputs", &ny);
     if (nx != nnc_spc_num_inputs(s) || ny != nnc_spc_num_outputs(s)) {
         printf("dimensions differ\n");
-        return 1;
+    } else {
+        for (int k = 0; k < nnc_spc_num_cases(s) && rc; k++)
+            if (nnc_spc_in_region(s, k, x) && nnc_spc_unsafe_disjunct(s, k, y) >= 0) {
+                printf("confirmed: case %d\n", k);
+                rc = 0;
+            }
+        if (rc) printf("not a counterexample: input outside every case or output safe\n");
     }
-    for (int k = 0; k < nnc_spc_num_cases(s); k++)
-        if (nnc_spc_in_region(s, k, x) && nnc_spc_unsafe_disjunct(s, k, y) >= 0) {
-            printf("confirmed: case %d\n", k);
-            return 0;
-        }
-    printf("not a counterexample: input outside every case or output safe\n");
-    return 1;
+    free(x);
+    free(y);
+    nnc_spc_destroy(s);
+    return rc;
 }
