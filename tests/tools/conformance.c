@@ -450,6 +450,10 @@ int main(int argc, char **argv)
         return 2;
     }
     int ran = 0, passed = 0, failed = 0, skipped = 0;
+    /* skips for an operator nncert lacks are summarised per operator; every
+     * other skip (a type or feature of a supported operator) is listed */
+    char ops[512][64];
+    int op_count[512], n_ops = 0;
     for (int t = 0; t < n; t++) {
         const char *name = tests[t]->d_name;
         char tdir[4096];
@@ -464,7 +468,21 @@ int main(int argc, char **argv)
             if (g.verbose) printf("PASS %s\n", name);
         } else if (o == OUT_SKIP) {
             skipped++;
-            if (g.verbose) printf("SKIP %s: %s\n", name, why);
+            const char *op = strstr(why, "operator ");
+            char opname[64];
+            if (op && sscanf(op, "operator %63s is not supported", opname) == 1 && strstr(op, "is not supported")) {
+                int k;
+                for (k = 0; k < n_ops; k++)
+                    if (strcmp(ops[k], opname) == 0) break;
+                if (k == n_ops && n_ops < 512) {
+                    snprintf(ops[n_ops], sizeof ops[n_ops], "%s", opname);
+                    op_count[n_ops++] = 0;
+                }
+                if (k < 512) op_count[k]++;
+                if (g.verbose) printf("SKIP %s: %s\n", name, why);
+            } else {
+                printf("SKIP %s: %.300s\n", name, why);
+            }
         } else {
             ran++;
             failed++;
@@ -474,6 +492,11 @@ int main(int argc, char **argv)
     }
     for (int t = 0; t < n; t++) free(tests[t]);
     free(tests);
+    if (n_ops) {
+        printf("skipped, operator not supported:");
+        for (int k = 0; k < n_ops; k++) printf(" %s (%d)", ops[k], op_count[k]);
+        printf("\n");
+    }
     printf("conformance: %d ran, %d passed, %d failed, %d skipped (unsupported)\n", ran, passed, failed, skipped);
     return failed ? 1 : 0;
 }
