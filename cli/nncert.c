@@ -13,6 +13,7 @@
  *   75 a resource limit was exceeded */
 #include "common/nnc.h"
 #include "models/model.h"
+#include "prover/groth16_impl.h"
 #include "specs/spec.h"
 #include "verifier/verifier.h"
 
@@ -73,6 +74,8 @@ static const char main_help[] =
     "  run MODEL --input FILE   evaluate the model, print outputs as JSON\n"
     "  verify MODEL SPEC        bound the fraction of the spec's region that is violated\n"
     "  spec linf ...            write the L-inf robustness spec around an input\n"
+    "  groth16 setup|prove|verify  Groth16 on BN254 with snarkjs-compatible files\n"
+    "  zkey export verificationkey KEY.zkey VK.json\n"
     "  version                  print the version\n"
     "\n"
     "Run 'nncert COMMAND --help' for a command's options.\n"
@@ -784,6 +787,141 @@ static int cmd_spec(int argc, char **argv)
     return rc;
 }
 
+static const char groth16_help[] =
+    "usage: nncert groth16 setup CIRCUIT.r1cs KEY.zkey\n"
+    "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--threads N]\n"
+    "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
+    "       nncert zkey export verificationkey KEY.zkey VK.json\n"
+    "\n"
+    "Groth16 on BN254 (snarkjs 'bn128'), with the files and argument order of\n"
+    "snarkjs: circom .r1cs, snarkjs .wtns and .zkey, proof.json, public.json and\n"
+    "verification_key.json.\n"
+    "\n"
+    "setup is a SINGLE-PARTY setup for development: its toxic waste comes from\n"
+    "libsodium's randombytes and is wiped from memory, but whoever runs it could\n"
+    "keep it and forge proofs.  Production keys need a multi-party ceremony\n"
+    "(snarkjs powersoftau and zkey contribute); nncert proves with such keys.\n"
+    "\n"
+    "verify exits 0 for a valid proof, 1 for an invalid one, 65 for unusable\n"
+    "input (malformed JSON, points off the curve or the subgroup, public inputs\n"
+    "not reduced mod r, a wrong number of public inputs).\n";
+
+static int g16_fail(nnc_status st, const char *msg) { return fail(st, msg); }
+
+static int cmd_groth16(int argc, char **argv)
+{
+    if (argc < 1 || is_help(argv[0])) {
+        fputs(groth16_help, argc < 1 ? stderr : stdout);
+        return argc < 1 ? EXIT_USAGE : EXIT_OK;
+    }
+    for (int i = 1; i < argc; i++)
+        if (is_help(argv[i])) {
+            fputs(groth16_help, stdout);
+            return EXIT_OK;
+        }
+    char err[NNC_ERRBUF_SIZE];
+    nnc_status st;
+    if (strcmp(argv[0], "setup") == 0) {
+        if (argc != 3) return usage_error("groth16", "setup takes CIRCUIT.r1cs KEY.zkey");
+        nnc_prv_r1cs cs;
+        nnc_prv_zkey z;
+        if ((st = nnc_prv_r1cs_read_file(&cs, argv[1], err, sizeof err))) return g16_fail(st, err);
+        st = nnc_prv_g16_setup(&z, &cs, err, sizeof err);
+        nnc_prv_r1cs_clear(&cs);
+        if (st) return g16_fail(st, err);
+        st = nnc_prv_zkey_write_file(argv[2], &z, err, sizeof err);
+        nnc_prv_zkey_clear(&z);
+        if (st) return st == NNC_STATUS_IO ? (fprintf(stderr, "nncert: error: %s\n", err), EXIT_CANTCREAT) : g16_fail(st, err);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[0], "prove") == 0) {
+        int threads = 0;
+        const char *pos[4];
+        int np = 0;
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+                threads = atoi(argv[++i]);
+                if (threads < 1 || threads > 256) return usage_error("groth16", "--threads must be 1..256");
+            } else if (np < 4) {
+                pos[np++] = argv[i];
+            } else {
+                return usage_error("groth16", "too many arguments");
+            }
+        }
+        if (np != 4) return usage_error("groth16", "prove takes KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json");
+        nnc_prv_zkey z;
+        nnc_prv_fr_vec w, pub;
+        nnc_prv_g16_proof proof;
+        if ((st = nnc_prv_zkey_read_file(&z, pos[0], 0, err, sizeof err))) return g16_fail(st, err);
+        if ((st = nnc_prv_wtns_read_file(&w, pos[1], err, sizeof err))) {
+            nnc_prv_zkey_clear(&z);
+            return g16_fail(st, err);
+        }
+        st = nnc_prv_g16_prove(&proof, &pub, &z, &w, threads, err, sizeof err);
+        nnc_prv_zkey_clear(&z);
+        nnc_prv_fr_vec_clear(&w);
+        if (st) return g16_fail(st, err);
+        int rc = EXIT_OK;
+        if (nnc_prv_g16_proof_write_file(pos[2], &proof, err, sizeof err) ||
+            nnc_prv_public_write_file(pos[3], &pub, err, sizeof err)) {
+            fprintf(stderr, "nncert: error: %s\n", err);
+            rc = EXIT_CANTCREAT;
+        }
+        nnc_prv_fr_vec_clear(&pub);
+        return rc;
+    }
+    if (strcmp(argv[0], "verify") == 0) {
+        if (argc != 4) return usage_error("groth16", "verify takes VK.json PUBLIC.json PROOF.json");
+        nnc_prv_g16_vk vk;
+        nnc_prv_fr_vec pub;
+        nnc_prv_g16_proof proof;
+        if ((st = nnc_prv_g16_vk_read_file(&vk, argv[1], err, sizeof err))) return g16_fail(st, err);
+        if ((st = nnc_prv_public_read_file(&pub, argv[2], err, sizeof err))) {
+            nnc_prv_g16_vk_clear(&vk);
+            return g16_fail(st, err);
+        }
+        if ((st = nnc_prv_g16_proof_read_file(&proof, argv[3], err, sizeof err))) {
+            nnc_prv_g16_vk_clear(&vk);
+            nnc_prv_fr_vec_clear(&pub);
+            return g16_fail(st, err);
+        }
+        int valid = 0;
+        st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
+        nnc_prv_g16_vk_clear(&vk);
+        nnc_prv_fr_vec_clear(&pub);
+        if (st) return g16_fail(st, err);
+        printf("%s\n", valid ? "OK: the proof is valid" : "INVALID: the proof does not verify");
+        return valid ? EXIT_OK : 1;
+    }
+    return usage_error("groth16", "unknown subcommand (setup, prove, verify)");
+}
+
+static int cmd_zkey(int argc, char **argv)
+{
+    if (argc >= 1 && is_help(argv[argc - 1])) {
+        fputs(groth16_help, stdout);
+        return EXIT_OK;
+    }
+    if (argc != 4 || strcmp(argv[0], "export") != 0 || strcmp(argv[1], "verificationkey") != 0)
+        return usage_error("zkey", "usage: nncert zkey export verificationkey KEY.zkey VK.json");
+    const char *key = argv[2], *out = argv[3];
+    char err[NNC_ERRBUF_SIZE];
+    nnc_prv_zkey z;
+    nnc_prv_g16_vk vk;
+    nnc_status st = nnc_prv_zkey_read_file(&z, key, 0, err, sizeof err);
+    if (st) return g16_fail(st, err);
+    st = nnc_prv_g16_vk_from_zkey(&vk, &z);
+    nnc_prv_zkey_clear(&z);
+    if (st) return g16_fail(st, "cannot build the verification key");
+    st = nnc_prv_g16_vk_write_file(out, &vk, err, sizeof err);
+    nnc_prv_g16_vk_clear(&vk);
+    if (st) {
+        fprintf(stderr, "nncert: error: %s\n", err);
+        return EXIT_CANTCREAT;
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -803,6 +941,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "verify") == 0) return cmd_verify(argc - 2, argv + 2);
     if (strcmp(cmd, "spec") == 0) return cmd_spec(argc - 2, argv + 2);
+    if (strcmp(cmd, "groth16") == 0) return cmd_groth16(argc - 2, argv + 2);
+    if (strcmp(cmd, "zkey") == 0) return cmd_zkey(argc - 2, argv + 2);
     fprintf(stderr, "nncert: unknown command '%s' (see 'nncert --help')\n", cmd);
     return EXIT_USAGE;
 }

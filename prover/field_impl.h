@@ -31,7 +31,7 @@
 #define NNC_HD __host__ __device__
 #define NNC_INLINE static inline __host__ __device__
 #define NNC_FORCEINLINE static __forceinline__ __host__ __device__
-#define NNC_NOINLINE static __noinline__ __host__ __device__
+#define NNC_NOINLINE static inline __noinline__ __host__ __device__
 #else
 #define NNC_HD
 #define NNC_INLINE static inline
@@ -226,30 +226,39 @@ NNC_FORCEINLINE void nnc_fe4_neg(uint64_t r[4], const uint64_t a[4], const nnc_f
     r[3] = d[3] & nz;
 }
 
-/* r = a * b * R^-1 mod p (Montgomery product), CIOS.
- * In: a, b < p.  Loop invariant: t = t4*2^256 + (t3..t0) < 2p, so t4 <= 1. */
+/* One CIOS round: t += a * bi, then t = (t + q p) / 2^64 with q chosen so
+ * that the low word vanishes. */
+#define NNC_FE4_CIOS_ROUND(bi)                                 \
+    do {                                                       \
+        c = nnc_mac64(&t0, a[0], (bi), t0, 0);                 \
+        c = nnc_mac64(&t1, a[1], (bi), t1, c);                 \
+        c = nnc_mac64(&t2, a[2], (bi), t2, c);                 \
+        c = nnc_mac64(&t3, a[3], (bi), t3, c);                 \
+        t4 += c;                                               \
+        t5 = (t4 < c);                                         \
+        q = t0 * m->n0;                                        \
+        c = nnc_mac64(&lo, q, m->p[0], t0, 0); /* lo == 0 */   \
+        c = nnc_mac64(&t0, q, m->p[1], t1, c);                 \
+        c = nnc_mac64(&t1, q, m->p[2], t2, c);                 \
+        c = nnc_mac64(&t2, q, m->p[3], t3, c);                 \
+        t3 = t4 + c;                                           \
+        t4 = t5 + (t3 < c);                                    \
+    } while (0)
+
+/* r = a * b * R^-1 mod p (Montgomery product), CIOS, rounds unrolled.
+ * In: a < 2^256, b < p (in particular any two elements).  After each round
+ * t = t4*2^256 + (t3..t0) < 2p, so t4 <= 1 and one conditional subtraction
+ * reduces the result below p. */
 NNC_FORCEINLINE void nnc_fe4_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
                                  const nnc_fe4_mod *m)
 {
     uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5, c, q, lo;
+    uint64_t b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
     uint64_t d[4], br = 0, keep;
-    int i;
-    for (i = 0; i < 4; i++) {
-        uint64_t bi = b[i];
-        c = nnc_mac64(&t0, a[0], bi, t0, 0);
-        c = nnc_mac64(&t1, a[1], bi, t1, c);
-        c = nnc_mac64(&t2, a[2], bi, t2, c);
-        c = nnc_mac64(&t3, a[3], bi, t3, c);
-        t4 += c;
-        t5 = (t4 < c);
-        q = t0 * m->n0;
-        c = nnc_mac64(&lo, q, m->p[0], t0, 0); /* lo == 0 by choice of q */
-        c = nnc_mac64(&t0, q, m->p[1], t1, c);
-        c = nnc_mac64(&t1, q, m->p[2], t2, c);
-        c = nnc_mac64(&t2, q, m->p[3], t3, c);
-        t3 = t4 + c;
-        t4 = t5 + (t3 < c);
-    }
+    NNC_FE4_CIOS_ROUND(b0);
+    NNC_FE4_CIOS_ROUND(b1);
+    NNC_FE4_CIOS_ROUND(b2);
+    NNC_FE4_CIOS_ROUND(b3);
     (void)lo;
     br = nnc_sbb64(&d[0], t0, m->p[0], br);
     br = nnc_sbb64(&d[1], t1, m->p[1], br);
@@ -261,6 +270,7 @@ NNC_FORCEINLINE void nnc_fe4_mul(uint64_t r[4], const uint64_t a[4], const uint6
     r[2] = (t2 & keep) | (d[2] & ~keep);
     r[3] = (t3 & keep) | (d[3] & ~keep);
 }
+#undef NNC_FE4_CIOS_ROUND
 
 /* r = a^e (Montgomery in, Montgomery out), e a public 256-bit exponent in
  * little-endian limbs.  Fixed 4-bit windows; the table index depends only on
@@ -490,7 +500,7 @@ NNC_FORCEINLINE void nnc_fe4_int_from_b32(uint64_t x[4], const unsigned char *in
     }                                                                                         \
     /* out[i] = in[i]^-1 (0 stays 0) with one inversion and 3(n-1) products.                  \
      * out and in must not overlap.  Selection by masks, no branch on values. */             \
-    NNC_NOINLINE void P##_inv_batch(T *out, const T *in, size_t n)                              \
+    NNC_NOINLINE void P##_inv_batch(T *out, const T *in, size_t n)                            \
     {                                                                                         \
         T acc, t, x;                                                                          \
         size_t i;                                                                             \

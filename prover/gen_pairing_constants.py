@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Constants and known answers for the BN254 optimal ate pairing
+(prover/pairing.c), with python ints only.
+
+Usage:
+  python3 prover/gen_pairing_constants.py > prover/pairing_constants_impl.h
+      twist Frobenius coefficients (Montgomery form), the signed digits of
+      the Miller loop count 6x+2 and of x.  Every value is asserted here
+      (pi(G2) = [p]G2 on the twist, digits sum to the integer) and the C
+      tests check them again.
+  python3 prover/gen_pairing_constants.py --vectors > tests/vectors/bn254_pairing_kat.h
+      e(G1, G2) and e([a]G1, [b]G2) from a reference pairing written
+      independently of the C code: the untwisted points live in
+      Fq12 = Fq[w]/(w^12 - 18 w^6 + 82) (w^6 = xi = 9 + u), lines are
+      affine in Fq12, the loop runs over the plain binary digits of 6x+2,
+      the Frobenius is a p-th power in Fq12 and the final exponentiation is
+      f^((p^12 - 1)/r) by square and multiply.  The values are printed in
+      the tower basis of prover/tower_impl.h."""
+import sys
+
+P = 21888242871839275222246405745257275088696311157297823662689037894645226208583
+R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+X = 4965661367192848881  # BN parameter: p = 36x^4 + 36x^3 + 24x^2 + 6x + 1
+ATE = 6 * X + 2
+B = 1 << 256
+
+assert P == 36 * X**4 + 36 * X**3 + 24 * X**2 + 6 * X + 1
+assert R == 36 * X**4 + 36 * X**3 + 18 * X**2 + 6 * X + 1
+
+G2X = (10857046999023057135944570762232829481370756359578518086990519993285655852781,
+       11559732032986387107991004021392285783925812861821192530917403151452391805634)
+G2Y = (8495653923123431417604973247489272438418190587263600148770280649306958101930,
+       4082367875863433681332203403145435568316851327593401208105741076214120093531)
+
+
+def limbs(x):
+    return "{" + ", ".join("0x%016xULL" % ((x >> (64 * i)) & (2**64 - 1)) for i in range(4)) + "}"
+
+
+def mont(x):
+    return (x * B) % P
+
+
+# ---- Fq2 = Fq[u]/(u^2 + 1), pairs (c0, c1) ----
+def f2add(a, b):
+    return ((a[0] + b[0]) % P, (a[1] + b[1]) % P)
+
+
+def f2sub(a, b):
+    return ((a[0] - b[0]) % P, (a[1] - b[1]) % P)
+
+
+def f2mul(a, b):
+    return ((a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P)
+
+
+def f2pow(a, e):
+    r = (1, 0)
+    while e:
+        if e & 1:
+            r = f2mul(r, a)
+        a = f2mul(a, a)
+        e >>= 1
+    return r
+
+
+def f2inv(a):
+    n = pow(a[0] * a[0] + a[1] * a[1], P - 2, P)
+    return (a[0] * n % P, (-a[1]) * n % P)
+
+
+def f2conj(a):
+    return (a[0], (-a[1]) % P)
+
+
+XI = (9, 1)
+B2 = f2mul((3, 0), f2inv(XI))
+
+
+def g2_add(a, b):
+    """Affine addition on the twist y^2 = x^3 + 3/xi; None is infinity."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0]:
+        if f2add(a[1], b[1]) == (0, 0):
+            return None
+        m = f2mul(f2mul((3, 0), f2mul(a[0], a[0])), f2inv(f2add(a[1], a[1])))
+    else:
+        m = f2mul(f2sub(b[1], a[1]), f2inv(f2sub(b[0], a[0])))
+    x = f2sub(f2sub(f2mul(m, m), a[0]), b[0])
+    return (x, f2sub(f2mul(m, f2sub(a[0], x)), a[1]))
+
+
+def g2_mul(k, a):
+    r = None
+    while k:
+        if k & 1:
+            r = g2_add(r, a)
+        a = g2_add(a, a)
+        k >>= 1
+    return r
+
+
+def naf(k):
+    """Signed digits in {-1, 0, 1}, least significant first, no two adjacent nonzero."""
+    d = []
+    while k:
+        z = (2 - (k % 4)) if k & 1 else 0
+        d.append(z)
+        k = (k - z) // 2
+    return d
+
+
+def f2init(name, a, comment):
+    print("/* %s */" % comment)
+    print("#define %s \\" % name)
+    print("    {{%s}, \\" % limbs(mont(a[0])))
+    print("     {%s}}" % limbs(mont(a[1])))
+
+
+def digits_init(name, d, comment):
+    d = list(reversed(d))  # most significant first
+    print("/* %s */" % comment)
+    print("#define %s_LEN %d" % (name, len(d)))
+    body = ", ".join("%d" % v for v in d)
+    lines, line = [], ""
+    for tok in body.split(" "):
+        if len(line) + len(tok) + 1 > 76:
+            lines.append(line)
+            line = ""
+        line += ("" if not line else " ") + tok
+    lines.append(line)
+    print("#define %s_INIT \\" % name)
+    print("    { \\")
+    for ln in lines:
+        print("    %s \\" % ln)
+    print("    }")
+
+
+def constants():
+    g1x = f2pow(XI, (P - 1) // 3)
+    g1y = f2pow(XI, (P - 1) // 2)
+    g2x = f2pow(XI, (P * P - 1) // 3)
+    g2y = f2pow(XI, (P * P - 1) // 2)
+    assert g2x[1] == 0 and g2y == (P - 1, 0)
+    # pi(Q) = (conj(x) g1x, conj(y) g1y) is [p]Q on the order-r subgroup
+    q = (G2X, G2Y)
+    q1 = (f2mul(f2conj(q[0]), g1x), f2mul(f2conj(q[1]), g1y))
+    assert q1 == g2_mul(P % R, q)
+    q2 = (f2mul(q[0], g2x), f2mul(q[1], g2y))
+    assert q2 == g2_mul(P * P % R, q)
+    da, dx = naf(ATE), naf(X)
+    assert sum(v << i for i, v in enumerate(da)) == ATE and da[-1] == 1
+    assert sum(v << i for i, v in enumerate(dx)) == X and dx[-1] == 1
+
+    print("/* Generated by prover/gen_pairing_constants.py; do not edit.")
+    print(" * BN254 optimal ate pairing constants for prover/pairing.c.  Fq2 values are")
+    print(" * nnc_fq2 initialisers in Montgomery form; digit lists run from the most")
+    print(" * significant digit down and use {-1, 0, 1} (NAF: no two adjacent nonzero). */")
+    print("#ifndef NNC_PRV_PAIRING_CONSTANTS_IMPL_H")
+    print("#define NNC_PRV_PAIRING_CONSTANTS_IMPL_H")
+    print()
+    print("/* BN parameter x: p = 36x^4 + 36x^3 + 24x^2 + 6x + 1 */")
+    print("#define NNC_PAIRING_X 0x%016xULL /* %d */" % (X, X))
+    print()
+    f2init("NNC_PAIRING_FROB1_X_INIT", g1x,
+           "pi(x, y) = (conj(x) * xi^((p-1)/3), conj(y) * xi^((p-1)/2)) on the twist")
+    f2init("NNC_PAIRING_FROB1_Y_INIT", g1y, "xi^((p-1)/2)")
+    f2init("NNC_PAIRING_FROB2_X_INIT", g2x,
+           "pi^2(x, y) = (x * xi^((p^2-1)/3), -y) on the twist; xi^((p^2-1)/2) = -1")
+    print()
+    digits_init("NNC_PAIRING_ATE_NAF", da, "6x+2 = %d" % ATE)
+    print()
+    digits_init("NNC_PAIRING_X_NAF", dx, "x")
+    print()
+    print("#endif")
+
+
+# ---- reference pairing over Fq12 = Fq[w]/(w^12 - 18 w^6 + 82) ----
+# elements: lists of 12 ints, coefficient of w^i at index i
+
+
+def e_one():
+    return [1] + [0] * 11
+
+
+def e_fq(a):
+    return [a % P] + [0] * 11
+
+
+def e_add(a, b):
+    return [(x + y) % P for x, y in zip(a, b)]
+
+
+def e_sub(a, b):
+    return [(x - y) % P for x, y in zip(a, b)]
+
+
+def e_neg(a):
+    return [(-x) % P for x in a]
+
+
+def e_scal(a, k):
+    return [(x * k) % P for x in a]
+
+
+def e_mul(a, b):
+    t = [0] * 23
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                t[i + j] += x * y
+    for i in range(22, 11, -1):
+        c = t[i]
+        if c:
+            t[i - 6] += 18 * c
+            t[i - 12] -= 82 * c
+    return [x % P for x in t[:12]]
+
+
+def poly_trim(a):
+    a = list(a)
+    while a and a[-1] % P == 0:
+        a.pop()
+    return a
+
+
+def poly_divmod(a, b):
+    a, b = poly_trim(a), poly_trim(b)
+    q = [0] * max(1, len(a) - len(b) + 1)
+    binv = pow(b[-1], P - 2, P)
+    while len(a) >= len(b):
+        c = a[-1] * binv % P
+        s = len(a) - len(b)
+        q[s] = c
+        for i, y in enumerate(b):
+            a[s + i] = (a[s + i] - c * y) % P
+        a = poly_trim(a)
+    return q, a
+
+
+def poly_mul(a, b):
+    if not a or not b:
+        return []
+    t = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            t[i + j] = (t[i + j] + x * y) % P
+    return t
+
+
+def e_inv(a):
+    """Extended Euclid in Fq[w]: s*a = g (mod m), g a nonzero constant."""
+    m = [82, 0, 0, 0, 0, 0, (-18) % P, 0, 0, 0, 0, 0, 1]
+    r0, r1 = m, poly_trim(a)
+    s0, s1 = [], [1]
+    while len(r1) > 1:
+        q, r = poly_divmod(r0, r1)
+        qs = poly_mul(q, s1)
+        s2 = [0] * max(len(s0), len(qs))
+        for i, x in enumerate(s0):
+            s2[i] += x
+        for i, x in enumerate(qs):
+            s2[i] -= x
+        r0, r1, s0, s1 = r1, r, s1, poly_trim([x % P for x in s2])
+    assert len(r1) == 1, "not invertible"
+    k = pow(r1[0], P - 2, P)
+    s = [(x * k) % P for x in s1] + [0] * 12
+    return s[:12]
+
+
+def e_pow(a, e):
+    r = e_one()
+    for bit in bin(e)[2:]:
+        r = e_mul(r, r)
+        if bit == "1":
+            r = e_mul(r, a)
+    return r
+
+
+def e_from_fq2(a):
+    """a0 + a1 u with u = w^6 - 9."""
+    r = [0] * 12
+    r[0] = (a[0] - 9 * a[1]) % P
+    r[6] = a[1] % P
+    return r
+
+
+def w_pow(k):
+    r = [0] * 12
+    r[k] = 1
+    return r
+
+
+def untwist(q):
+    return (e_mul(e_from_fq2(q[0]), w_pow(2)), e_mul(e_from_fq2(q[1]), w_pow(3)))
+
+
+def e_pt_add(a, b):
+    if a[0] == b[0]:
+        assert a[1] == b[1]
+        m = e_mul(e_scal(e_mul(a[0], a[0]), 3), e_inv(e_scal(a[1], 2)))
+    else:
+        m = e_mul(e_sub(b[1], a[1]), e_inv(e_sub(b[0], a[0])))
+    x = e_sub(e_sub(e_mul(m, m), a[0]), b[0])
+    return (x, e_sub(e_mul(m, e_sub(a[0], x)), a[1]))
+
+
+def e_line(a, b, pt):
+    """The line through a and b (tangent if equal) at pt; never vertical here."""
+    if a[0] == b[0]:
+        m = e_mul(e_scal(e_mul(a[0], a[0]), 3), e_inv(e_scal(a[1], 2)))
+    else:
+        m = e_mul(e_sub(b[1], a[1]), e_inv(e_sub(b[0], a[0])))
+    return e_sub(e_sub(pt[1], a[1]), e_mul(m, e_sub(pt[0], a[0])))
+
+
+def ref_pairing(p, q):
+    """p: (x, y) ints on G1; q: affine twist point over Fq2."""
+    pt = (e_fq(p[0]), e_fq(p[1]))
+    Q = untwist(q)
+    T, f = Q, e_one()
+    for bit in bin(ATE)[3:]:
+        f = e_mul(e_mul(f, f), e_line(T, T, pt))
+        T = e_pt_add(T, T)
+        if bit == "1":
+            f = e_mul(f, e_line(T, Q, pt))
+            T = e_pt_add(T, Q)
+    Q1 = (e_pow(Q[0], P), e_pow(Q[1], P))
+    Q2 = (e_pow(Q1[0], P), e_neg(e_pow(Q1[1], P)))
+    f = e_mul(f, e_line(T, Q1, pt))
+    T = e_pt_add(T, Q1)
+    f = e_mul(f, e_line(T, Q2, pt))
+    return e_pow(f, (P**12 - 1) // R)
+
+
+def to_tower(a):
+    """Poly basis -> tower coefficients c0.c0.c0, c0.c0.c1, c0.c1.c0, ... c1.c2.c1.
+
+    An Fq2 coefficient x + y u at v^k w^j (v = w^2) is (x - 9y) w^e + y w^(e+6),
+    e = 2k + j."""
+    out = []
+    for j in range(2):
+        for k in range(3):
+            e = 2 * k + j
+            y = a[e + 6]
+            out += [(a[e] + 9 * y) % P, y]
+    return out
+
+
+def g1_mul(k, p):
+    def add(a, b):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        if a[0] == b[0]:
+            if (a[1] + b[1]) % P == 0:
+                return None
+            m = 3 * a[0] * a[0] * pow(2 * a[1], P - 2, P) % P
+        else:
+            m = (b[1] - a[1]) * pow(b[0] - a[0], P - 2, P) % P
+        x = (m * m - a[0] - b[0]) % P
+        return (x, (m * (a[0] - x) - a[1]) % P)
+    r = None
+    while k:
+        if k & 1:
+            r = add(r, p)
+        p = add(p, p)
+        k >>= 1
+    return r
+
+
+def vectors():
+    a = 0x2a4f1c3b5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7 % R
+    b = 0x13572468ace0bdf97531eca86420fdb97531eca86420fdb97531eca86420fd % R
+    g1 = (1, 2)
+    e1 = ref_pairing(g1, (G2X, G2Y))
+    e2 = ref_pairing(g1_mul(a, g1), g2_mul(b, (G2X, G2Y)))
+    assert e1 != e_one() and e_pow(e1, R) == e_one()
+    assert e2 == e_pow(e1, a * b % R)
+    print("/* Generated by prover/gen_pairing_constants.py --vectors; do not edit.")
+    print(" * Known answers of the BN254 optimal ate pairing (canonical exponent")
+    print(" * (p^12 - 1)/r) from the reference implementation in that script, which")
+    print(" * shares no code with prover/pairing.c.  Each value lists the 12 Fq")
+    print(" * coefficients of an Fq12 element in decimal, in the order of")
+    print(" * prover/tower_impl.h: c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1. */")
+    print("#ifndef NNC_TEST_BN254_PAIRING_KAT_H")
+    print("#define NNC_TEST_BN254_PAIRING_KAT_H")
+    print()
+    print("/* scalars a, b (decimal) */")
+    print('static const char *const KAT_A = "%d";' % a)
+    print('static const char *const KAT_B = "%d";' % b)
+    for name, val, comment in (("KAT_E_G1_G2", e1, "e(G1, G2)"),
+                               ("KAT_E_AG1_BG2", e2, "e([a]G1, [b]G2) = e(G1, G2)^(ab)")):
+        print()
+        print("/* %s */" % comment)
+        print("static const char *const %s[12] = {" % name)
+        t = to_tower(val)
+        for i, c in enumerate(t):
+            print('    "%d"%s' % (c, "," if i < 11 else ""))
+        print("};")
+    print()
+    print("#endif")
+
+
+if len(sys.argv) > 1 and sys.argv[1] == "--vectors":
+    vectors()
+else:
+    constants()

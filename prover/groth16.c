@@ -1,0 +1,410 @@
+/* Groth16 on BN254, file-compatible with snarkjs (bn128): single-party setup
+ * from a circom .r1cs, proving from a snarkjs .zkey and .wtns, verification
+ * from verification_key.json / public.json / proof.json.
+ *
+ * Conventions are snarkjs's (groth16_prove.js, zkey_new.js):
+ *   - the QAP domain H has n = domain_size points w^i; the .zkey stores the
+ *     A and B matrix entries (C = A*B row by row on the domain), plus
+ *     A[n_constraints + s][s] = 1 for every public wire s (wire 0 included);
+ *   - h is handled on the coset g*H with g = w_2n, a primitive 2n-th root of
+ *     unity, where Z(x) = x^n - 1 equals g^n - 1 = -2.  The prover evaluates
+ *     P = A*B - C at the coset points and takes MSM(H section, P); so the
+ *     setup stores H_i = [ L'_i(tau) Z(tau) / (-2 delta) ]_1 with L'_i the
+ *     Lagrange basis of the coset:
+ *       L'_i(x) = (x^n + 1) x_i / (-n (x - x_i)),  x_i = g w^i;
+ *   - pi_a = alpha + sum w_j A_j + r delta, pi_b = beta + sum w_j B_j + s delta,
+ *     pi_c = sum_private w_j C_j + MSM(H, P) + s pi_a + r pi_b1 - r s delta1.
+ * Verification checks e(-A, B) e(alpha, beta) e(L, gamma) e(C, delta) = 1,
+ * L = IC_0 + sum pub_i IC_i.
+ *
+ * Secrets (the toxic waste of setup, the blinding r and s of a proof) come
+ * from libsodium's randombytes and are wiped with sodium_memzero. */
+#include "prover/groth16_impl.h"
+
+#include "prover/curve_impl.h"
+#include "prover/field_impl.h"
+#include "prover/msm_impl.h"
+#include "prover/ntt_impl.h"
+#include "prover/pairing_impl.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int online_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+/* A uniformly random nonzero Fr element (rejection sampling of 254 bits). */
+static void fr_random(nnc_fr *out)
+{
+    for (;;) {
+        unsigned char b[32];
+        randombytes_buf(b, sizeof b);
+        b[31] &= 0x3f; /* < 2^254 */
+        uint64_t x[4];
+        nnc_fe4_int_from_b32(x, b, NNC_PRV_ENDIAN_LITTLE);
+        sodium_memzero(b, sizeof b);
+        int ok = nnc_fr_from_int(out, x);
+        sodium_memzero(x, sizeof x);
+        if (ok && !nnc_fr_is_zero(out)) return;
+    }
+}
+
+/* x[i] <- 1 / x[i] for nonzero x (Montgomery's trick: one inversion). */
+static int fr_batch_inv(nnc_fr *x, uint32_t n)
+{
+    nnc_fr *pre = malloc(sizeof(nnc_fr) * ((size_t)n + 1));
+    if (pre == NULL) return -1;
+    nnc_fr acc, inv, t;
+    nnc_fr_set_one(&acc);
+    for (uint32_t i = 0; i < n; i++) {
+        pre[i] = acc;
+        nnc_fr_mul(&acc, &acc, &x[i]);
+    }
+    nnc_fr_inv(&inv, &acc);
+    for (uint32_t i = n; i-- > 0;) {
+        nnc_fr_mul(&t, &inv, &pre[i]); /* 1 / x[i] */
+        nnc_fr_mul(&inv, &inv, &x[i]);
+        x[i] = t;
+    }
+    sodium_memzero(pre, sizeof(nnc_fr) * n);
+    free(pre);
+    return 0;
+}
+
+static int log2_exact(uint32_t n)
+{
+    int k = 0;
+    while ((1u << k) < n) k++;
+    return (1u << k) == n ? k : -1;
+}
+
+/* ---------------------------------------------------------------- verify */
+
+nnc_status nnc_prv_g16_verify(int *valid, const nnc_prv_g16_vk *vk, const nnc_prv_fr_vec *pub,
+                              const nnc_prv_g16_proof *proof, char *err, size_t errlen)
+{
+    *valid = 0;
+    if (pub->n != vk->n_public)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "wrong number of public inputs: %zu given, the key expects %u",
+                       (size_t)pub->n, vk->n_public);
+    if (!nnc_prv_g1_is_valid(&proof->a) || !nnc_prv_g2_is_valid(&proof->b) || !nnc_prv_g1_is_valid(&proof->c))
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "proof point not on the curve or not in the subgroup");
+    /* L = IC_0 + sum pub_i IC_{i+1} */
+    nnc_prv_g1 L = vk->ic[0];
+    for (size_t i = 0; i < pub->n; i++) {
+        nnc_prv_g1 t;
+        nnc_prv_g1_mul_var(&t, &vk->ic[i + 1], &pub->v[i]);
+        nnc_prv_g1_add(&L, &L, &t);
+    }
+    nnc_prv_g1 p[4];
+    nnc_prv_g2 q[4];
+    nnc_prv_g1_neg(&p[0], &proof->a);
+    q[0] = proof->b;
+    p[1] = vk->alpha1;
+    q[1] = vk->beta2;
+    p[2] = L;
+    q[2] = vk->gamma2;
+    p[3] = proof->c;
+    q[3] = vk->delta2;
+    *valid = nnc_prv_pairing_check(p, q, 4);
+    return NNC_STATUS_OK;
+}
+
+/* ----------------------------------------------------------------- prove */
+
+nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                             const nnc_prv_fr_vec *w, int threads, char *err, size_t errlen)
+{
+    memset(proof, 0, sizeof *proof);
+    memset(pub, 0, sizeof *pub);
+    if (threads < 1) threads = online_threads();
+    if (w->n != z->n_vars)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness has %zu values, the key expects %u", (size_t)w->n, z->n_vars);
+    nnc_fr one;
+    nnc_fr_set_one(&one);
+    if (!nnc_fr_eq(&w->v[0], &one)) return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness wire 0 is not 1");
+    uint32_t n = z->domain_size;
+    int k = log2_exact(n);
+    if (k < 0 || k > 27) return nnc_err(err, errlen, NNC_STATUS_INVALID, "domain size %u is not a power of two <= 2^27", n);
+    nnc_fr *a = calloc(n, sizeof(nnc_fr)), *b = calloc(n, sizeof(nnc_fr)), *c = calloc(n, sizeof(nnc_fr));
+    nnc_prv_g1 *cpts = NULL;
+    nnc_status st = NNC_STATUS_OK;
+    if (!a || !b || !c) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    /* A w and B w on the domain; C w = (A w)(B w) there */
+    for (uint32_t i = 0; i < z->n_coefs; i++) {
+        const nnc_prv_zkey_coef *cf = &z->coefs[i];
+        if (cf->constraint >= n || cf->signal >= z->n_vars || cf->matrix > 1) {
+            st = nnc_err(err, errlen, NNC_STATUS_INVALID, "key coefficient %u out of range", i);
+            goto done;
+        }
+        nnc_fr t;
+        nnc_fr_mul(&t, &cf->value, &w->v[cf->signal]);
+        nnc_fr *dst = cf->matrix == 0 ? &a[cf->constraint] : &b[cf->constraint];
+        nnc_fr_add(dst, dst, &t);
+    }
+    for (uint32_t i = 0; i < n; i++) nnc_fr_mul(&c[i], &a[i], &b[i]);
+    /* to coefficients, then evaluated on the coset g H, g = w_2n */
+    nnc_fr g;
+    if ((st = nnc_prv_ntt_root(&g, 2 * (size_t)n))) {
+        nnc_err(err, errlen, st, "no root of unity of order %u", 2 * n);
+        goto done;
+    }
+    nnc_fr *polys[3] = {a, b, c};
+    for (int p = 0; p < 3 && !st; p++) {
+        if ((st = nnc_prv_ntt(polys[p], n, 1, threads)) || (st = nnc_prv_coset_ntt(polys[p], n, &g, threads)))
+            nnc_err(err, errlen, st, "NTT failed");
+    }
+    if (st) goto done;
+    for (uint32_t i = 0; i < n; i++) {
+        nnc_fr t;
+        nnc_fr_mul(&t, &a[i], &b[i]);
+        nnc_fr_sub(&a[i], &t, &c[i]); /* a now holds P = A*B - C on the coset */
+    }
+    /* blinding */
+    nnc_fr r, s, rs;
+    fr_random(&r);
+    fr_random(&s);
+    nnc_fr_mul(&rs, &r, &s);
+    nnc_prv_g1 t1, t2;
+    /* pi_a */
+    nnc_prv_g1_msm(&t1, z->a, w->v, z->n_vars, threads);
+    nnc_prv_g1_add(&t1, &t1, &z->alpha1);
+    nnc_prv_g1_mul(&t2, &z->delta1, &r);
+    nnc_prv_g1_add(&proof->a, &t1, &t2);
+    /* pi_b in G2 and G1 */
+    nnc_prv_g2 u1, u2;
+    nnc_prv_g2_msm(&u1, z->b2, w->v, z->n_vars, threads);
+    nnc_prv_g2_add(&u1, &u1, &z->beta2);
+    nnc_prv_g2_mul(&u2, &z->delta2, &s);
+    nnc_prv_g2_add(&proof->b, &u1, &u2);
+    nnc_prv_g1 b1;
+    nnc_prv_g1_msm(&t1, z->b1, w->v, z->n_vars, threads);
+    nnc_prv_g1_add(&t1, &t1, &z->beta1);
+    nnc_prv_g1_mul(&t2, &z->delta1, &s);
+    nnc_prv_g1_add(&b1, &t1, &t2);
+    /* pi_c */
+    uint32_t npriv = z->n_vars - z->n_public - 1;
+    nnc_prv_g1_msm(&t1, z->c, w->v + z->n_public + 1, npriv, threads);
+    nnc_prv_g1_msm(&t2, z->h, a, n, threads);
+    nnc_prv_g1_add(&t1, &t1, &t2);
+    nnc_prv_g1_mul(&t2, &proof->a, &s);
+    nnc_prv_g1_add(&t1, &t1, &t2);
+    nnc_prv_g1_mul(&t2, &b1, &r);
+    nnc_prv_g1_add(&t1, &t1, &t2);
+    nnc_fr_neg(&rs, &rs);
+    nnc_prv_g1_mul(&t2, &z->delta1, &rs);
+    nnc_prv_g1_add(&proof->c, &t1, &t2);
+    sodium_memzero(&r, sizeof r);
+    sodium_memzero(&s, sizeof s);
+    sodium_memzero(&rs, sizeof rs);
+    /* public signals: wires 1 .. n_public */
+    pub->v = malloc(sizeof(nnc_fr) * (z->n_public + 1));
+    if (pub->v == NULL) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    pub->n = z->n_public;
+    memcpy(pub->v, w->v + 1, sizeof(nnc_fr) * z->n_public);
+done:
+    if (a) sodium_memzero(a, sizeof(nnc_fr) * n);
+    free(a);
+    free(b);
+    free(c);
+    free(cpts);
+    return st;
+}
+
+/* ----------------------------------------------------------------- setup */
+
+nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen)
+{
+    memset(z, 0, sizeof *z);
+    uint32_t n_public = cs->n_pub_out + cs->n_pub_in;
+    uint64_t need = (uint64_t)cs->n_constraints + n_public + 1;
+    uint32_t n = 1;
+    while (n < need) n <<= 1;
+    int k = log2_exact(n);
+    if (need > (1u << 27)) return nnc_err(err, errlen, NNC_STATUS_LIMIT, "circuit too large: %llu rows", (unsigned long long)need);
+    uint32_t nv = cs->n_wires;
+    if (nv < n_public + 1) return nnc_err(err, errlen, NNC_STATUS_INVALID, "r1cs has fewer wires than public signals");
+    /* toxic waste */
+    nnc_fr tau, alpha, beta, gamma, delta, ginv, dinv;
+    fr_random(&tau);
+    fr_random(&alpha);
+    fr_random(&beta);
+    fr_random(&gamma);
+    fr_random(&delta);
+    nnc_fr_inv(&ginv, &gamma);
+    nnc_fr_inv(&dinv, &delta);
+    nnc_status st = NNC_STATUS_OK;
+    nnc_fr *u = calloc(nv, sizeof(nnc_fr)), *v = calloc(nv, sizeof(nnc_fr)), *wv = calloc(nv, sizeof(nnc_fr));
+    nnc_fr *lag = calloc(n, sizeof(nnc_fr)), *den = calloc(n, sizeof(nnc_fr));
+    nnc_fr *sc = calloc((size_t)nv + n, sizeof(nnc_fr));
+    if (!u || !v || !wv || !lag || !den || !sc) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    /* Lagrange basis of H at tau: L_i = (tau^n - 1) w^i / (n (tau - w^i)) */
+    nnc_fr w, wi, tn, one, nfr, t;
+    if ((st = nnc_prv_ntt_root(&w, n))) {
+        nnc_err(err, errlen, st, "no root of unity of order %u", n);
+        goto done;
+    }
+    nnc_fr_set_one(&one);
+    nnc_fr_set_u64(&nfr, n);
+    tn = tau;
+    for (int i = 0; i < k; i++) nnc_fr_sqr(&tn, &tn);
+    nnc_fr zt; /* Z(tau) = tau^n - 1 */
+    nnc_fr_sub(&zt, &tn, &one);
+    wi = one;
+    for (uint32_t i = 0; i < n; i++) {
+        nnc_fr_sub(&t, &tau, &wi);
+        nnc_fr_mul(&den[i], &t, &nfr);
+        nnc_fr_mul(&wi, &wi, &w);
+    }
+    if (fr_batch_inv(den, n)) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    wi = one;
+    for (uint32_t i = 0; i < n; i++) {
+        nnc_fr_mul(&t, &zt, &wi);
+        nnc_fr_mul(&lag[i], &t, &den[i]);
+        nnc_fr_mul(&wi, &wi, &w);
+    }
+    /* u_j, v_j, w_j at tau from the constraints, plus the public rows */
+    for (uint32_t c = 0; c < cs->n_constraints; c++) {
+        nnc_fr *dst[3] = {u, v, wv};
+        for (int m = 0; m < 3; m++)
+            for (uint64_t e = cs->lc_start[3 * (uint64_t)c + (uint64_t)m]; e < cs->lc_start[3 * (uint64_t)c + (uint64_t)m + 1]; e++) {
+                const nnc_prv_r1cs_term *term = &cs->terms[e];
+                if (term->wire >= nv) {
+                    st = nnc_err(err, errlen, NNC_STATUS_INVALID, "constraint %u uses wire %u of %u", c, term->wire, nv);
+                    goto done;
+                }
+                nnc_fr_mul(&t, &term->coef, &lag[c]);
+                nnc_fr_add(&dst[m][term->wire], &dst[m][term->wire], &t);
+            }
+    }
+    for (uint32_t s = 0; s <= n_public; s++) nnc_fr_add(&u[s], &u[s], &lag[cs->n_constraints + s]);
+    /* the key */
+    z->n_vars = nv;
+    z->n_public = n_public;
+    z->domain_size = n;
+    nnc_prv_g1 G1;
+    nnc_prv_g2 G2;
+    nnc_prv_g1_generator(&G1);
+    nnc_prv_g2_generator(&G2);
+    nnc_prv_g1_mul(&z->alpha1, &G1, &alpha);
+    nnc_prv_g1_mul(&z->beta1, &G1, &beta);
+    nnc_prv_g2_mul(&z->beta2, &G2, &beta);
+    nnc_prv_g2_mul(&z->gamma2, &G2, &gamma);
+    nnc_prv_g1_mul(&z->delta1, &G1, &delta);
+    nnc_prv_g2_mul(&z->delta2, &G2, &delta);
+    z->ic = calloc(n_public + 1, sizeof(nnc_prv_g1));
+    z->a = calloc(nv, sizeof(nnc_prv_g1));
+    z->b1 = calloc(nv, sizeof(nnc_prv_g1));
+    z->b2 = calloc(nv, sizeof(nnc_prv_g2));
+    z->c = calloc(nv - n_public, sizeof(nnc_prv_g1));
+    z->h = calloc(n, sizeof(nnc_prv_g1));
+    if (!z->ic || !z->a || !z->b1 || !z->b2 || !z->c || !z->h) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    for (uint32_t j = 0; j < nv; j++) {
+        nnc_prv_g1_mul(&z->a[j], &G1, &u[j]);
+        nnc_prv_g1_mul(&z->b1[j], &G1, &v[j]);
+        nnc_prv_g2_mul(&z->b2[j], &G2, &v[j]);
+        /* (beta u + alpha v + w) / (gamma or delta) */
+        nnc_fr acc, t2;
+        nnc_fr_mul(&acc, &beta, &u[j]);
+        nnc_fr_mul(&t2, &alpha, &v[j]);
+        nnc_fr_add(&acc, &acc, &t2);
+        nnc_fr_add(&acc, &acc, &wv[j]);
+        if (j <= n_public) {
+            nnc_fr_mul(&acc, &acc, &ginv);
+            nnc_prv_g1_mul(&z->ic[j], &G1, &acc);
+        } else {
+            nnc_fr_mul(&acc, &acc, &dinv);
+            nnc_prv_g1_mul(&z->c[j - n_public - 1], &G1, &acc);
+        }
+    }
+    /* H_i = L'_i(tau) Z(tau) / (-2 delta), L'_i(x) = (x^n + 1) x_i / (-n (x - x_i)), x_i = g w^i:
+     * H_i = (tau^n + 1)(tau^n - 1) x_i / (2 n delta (tau - x_i)) */
+    {
+        nnc_fr g, xi, tp1, num, two;
+        if ((st = nnc_prv_ntt_root(&g, 2 * (size_t)n))) {
+            nnc_err(err, errlen, st, "no root of unity of order %u", 2 * n);
+            goto done;
+        }
+        nnc_fr_add(&tp1, &tn, &one);
+        nnc_fr_mul(&num, &tp1, &zt);
+        nnc_fr_mul(&num, &num, &dinv);
+        nnc_fr_set_u64(&two, 2);
+        xi = g;
+        for (uint32_t i = 0; i < n; i++) {
+            nnc_fr_sub(&t, &tau, &xi);
+            nnc_fr_mul(&t, &t, &nfr);
+            nnc_fr_mul(&den[i], &t, &two);
+            nnc_fr_mul(&xi, &xi, &w);
+        }
+        if (fr_batch_inv(den, n)) {
+            st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+            goto done;
+        }
+        xi = g;
+        for (uint32_t i = 0; i < n; i++) {
+            nnc_fr_mul(&t, &num, &xi);
+            nnc_fr_mul(&t, &t, &den[i]);
+            nnc_prv_g1_mul(&z->h[i], &G1, &t);
+            nnc_fr_mul(&xi, &xi, &w);
+        }
+    }
+    /* coefficient section: A and B entries, then the public rows of A */
+    uint64_t ncoef = n_public + 1;
+    for (uint32_t c = 0; c < cs->n_constraints; c++) ncoef += cs->lc_start[3 * (uint64_t)c + 2] - cs->lc_start[3 * (uint64_t)c];
+    z->coefs = calloc(ncoef, sizeof(nnc_prv_zkey_coef));
+    if (z->coefs == NULL) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    for (uint32_t c = 0; c < cs->n_constraints; c++)
+        for (int m = 0; m < 2; m++)
+            for (uint64_t e = cs->lc_start[3 * (uint64_t)c + (uint64_t)m]; e < cs->lc_start[3 * (uint64_t)c + (uint64_t)m + 1]; e++) {
+                nnc_prv_zkey_coef *cf = &z->coefs[z->n_coefs++];
+                cf->matrix = (uint32_t)m;
+                cf->constraint = c;
+                cf->signal = cs->terms[e].wire;
+                cf->value = cs->terms[e].coef;
+            }
+    for (uint32_t s = 0; s <= n_public; s++) {
+        nnc_prv_zkey_coef *cf = &z->coefs[z->n_coefs++];
+        cf->matrix = 0;
+        cf->constraint = cs->n_constraints + s;
+        cf->signal = s;
+        cf->value = one;
+    }
+done:
+    sodium_memzero(&tau, sizeof tau);
+    sodium_memzero(&alpha, sizeof alpha);
+    sodium_memzero(&beta, sizeof beta);
+    sodium_memzero(&gamma, sizeof gamma);
+    sodium_memzero(&delta, sizeof delta);
+    sodium_memzero(&ginv, sizeof ginv);
+    sodium_memzero(&dinv, sizeof dinv);
+    if (lag) sodium_memzero(lag, sizeof(nnc_fr) * n);
+    if (u) sodium_memzero(u, sizeof(nnc_fr) * nv);
+    if (v) sodium_memzero(v, sizeof(nnc_fr) * nv);
+    if (wv) sodium_memzero(wv, sizeof(nnc_fr) * nv);
+    free(u); free(v); free(wv); free(lag); free(den); free(sc);
+    if (st) nnc_prv_zkey_clear(z);
+    return st;
+}

@@ -1,0 +1,615 @@
+/* Multi-scalar multiplication sum_i [k_i] P_i on BN254 G1 and G2
+ * (Pippenger's bucket method), shared by prover/msm.c and gpu/msm.cu.
+ *
+ * Scalar recoding.  A scalar is used as its canonical integer k < r < 2^254
+ * (4 little-endian limbs, see nnc_fr_to_int).  With window width c it is
+ * cut into NNC_MSM_NWIN(c) = ceil(255 / c) signed digits
+ *     k = sum_w d_w 2^(c w),   d_w in [-2^(c-1), 2^(c-1)],
+ * by Booth recoding: d_w = B_w + b_(cw-1) - 2^c b_(cw+c-1), where B_w is
+ * the c-bit value of bits cw .. cw+c-1 and b_(-1) = 0.  This is the usual
+ * "subtract 2^c and carry one into the next window when the digit exceeds
+ * 2^(c-1)" rule, except that the carry is read off the next window's lowest
+ * bit, so every digit is computed on its own (c + 1 bits of k, no state),
+ * which lets threads and GPU threads take any window.  The sum telescopes
+ * to k because c * NWIN >= 255 makes the top bit b_(c NWIN - 1) zero.
+ * A digit d adds sign(d) P to bucket |d| of its window (buckets 1..2^(c-1),
+ * negation is free in affine form); digit 0 adds nothing.
+ *
+ * This header has two parts:
+ *   1. (include-guarded) the public API, the recoding and the window choice;
+ *      plain C, compiled by gcc and nvcc.
+ *   2. (only when NNC_MSM_G is defined) the CPU bucket code for one group,
+ *      instantiated by prover/msm.c once per group like
+ *      prover/curve_tmpl_impl.h. */
+#ifndef NNC_PRV_MSM_IMPL_H
+#define NNC_PRV_MSM_IMPL_H
+
+#include "prover/curve_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- public API (belongs in prover/prover.h next to the curve functions) ---- */
+
+/* Multi-scalar multiplication: *out = sum_{i<n} [scalars[i]] points[i].
+ * Variable time: branches on the scalars and the points (as the MSMs of
+ * snarkjs and rapidsnark do); not for scalars that must stay secret from
+ * someone who can time the prover.
+ * Out: *out, affine (infinity as x = y = 0); never fails: without memory it
+ *      falls back to a slower single-threaded method that allocates nothing.
+ * In:  points[n], each in the group (on the curve, G2: in the order-r
+ *      subgroup) or infinity (x = y = 0); scalars[n], Fr elements in
+ *      Montgomery form (reduced); n may be 0 (then *out = infinity);
+ *      threads: worker threads, <= 0 for the number of online CPUs. */
+void nnc_prv_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
+                    int threads);
+void nnc_prv_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
+                    int threads);
+
+/* ---- internal: explicit method and window, for tests and benchmarks ---- */
+
+typedef enum nnc_msm_method {
+    NNC_MSM_METHOD_AUTO = 0,   /* what nnc_prv_g*_msm use: by n */
+    NNC_MSM_METHOD_NAIVE = 1,  /* one wNAF multiplication per point, summed */
+    NNC_MSM_METHOD_JAC = 2,    /* Pippenger, Jacobian buckets, mixed additions */
+    NNC_MSM_METHOD_AFFINE = 3, /* Pippenger, affine buckets, batched inversions */
+    NNC_MSM_METHOD_NOHEAP = 4  /* Pippenger, c = 6, stack buckets, 1 thread (the fallback) */
+} nnc_msm_method;
+
+/* As nnc_prv_g1_msm with the method and the window width c forced.
+ * c: 1..NNC_MSM_MAX_WINDOW, or 0 for the automatic choice (ignored by
+ * NAIVE and NOHEAP). */
+void nnc_prv_g1_msm_cfg(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
+                        int threads, nnc_msm_method method, int c);
+void nnc_prv_g2_msm_cfg(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
+                        int threads, nnc_msm_method method, int c);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Largest window width (2^(c-1) buckets per window and thread). */
+#define NNC_MSM_MAX_WINDOW 22
+/* Number of signed digits of width c for a 254-bit scalar: ceil(255 / c). */
+#define NNC_MSM_NWIN(c) ((255 + (c) - 1) / (c))
+
+/* Returns: the Booth digit d_w of width c (1 <= c <= NNC_MSM_MAX_WINDOW) of
+ * the integer k < 2^254, in [-2^(c-1), 2^(c-1)] (see the top of this file). */
+NNC_FORCEINLINE int nnc_msm_digit(const uint64_t k[4], int w, int c)
+{
+    int pos = w * c - 1; /* lowest bit read: b_(cw-1) */
+    uint64_t bits;
+    if (pos < 0) {
+        bits = (k[0] << 1);
+    } else {
+        int idx = pos >> 6, sh = pos & 63;
+        bits = idx < 4 ? k[idx] >> sh : 0;
+        if (sh != 0 && idx + 1 < 4)
+            bits |= k[idx + 1] << (64 - sh);
+    }
+    bits &= ((uint64_t)1 << (c + 1)) - 1; /* b_(cw-1) .. b_(cw+c-1) */
+    return (int)(bits >> 1) + (int)(bits & 1) - (int)((bits >> c) << c);
+}
+
+/* Returns: the window width for n points: about log2(n) - 3 for affine
+ * buckets (an affine bucket addition costs ~6 products, the per-window
+ * bucket reduction 2^(c-1) Jacobian additions of ~27), one more for
+ * Jacobian buckets (~16 products per addition).  Tuned with
+ * tests/bench/bench_prover.c; see the table in prover/msm.c. */
+NNC_INLINE int nnc_msm_window(size_t n, int affine)
+{
+    int lg = 0, c;
+    while (lg < 62 && ((size_t)1 << (lg + 1)) <= n)
+        lg++; /* floor(log2 n) */
+    c = lg - (affine ? 3 : 2);
+    if (c < 2)
+        c = 2;
+    if (c > 16)
+        c = 16;
+    return c;
+}
+
+#endif /* NNC_PRV_MSM_IMPL_H */
+
+/* ==== part 2: CPU bucket code for one group (prover/msm.c only) ====
+ * Before including, define
+ *   NNC_MSM_G(op)  the group functions (nnc_g1_##op), NNC_MSM_F(op) the
+ *                  coordinate field's (nnc_fq_##op), NNC_MSM_FE its element,
+ *   NNC_MSM_AFF, NNC_MSM_JAC the point types,
+ *   NNC_MSM_P(name) the names of the generated functions (msm_g1_##name),
+ * and, once, NNC_MSM_NAIVE_BELOW / NNC_MSM_AFFINE_FROM (the sizes where
+ * the automatic method changes) and int nnc_msm_default_threads(void);
+ * include <pthread.h>, <stdlib.h>, <string.h> first.
+ * Every generated function is static. */
+#ifdef NNC_MSM_G
+
+#define G_ NNC_MSM_G
+#define F_ NNC_MSM_F
+#define FE_ NNC_MSM_FE
+#define AFF_ NNC_MSM_AFF
+#define JAC_ NNC_MSM_JAC
+#define P_ NNC_MSM_P
+
+/* out[i] = in[i]^-1 for m >= 1 nonzero elements, by Montgomery's trick:
+ * one variable-time inversion and 3(m-1) products.  pre[m] is scratch.
+ * out may alias in. */
+static void P_(inv_batch_var)(FE_ *out, const FE_ *in, FE_ *pre, size_t m)
+{
+    FE_ inv, t;
+    size_t i;
+    pre[0] = in[0];
+    for (i = 1; i < m; i++)
+        F_(mul)(&pre[i], &pre[i - 1], &in[i]);
+    F_(inv_var)(&inv, &pre[m - 1]);
+    for (i = m - 1; i > 0; i--) {
+        F_(mul)(&t, &inv, &pre[i - 1]); /* in[i]^-1 */
+        F_(mul)(&inv, &inv, &in[i]);    /* (in[0] .. in[i-1])^-1 */
+        out[i] = t;
+    }
+    out[0] = inv;
+}
+
+/* *r = sum_b b * bucket_b for Jacobian buckets[1..h] (index 0 unused):
+ * running sums from the top, 2h additions. */
+static void P_(reduce_jac)(JAC_ *r, const JAC_ *bk, size_t h)
+{
+    JAC_ run, acc;
+    size_t b;
+    G_(jac_set_inf)(&run);
+    G_(jac_set_inf)(&acc);
+    for (b = h; b >= 1; b--) {
+        G_(jac_add_var)(&run, &run, &bk[b]);
+        G_(jac_add_var)(&acc, &acc, &run);
+    }
+    *r = acc;
+}
+
+/* As reduce_jac for affine buckets bk (infinity as x = y = 0) plus the
+ * Jacobian buckets jbk[b] where jused[b] != 0 (bucket b = bk[b] + jbk[b]). */
+static void P_(reduce_aff)(JAC_ *r, const AFF_ *bk, const JAC_ *jbk, const unsigned char *jused,
+                           size_t h)
+{
+    JAC_ run, acc;
+    size_t b;
+    G_(jac_set_inf)(&run);
+    G_(jac_set_inf)(&acc);
+    for (b = h; b >= 1; b--) {
+        G_(jac_add_aff_var)(&run, &run, &bk[b]);
+        if (jused[b])
+            G_(jac_add_var)(&run, &run, &jbk[b]);
+        G_(jac_add_var)(&acc, &acc, &run);
+    }
+    *r = acc;
+}
+
+/* Window sum of window w over points lo..hi-1 with Jacobian buckets:
+ * *r = sum_i d_w(k_i) P_i.  bk: 2^(c-1) + 1 points of scratch. */
+static void P_(window_jac)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], size_t lo, size_t hi,
+                           int w, int c, JAC_ *bk)
+{
+    size_t h = (size_t)1 << (c - 1), b, i;
+    AFF_ np;
+    for (b = 0; b <= h; b++)
+        G_(jac_set_inf)(&bk[b]);
+    for (i = lo; i < hi; i++) {
+        int d = nnc_msm_digit(ks[i], w, c);
+        if (d > 0) {
+            G_(jac_add_aff_var)(&bk[d], &bk[d], &pts[i]);
+        } else if (d < 0) {
+            G_(aff_neg)(&np, &pts[i]);
+            G_(jac_add_aff_var)(&bk[-d], &bk[-d], &np);
+        }
+    }
+    P_(reduce_jac)(r, bk, h);
+}
+
+/* Scratch of the affine-bucket method for window width c, one per thread.
+ * Buckets are affine; additions into them are queued (at most one per
+ * bucket at a time, marked by stamp[b] == gen) and done in batches that
+ * share one inversion.  A point whose bucket is already queued waits in
+ * the deferred list for the next batch; if its bucket is queued again
+ * there (many points for one bucket, e.g. scalars all 1), it goes into the
+ * bucket's Jacobian part jbk[b] by a mixed addition instead, so no point
+ * waits twice and one crowded bucket costs no inversion per point. */
+typedef struct P_(aff_scratch) {
+    AFF_ *bk;        /* [h + 1] buckets, index 0 unused; infinity = (0, 0) */
+    JAC_ *jbk;       /* [h + 1] Jacobian parts, valid where jused[b] */
+    unsigned char *jused; /* [h + 1] */
+    uint32_t *stamp; /* [h + 1] batch number of the queued addition, 0 = none */
+    uint32_t gen;    /* number of the batch being filled, >= 1 */
+    size_t h;        /* buckets: 2^(c-1) */
+    size_t cap;      /* batch capacity */
+    size_t nq;       /* queued additions */
+    uint32_t *qb;    /* [cap] bucket of each queued addition */
+    AFF_ *qp;        /* [cap] point to add (sign applied) */
+    FE_ *qd;         /* [cap] denominator: x_P - x_B, or 2 y_B for a doubling */
+    FE_ *tmp;        /* [cap] prefix products for the batch inversion */
+    unsigned char *qdbl; /* [cap] 1 for a doubling (P = bucket) */
+    size_t nd;       /* deferred points */
+    uint32_t *db;    /* [cap] bucket of each deferred point */
+    AFF_ *dp;        /* [cap] deferred point (sign applied) */
+} P_(aff_scratch);
+
+/* Returns: bytes of scratch for width c (aff_scratch_init's memory). */
+static size_t P_(aff_scratch_bytes)(int c, size_t *cap)
+{
+    size_t h = (size_t)1 << (c - 1);
+    size_t q = h < 1024 ? h : 1024;
+    *cap = q;
+    return (h + 1) * (sizeof(AFF_) + sizeof(JAC_) + sizeof(uint32_t) + 1) +
+           q * (2 * sizeof(AFF_) + 2 * sizeof(FE_) + 2 * sizeof(uint32_t) + 1) + 160;
+}
+
+/* Carve the scratch out of mem (aff_scratch_bytes(c) bytes, 16-aligned). */
+static void P_(aff_scratch_init)(P_(aff_scratch) *s, unsigned char *mem, int c)
+{
+    size_t h = (size_t)1 << (c - 1), q, off = 0;
+    (void)P_(aff_scratch_bytes)(c, &q);
+    s->cap = q;
+    s->h = h;
+#define NNC_MSM_CARVE(ptr, T, count)                   \
+    do {                                              \
+        (ptr) = (T *)(void *)(mem + off);             \
+        off += ((count) * sizeof(T) + 15) & ~(size_t)15; \
+    } while (0)
+    NNC_MSM_CARVE(s->bk, AFF_, h + 1);
+    NNC_MSM_CARVE(s->jbk, JAC_, h + 1);
+    NNC_MSM_CARVE(s->jused, unsigned char, h + 1);
+    NNC_MSM_CARVE(s->qp, AFF_, q);
+    NNC_MSM_CARVE(s->dp, AFF_, q);
+    NNC_MSM_CARVE(s->qd, FE_, q);
+    NNC_MSM_CARVE(s->tmp, FE_, q);
+    NNC_MSM_CARVE(s->stamp, uint32_t, h + 1);
+    NNC_MSM_CARVE(s->qb, uint32_t, q);
+    NNC_MSM_CARVE(s->db, uint32_t, q);
+    NNC_MSM_CARVE(s->qdbl, unsigned char, q);
+#undef NNC_MSM_CARVE
+}
+
+/* Do the queued additions: bucket_b = bucket_b + P with
+ * lambda = (y_P - y_B) / (x_P - x_B), or 3 x_B^2 / (2 y_B) for P = B,
+ * x3 = lambda^2 - x_B - x_P, y3 = lambda (x_B - x3) - y_B. */
+static void P_(aff_flush)(P_(aff_scratch) *s)
+{
+    size_t k;
+    FE_ lam, t, x3;
+    if (s->nq > 0) {
+        P_(inv_batch_var)(s->qd, s->qd, s->tmp, s->nq);
+        for (k = 0; k < s->nq; k++) {
+            AFF_ *B = &s->bk[s->qb[k]];
+            const AFF_ *P = &s->qp[k];
+            if (s->qdbl[k]) {
+                F_(sqr)(&t, &B->x);
+                F_(dbl)(&lam, &t);
+                F_(add)(&t, &lam, &t);
+            } else {
+                F_(sub)(&t, &P->y, &B->y);
+            }
+            F_(mul)(&lam, &t, &s->qd[k]);
+            F_(sqr)(&x3, &lam);
+            F_(sub)(&x3, &x3, &B->x);
+            F_(sub)(&x3, &x3, &P->x);
+            F_(sub)(&t, &B->x, &x3);
+            F_(mul)(&t, &t, &lam);
+            F_(sub)(&B->y, &t, &B->y);
+            B->x = x3;
+        }
+    }
+    s->nq = 0;
+    s->gen++;
+    if (s->gen == 0) { /* wrapped after 2^32 batches: clear the stamps */
+        size_t b;
+        for (b = 0; b <= s->h; b++)
+            s->stamp[b] = 0;
+        s->gen = 1;
+    }
+}
+
+/* Add P (not infinity) to bucket b, or queue it.
+ * Returns: 0 if bucket b already has a queued addition (nothing done), else 1. */
+static int P_(aff_add)(P_(aff_scratch) *s, uint32_t b, const AFF_ *P)
+{
+    AFF_ *B = &s->bk[b];
+    size_t k;
+    if (s->stamp[b] == s->gen)
+        return 0;
+    if (G_(aff_is_inf)(B)) {
+        *B = *P;
+        return 1;
+    }
+    k = s->nq;
+    if (F_(eq)(&B->x, &P->x)) {
+        if (!F_(eq)(&B->y, &P->y)) { /* P = -B */
+            G_(aff_set_inf)(B);
+            return 1;
+        }
+        F_(dbl)(&s->qd[k], &B->y); /* nonzero: the groups have no point of order 2 */
+        s->qdbl[k] = 1;
+    } else {
+        F_(sub)(&s->qd[k], &P->x, &B->x);
+        s->qdbl[k] = 0;
+    }
+    s->qb[k] = b;
+    s->qp[k] = *P;
+    s->stamp[b] = s->gen;
+    s->nq = k + 1;
+    return 1;
+}
+
+/* Window sum of window w over points lo..hi-1 with affine buckets. */
+static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], size_t lo, size_t hi,
+                           int w, int c, P_(aff_scratch) *s)
+{
+    size_t h = (size_t)1 << (c - 1), b, i = lo, k;
+    AFF_ np;
+    for (b = 0; b <= h; b++) {
+        G_(aff_set_inf)(&s->bk[b]);
+        s->stamp[b] = 0;
+        s->jused[b] = 0;
+    }
+    s->gen = 1;
+    s->nq = 0;
+    s->nd = 0;
+    while (i < hi || s->nd > 0) {
+        /* deferred points first: each batch starts with none queued, so the
+         * first deferred point of every bucket gets through; the others
+         * for the same bucket go to its Jacobian part */
+        for (k = 0; k < s->nd; k++) {
+            uint32_t db = s->db[k];
+            if (!P_(aff_add)(s, db, &s->dp[k])) {
+                if (!s->jused[db]) {
+                    G_(aff_to_jac)(&s->jbk[db], &s->dp[k]);
+                    s->jused[db] = 1;
+                } else {
+                    G_(jac_add_aff_var)(&s->jbk[db], &s->jbk[db], &s->dp[k]);
+                }
+            }
+        }
+        s->nd = 0;
+        while (i < hi && s->nq < s->cap && s->nd < s->cap) {
+            int d = nnc_msm_digit(ks[i], w, c);
+            const AFF_ *P = &pts[i];
+            i++;
+            if (d == 0 || G_(aff_is_inf)(P))
+                continue;
+            if (d < 0) {
+                G_(aff_neg)(&np, P);
+                P = &np;
+                d = -d;
+            }
+            if (!P_(aff_add)(s, (uint32_t)d, P)) {
+                s->db[s->nd] = (uint32_t)d;
+                s->dp[s->nd] = *P;
+                s->nd++;
+            }
+        }
+        P_(aff_flush)(s);
+    }
+    P_(reduce_aff)(r, s->bk, s->jbk, s->jused, h);
+}
+
+/* *r = sum_i [k_i] P_i with window width 6 and buckets on the stack; one
+ * thread, no allocation (scalars converted once per window). */
+static void P_(msm_noheap)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t n)
+{
+    enum { C = 6 };
+    JAC_ bk[(1 << (C - 1)) + 1], ws;
+    uint64_t k[4];
+    AFF_ np;
+    int w, j;
+    size_t i;
+    G_(jac_set_inf)(r);
+    for (w = NNC_MSM_NWIN(C) - 1; w >= 0; w--) {
+        for (j = 0; j < C; j++)
+            G_(jac_dbl)(r, r);
+        for (j = 0; j <= (1 << (C - 1)); j++)
+            G_(jac_set_inf)(&bk[j]);
+        for (i = 0; i < n; i++) {
+            int d;
+            nnc_fr_to_int(k, &sc[i]);
+            d = nnc_msm_digit(k, w, C);
+            if (d > 0) {
+                G_(jac_add_aff_var)(&bk[d], &bk[d], &pts[i]);
+            } else if (d < 0) {
+                G_(aff_neg)(&np, &pts[i]);
+                G_(jac_add_aff_var)(&bk[-d], &bk[-d], &np);
+            }
+        }
+        P_(reduce_jac)(&ws, bk, (size_t)1 << (C - 1));
+        G_(jac_add_var)(r, r, &ws);
+    }
+}
+
+/* *r = sum_i [k_i] P_i, one wNAF multiplication per point. */
+static void P_(msm_naive)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t n)
+{
+    JAC_ t;
+    uint64_t k[4];
+    size_t i;
+    G_(jac_set_inf)(r);
+    for (i = 0; i < n; i++) {
+        if (G_(aff_is_inf)(&pts[i]) || nnc_fr_is_zero(&sc[i]))
+            continue;
+        nnc_fr_to_int(k, &sc[i]);
+        G_(aff_to_jac)(&t, &pts[i]);
+        G_(jac_mul_var)(&t, &t, k);
+        G_(jac_add_var)(r, r, &t);
+    }
+}
+
+/* One Pippenger run: tasks (window, chunk of points) taken from a shared
+ * counter by the calling thread and threads - 1 helpers. */
+typedef struct P_(job) {
+    const AFF_ *pts;
+    const uint64_t (*ks)[4]; /* canonical scalars */
+    size_t n;
+    int c, nwin, nchunk, affine;
+    size_t scratch_bytes;      /* per thread */
+    unsigned char *scratch;    /* threads * scratch_bytes */
+    JAC_ *part;                /* [nwin * nchunk] window sums per chunk */
+    pthread_mutex_t lock;
+    int next;                  /* next task, under lock */
+} P_(job);
+
+typedef struct P_(worker) {
+    P_(job) *job;
+    int id;
+} P_(worker);
+
+static void *P_(work)(void *arg)
+{
+    P_(worker) *wk = (P_(worker) *)arg;
+    P_(job) *jb = wk->job;
+    unsigned char *mem = jb->scratch + (size_t)wk->id * jb->scratch_bytes;
+    P_(aff_scratch) s;
+    int ntask = jb->nwin * jb->nchunk;
+    if (jb->affine)
+        P_(aff_scratch_init)(&s, mem, jb->c);
+    for (;;) {
+        int t, w, ch;
+        size_t lo, hi;
+        pthread_mutex_lock(&jb->lock);
+        t = jb->next++;
+        pthread_mutex_unlock(&jb->lock);
+        if (t >= ntask)
+            break;
+        w = t / jb->nchunk; /* window-major: one window's chunks run together */
+        ch = t % jb->nchunk;
+        lo = jb->n * (size_t)ch / (size_t)jb->nchunk;
+        hi = jb->n * (size_t)(ch + 1) / (size_t)jb->nchunk;
+        if (jb->affine)
+            P_(window_aff)(&jb->part[t], jb->pts, jb->ks, lo, hi, w, jb->c, &s);
+        else
+            P_(window_jac)(&jb->part[t], jb->pts, jb->ks, lo, hi, w, jb->c, (JAC_ *)(void *)mem);
+    }
+    return NULL;
+}
+
+/* *r = sum_i [sc_i] P_i by Pippenger.  Returns: 0 when memory ran out
+ * (nothing computed), else 1. */
+static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t n, int threads,
+                             int affine, int c)
+{
+    P_(job) jb;
+    P_(worker) *wk = NULL;
+    pthread_t *tid = NULL;
+    uint64_t (*ks)[4];
+    size_t i, cap;
+    int w, ch, t, started = 0, ntask;
+
+    memset(&jb, 0, sizeof jb);
+    jb.pts = pts;
+    jb.n = n;
+    jb.c = c;
+    jb.nwin = NNC_MSM_NWIN(c);
+    jb.affine = affine;
+    /* enough tasks for every thread to stay busy: >= 2 per thread */
+    jb.nchunk = 1;
+    if (threads > 1)
+        jb.nchunk = (2 * threads + jb.nwin - 1) / jb.nwin;
+    if ((size_t)jb.nchunk > n)
+        jb.nchunk = (int)(n > 0 ? n : 1);
+    ntask = jb.nwin * jb.nchunk;
+    if (threads > ntask)
+        threads = ntask;
+    jb.scratch_bytes = affine ? P_(aff_scratch_bytes)(c, &cap)
+                              : (((size_t)1 << (c - 1)) + 1) * sizeof(JAC_);
+    jb.scratch_bytes = (jb.scratch_bytes + 63) & ~(size_t)63;
+
+    ks = (uint64_t (*)[4])malloc(n * sizeof *ks);
+    jb.part = (JAC_ *)malloc((size_t)ntask * sizeof(JAC_));
+    while (threads > 1 && !(jb.scratch = (unsigned char *)malloc((size_t)threads * jb.scratch_bytes)))
+        threads /= 2;
+    if (!jb.scratch)
+        jb.scratch = (unsigned char *)malloc(jb.scratch_bytes);
+    if (threads > 1) {
+        wk = (P_(worker) *)malloc((size_t)threads * sizeof *wk);
+        tid = (pthread_t *)malloc((size_t)threads * sizeof *tid);
+    }
+    if (!ks || !jb.part || !jb.scratch || (threads > 1 && (!wk || !tid))) {
+        free(ks);
+        free(jb.part);
+        free(jb.scratch);
+        free(wk);
+        free(tid);
+        return 0;
+    }
+    for (i = 0; i < n; i++)
+        nnc_fr_to_int(ks[i], &sc[i]);
+    jb.ks = (const uint64_t (*)[4])ks;
+    pthread_mutex_init(&jb.lock, NULL);
+
+    if (threads > 1) {
+        for (t = 1; t < threads; t++) {
+            wk[t].job = &jb;
+            wk[t].id = t;
+            if (pthread_create(&tid[t], NULL, P_(work), &wk[t]) != 0)
+                break; /* the threads started so far and this one do the rest */
+            started = t;
+        }
+        wk[0].job = &jb;
+        wk[0].id = 0;
+        P_(work)(&wk[0]);
+        for (t = 1; t <= started; t++)
+            pthread_join(tid[t], NULL);
+    } else {
+        P_(worker) w0;
+        w0.job = &jb;
+        w0.id = 0;
+        P_(work)(&w0);
+    }
+    pthread_mutex_destroy(&jb.lock);
+
+    /* r = sum_w 2^(c w) sum_chunks part, by Horner from the top window */
+    G_(jac_set_inf)(r);
+    for (w = jb.nwin - 1; w >= 0; w--) {
+        if (!G_(jac_is_inf)(r))
+            for (t = 0; t < c; t++)
+                G_(jac_dbl)(r, r);
+        for (ch = 0; ch < jb.nchunk; ch++)
+            G_(jac_add_var)(r, r, &jb.part[w * jb.nchunk + ch]);
+    }
+    free(ks);
+    free(jb.part);
+    free(jb.scratch);
+    free(wk);
+    free(tid);
+    return 1;
+}
+
+/* The entry point for one group: method and window chosen when 0/AUTO. */
+static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int threads,
+                    nnc_msm_method method, int c)
+{
+    JAC_ r;
+    if (threads <= 0)
+        threads = nnc_msm_default_threads();
+    if (method == NNC_MSM_METHOD_AUTO)
+        method = n < NNC_MSM_NAIVE_BELOW ? NNC_MSM_METHOD_NAIVE
+                 : n < NNC_MSM_AFFINE_FROM ? NNC_MSM_METHOD_JAC : NNC_MSM_METHOD_AFFINE;
+    if (c <= 0 || c > NNC_MSM_MAX_WINDOW)
+        c = nnc_msm_window(n, method == NNC_MSM_METHOD_AFFINE);
+    switch (method) {
+    case NNC_MSM_METHOD_NAIVE:
+        P_(msm_naive)(&r, pts, sc, n);
+        break;
+    case NNC_MSM_METHOD_NOHEAP:
+        P_(msm_noheap)(&r, pts, sc, n);
+        break;
+    default:
+        if (!P_(msm_pippenger)(&r, pts, sc, n, threads, method == NNC_MSM_METHOD_AFFINE, c))
+            P_(msm_noheap)(&r, pts, sc, n);
+        break;
+    }
+    G_(jac_to_aff_var)(out, &r);
+}
+
+#undef G_
+#undef F_
+#undef FE_
+#undef AFF_
+#undef JAC_
+#undef P_
+
+#endif /* NNC_MSM_G */

@@ -1,0 +1,379 @@
+/* Multi-scalar multiplication (prover/msm.c): every method (automatic,
+ * naive, Jacobian and affine-bucket Pippenger at several window widths,
+ * the allocation-free fallback) and thread counts 1 and 2 against two
+ * references on G1 and G2:
+ *   - the points are P_i = [e_i] G with known e_i, so the sum is
+ *     [sum_i k_i e_i mod r] G, one scalar multiplication;
+ *   - for n <= 100 also the plain sum of nnc_prv_g*_mul_var(P_i, k_i).
+ * Sizes n = 0, 1, 2, 3, 17, 100, 1000; random and edge scalars (0, 1, r-1,
+ * small, repeated), repeated points, P next to -P, infinity; the Booth
+ * recoding on its own against GMP.
+ *
+ * Random values come from a seed printed at start; NNC_TEST_SEED=<n>
+ * replays a run. */
+#include "prover/prover.h"
+#include "prover/msm_impl.h"
+
+#include <check.h>
+#include <gmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t g_seed; /* set once in main, before the runner forks */
+
+#define CHECK(cond)                                                                           \
+    do {                                                                                      \
+        if (!(cond))                                                                          \
+            ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond,                  \
+                         (unsigned long long)g_seed);                                         \
+    } while (0)
+
+typedef struct rng { uint64_t s; } rng;
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static rng rng_for(uint64_t tag)
+{
+    rng r = {g_seed ^ (tag * 0xd1b54a32d192ed03ULL)};
+    rng_next(&r);
+    return r;
+}
+
+/* a uniform random Fr element */
+static void rand_fr_uniform(nnc_fr *k, rng *r)
+{
+    uint64_t x[4];
+    do {
+        x[0] = rng_next(r);
+        x[1] = rng_next(r);
+        x[2] = rng_next(r);
+        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
+    } while (!nnc_fr_from_int(k, x));
+}
+
+/* Scalars.  kind 0: uniform.  kind 1: edge values: 0, 1, 2, r-1, r-2,
+ * small, 2^j, and a few values repeated across the array. */
+static void make_scalars(nnc_fr *k, size_t n, int kind, rng *r)
+{
+    nnc_fr rep[3];
+    size_t i;
+    for (i = 0; i < 3; i++)
+        rand_fr_uniform(&rep[i], r);
+    for (i = 0; i < n; i++) {
+        unsigned t = kind == 0 ? 0 : (unsigned)(rng_next(r) % 9);
+        switch (t) {
+        case 1: nnc_fr_set_zero(&k[i]); break;
+        case 2: nnc_fr_set_one(&k[i]); break;
+        case 3: nnc_fr_set_one(&k[i]); nnc_fr_neg(&k[i], &k[i]); break; /* r - 1 */
+        case 4: nnc_fr_set_u64(&k[i], 2); nnc_fr_neg(&k[i], &k[i]); break;
+        case 5: nnc_fr_set_u64(&k[i], rng_next(r) % 1000); break;
+        case 6: {
+            uint64_t x[4] = {0, 0, 0, 0};
+            unsigned j = (unsigned)(rng_next(r) % 254);
+            x[j / 64] = (uint64_t)1 << (j % 64);
+            CHECK(nnc_fr_from_int(&k[i], x));
+            break;
+        }
+        case 7: case 8: k[i] = rep[rng_next(r) % 3]; break;
+        default: rand_fr_uniform(&k[i], r); break;
+        }
+    }
+}
+
+/* Points P_i = [e_i] G and their discrete logs e_i.  A pool of 16 random
+ * multiples of G; the others are P_(i-1) + pool[j] (one addition each).
+ * kind 1 also puts in infinity (e = 0), repeats of earlier points and
+ * negations -P_j (e = -e_j) right after P_j. */
+#define DEF_POINTS(G, AFF)                                                              \
+    static void make_points_##G(AFF *p, nnc_fr *e, size_t n, int kind, rng *r)          \
+    {                                                                                   \
+        AFF gen, pool[16];                                                              \
+        nnc_fr pe[16];                                                                  \
+        size_t i;                                                                       \
+        nnc_prv_##G##_generator(&gen);                                                  \
+        for (i = 0; i < 16; i++) {                                                      \
+            rand_fr_uniform(&pe[i], r);                                                 \
+            nnc_prv_##G##_mul_var(&pool[i], &gen, &pe[i]);                              \
+        }                                                                               \
+        for (i = 0; i < n; i++) {                                                       \
+            unsigned t = kind == 0 ? 0 : (unsigned)(rng_next(r) % 6);                   \
+            unsigned j = (unsigned)(rng_next(r) % 16);                                  \
+            if (i == 0 || t == 0 || t == 1) {                                           \
+                if (i == 0) {                                                           \
+                    p[i] = pool[j];                                                     \
+                    e[i] = pe[j];                                                       \
+                } else {                                                                \
+                    nnc_prv_##G##_add(&p[i], &p[i - 1], &pool[j]);                      \
+                    nnc_fr_add(&e[i], &e[i - 1], &pe[j]);                               \
+                }                                                                       \
+            } else if (t == 2) { /* infinity */                                         \
+                memset(&p[i], 0, sizeof p[i]);                                          \
+                nnc_fr_set_zero(&e[i]);                                                 \
+            } else if (t == 3 || t == 4) { /* repeat */                                 \
+                size_t s = (size_t)(rng_next(r) % i);                                   \
+                p[i] = p[s];                                                            \
+                e[i] = e[s];                                                            \
+            } else { /* negation of the previous one */                                 \
+                nnc_prv_##G##_neg(&p[i], &p[i - 1]);                                    \
+                nnc_fr_neg(&e[i], &e[i - 1]);                                           \
+            }                                                                           \
+        }                                                                               \
+    }
+DEF_POINTS(g1, nnc_prv_g1)
+DEF_POINTS(g2, nnc_prv_g2)
+
+/* *out = [sum k_i e_i] G */
+#define DEF_REF(G, AFF)                                                                 \
+    static void ref_dlog_##G(AFF *out, const nnc_fr *e, const nnc_fr *k, size_t n)      \
+    {                                                                                   \
+        nnc_fr s, t;                                                                    \
+        AFF gen;                                                                        \
+        size_t i;                                                                       \
+        nnc_fr_set_zero(&s);                                                            \
+        for (i = 0; i < n; i++) {                                                       \
+            nnc_fr_mul(&t, &e[i], &k[i]);                                               \
+            nnc_fr_add(&s, &s, &t);                                                     \
+        }                                                                               \
+        nnc_prv_##G##_generator(&gen);                                                  \
+        nnc_prv_##G##_mul_var(out, &gen, &s);                                           \
+    }                                                                                   \
+    static void ref_naive_##G(AFF *out, const AFF *p, const nnc_fr *k, size_t n)        \
+    {                                                                                   \
+        AFF t;                                                                          \
+        size_t i;                                                                       \
+        memset(out, 0, sizeof *out);                                                    \
+        for (i = 0; i < n; i++) {                                                       \
+            nnc_prv_##G##_mul(&t, &p[i], &k[i]);                                        \
+            nnc_prv_##G##_add(out, out, &t);                                            \
+        }                                                                               \
+    }
+DEF_REF(g1, nnc_prv_g1)
+DEF_REF(g2, nnc_prv_g2)
+
+/* A configuration and the sizes it runs on (tiny windows over many points
+ * and wide windows over few only make the test slow). */
+typedef struct cfg {
+    nnc_msm_method method;
+    int c;
+    size_t nmin, nmax;
+    int both_threads; /* also with 2 threads */
+    const char *name;
+} cfg;
+
+static const cfg cfgs[] = {
+    {NNC_MSM_METHOD_AUTO, 0, 0, 100000, 1, "auto"},
+    {NNC_MSM_METHOD_NAIVE, 0, 0, 100, 0, "naive"},
+    {NNC_MSM_METHOD_NOHEAP, 0, 0, 300, 0, "noheap"},
+    {NNC_MSM_METHOD_JAC, 0, 0, 100000, 1, "jac"},
+    {NNC_MSM_METHOD_JAC, 1, 0, 17, 1, "jac c=1"},
+    {NNC_MSM_METHOD_JAC, 5, 0, 300, 1, "jac c=5"},
+    {NNC_MSM_METHOD_AFFINE, 0, 0, 100000, 1, "affine"},
+    {NNC_MSM_METHOD_AFFINE, 1, 0, 17, 1, "aff c=1"},
+    {NNC_MSM_METHOD_AFFINE, 2, 0, 17, 1, "aff c=2"},
+    {NNC_MSM_METHOD_AFFINE, 4, 0, 100, 1, "aff c=4"},
+    {NNC_MSM_METHOD_AFFINE, 8, 0, 100000, 1, "aff c=8"},
+    {NNC_MSM_METHOD_AFFINE, 12, 1000, 100000, 0, "aff c=12"}, /* 2^11 buckets > batch of 1024 */
+};
+
+/* Runs every configuration for n on (p, k) and compares with want byte for byte. */
+#define DEF_RUN(G, AFF)                                                                         \
+    static void run_all_##G(const AFF *p, const nnc_fr *k, size_t n, const AFF *want,           \
+                            const char *what)                                                   \
+    {                                                                                           \
+        size_t ci;                                                                              \
+        int th;                                                                                 \
+        for (ci = 0; ci < sizeof cfgs / sizeof cfgs[0]; ci++) {                                 \
+            if (n < cfgs[ci].nmin || n > cfgs[ci].nmax)                                         \
+                continue;                                                                       \
+            for (th = 1; th <= (cfgs[ci].both_threads ? 2 : 1); th++) {                         \
+                AFF got;                                                                        \
+                memset(&got, 0xa5, sizeof got);                                                 \
+                if (cfgs[ci].method == NNC_MSM_METHOD_AUTO)                                     \
+                    nnc_prv_##G##_msm(&got, p, k, n, th);                                       \
+                else                                                                            \
+                    nnc_prv_##G##_msm_cfg(&got, p, k, n, th, cfgs[ci].method, cfgs[ci].c);      \
+                if (memcmp(&got, want, sizeof got) != 0)                                        \
+                    ck_abort_msg(#G " msm %s n=%zu method %s threads %d: wrong sum (seed %llu)", \
+                                 what, n, cfgs[ci].name, th, (unsigned long long)g_seed);       \
+            }                                                                                   \
+        }                                                                                       \
+    }
+DEF_RUN(g1, nnc_prv_g1)
+DEF_RUN(g2, nnc_prv_g2)
+
+#define DEF_SIZES_TEST(G, AFF)                                                          \
+    static void sizes_##G(void)                                                         \
+    {                                                                                   \
+        static const size_t sizes[] = {0, 1, 2, 3, 17, 100, 1000};                      \
+        size_t si;                                                                      \
+        int kind;                                                                       \
+        for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                       \
+            for (kind = 0; kind < 2; kind++) {                                          \
+                size_t n = sizes[si];                                                   \
+                rng r = rng_for(1000 * si + (size_t)kind + 1);                          \
+                AFF *p = malloc((n + 1) * sizeof *p), want, naive;                      \
+                nnc_fr *e = malloc((n + 1) * sizeof *e), *k = malloc((n + 1) * sizeof *k); \
+                CHECK(p && e && k);                                                     \
+                make_points_##G(p, e, n, kind, &r);                                     \
+                make_scalars(k, n, kind, &r);                                           \
+                ref_dlog_##G(&want, e, k, n);                                           \
+                if (n <= 100) {                                                         \
+                    ref_naive_##G(&naive, p, k, n);                                     \
+                    CHECK(memcmp(&naive, &want, sizeof want) == 0);                     \
+                }                                                                       \
+                run_all_##G(p, k, n, &want, kind ? "edge" : "random");                  \
+                free(p);                                                                \
+                free(e);                                                                \
+                free(k);                                                                \
+            }                                                                           \
+        }                                                                               \
+    }
+DEF_SIZES_TEST(g1, nnc_prv_g1)
+DEF_SIZES_TEST(g2, nnc_prv_g2)
+
+START_TEST(test_sizes_g1) { sizes_g1(); }
+END_TEST
+
+START_TEST(test_sizes_g2) { sizes_g2(); }
+END_TEST
+
+/* Degenerate inputs: one point and one scalar repeated (every addition into
+ * a bucket is a doubling), P and -P with equal scalars (sum infinity), all
+ * points infinity, all scalars zero, scalars r-1 (= -1). */
+#define DEF_DEGENERATE(G, AFF)                                                          \
+    static void degenerate_##G(void)                                                    \
+    {                                                                                   \
+        enum { N = 300 };                                                               \
+        AFF p[N], want, gen;                                                            \
+        nnc_fr e[N], k[N], s;                                                           \
+        rng r = rng_for(77);                                                            \
+        size_t i;                                                                       \
+        nnc_prv_##G##_generator(&gen);                                                  \
+        rand_fr_uniform(&s, &r);                                                        \
+        /* one point, one scalar */                                                     \
+        for (i = 0; i < N; i++) {                                                       \
+            nnc_fr_set_u64(&e[i], 7);                                                   \
+            nnc_prv_##G##_mul_var(&p[i], &gen, &e[i]);                                  \
+            k[i] = s;                                                                   \
+        }                                                                               \
+        ref_dlog_##G(&want, e, k, N);                                                   \
+        run_all_##G(p, k, N, &want, "same point and scalar");                           \
+        /* P, -P pairs with equal scalars: infinity */                                  \
+        for (i = 0; i + 1 < N; i += 2) {                                                \
+            rand_fr_uniform(&e[i], &r);                                                 \
+            nnc_prv_##G##_mul_var(&p[i], &gen, &e[i]);                                  \
+            nnc_prv_##G##_neg(&p[i + 1], &p[i]);                                        \
+            nnc_fr_neg(&e[i + 1], &e[i]);                                               \
+            rand_fr_uniform(&k[i], &r);                                                 \
+            k[i + 1] = k[i];                                                            \
+        }                                                                               \
+        memset(&want, 0, sizeof want);                                                  \
+        run_all_##G(p, k, N, &want, "P,-P pairs");                                      \
+        /* all scalars r - 1: -(sum P_i) */                                             \
+        for (i = 0; i < N; i++) {                                                       \
+            nnc_fr_set_one(&k[i]);                                                      \
+            nnc_fr_neg(&k[i], &k[i]);                                                   \
+        }                                                                               \
+        ref_dlog_##G(&want, e, k, N);                                                   \
+        run_all_##G(p, k, N, &want, "scalars r-1");                                     \
+        /* all scalars zero */                                                          \
+        for (i = 0; i < N; i++)                                                         \
+            nnc_fr_set_zero(&k[i]);                                                     \
+        memset(&want, 0, sizeof want);                                                  \
+        run_all_##G(p, k, N, &want, "scalars 0");                                       \
+        /* all points infinity */                                                       \
+        for (i = 0; i < N; i++) {                                                       \
+            memset(&p[i], 0, sizeof p[i]);                                              \
+            rand_fr_uniform(&k[i], &r);                                                 \
+        }                                                                               \
+        run_all_##G(p, k, N, &want, "points infinity");                                 \
+    }
+DEF_DEGENERATE(g1, nnc_prv_g1)
+DEF_DEGENERATE(g2, nnc_prv_g2)
+
+START_TEST(test_degenerate_g1) { degenerate_g1(); }
+END_TEST
+
+START_TEST(test_degenerate_g2) { degenerate_g2(); }
+END_TEST
+
+/* Booth digits: sum_w d_w 2^(cw) = k, |d_w| <= 2^(c-1), for every width. */
+START_TEST(test_digits)
+{
+    rng r = rng_for(5);
+    mpz_t k, s, t;
+    int trial, c, w;
+    mpz_inits(k, s, t, NULL);
+    for (trial = 0; trial < 200; trial++) {
+        uint64_t x[4];
+        nnc_fr f;
+        if (trial == 0) {
+            nnc_fr_set_zero(&f);
+        } else if (trial == 1) {
+            nnc_fr_set_one(&f);
+            nnc_fr_neg(&f, &f); /* r - 1 */
+        } else if (trial == 2) {
+            nnc_fr_set_one(&f);
+        } else {
+            rand_fr_uniform(&f, &r);
+        }
+        nnc_fr_to_int(x, &f);
+        mpz_import(k, 4, -1, 8, 0, 0, x);
+        for (c = 1; c <= NNC_MSM_MAX_WINDOW; c++) {
+            mpz_set_ui(s, 0);
+            for (w = NNC_MSM_NWIN(c) - 1; w >= 0; w--) {
+                int d = nnc_msm_digit(x, w, c);
+                CHECK(d >= -(1 << (c - 1)) && d <= (1 << (c - 1)));
+                mpz_mul_2exp(s, s, (mp_bitcnt_t)c);
+                if (d >= 0)
+                    mpz_add_ui(s, s, (unsigned long)d);
+                else
+                    mpz_sub_ui(s, s, (unsigned long)-d);
+            }
+            CHECK(mpz_cmp(s, k) == 0);
+        }
+    }
+    /* the window choice stays in range */
+    for (w = 0; w < 40; w++) {
+        c = nnc_msm_window((size_t)1 << (w % 40), w & 1);
+        CHECK(c >= 2 && c <= 16);
+    }
+    mpz_clears(k, s, t, NULL);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("prover_msm");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_digits);
+    tcase_add_test(tc, test_sizes_g1);
+    tcase_add_test(tc, test_degenerate_g1);
+    tcase_add_test(tc, test_sizes_g2);
+    tcase_add_test(tc, test_degenerate_g2);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    const char *env = getenv("NNC_TEST_SEED");
+    SRunner *sr;
+    int failed;
+    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    printf("test_prover_msm: seed %llu (replay with NNC_TEST_SEED=%llu)\n",
+           (unsigned long long)g_seed, (unsigned long long)g_seed);
+    fflush(stdout);
+    sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
