@@ -6,6 +6,7 @@
 #   make bench      benchmark against onnxruntime-node, write results/runtime.csv
 #   make bench-verify   VNN-COMP instances against the official results (results/verify-vnncomp*.csv)
 #   make bench-crown    CROWN margins against auto_LiRPA (results/crown-mnist.csv)
+#   make bench-prove    Groth16 proving time against snarkjs (results/prove.csv)
 #   make fuzz       run the libFuzzer targets for a bounded time
 CC       ?= gcc
 NVCC     ?= nvcc
@@ -55,7 +56,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench bench-verify bench-crown fuzz setup clean install
+.PHONY: all lib test check demo bench bench-verify bench-crown bench-prove fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -138,6 +139,11 @@ bench-verify: setup
 bench-crown: setup
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_crown
 	@BUILD=$(BUILD) tests/bench/run_bench_crown.sh
+
+# Groth16 proving time against snarkjs on the same keys: results/prove.csv
+bench-prove: setup
+	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/gen_chain
+	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_prove.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a
 	@mkdir -p $(dir $@)
