@@ -789,7 +789,8 @@ static int cmd_spec(int argc, char **argv)
 
 static const char groth16_help[] =
     "usage: nncert groth16 setup CIRCUIT.r1cs KEY.zkey\n"
-    "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--threads N]\n"
+    "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--r1cs CIRCUIT.r1cs]\n"
+    "                            [--threads N]\n"
     "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
     "       nncert zkey export verificationkey KEY.zkey VK.json\n"
     "\n"
@@ -801,6 +802,11 @@ static const char groth16_help[] =
     "libsodium's randombytes and is wiped from memory, but whoever runs it could\n"
     "keep it and forge proofs.  Production keys need a multi-party ceremony\n"
     "(snarkjs powersoftau and zkey contribute); nncert proves with such keys.\n"
+    "\n"
+    "prove with --r1cs first checks the witness against the circuit and refuses\n"
+    "one that violates a constraint, naming the first one (exit 65); a .zkey\n"
+    "alone does not hold the C matrix, so without it a bad witness yields a\n"
+    "proof that does not verify.\n"
     "\n"
     "verify exits 0 for a valid proof, 1 for an invalid one, 65 for unusable\n"
     "input (malformed JSON, points off the curve or the subgroup, public inputs\n"
@@ -836,12 +842,14 @@ static int cmd_groth16(int argc, char **argv)
     }
     if (strcmp(argv[0], "prove") == 0) {
         int threads = 0;
-        const char *pos[4];
+        const char *pos[4], *r1cs_path = NULL;
         int np = 0;
         for (int i = 1; i < argc; i++) {
             if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
                 threads = atoi(argv[++i]);
                 if (threads < 1 || threads > 256) return usage_error("groth16", "--threads must be 1..256");
+            } else if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
+                r1cs_path = argv[++i];
             } else if (np < 4) {
                 pos[np++] = argv[i];
             } else {
@@ -856,6 +864,20 @@ static int cmd_groth16(int argc, char **argv)
         if ((st = nnc_prv_wtns_read_file(&w, pos[1], err, sizeof err))) {
             nnc_prv_zkey_clear(&z);
             return g16_fail(st, err);
+        }
+        if (r1cs_path) {
+            nnc_prv_r1cs cs;
+            uint32_t bad;
+            st = nnc_prv_r1cs_read_file(&cs, r1cs_path, err, sizeof err);
+            if (st == NNC_STATUS_OK) {
+                st = nnc_prv_r1cs_check_witness(&bad, &cs, w.v, w.n, err, sizeof err);
+                nnc_prv_r1cs_clear(&cs);
+            }
+            if (st) {
+                nnc_prv_zkey_clear(&z);
+                nnc_prv_fr_vec_clear(&w);
+                return g16_fail(st, err);
+            }
         }
         st = nnc_prv_g16_prove(&proof, &pub, &z, &w, threads, err, sizeof err);
         nnc_prv_zkey_clear(&z);

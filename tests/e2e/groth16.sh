@@ -101,5 +101,50 @@ expect_exit groth16-proof-of-other-circuit 1 "$NNCERT" groth16 verify "$V" "$PUB
 echo '{"pi_a": [1, 2' >"$W/broken.json"
 expect_error groth16-malformed-json 65 "JSON" "$NNCERT" groth16 verify "$V" "$PUB" "$W/broken.json"
 expect_error groth16-missing-file 66 "No such file" "$NNCERT" groth16 verify "$V" "$PUB" "$W/none.json"
+# a flipped bit in every coordinate of every proof element: nncert rejects
+# (1 invalid, or 65 when the point leaves the curve), and so does snarkjs
+python3 - "$PR" "$W" <<'PY'
+import json, sys, copy
+pr = json.load(open(sys.argv[1]))
+paths = [("pi_a", 0), ("pi_a", 1), ("pi_c", 0), ("pi_c", 1)] + [("pi_b", i, j) for i in range(2) for j in range(2)]
+for k, path in enumerate(paths):
+    for bit in (0, 77):
+        q = copy.deepcopy(pr)
+        ref = q[path[0]]
+        if len(path) == 3:
+            ref = ref[path[1]]; idx = path[2]
+        else:
+            idx = path[1]
+        ref[idx] = str(int(ref[idx]) ^ (1 << bit))
+        json.dump(q, open(f"{sys.argv[2]}/flip_{k}_{bit}.json", "w"))
+PY
+flips_ok=1
+for f in "$W"/flip_*.json; do
+    "$NNCERT" groth16 verify "$V" "$PUB" "$f" >/dev/null 2>&1
+    rc=$?
+    if [ $rc -ne 1 ] && [ $rc -ne 65 ]; then flips_ok=0; echo "flip $(basename "$f"): nncert exit $rc"; fi
+    if js_ok "$V" "$PUB" "$f"; then flips_ok=0; echo "flip $(basename "$f"): snarkjs accepted it"; fi
+done
+[ $flips_ok = 1 ] && pass "groth16-bit-flips-rejected-by-both ($(ls "$W"/flip_*.json | wc -l) proofs)" || fail groth16-bit-flips-rejected-by-both
+# every public input changed, and a vk of another circuit: rejected by both
+python3 - "$PUB" "$W" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for i in range(len(p)):
+    q = list(p); q[i] = str(int(q[i]) + 1)
+    json.dump(q, open(f"{sys.argv[2]}/pubchg_{i}.json", "w"))
+PY
+pub_ok=1
+for f in "$W"/pubchg_*.json; do
+    "$NNCERT" groth16 verify "$V" "$f" "$PR" >/dev/null 2>&1; [ $? -eq 1 ] || pub_ok=0
+    js_ok "$V" "$f" "$PR" && pub_ok=0
+done
+[ $pub_ok = 1 ] && pass groth16-changed-public-inputs-rejected-by-both || fail groth16-changed-public-inputs-rejected-by-both
+if ! "$NNCERT" groth16 verify "$W/svk200.json" "$PUB" "$PR" >/dev/null 2>&1 && ! js_ok "$W/svk200.json" "$PUB" "$PR"; then
+    pass groth16-vk-of-other-circuit-rejected-by-both
+else fail groth16-vk-of-other-circuit-rejected-by-both; fi
+# a witness violating the circuit is refused by prove --r1cs, naming the constraint
+python3 -c 'import sys; d=bytearray(open(sys.argv[1],"rb").read()); d[-40]^=1; open(sys.argv[2],"wb").write(d)' "$W/mul20.wtns" "$W/bad.wtns"
+expect_error groth16-prove-bad-witness 65 "violates constraint [0-9]+" "$NNCERT" groth16 prove "$W/s20.zkey" "$W/bad.wtns" "$W/bp.json" "$W/bpub.json" --r1cs "$W/mul20.r1cs"
 expect_exit groth16-help 0 "$NNCERT" groth16 --help
 expect_error groth16-usage 64 "verify takes" "$NNCERT" groth16 verify "$V"
