@@ -56,7 +56,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench bench-verify bench-crown bench-prove fuzz setup clean install
+.PHONY: all lib test check demo bench bench-verify bench-crown bench-prove bench-sampling fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -139,6 +139,12 @@ bench-verify: setup
 bench-crown: setup
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_crown
 	@BUILD=$(BUILD) tests/bench/run_bench_crown.sh
+
+# Sampling throughput of the verifier against the runtime, and samples
+# needed with and without the certified-volume reduction: results/sampling-*.csv
+bench-sampling: setup
+	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/bench_sampling
+	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_sampling.sh
 
 # Groth16 proving time against snarkjs on the same keys: results/prove.csv
 bench-prove: setup
