@@ -262,7 +262,7 @@ static void report_progress(ctx *c, uint64_t leaves, uint64_t open, double cert,
 
 /* One case: branch and bound, then sampling.  Adds exact volumes (relative
  * to this case's box) to safe/unsafe, and returns the sampling outcome. */
-static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, double conf, mpq_t safe, mpq_t unsafe,
+static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, mpq_t safe, mpq_t unsafe,
                            mpq_t open, uint64_t *hits, uint64_t *drawn)
 {
     int n = c->n_in;
@@ -487,7 +487,6 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
         free(xs);
         free(ys);
     }
-    (void)conf;
     free(cum);
     for (size_t i = 0; i < nopen; i++)
         if (open_leaves[i] != root) free(open_leaves[i]);
@@ -585,8 +584,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         mpq_clears(w, t, NULL);
         double deadline = t0 + opts->timeout_s * (double)(k + 1) / K;
         uint64_t hits = 0, drawn = 0;
-        st = run_case(&c, k, deadline, opts->samples / (uint64_t)K + (k == 0 ? opts->samples % (uint64_t)K : 0), conf_k, safe,
-                      unsafe, open, &hits, &drawn);
+        st = run_case(&c, k, deadline, opts->samples / (uint64_t)K + (k == 0 ? opts->samples % (uint64_t)K : 0), safe, unsafe,
+                      open, &hits, &drawn);
         if (st) {
             mpq_clears(safe, unsafe, open, vk, NULL);
             if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in branch and bound");
