@@ -639,10 +639,20 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
                                     continue;
                                 }
                                 const T *xr = X + (c * g.h + iy) * g.w;
-                                for (int64_t ox = 0; ox < g.ow; ox++) {
-                                    int64_t ix = ox * g.sw - g.pl + kj * g.dw;
-                                    r[ox] = (ix >= 0 && ix < g.w) ? xr[ix] : (T)0;
+                                /* output columns whose input column ix = ox sw - pl + kj dw
+                                 * lies in [0, w): [o0, o1); zeros outside */
+                                int64_t base = kj * g.dw - g.pl;
+                                int64_t o0 = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
+                                int64_t o1 = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
+                                if (o1 > g.ow) o1 = g.ow;
+                                if (o0 > o1) o0 = o1;
+                                for (int64_t ox = 0; ox < o0; ox++) r[ox] = 0;
+                                if (g.sw == 1) {
+                                    if (o1 > o0) memcpy(r + o0, xr + o0 + base, (size_t)(o1 - o0) * sizeof(T));
+                                } else {
+                                    for (int64_t ox = o0; ox < o1; ox++) r[ox] = xr[ox * g.sw + base];
                                 }
+                                for (int64_t ox = o1; ox < g.ow; ox++) r[ox] = 0;
                             }
                         }
             }
