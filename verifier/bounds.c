@@ -134,6 +134,18 @@ static int64_t *movement_map(const nnc_model *m, const nnc_node *n)
     return map;
 }
 
+/* Whether input slot s of linear node n is one of its run-time operands that
+ * back-substitution and IBP go through (other slots are constants or shapes). */
+static int lin_slot(const nnc_bnd *b, const nnc_node *n, int s)
+{
+    if (s >= n->n_in || !is_var(b, n->in[s])) return 0;
+    switch (n->op) {
+    case NNC_OP_ADD: case NNC_OP_SUB: case NNC_OP_MUL: case NNC_OP_MATMUL: return s < 2;
+    case NNC_OP_CONCAT: return 1;
+    default: return s == 0;
+    }
+}
+
 static int supported(const nnc_bnd *b, const nnc_node *n)
 {
     int a = is_var(b, n->in[0]), c = n->n_in > 1 ? is_var(b, n->in[1]) : 0;
@@ -154,7 +166,11 @@ static int supported(const nnc_bnd *b, const nnc_node *n)
         for (int i = 1; i < 5; i++)
             if (is_var(b, n->in[i])) return 0;
         return a;
-    case NNC_OP_PAD: return a && n->p[16] == 0;
+    case NNC_OP_PAD: return a && n->p[16] == 0 && n->p[17] == 0; /* constant mode, constant value */
+    case NNC_OP_CONCAT:
+        for (int i = 0; i < n->n_in; i++)
+            if (is_var(b, n->in[i])) return 1;
+        return 0;
     case NNC_OP_LEAKYRELU: return a && n->fp[0] >= 0 && n->fp[0] <= 1; /* relaxation needs 0 <= alpha <= 1 */
     case NNC_OP_RELU: case NNC_OP_SIGMOID: case NNC_OP_TANH:
     case NNC_OP_MAXPOOL: case NNC_OP_AVERAGEPOOL: case NNC_OP_GLOBALAVERAGEPOOL:
@@ -288,6 +304,25 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
         case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD:
             if (!(x->ia = movement_map(m, n))) goto nomem;
             break;
+        case NNC_OP_CONCAT: { /* output element -> (ib: input slot, ia: element of that input) */
+            const nnc_value *vo = V(b, n->out[0]);
+            int64_t axis = n->p[0], outer = 1, inner = 1;
+            for (int d = 0; d < axis; d++) outer *= vo->dims[d];
+            for (int d = (int)axis + 1; d < vo->rank; d++) inner *= vo->dims[d];
+            x->ia = malloc(sizeof(int64_t) * (size_t)(vo->numel + 1));
+            x->ib = malloc(sizeof(int64_t) * (size_t)(vo->numel + 1));
+            if (!x->ia || !x->ib) goto nomem;
+            int64_t j = 0;
+            for (int64_t o = 0; o < outer; o++)
+                for (int s2 = 0; s2 < n->n_in; s2++) {
+                    int64_t chunk = V(b, n->in[s2])->dims[axis] * inner;
+                    for (int64_t e = 0; e < chunk; e++, j++) {
+                        x->ib[j] = s2;
+                        x->ia[j] = o * chunk + e;
+                    }
+                }
+            break;
+        }
         case NNC_OP_GEMM: case NNC_OP_MATMUL: {
             const nnc_value *a = V(b, n->in[0]), *w = V(b, n->in[1]);
             if (a->sparse) break;
@@ -450,6 +485,10 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
             for (int64_t j = 0; j < no; j++)
                 if (x->ia[j] >= 0) ACC(j, x->ia[j], 1.0);
             break;
+        case NNC_OP_CONCAT:
+            for (int64_t j = 0; j < no; j++)
+                if (x->ib[j] == slot) ACC(j, x->ia[j], 1.0);
+            break;
         case NNC_OP_FLATTEN: case NNC_OP_RESHAPE: case NNC_OP_IDENTITY: case NNC_OP_DROPOUT:
         case NNC_OP_SQUEEZE: case NNC_OP_UNSQUEEZE:
             if (mode)
@@ -542,6 +581,12 @@ static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out)
     case NNC_OP_PAD:
         for (int64_t j = 0; j < no; j++)
             if (x->ia[j] < 0) out[j] = n->fp[0];
+        break;
+    case NNC_OP_CONCAT:
+        for (int64_t j = 0; j < no; j++) {
+            int v = n->in[x->ib[j]];
+            if (!is_var(b, v)) out[j] = V(b, v)->f ? V(b, v)->f[x->ia[j]] : (double)V(b, v)->i[x->ia[j]];
+        }
         break;
     case NNC_OP_CONV:
         if (n->n_in > 2 && n->in[2] >= 0) {
@@ -643,10 +688,9 @@ static nnc_status ibp_linear(nnc_bnd *b, const nnc_node *n)
     memset(e, 0, (size_t)no * sizeof(double));
     lin_bias(b, n, c);
     for (int64_t j = 0; j < no; j++) e[j] = fabs(c[j]);
-    for (int s = 0; s < n->n_in && s < 2; s++) {
+    for (int s = 0; s < n->n_in; s++) {
         int v = n->in[s];
-        if (!is_var(b, v)) continue;
-        if (n->op != NNC_OP_ADD && n->op != NNC_OP_SUB && n->op != NNC_OP_MUL && n->op != NNC_OP_MATMUL && s > 0) continue;
+        if (!lin_slot(b, n, s)) continue;
         int64_t ni = V(b, v)->numel;
         double *mid = malloc((size_t)(ni + 1) * sizeof(double)), *rad = malloc((size_t)(ni + 1) * sizeof(double)),
                *mg = malloc((size_t)(ni + 1) * sizeof(double));
@@ -811,10 +855,9 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
                 cabs[o] += fabs(c[o]);
             }
             free(bias);
-            for (int s = 0; s < n->n_in && s < 2; s++) {
+            for (int s = 0; s < n->n_in; s++) {
                 int v = n->in[s];
-                if (!is_var(b, v)) continue;
-                if (n->op != NNC_OP_ADD && n->op != NNC_OP_SUB && n->op != NNC_OP_MUL && n->op != NNC_OP_MATMUL && s > 0) continue;
+                if (!lin_slot(b, n, s)) continue;
                 if (b->L[v] == NULL && take_rows(b, v, nobj) != 0) { free(cabs); return NNC_STATUS_NOMEM; }
                 lin_op(b, n, s, 1, 0, nobj, L, b->L[v]);
             }

@@ -279,6 +279,80 @@ START_TEST(test_zoo_cnn_samples)
 }
 END_TEST
 
+/* A branching network: two Gemm branches (ReLU, Tanh) joined by Concat with
+ * a constant block, then Add of a third branch, then a Gemm: samples lie
+ * inside the bounds. */
+START_TEST(test_concat_and_add_branches)
+{
+    static float W1[12], b1[4], W2[9], b2[3], W3[16], b3[4], W4[24], b4[3], C[1] = {0.5f};
+    float *ws[8] = {W1, b1, W2, b2, W3, b3, W4, b4};
+    int sz[8] = {12, 4, 9, 3, 16, 4, 24, 3};
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < sz[k]; j++) ws[k][j] = (float)(urand() * 2 - 1);
+    static const char *g1i[3] = {"x", "W1", "b1"}, *g1o[1] = {"h1"}, *r1i[1] = {"h1"}, *r1o[1] = {"a1"};
+    static const char *g2i[3] = {"x", "W2", "b2"}, *g2o[1] = {"h2"}, *t2i[1] = {"h2"}, *t2o[1] = {"a2"};
+    static const char *ci[3] = {"a1", "a2", "C"}, *co[1] = {"cat"};       /* 4 + 3 + 1 = 8 */
+    static const char *g3i[3] = {"cat", "W3", "b3"}, *g3o[1] = {"h3"};     /* 8 -> 2 */
+    static const char *g4i[3] = {"x", "W4", "b4"}, *g4o[1] = {"h4"};
+    static const char *ai[2] = {"h3", "h4"}, *ao[1] = {"y"}; /* [1,2] + [1,2] */
+    int64_t xd[2] = {1, 3}, w1d[2] = {4, 3}, b1d[1] = {4}, w2d[2] = {3, 3}, b2d[1] = {3}, cd[2] = {1, 1}, w3d[2] = {2, 8},
+            b3d[1] = {2}, w4d[2] = {2, 3}, b4d[1] = {2};
+    mb m;
+    mb_init(&m, 13);
+    mb_input(&m, "x", 2, xd);
+    mb_output(&m, "y");
+    m.inits[0] = tensor_floats("W1", 2, w1d, W1, 12);
+    m.inits[1] = tensor_floats("b1", 1, b1d, b1, 4);
+    m.inits[2] = tensor_floats("W2", 2, w2d, W2, 9);
+    m.inits[3] = tensor_floats("b2", 1, b2d, b2, 3);
+    m.inits[4] = tensor_floats("C", 2, cd, C, 1);
+    m.inits[5] = tensor_floats("W3", 2, w3d, W3, 16);
+    m.inits[6] = tensor_floats("b3", 1, b3d, b3, 2);
+    m.inits[7] = tensor_floats("W4", 2, w4d, W4, 6);
+    m.inits[8] = tensor_floats("b4", 1, b4d, b4, 2);
+    m.graph.n_initializer = 9;
+    Onnx__NodeProto *nodes[7] = {node("Gemm", "g1", 3, g1i, 1, g1o), node("Relu", "r1", 1, r1i, 1, r1o),
+                                 node("Gemm", "g2", 3, g2i, 1, g2o), node("Tanh", "t2", 1, t2i, 1, t2o),
+                                 node("Concat", "cat", 3, ci, 1, co), node("Gemm", "g3", 3, g3i, 1, g3o),
+                                 node("Gemm", "g4", 3, g4i, 1, g4o)};
+    for (int k = 0; k < 7; k++) {
+        if (k == 0 || k == 2 || k == 5 || k == 6) node_attr(nodes[k], attr_int("transB", 1));
+        m.nodes[k] = nodes[k];
+    }
+    node_attr(nodes[4], attr_int("axis", 1));
+    m.nodes[7] = node("Add", "add", 2, ai, 1, ao);
+    m.graph.n_node = 8;
+    nnc_model *model;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&m, &model, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_bnd *b;
+    ck_assert_msg(nnc_bnd_create(&b, model, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    double lo[3] = {-0.4, 0.1, -1}, hi[3] = {0.2, 0.6, 0.3};
+    ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+    double olo[2], ohi[2], Cm[4] = {1, -1, -1, 1}, d[2] = {0, 0}, lw[2];
+    memcpy(olo, nnc_bnd_out_lo(b), sizeof olo);
+    memcpy(ohi, nnc_bnd_out_hi(b), sizeof ohi);
+    ck_assert_int_eq(nnc_bnd_linear_lower(b, 2, Cm, d, lw, NULL), NNC_STATUS_OK);
+    nnc_runtime *rt;
+    ck_assert_int_eq(nnc_rt_create(&rt, model, NNC_PRECISION_F64, 1000, err, sizeof err), NNC_STATUS_OK);
+    double xs[3000], ys[2000];
+    for (int rep = 0; rep < 50; rep++) {
+        for (int k = 0; k < 3000; k++) xs[k] = lo[k % 3] + urand() * (hi[k % 3] - lo[k % 3]);
+        const void *ip[1] = {xs};
+        void *op[1] = {ys};
+        ck_assert_int_eq(nnc_rt_run(rt, 1000, ip, op, err, sizeof err), NNC_STATUS_OK);
+        for (int s2 = 0; s2 < 1000; s2++) {
+            const double *y = ys + 2 * s2;
+            if (!(y[0] >= olo[0] && y[0] <= ohi[0] && y[1] >= olo[1] && y[1] <= ohi[1])) ck_abort_msg("sample outside the bounds");
+            if (!(y[0] - y[1] >= lw[0] - 1e-12 && y[1] - y[0] >= lw[1] - 1e-12)) ck_abort_msg("objective below its bound");
+        }
+    }
+    nnc_rt_destroy(rt);
+    nnc_bnd_destroy(b);
+    nnc_mdl_destroy(model);
+}
+END_TEST
+
 int main(void)
 {
     const char *s = getenv("NNC_TEST_SEED");
@@ -290,6 +364,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_random_networks);
     tcase_add_test(tc, test_zoo_cnn_samples);
+    tcase_add_test(tc, test_concat_and_add_branches);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
