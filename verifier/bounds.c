@@ -36,6 +36,7 @@ typedef struct node_info {
     double *bias;     /* constant term per output element, or NULL */
     int64_t *ia, *ib; /* index maps: output element -> input element (slot 0 / 1), -1 none */
     double *ew;       /* error weights, numel(out) */
+    double *cbias;    /* linear nodes: the constant term (lin_bias), or NULL when all zero */
     /* relaxation of a nonlinear node, numel(out) each */
     double *al, *bl, *au, *bu;
     int64_t *arg;     /* MAXPOOL: chosen input index; -1 */
@@ -193,7 +194,7 @@ void nnc_bnd_destroy(nnc_bnd *b)
     if (b->ni)
         for (int k = 0; k < b->m->n_nodes; k++) {
             node_info *x = &b->ni[k];
-            free(x->wt); free(x->wabs); free(x->bias); free(x->ia); free(x->ib); free(x->ew);
+            free(x->wt); free(x->wabs); free(x->bias); free(x->cbias); free(x->ia); free(x->ib); free(x->ew);
             free(x->al); free(x->bl); free(x->au); free(x->bu); free(x->arg);
         }
     free(b->lo); free(b->hi); free(b->L); free(b->Lbuf); free(b->Lcap); free(b->exact_ibp); free(b->ni); free(b->pos);
@@ -221,6 +222,8 @@ static int64_t fan_in(const nnc_model *m, const nnc_node *n)
     default: return 2;
     }
 }
+
+static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out);
 
 nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t errlen)
 {
@@ -366,6 +369,21 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
     for (int v = 0; v < b->nv; v++)
         if (V(b, v)->numel + 1 > kmax) kmax = V(b, v)->numel + 1;
     b->gamma = (double)(kmax + 16) * DBL_EPSILON;
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        node_info *x = &b->ni[m->order[t]];
+        if (!x->lin) continue;
+        int64_t no = V(b, n->out[0])->numel;
+        x->cbias = malloc(sizeof(double) * (size_t)(no + 1));
+        if (x->cbias == NULL) goto nomem;
+        lin_bias(b, n, x->cbias);
+        int any = 0;
+        for (int64_t j = 0; j < no && !any; j++) any = x->cbias[j] != 0;
+        if (!any) {
+            free(x->cbias);
+            x->cbias = NULL;
+        }
+    }
     for (int v = 0; v < b->nv; v++) {
         if (V(b, v)->kind == NNC_VAL_CONST) continue;
         int64_t n = V(b, v)->numel;
@@ -685,8 +703,7 @@ static nnc_status ibp_linear(nnc_bnd *b, const nnc_node *n)
         free(r);
         return NNC_STATUS_NOMEM;
     }
-    memset(e, 0, (size_t)no * sizeof(double));
-    lin_bias(b, n, c);
+    if (x->cbias) memcpy(c, x->cbias, (size_t)no * sizeof(double));
     for (int64_t j = 0; j < no; j++) e[j] = fabs(c[j]);
     for (int s = 0; s < n->n_in; s++) {
         int v = n->in[s];
@@ -837,24 +854,29 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
         const node_info *x = &b->ni[m->order[t]];
         int64_t no = V(b, vo)->numel;
         /* rounding error committed here: gamma * |L| . ew */
+        const double *ew = x->ew;
         for (int o = 0; o < nobj; o++) {
-            double s = 0;
+            double s0 = 0, s1 = 0, s2 = 0, s3 = 0; /* nonnegative terms: any order is fine */
             const double *Lo = L + (size_t)o * no;
-            for (int64_t j = 0; j < no; j++) s += fabs(Lo[j]) * x->ew[j];
-            err[o] += g * s;
+            int64_t j = 0;
+            for (; j + 4 <= no; j += 4) {
+                s0 += fabs(Lo[j]) * ew[j];
+                s1 += fabs(Lo[j + 1]) * ew[j + 1];
+                s2 += fabs(Lo[j + 2]) * ew[j + 2];
+                s3 += fabs(Lo[j + 3]) * ew[j + 3];
+            }
+            for (; j < no; j++) s0 += fabs(Lo[j]) * ew[j];
+            err[o] += g * ((s0 + s1) + (s2 + s3));
         }
         if (x->lin) {
-            double *bias = malloc((size_t)(no + 1) * sizeof(double));
-            if (bias == NULL) { free(cabs); return NNC_STATUS_NOMEM; }
-            lin_bias(b, n, bias);
-            for (int o = 0; o < nobj; o++) {
+            const double *bias = x->cbias;
+            for (int o = 0; o < nobj && bias; o++) {
                 double s = 0;
                 const double *Lo = L + (size_t)o * no;
                 for (int64_t j = 0; j < no; j++) s += Lo[j] * bias[j];
                 c[o] += s;
                 cabs[o] += fabs(c[o]);
             }
-            free(bias);
             for (int s = 0; s < n->n_in; s++) {
                 int v = n->in[s];
                 if (!lin_slot(b, n, s)) continue;
@@ -865,6 +887,8 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
             int v = n->in[0];
             int64_t ni = V(b, v)->numel;
             if (b->L[v] == NULL && take_rows(b, v, nobj) != 0) { free(cabs); return NNC_STATUS_NOMEM; }
+            const double *al = x->al, *au = x->au, *bl = x->bl, *bu = x->bu;
+            const int64_t *arg = n->op == NNC_OP_MAXPOOL ? x->arg : NULL;
             for (int o = 0; o < nobj; o++) {
                 const double *Lo = L + (size_t)o * no;
                 double *Li = b->L[v] + (size_t)o * ni;
@@ -872,8 +896,9 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
                 for (int64_t j = 0; j < no; j++) {
                     double l = Lo[j];
                     if (l == 0) continue;
-                    int64_t i = n->op == NNC_OP_MAXPOOL ? x->arg[j] : j;
-                    double a = l >= 0 ? x->al[j] : x->au[j], bb = l >= 0 ? x->bl[j] : x->bu[j];
+                    int64_t i = arg ? arg[j] : j;
+                    /* positive weight takes the lower line, negative the upper */
+                    double a = l >= 0 ? al[j] : au[j], bb = l >= 0 ? bl[j] : bu[j];
                     if (i >= 0) Li[i] += l * a;
                     s += l * bb;
                 }
