@@ -6,6 +6,7 @@
 #define NNC_GPU_H
 
 #include "common/nnc.h"
+#include "prover/prover.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,27 @@ nnc_status nnc_gpu_device_count(int *count, char *err, size_t errlen);
  * Used by the equality check gpu/check.sh and the unit test. */
 nnc_status nnc_gpu_activation_f32(nnc_gpu_act act, float alpha, const float *in, float *out, size_t n,
                                   char *err, size_t errlen);
+
+/* ---- Groth16 prover kernels (gpu/msm.cu, gpu/ntt.cu) ----
+ * Same inputs, outputs and conventions as the CPU functions in
+ * prover/msm_impl.h and prover/ntt_impl.h, and byte-identical results
+ * (tests/unit/test_gpu_prover.c checks).  Host buffers in and out, copied
+ * to device 0.  Returns: NNC_STATUS_OK; NNC_STATUS_UNSUPPORTED for a build
+ * without CUDA or a CUDA failure (err names the call, file and line);
+ * NNC_STATUS_INVALID / NNC_STATUS_LIMIT for sizes as the CPU functions;
+ * the MSM also NNC_STATUS_LIMIT when n * windows exceeds 2^31 - 1. */
+
+/* *out = sum_{i<n} [scalars[i]] points[i]; as nnc_prv_g1_msm / nnc_prv_g2_msm. */
+nnc_status nnc_gpu_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
+                          char *err, size_t errlen);
+nnc_status nnc_gpu_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
+                          char *err, size_t errlen);
+/* In-place NTT of a[n]; as nnc_prv_ntt. */
+nnc_status nnc_gpu_ntt(nnc_prv_fr *a, size_t n, int inverse, char *err, size_t errlen);
+/* In-place coset NTT (inverse = 0, as nnc_prv_coset_ntt) or its inverse
+ * (as nnc_prv_coset_intt); shift NULL is w_(2n). */
+nnc_status nnc_gpu_coset_ntt(nnc_prv_fr *a, size_t n, int inverse, const nnc_prv_fr *shift, char *err,
+                             size_t errlen);
 
 #ifdef __cplusplus
 }

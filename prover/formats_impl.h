@@ -82,8 +82,8 @@ typedef struct nnc_prv_r1cs {
     uint64_t *lc_start;      /* 3*n_constraints + 1 entries, nondecreasing, last = n_terms */
     nnc_prv_r1cs_term *terms;/* n_terms entries */
     uint64_t n_terms;
-    uint64_t *wire_label;    /* n_wires entries (section 3), or NULL: the writer then
-                              * writes the identity map */
+    uint64_t *wire_label;    /* n_wires entries (section 3, circom's signal ids), or
+                              * NULL: no map section (snarkjs does not need it) */
 } nnc_prv_r1cs;
 
 /* Read an .r1cs file image (version 1, bn128 prime, no custom gates).
@@ -93,8 +93,8 @@ typedef struct nnc_prv_r1cs {
 nnc_status nnc_prv_r1cs_parse(nnc_prv_r1cs *out, const unsigned char *in, size_t len,
                               char *err, size_t errlen);
 nnc_status nnc_prv_r1cs_read_file(nnc_prv_r1cs *out, const char *path, char *err, size_t errlen);
-/* Write sections in circom's order (constraints 2, header 1, wire map 3), so a
- * file circom wrote is reproduced byte for byte.
+/* Write sections in circom's order (constraints 2, header 1, wire map 3 when
+ * wire_label != NULL), so a file circom wrote is reproduced byte for byte.
  * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID if r is inconsistent (wire out of
  * range, lc_start not a partition of terms); NNC_STATUS_LIMIT (see top). */
 nnc_status nnc_prv_r1cs_serialize(unsigned char *out, size_t *outlen, const nnc_prv_r1cs *r);

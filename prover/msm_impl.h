@@ -30,22 +30,7 @@
 extern "C" {
 #endif
 
-/* ---- public API (belongs in prover/prover.h next to the curve functions) ---- */
-
-/* Multi-scalar multiplication: *out = sum_{i<n} [scalars[i]] points[i].
- * Variable time: branches on the scalars and the points (as the MSMs of
- * snarkjs and rapidsnark do); not for scalars that must stay secret from
- * someone who can time the prover.
- * Out: *out, affine (infinity as x = y = 0); never fails: without memory it
- *      falls back to a slower single-threaded method that allocates nothing.
- * In:  points[n], each in the group (on the curve, G2: in the order-r
- *      subgroup) or infinity (x = y = 0); scalars[n], Fr elements in
- *      Montgomery form (reduced); n may be 0 (then *out = infinity);
- *      threads: worker threads, <= 0 for the number of online CPUs. */
-void nnc_prv_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
-                    int threads);
-void nnc_prv_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
-                    int threads);
+/* The public MSM/NTT API is declared in prover/prover.h. */
 
 /* ---- internal: explicit method and window, for tests and benchmarks ---- */
 
@@ -92,17 +77,18 @@ NNC_FORCEINLINE int nnc_msm_digit(const uint64_t k[4], int w, int c)
     return (int)(bits >> 1) + (int)(bits & 1) - (int)((bits >> c) << c);
 }
 
-/* Returns: the window width for n points: about log2(n) - 3 for affine
- * buckets (an affine bucket addition costs ~6 products, the per-window
- * bucket reduction 2^(c-1) Jacobian additions of ~27), one more for
- * Jacobian buckets (~16 products per addition).  Tuned with
- * tests/bench/bench_prover.c; see the table in prover/msm.c. */
+/* Returns: the window width for n points (floor(log2 n) = lg):
+ *   affine buckets: lg - 2 up to 2^10 points, lg - 3 up to 2^13, then lg - 4;
+ *   Jacobian buckets: lg - 2;
+ * clamped to 2..16.  Measured with one thread on BN254 G1 (best widths
+ * 7, 8, 9-11, 10, 11-13 at 2^8, 2^10, 2^12, 2^14, 2^16 points; the cost
+ * is flat within +-1 of these); see prover/msm.c. */
 NNC_INLINE int nnc_msm_window(size_t n, int affine)
 {
     int lg = 0, c;
     while (lg < 62 && ((size_t)1 << (lg + 1)) <= n)
         lg++; /* floor(log2 n) */
-    c = lg - (affine ? 3 : 2);
+    c = lg - (!affine || lg <= 10 ? 2 : lg <= 13 ? 3 : 4);
     if (c < 2)
         c = 2;
     if (c > 16)
@@ -583,6 +569,10 @@ static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int 
                     nnc_msm_method method, int c)
 {
     JAC_ r;
+    if (n == 0) {
+        G_(aff_set_inf)(out);
+        return;
+    }
     if (threads <= 0)
         threads = nnc_msm_default_threads();
     if (method == NNC_MSM_METHOD_AUTO)

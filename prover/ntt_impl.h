@@ -32,36 +32,7 @@
 extern "C" {
 #endif
 
-/* ---- public API (belongs in prover/prover.h) ---- */
-
-/* Largest transform: 2^NNC_PRV_NTT_MAX_LOG elements (2^27 for a coset with
- * the default shift, which needs a 2n-th root). */
-#define NNC_PRV_NTT_MAX_LOG 28
-
-/* In-place NTT of a[n] over Fr (Montgomery form), natural order in and out.
- * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID when n is not a power of two
- *          (n = 0 included); NNC_STATUS_LIMIT when n > 2^28;
- *          NNC_STATUS_NOMEM when the twiddle table (32 n bytes) cannot be
- *          allocated.  On failure a is unchanged.
- * In/Out: a[n], coefficients -> values a(w_n^i) (inverse = 0), or values ->
- *         coefficients (inverse != 0, including the 1/n scaling).
- * In: threads, <= 0 for the number of online CPUs (small n use one). */
-nnc_status nnc_prv_ntt(nnc_prv_fr *a, size_t n, int inverse, int threads);
-
-/* Coset NTT: coefficients -> values a(g w_n^i), i < n.
- * In: shift = &g, any nonzero element, or NULL for g = w_(2n) (the
- *     snarkjs/rapidsnark Groth16 coset, see the top of prover/ntt_impl.h).
- * Returns: as nnc_prv_ntt; also NNC_STATUS_LIMIT for n > 2^27 with
- *          shift = NULL, NNC_STATUS_INVALID for a zero shift. */
-nnc_status nnc_prv_coset_ntt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
-/* Inverse of nnc_prv_coset_ntt with the same shift: values at g w_n^i ->
- * coefficients. */
-nnc_status nnc_prv_coset_intt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
-
-/* Out: *out, the principal n-th root of unity w_n used by the transforms.
- * Returns: NNC_STATUS_OK, NNC_STATUS_INVALID (n not a power of two) or
- *          NNC_STATUS_LIMIT (n > 2^28). */
-nnc_status nnc_prv_ntt_root(nnc_prv_fr *out, size_t n);
+/* The public MSM/NTT API is declared in prover/prover.h. */
 
 #ifdef __cplusplus
 }

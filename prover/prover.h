@@ -137,6 +137,63 @@ nnc_status nnc_prv_g1_parse_dec(nnc_prv_g1 *out, const char *x, const char *y,
 nnc_status nnc_prv_g2_parse_dec(nnc_prv_g2 *out, const char *x0, const char *x1,
                                 const char *y0, const char *y1, char *err, size_t errlen);
 
+/* ---- multi-scalar multiplication (prover/msm.c) ---- */
+
+
+/* Multi-scalar multiplication: *out = sum_{i<n} [scalars[i]] points[i].
+ * Variable time: branches on the scalars and the points (as the MSMs of
+ * snarkjs and rapidsnark do); not for scalars that must stay secret from
+ * someone who can time the prover.
+ * Out: *out, affine (infinity as x = y = 0); never fails: without memory it
+ *      falls back to a slower single-threaded method that allocates nothing.
+ * In:  points[n], each in the group (on the curve, G2: in the order-r
+ *      subgroup) or infinity (x = y = 0); scalars[n], Fr elements in
+ *      Montgomery form (reduced); n may be 0 (then *out = infinity);
+ *      threads: worker threads, <= 0 for the number of online CPUs. */
+void nnc_prv_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
+                    int threads);
+void nnc_prv_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
+                    int threads);
+
+/* ---- NTT over Fr (prover/ntt.c) ---- */
+
+
+/* Largest transform: 2^NNC_PRV_NTT_MAX_LOG elements (2^27 for a coset with
+ * the default shift, which needs a 2n-th root). */
+#define NNC_PRV_NTT_MAX_LOG 28
+
+/* In-place NTT of a[n] over Fr (Montgomery form), natural order in and out.
+ * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID when n is not a power of two
+ *          (n = 0 included); NNC_STATUS_LIMIT when n > 2^28;
+ *          NNC_STATUS_NOMEM when the twiddle table (32 n bytes) cannot be
+ *          allocated.  On failure a is unchanged.
+ * In/Out: a[n], coefficients -> values a(w_n^i) (inverse = 0), or values ->
+ *         coefficients (inverse != 0, including the 1/n scaling).
+ * In: threads, <= 0 for the number of online CPUs (small n use one). */
+nnc_status nnc_prv_ntt(nnc_prv_fr *a, size_t n, int inverse, int threads);
+
+/* Coset NTT: coefficients -> values a(g w_n^i), i < n.
+ * In: shift = &g, any nonzero element, or NULL for g = w_(2n) (the
+ *     snarkjs/rapidsnark Groth16 coset, see the top of prover/ntt_impl.h).
+ * Returns: as nnc_prv_ntt; also NNC_STATUS_LIMIT for n > 2^27 with
+ *          shift = NULL, NNC_STATUS_INVALID for a zero shift. */
+nnc_status nnc_prv_coset_ntt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
+/* Inverse of nnc_prv_coset_ntt with the same shift: values at g w_n^i ->
+ * coefficients. */
+nnc_status nnc_prv_coset_intt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
+
+/* Out: *out, the principal n-th root of unity w_n used by the transforms.
+ * Returns: NNC_STATUS_OK, NNC_STATUS_INVALID (n not a power of two) or
+ *          NNC_STATUS_LIMIT (n > 2^28). */
+nnc_status nnc_prv_ntt_root(nnc_prv_fr *out, size_t n);
+
+/* ---- pairing (prover/pairing.c) ---- */
+
+/* Returns: 1 iff prod_i e(p[i], q[i]) = 1 (optimal ate pairing, one final
+ * exponentiation); points at infinity contribute 1.  Inputs must be valid
+ * points (nnc_prv_g1_is_valid / nnc_prv_g2_is_valid). */
+int nnc_prv_pairing_check(const nnc_prv_g1 *p, const nnc_prv_g2 *q, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,8 @@
  *                      nPubIn u32, nPrvIn u32, nLabels u64, nConstraints u32
  *           2 constraints  per constraint A, B, C, each nTerms u32 then
  *                      nTerms x (wire u32, coefficient n8 bytes, standard form)
- *           3 wire map nWires x label u64
+ *           3 wire map nWires x label u64 (optional for the reader; written
+ *                      only when the struct has one)
  *           4, 5 custom gates (circom --O2 PLONK templates): refused. */
 #include "prover/formats_impl.h"
 
@@ -75,6 +76,11 @@ static nnc_status r1cs_parse(nnc_prv_r1cs *o, const unsigned char *in, size_t le
     if (c.pos != c.len)
         return nnc_err(err, errlen, NNC_STATUS_PARSE, "r1cs constraint section has %zu bytes after constraint %u",
                        c.len - c.pos, o->n_constraints);
+    /* without a wire map nothing in the file bounds nWires; a witness for it
+     * (32 bytes a wire) must stay within the allocation limit */
+    if (m.p == NULL && (uint64_t)o->n_wires > nnc_max_tensor_bytes() / 32)
+        return nnc_err(err, errlen, NNC_STATUS_LIMIT,
+                       "r1cs declares %u wires, more than a witness may hold (NNCERT_MAX_TENSOR_BYTES)", o->n_wires);
     if (m.p != NULL && m.len != (uint64_t)o->n_wires * 8)
         return nnc_err(err, errlen, NNC_STATUS_PARSE,
                        "r1cs wire map section has %zu bytes; %u wires need %llu", m.len, o->n_wires,
@@ -166,7 +172,7 @@ static nnc_status r1cs_emit(nnc_prv_sink *s, const void *obj)
     nnc_status st = r1cs_check(r);
     if (st != NNC_STATUS_OK)
         return st;
-    nnc_prv_sink_bin_header(s, "r1cs", 1, 3);
+    nnc_prv_sink_bin_header(s, "r1cs", 1, r->wire_label != NULL ? 3 : 2);
 
     nnc_prv_sink_section(s, 2, 4 * nlc + R1CS_TERM_BYTES * r->n_terms);
     for (i = 0; i < nlc; i++) {
@@ -188,9 +194,11 @@ static nnc_status r1cs_emit(nnc_prv_sink *s, const void *obj)
     nnc_prv_sink_u64(s, r->n_labels);
     nnc_prv_sink_u32(s, r->n_constraints);
 
-    nnc_prv_sink_section(s, 3, 8 * (uint64_t)r->n_wires);
-    for (t = 0; t < r->n_wires; t++)
-        nnc_prv_sink_u64(s, r->wire_label != NULL ? r->wire_label[t] : t);
+    if (r->wire_label != NULL) {
+        nnc_prv_sink_section(s, 3, 8 * (uint64_t)r->n_wires);
+        for (t = 0; t < r->n_wires; t++)
+            nnc_prv_sink_u64(s, r->wire_label[t]);
+    }
     return NNC_STATUS_OK;
 }
 

@@ -199,6 +199,9 @@ static void hand_r1cs(nnc_prv_r1cs *r)
     r->lc_start = malloc(sizeof start);
     memcpy(r->lc_start, start, sizeof start);
     r->terms = malloc(r->n_terms * sizeof *r->terms);
+    r->wire_label = malloc(5 * sizeof *r->wire_label);
+    for (i = 0; i < 5; i++)
+        r->wire_label[i] = i;
     for (i = 0; i < r->n_terms; i++) {
         r->terms[i].wire = t[i].wire;
         fr_u64(&r->terms[i].coef, t[i].c);
@@ -343,13 +346,22 @@ START_TEST(test_roundtrip_handmade)
     CHECK_EQ(r2.n_wires, 5);
     CHECK_EQ(r2.n_constraints, 3);
     CHECK_EQ(r2.n_terms, 10);
-    CHECK(r2.wire_label != NULL && r2.wire_label[4] == 4); /* identity map written */
+    CHECK(r2.wire_label != NULL && r2.wire_label[4] == 4);
     CHECK(memcmp(r2.lc_start, r.lc_start, 10 * sizeof *r.lc_start) == 0);
     CHECK(memcmp(r2.terms, r.terms, r.n_terms * sizeof *r.terms) == 0);
     b2 = ser(ser_r1cs, &r2, &n2);
     CHECK(n == n2 && memcmp(b, b2, n) == 0);
     free(b);
     free(b2);
+    /* without a wire map: two sections, read back without one */
+    free(r2.wire_label);
+    r2.wire_label = NULL;
+    b = ser(ser_r1cs, &r2, &n);
+    CHECK_EQ(b[8], 2);
+    nnc_prv_r1cs_clear(&r2);
+    CHECK_ST(nnc_prv_r1cs_parse(&r2, b, n, err, sizeof err), NNC_STATUS_OK, err);
+    CHECK(r2.wire_label == NULL && r2.n_terms == 10);
+    free(b);
 
     b = ser(ser_wtns, &w, &n);
     CHECK_EQ(n, 12 + 12 + 40 + 12 + 5 * 32);
@@ -509,9 +521,11 @@ START_TEST(test_malformed_r1cs)
     CHECK_ST(parse_r1cs_buf(m, n + 16, err), NNC_STATUS_UNSUPPORTED, err);
     FRESH(); put_u32(m + 8, 4); memcpy(m + n, "\x09\0\0\0\x04\0\0\0\0\0\0\0\0\0\0\0", 16);
     CHECK_ST(parse_r1cs_buf(m, n + 16, err), NNC_STATUS_OK, err);
-    /* a missing wire map is allowed */
+    /* a missing wire map is allowed, but then nWires is bounded by the limit */
     FRESH(); put_u32(m + 8, 2);
     CHECK_ST(parse_r1cs_buf(m, n, err), NNC_STATUS_OK, err);
+    put_u32(m + ho + 36, 0xffffffffu);
+    CHECK_ST(parse_r1cs_buf(m, n, err), NNC_STATUS_LIMIT, err);
     CHECK_ST(parse_r1cs_buf(m, 0, err), NNC_STATUS_PARSE, err);
 #undef FRESH
     free(m);
@@ -1190,17 +1204,22 @@ START_TEST(test_snarkjs_accepts_ours)
     hand_r1cs(&r);
     hand_wtns(&w);
     CHECK_ST(nnc_prv_r1cs_write_file(path_in(p, sizeof p, "hand.r1cs"), &r, err, sizeof err), NNC_STATUS_OK, err);
+    free(r.wire_label);
+    r.wire_label = NULL;
+    CHECK_ST(nnc_prv_r1cs_write_file(path_in(p, sizeof p, "hand_nomap.r1cs"), &r, err, sizeof err), NNC_STATUS_OK, err);
     CHECK_ST(nnc_prv_wtns_write_file(path_in(p, sizeof p, "hand.wtns"), &w, err, sizeof err), NNC_STATUS_OK, err);
     fr_u64(&w.v[4], 43);
     CHECK_ST(nnc_prv_wtns_write_file(path_in(p, sizeof p, "hand_bad.wtns"), &w, err, sizeof err), NNC_STATUS_OK, err);
     fr_u64(&w.v[4], 42);
     CHECK_EQ(sh("( \"$B/snarkjs\" r1cs info hand.r1cs > hand_info.txt 2>&1 ) & i=$!\n"
                 "( \"$B/snarkjs\" wtns check hand.r1cs hand.wtns > hand_check.log 2>&1 ) & c=$!\n"
+                "( \"$B/snarkjs\" wtns check hand_nomap.r1cs hand.wtns > hand_nomap.log 2>&1 ) & e=$!\n"
                 "( \"$B/snarkjs\" wtns check hand.r1cs hand_bad.wtns > hand_bad.log 2>&1; echo $? > hand_bad.rc ) & d=$!\n"
                 "\"$B/snarkjs\" groth16 setup hand.r1cs pf.ptau hand.zkey > hand_setup.log 2>&1 || exit 1\n"
                 "wait $i || exit 1\n"
                 "wait $c || exit 1\n"
-                "wait $d || exit 1\n"),
+                "wait $d || exit 1\n"
+                "wait $e || exit 1\n"),
              0);
     info = (char *)slurp(path_in(p, sizeof p, "hand_info.txt"), &n);
     CHECK(info != NULL);
@@ -1213,6 +1232,9 @@ START_TEST(test_snarkjs_accepts_ours)
     free(info);
     info = (char *)slurp(path_in(p, sizeof p, "hand_check.log"), &n);
     CHECK(info != NULL && strstr(info, "WITNESS IS CORRECT") != NULL);
+    free(info);
+    info = (char *)slurp(path_in(p, sizeof p, "hand_nomap.log"), &n);
+    CHECK(info != NULL && strstr(info, "WITNESS IS CORRECT") != NULL && strstr(info, "Labels:         5") != NULL);
     free(info);
     info = (char *)slurp(path_in(p, sizeof p, "hand_bad.rc"), &n);
     CHECK(info != NULL && atoi(info) != 0);
