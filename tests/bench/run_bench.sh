@@ -19,9 +19,9 @@ for model in mlp cnn; do
     done
 done
 mv "$out.tmp" "$out"
-awk -F, 'NR>1 { key=$3","$4; if ($1=="nncert") a[key]=$6; else b[key]=$6 }
-    END { print "model,batch,nncert_inferences_per_s,onnxruntime_inferences_per_s,ratio";
-          for (k in a) printf "%s,%s,%s,%.3f\n", k, a[k], b[k], a[k]/b[k] }' "$out" | sort >results/runtime_summary.csv
+{ echo "model,batch,nncert_inferences_per_s,onnxruntime_inferences_per_s,ratio"
+  awk -F, 'NR>1 { key=$3","$4; if ($1=="nncert") a[key]=$6; else b[key]=$6 }
+      END { for (k in a) printf "%s,%s,%s,%.3f\n", k, a[k], b[k], a[k]/b[k] }' "$out" | sort -t, -k1,1 -k2,2n; } >results/runtime_summary.csv
 { echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB";
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "openblas threads: ${OPENBLAS_NUM_THREADS:-default (all cores)}"; } >results/runtime_machine.txt
 cat results/runtime_summary.csv
