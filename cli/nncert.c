@@ -662,8 +662,19 @@ static int cmd_verify(int argc, char **argv)
     }
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
-    nnc_status st = nnc_mdl_load(&m, model, err, sizeof err);
+    /* no BatchNormalization folding: folded weights are rounded products, a
+     * slightly different model from the stored one the bounds must cover */
+    nnc_status st = nnc_mdl_parse_file(&m, model, err, sizeof err);
     if (st) return fail(st, err);
+    nnc_prepare_opts po;
+    nnc_prepare_opts_default(&po);
+    po.fold_batchnorm = 0;
+    char inner[NNC_ERRBUF_SIZE];
+    if ((st = nnc_mdl_prepare(m, &po, inner, sizeof inner))) {
+        nnc_err(err, sizeof err, st, "%s: %s", model, inner);
+        nnc_mdl_destroy(m);
+        return fail(st, err);
+    }
     nnc_spec *spec;
     st = nnc_spc_parse_file(&spec, specp, err, sizeof err);
     if (st) {

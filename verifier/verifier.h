@@ -21,6 +21,11 @@
  * A counterexample is reported only after concrete re-evaluation in float64
  * and float32 shows a violation in both.
  *
+ * Prepare the model with nnc_prepare_opts.fold_batchnorm = 0: folding
+ * BatchNormalization rounds products of weights, which makes a (slightly)
+ * different model from the stored one; unfolded, BatchNormalization has its
+ * own bound transformer with the rounding of its coefficients accounted for.
+ *
  * Prefix nnc_vrf_.  A run uses no global state; several may run at once on
  * different threads with the same (prepared, read-only) model and spec. */
 #ifndef NNC_VERIFIER_H
