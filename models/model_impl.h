@@ -32,8 +32,9 @@ typedef struct nnc_value {
     int producer;               /* node index for NNC_VAL_NODE, else -1 */
     int is_output;
     /* Constant payload (kind == NNC_VAL_CONST), exactly one of: */
-    double *f;                  /* float types: numel values, exact (a FLOAT's
-                                   doubles are all float-representable) */
+    double *f;                  /* float types: numel values; stored weights exactly
+                                   (a FLOAT's are float-representable), values
+                                   folded at prepare time as computed in double */
     int64_t *i;                 /* integer and bool types: numel values */
     nnc_csr *sparse;            /* sparse 2-D float constant */
 } nnc_value;
