@@ -225,6 +225,31 @@ static int cmd_info(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* Write to FILE atomically (temporary file, then rename). */
+static int write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg)
+{
+    size_t tl = strlen(path) + 32;
+    char *tmp = malloc(tl);
+    char err[NNC_ERRBUF_SIZE] = "";
+    if (tmp == NULL) return EXIT_SOFTWARE;
+    snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
+        free(tmp);
+        return EXIT_CANTCREAT;
+    }
+    nnc_status st = fn(f, arg, err, sizeof err);
+    if (fclose(f) != 0 || st != NNC_STATUS_OK || rename(tmp, path) != 0) {
+        fprintf(stderr, "nncert: error: cannot write %s\n", path);
+        remove(tmp);
+        free(tmp);
+        return EXIT_CANTCREAT;
+    }
+    free(tmp);
+    return EXIT_OK;
+}
+
 static int write_outputs(FILE *f, const nnc_model *m, nnc_precision prec, int total, void **outs)
 {
     fprintf(f, "{\"outputs\": {");
@@ -255,6 +280,20 @@ static int write_outputs(FILE *f, const nnc_model *m, nnc_precision prec, int to
     }
     fprintf(f, "}}\n");
     return ferror(f) ? -1 : 0;
+}
+
+typedef struct run_outputs {
+    const nnc_model *m;
+    nnc_precision prec;
+    int total;
+    void **outs;
+} run_outputs;
+
+static nnc_status write_run_outputs(FILE *f, const void *arg, char *err, size_t errlen)
+{
+    const run_outputs *r = arg;
+    if (write_outputs(f, r->m, r->prec, r->total, r->outs) != 0) return nnc_err(err, errlen, NNC_STATUS_IO, "write failed");
+    return NNC_STATUS_OK;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -377,28 +416,9 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (output) {
-        /* write to a temporary file and rename, so a failure leaves nothing half-written */
-        size_t tl = strlen(output) + 16;
-        char *tmp = malloc(tl);
-        if (tmp == NULL) {
-            rc = fail(NNC_STATUS_NOMEM, "out of memory");
-            goto done;
-        }
-        snprintf(tmp, tl, "%s.tmp%ld", output, (long)getpid());
-        FILE *f = fopen(tmp, "w");
-        if (f == NULL) {
-            fprintf(stderr, "nncert: error: cannot write %s: %s\n", output, strerror(errno));
-            free(tmp);
-            rc = EXIT_CANTCREAT;
-            goto done;
-        }
-        int werr = write_outputs(f, m, prec, total, outs);
-        if (fclose(f) != 0 || werr != 0 || rename(tmp, output) != 0) {
-            fprintf(stderr, "nncert: error: cannot write %s\n", output);
-            remove(tmp);
-            rc = EXIT_CANTCREAT;
-        }
-        free(tmp);
+        /* a temporary file renamed into place: a failure leaves nothing half-written */
+        run_outputs ro = {m, prec, total, outs};
+        rc = write_atomic(output, write_run_outputs, &ro);
     } else if (write_outputs(stdout, m, prec, total, outs) != 0) {
         rc = EXIT_CANTCREAT;
     }
@@ -474,31 +494,6 @@ static int parse_u64(const char *s, uint64_t *out)
     if (errno || *end || s == end) return -1;
     *out = (uint64_t)v;
     return 0;
-}
-
-/* Write to FILE atomically (temporary file, then rename). */
-static int write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg)
-{
-    size_t tl = strlen(path) + 32;
-    char *tmp = malloc(tl);
-    char err[NNC_ERRBUF_SIZE] = "";
-    if (tmp == NULL) return EXIT_SOFTWARE;
-    snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
-        free(tmp);
-        return EXIT_CANTCREAT;
-    }
-    nnc_status st = fn(f, arg, err, sizeof err);
-    if (fclose(f) != 0 || st != NNC_STATUS_OK || rename(tmp, path) != 0) {
-        fprintf(stderr, "nncert: error: cannot write %s\n", path);
-        remove(tmp);
-        free(tmp);
-        return EXIT_CANTCREAT;
-    }
-    free(tmp);
-    return EXIT_OK;
 }
 
 static nnc_status write_report(FILE *f, const void *r, char *err, size_t errlen)
