@@ -5,8 +5,8 @@
  *   magic[4] ("r1cs" | "wtns" | "zkey"), version u32, nSections u32, then
  *   nSections times (type u32, size u64, size bytes of data), any order.
  * Field elements take n8 = 32 bytes, little-endian.  Which integer is stored
- * differs per file (checked against snarkjs 0.7.6 and circom 2.1 output by
- * tests/unit/test_prover_formats.c):
+ * differs per file (checked against the output of snarkjs 0.7.6 and circom
+ * 2.2.3 (npm circom2 0.2.23) by tests/unit/test_prover_formats.c):
  *   .r1cs  coefficients                 canonical value v            (standard form)
  *   .wtns  witness values               canonical value v            (standard form)
  *   .zkey  G1/G2 point coordinates      v*R mod q, R = 2^256          (Montgomery form)
@@ -86,7 +86,9 @@ typedef struct nnc_prv_r1cs {
                               * NULL: no map section (snarkjs does not need it) */
 } nnc_prv_r1cs;
 
-/* Read an .r1cs file image (version 1, bn128 prime, no custom gates).
+/* Read an .r1cs file image (version 1, bn128 prime, no custom gates; the
+ * wire map section is optional, and without it nWires must not exceed
+ * nnc_max_tensor_bytes() / 32, else NNC_STATUS_LIMIT).
  * Returns: NNC_STATUS_OK or a status as listed at the top.
  * Out: *out (clear it with nnc_prv_r1cs_clear); err/errlen as in common/nnc.h.
  * In: in[0..len). */

@@ -27,9 +27,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm peers (onnxruntime-node) for the differential tests and the benchmark
+# npm peers (onnxruntime-node for the differential tests and the benchmark;
+# snarkjs and circom2 for the Groth16 file-format interop tests)
 if command -v npm >/dev/null 2>&1; then
-    if [ ! -d tests/peers/node_modules/onnxruntime-node ]; then
+    if [ ! -d tests/peers/node_modules/onnxruntime-node ] || [ ! -x tests/peers/node_modules/.bin/snarkjs ] ||
+       [ ! -x tests/peers/node_modules/.bin/circom2 ]; then
         echo "setup: installing npm peers (tests/peers)"
         npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error >/dev/null
     fi

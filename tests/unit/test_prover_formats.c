@@ -288,7 +288,7 @@ static void hand_zkey(nnc_prv_zkey *z)
     z->contributions[0] = 0xab;
 }
 
-/* serialize into a new buffer (size query first) */
+/* serialize into a new buffer (size query first), NUL-terminated */
 typedef nnc_status (*ser_fn)(unsigned char *, size_t *, const void *);
 static unsigned char *ser(ser_fn f, const void *obj, size_t *len)
 {
@@ -296,7 +296,8 @@ static unsigned char *ser(ser_fn f, const void *obj, size_t *len)
     size_t n = 0;
     CHECK_EQ(f(NULL, &n, obj), NNC_STATUS_LIMIT);
     CHECK(n > 0);
-    b = malloc(n);
+    b = malloc(n + 1); /* NUL after the bytes, for strstr on JSON */
+    b[n] = 0;
     *len = n - 1;
     CHECK_EQ(f(b, len, obj), NNC_STATUS_LIMIT); /* one byte short */
     CHECK_EQ(*len, n);
