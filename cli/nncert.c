@@ -13,7 +13,7 @@
  *   75 a resource limit was exceeded */
 #include "common/nnc.h"
 #include "models/model.h"
-#include "prover/groth16_impl.h"
+#include "prover/prover.h"
 #include "specs/spec.h"
 #include "verifier/verifier.h"
 

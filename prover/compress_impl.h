@@ -41,40 +41,6 @@
 
 #include "prover/prover.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+/* The compression API is declared in prover/prover.h. */
 
-#define NNC_PRV_G1_COMPRESSED_BYTES 32
-#define NNC_PRV_G2_COMPRESSED_BYTES 64
-
-/* Flag bits, in byte 0 (snarkjs) or in the last byte (arkworks). */
-#define NNC_PRV_COMPRESS_FLAG_GREATEST 0x80 /* y > -y */
-#define NNC_PRV_COMPRESS_FLAG_INFINITY 0x40
-
-typedef enum nnc_prv_compress_fmt {
-    NNC_PRV_COMPRESS_SNARKJS = 0,  /* ffjavascript toRprCompressed: big-endian, flags in byte 0 */
-    NNC_PRV_COMPRESS_ARKWORKS = 1  /* ark-serialize compressed: little-endian, flags in the last byte */
-} nnc_prv_compress_fmt;
-
-/* Out: out[32], the compressed encoding of p in format fmt (for a fmt that
- *      is neither value: 0xff bytes, which no decoder accepts).
- * In:  p on the curve or infinity (x = y = 0); other pairs are encoded
- *      from their x and y all the same. */
-void nnc_prv_g1_compress(unsigned char out[32], const nnc_prv_g1 *p, nnc_prv_compress_fmt fmt);
-/* As nnc_prv_g1_compress, out[64]. */
-void nnc_prv_g2_compress(unsigned char out[64], const nnc_prv_g2 *p, nnc_prv_compress_fmt fmt);
-
-/* Decode a compressed point (rules above).
- * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID for an encoding that is not a
- *          point of the group; NNC_STATUS_ARG for an unknown fmt.
- * Out: *out (unchanged on failure); err/errlen as in common/nnc.h. */
-nnc_status nnc_prv_g1_decompress(nnc_prv_g1 *out, const unsigned char in[32],
-                                 nnc_prv_compress_fmt fmt, char *err, size_t errlen);
-nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64],
-                                 nnc_prv_compress_fmt fmt, char *err, size_t errlen);
-
-#ifdef __cplusplus
-}
-#endif
 #endif

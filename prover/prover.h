@@ -194,6 +194,243 @@ nnc_status nnc_prv_ntt_root(nnc_prv_fr *out, size_t n);
  * points (nnc_prv_g1_is_valid / nnc_prv_g2_is_valid). */
 int nnc_prv_pairing_check(const nnc_prv_g1 *p, const nnc_prv_g2 *q, size_t n);
 
+/* ==== circom / snarkjs files (prover/formats.c, r1cs.c, wtns.c, zkey.c,
+ * snarkjson.c); the encodings are described in prover/formats_impl.h ==== */
+
+/* ---------------------------------------------------------------- .r1cs */
+
+/* One term coef * w[wire] of a linear combination. */
+typedef struct nnc_prv_r1cs_term {
+    uint32_t wire;    /* < n_wires */
+    nnc_prv_fr coef;  /* Montgomery form, as every nnc_prv_fr */
+} nnc_prv_r1cs_term;
+
+/* A rank-1 constraint system <A_i,w> * <B_i,w> = <C_i,w> (circom .r1cs v1).
+ * Wire 0 is the constant 1, then n_pub_out outputs, n_pub_in public inputs,
+ * n_prv_in private inputs, then internal wires.
+ * Linear combination k of constraint i (k = 0 A, 1 B, 2 C) is
+ * terms[lc_start[3*i+k] .. lc_start[3*i+k+1]), in file order. */
+typedef struct nnc_prv_r1cs {
+    uint32_t n_wires;        /* including wire 0 */
+    uint32_t n_pub_out;
+    uint32_t n_pub_in;
+    uint32_t n_prv_in;
+    uint64_t n_labels;       /* signals in the circom symbol table (>= wires used) */
+    uint32_t n_constraints;
+    uint64_t *lc_start;      /* 3*n_constraints + 1 entries, nondecreasing, last = n_terms */
+    nnc_prv_r1cs_term *terms;/* n_terms entries */
+    uint64_t n_terms;
+    uint64_t *wire_label;    /* n_wires entries (section 3, circom's signal ids), or
+                              * NULL: no map section (snarkjs does not need it) */
+} nnc_prv_r1cs;
+
+/* Read an .r1cs file image (version 1, bn128 prime, no custom gates; the
+ * wire map section is optional, and without it nWires must not exceed
+ * nnc_max_tensor_bytes() / 32, else NNC_STATUS_LIMIT).
+ * Returns: NNC_STATUS_OK or a status as listed at the top.
+ * Out: *out (clear it with nnc_prv_r1cs_clear); err/errlen as in common/nnc.h.
+ * In: in[0..len). */
+nnc_status nnc_prv_r1cs_parse(nnc_prv_r1cs *out, const unsigned char *in, size_t len,
+                              char *err, size_t errlen);
+nnc_status nnc_prv_r1cs_read_file(nnc_prv_r1cs *out, const char *path, char *err, size_t errlen);
+/* Write sections in circom's order (constraints 2, header 1, wire map 3 when
+ * wire_label != NULL), so a file circom wrote is reproduced byte for byte.
+ * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID if r is inconsistent (wire out of
+ * range, lc_start not a partition of terms); NNC_STATUS_LIMIT (see top). */
+nnc_status nnc_prv_r1cs_serialize(unsigned char *out, size_t *outlen, const nnc_prv_r1cs *r);
+nnc_status nnc_prv_r1cs_write_file(const char *path, const nnc_prv_r1cs *r, char *err, size_t errlen);
+/* Frees the arrays and zeroes *r.  r may be all zero. */
+void nnc_prv_r1cs_clear(nnc_prv_r1cs *r);
+
+/* Check that w[0..n) satisfies every constraint.
+ * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID naming the first violated
+ * constraint, or when n != n_wires or w[0] != 1.
+ * Out: *bad (may be NULL) the index of that constraint, or UINT32_MAX. */
+nnc_status nnc_prv_r1cs_check_witness(uint32_t *bad, const nnc_prv_r1cs *r, const nnc_prv_fr *w,
+                                      size_t n, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- vectors, .wtns */
+
+/* A vector of Fr elements (a witness, or public inputs). */
+typedef struct nnc_prv_fr_vec {
+    size_t n;
+    nnc_prv_fr *v;    /* n entries, malloc'd (NULL when n = 0) */
+} nnc_prv_fr_vec;
+
+void nnc_prv_fr_vec_clear(nnc_prv_fr_vec *v);
+
+/* .wtns version 2 (snarkjs wtns calculate, circom witness generators):
+ * header (n8 = 32, prime r, nWitness u32), witness section (standard form).
+ * Returns: as at the top (values >= r: NNC_STATUS_INVALID). */
+nnc_status nnc_prv_wtns_parse(nnc_prv_fr_vec *out, const unsigned char *in, size_t len,
+                              char *err, size_t errlen);
+nnc_status nnc_prv_wtns_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen);
+/* Returns: NNC_STATUS_OK; NNC_STATUS_LIMIT (capacity, or more than 2^32-1 values). */
+nnc_status nnc_prv_wtns_serialize(unsigned char *out, size_t *outlen, const nnc_prv_fr_vec *w);
+nnc_status nnc_prv_wtns_write_file(const char *path, const nnc_prv_fr_vec *w, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- .zkey (Groth16) */
+
+/* One entry of the coefficient section: the nonzero entries of the A and B
+ * matrices plus, for each public wire s <= n_public, A[n_constraints + s][s] = 1. */
+typedef struct nnc_prv_zkey_coef {
+    uint32_t matrix;      /* 0 = A, 1 = B */
+    uint32_t constraint;  /* row, < domain_size */
+    uint32_t signal;      /* wire, < n_vars */
+    nnc_prv_fr value;     /* the coefficient (Montgomery form; converted from the file's v*R^2) */
+} nnc_prv_zkey_coef;
+
+/* A snarkjs Groth16 proving key (.zkey version 1, protocol 1, bn128). */
+typedef struct nnc_prv_zkey {
+    uint32_t n_vars;         /* wires, including wire 0 */
+    uint32_t n_public;       /* public outputs + public inputs (wire 0 not counted) */
+    uint32_t domain_size;    /* power of two, 1 .. 2^28 */
+    nnc_prv_g1 alpha1, beta1, delta1;
+    nnc_prv_g2 beta2, gamma2, delta2;
+    nnc_prv_g1 *ic;          /* n_public + 1 */
+    nnc_prv_zkey_coef *coefs;/* n_coefs, in file order */
+    uint32_t n_coefs;
+    nnc_prv_g1 *a;           /* n_vars */
+    nnc_prv_g1 *b1;          /* n_vars */
+    nnc_prv_g2 *b2;          /* n_vars */
+    nnc_prv_g1 *c;           /* n_vars - n_public - 1; c[i] belongs to wire n_public + 1 + i */
+    nnc_prv_g1 *h;           /* domain_size */
+    unsigned char *contributions; /* raw section 10 (MPC transcript), or NULL: not written */
+    size_t contributions_len;
+} nnc_prv_zkey;
+
+/* Flags for nnc_prv_zkey_parse. */
+/* Check every B2 point for membership in the order-r subgroup ([r]P = 0, about
+ * 0.1 ms per point).  Without it, B2 points are checked to lie on the twist;
+ * the six header points are always fully checked and G1 has cofactor 1. */
+#define NNC_PRV_ZKEY_CHECK_SUBGROUP 1u
+
+/* Read a .zkey file image.  Every coordinate must be below q and every point
+ * on its curve (infinity allowed); header points must be in the subgroup.
+ * Returns: as at the top.  Out: *out (nnc_prv_zkey_clear). */
+nnc_status nnc_prv_zkey_parse(nnc_prv_zkey *out, const unsigned char *in, size_t len,
+                              unsigned flags, char *err, size_t errlen);
+nnc_status nnc_prv_zkey_read_file(nnc_prv_zkey *out, const char *path, unsigned flags,
+                                  char *err, size_t errlen);
+/* Sections in the order snarkjs groth16 setup writes them (1,2,4,3,9,8,5,6,7,10);
+ * section 10 only when contributions != NULL.
+ * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID for inconsistent counts/indices. */
+nnc_status nnc_prv_zkey_serialize(unsigned char *out, size_t *outlen, const nnc_prv_zkey *z);
+nnc_status nnc_prv_zkey_write_file(const char *path, const nnc_prv_zkey *z, char *err, size_t errlen);
+void nnc_prv_zkey_clear(nnc_prv_zkey *z);
+
+/* ---------------------------------------------------------------- JSON */
+
+/* proof.json */
+typedef struct nnc_prv_g16_proof {
+    nnc_prv_g1 a;
+    nnc_prv_g2 b;
+    nnc_prv_g1 c;
+} nnc_prv_g16_proof;
+
+/* verification_key.json */
+typedef struct nnc_prv_g16_vk {
+    uint32_t n_public;
+    nnc_prv_g1 alpha1;
+    nnc_prv_g2 beta2, gamma2, delta2;
+    nnc_prv_g1 *ic;               /* n_public + 1, malloc'd */
+    int has_alphabeta;            /* 1 when alphabeta is set */
+    /* vk_alphabeta_12 as snarkjs computes it: e(alpha1, beta2)^m with e the
+     * canonical optimal ate pairing (nnc_prv_pairing) and m = 2z(6z^2+3z+1),
+     * z = 4965661367192848881 (snarkjs's final exponentiation; see
+     * prover/snarkjson.c).  In Fq12 = Fq6[w], Fq6 = Fq2[v], Fq2 = Fq[u]:
+     * alphabeta[6*i + 2*j + k] is the u^k coefficient of the v^j coefficient
+     * of the w^i coefficient, the order snarkjs nests them in JSON. */
+    nnc_prv_fq alphabeta[12];
+} nnc_prv_g16_vk;
+
+/* Largest n_public / number of public inputs a JSON reader accepts. */
+#define NNC_PRV_JSON_MAX_PUBLIC (1u << 24)
+
+/* Parse proof.json text[0..len): "pi_a", "pi_b", "pi_c" (G1/G2 as at the top;
+ * z must be "1", or "0" for infinity), "protocol" "groth16" and "curve"
+ * "bn128" when present (anything else: NNC_STATUS_UNSUPPORTED).  Points must
+ * be on the curve and in the subgroup (NNC_STATUS_INVALID). */
+nnc_status nnc_prv_g16_proof_parse_json(nnc_prv_g16_proof *out, const char *text, size_t len,
+                                        char *err, size_t errlen);
+nnc_status nnc_prv_g16_proof_read_file(nnc_prv_g16_proof *out, const char *path, char *err, size_t errlen);
+nnc_status nnc_prv_g16_proof_serialize_json(char *out, size_t *outlen, const nnc_prv_g16_proof *p);
+nnc_status nnc_prv_g16_proof_write_file(const char *path, const nnc_prv_g16_proof *p, char *err, size_t errlen);
+
+/* public.json: an array of decimal strings, each in [0, r) (a value >= r or
+ * negative is refused with NNC_STATUS_INVALID, as snarkjs groth16 verify does). */
+nnc_status nnc_prv_public_parse_json(nnc_prv_fr_vec *out, const char *text, size_t len,
+                                     char *err, size_t errlen);
+nnc_status nnc_prv_public_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen);
+nnc_status nnc_prv_public_serialize_json(char *out, size_t *outlen, const nnc_prv_fr_vec *pub);
+nnc_status nnc_prv_public_write_file(const char *path, const nnc_prv_fr_vec *pub, char *err, size_t errlen);
+
+/* verification_key.json: protocol groth16, curve bn128, nPublic, vk_alpha_1,
+ * vk_beta_2, vk_gamma_2, vk_delta_2, vk_alphabeta_12 (optional on input; when
+ * present it must equal snarkjs's e(alpha1, beta2), else NNC_STATUS_INVALID),
+ * IC (nPublic + 1 points).  Points are checked as for proofs. */
+nnc_status nnc_prv_g16_vk_parse_json(nnc_prv_g16_vk *out, const char *text, size_t len,
+                                     char *err, size_t errlen);
+nnc_status nnc_prv_g16_vk_read_file(nnc_prv_g16_vk *out, const char *path, char *err, size_t errlen);
+/* Writes vk_alphabeta_12 only when has_alphabeta (snarkjs groth16 verify does
+ * not read it). */
+nnc_status nnc_prv_g16_vk_serialize_json(char *out, size_t *outlen, const nnc_prv_g16_vk *vk);
+nnc_status nnc_prv_g16_vk_write_file(const char *path, const nnc_prv_g16_vk *vk, char *err, size_t errlen);
+/* The verification key of a proving key, vk_alphabeta_12 included: the same
+ * bytes as snarkjs zkey export verificationkey once written.  Out: *out (nnc_prv_g16_vk_clear).
+ * Returns: NNC_STATUS_OK or NNC_STATUS_NOMEM. */
+nnc_status nnc_prv_g16_vk_from_zkey(nnc_prv_g16_vk *out, const nnc_prv_zkey *z);
+void nnc_prv_g16_vk_clear(nnc_prv_g16_vk *vk);
+
+/* ==== point compression (prover/compress.c; layouts in prover/compress_impl.h) ==== */
+
+#define NNC_PRV_G1_COMPRESSED_BYTES 32
+#define NNC_PRV_G2_COMPRESSED_BYTES 64
+
+/* Flag bits, in byte 0 (snarkjs) or in the last byte (arkworks). */
+#define NNC_PRV_COMPRESS_FLAG_GREATEST 0x80 /* y > -y */
+#define NNC_PRV_COMPRESS_FLAG_INFINITY 0x40
+
+typedef enum nnc_prv_compress_fmt {
+    NNC_PRV_COMPRESS_SNARKJS = 0,  /* ffjavascript toRprCompressed: big-endian, flags in byte 0 */
+    NNC_PRV_COMPRESS_ARKWORKS = 1  /* ark-serialize compressed: little-endian, flags in the last byte */
+} nnc_prv_compress_fmt;
+
+/* Out: out[32], the compressed encoding of p in format fmt (for a fmt that
+ *      is neither value: 0xff bytes, which no decoder accepts).
+ * In:  p on the curve or infinity (x = y = 0); other pairs are encoded
+ *      from their x and y all the same. */
+void nnc_prv_g1_compress(unsigned char out[32], const nnc_prv_g1 *p, nnc_prv_compress_fmt fmt);
+/* As nnc_prv_g1_compress, out[64]. */
+void nnc_prv_g2_compress(unsigned char out[64], const nnc_prv_g2 *p, nnc_prv_compress_fmt fmt);
+
+/* Decode a compressed point (rules above).
+ * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID for an encoding that is not a
+ *          point of the group; NNC_STATUS_ARG for an unknown fmt.
+ * Out: *out (unchanged on failure); err/errlen as in common/nnc.h. */
+nnc_status nnc_prv_g1_decompress(nnc_prv_g1 *out, const unsigned char in[32],
+                                 nnc_prv_compress_fmt fmt, char *err, size_t errlen);
+nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64],
+                                 nnc_prv_compress_fmt fmt, char *err, size_t errlen);
+
+/* ==== Groth16 (prover/groth16.c) ==== */
+
+/* Single-party setup for development: random toxic waste (libsodium),
+ * wiped before returning.  Production keys need a ceremony.
+ * Out: *z (nnc_prv_zkey_clear). */
+nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen);
+
+/* Prove with key z and full witness w (w[0] = 1).
+ * Out: *proof; *pub the public signals w[1 .. n_public] (nnc_prv_fr_vec_clear).
+ * threads < 1: one per online CPU. */
+nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                             const nnc_prv_fr_vec *w, int threads, char *err, size_t errlen);
+
+/* Out: *valid = 1 when the proof verifies.  Returns INVALID (and *valid = 0)
+ * for a wrong number of public inputs or points off the curve or subgroup. */
+nnc_status nnc_prv_g16_verify(int *valid, const nnc_prv_g16_vk *vk, const nnc_prv_fr_vec *pub,
+                              const nnc_prv_g16_proof *proof, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
