@@ -7,6 +7,7 @@
 #   make bench-verify   VNN-COMP instances against the official results (results/verify-vnncomp*.csv)
 #   make bench-crown    CROWN margins against auto_LiRPA (results/crown-mnist.csv)
 #   make bench-prove    Groth16 proving time against snarkjs (results/prove.csv)
+#   make bench-msm      G1 MSM and NTT up to 2^20 (results/msm.csv)
 #   make fuzz       run the libFuzzer targets for a bounded time
 CC       ?= gcc
 NVCC     ?= nvcc
@@ -56,7 +57,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench bench-verify bench-crown bench-prove bench-sampling fuzz setup clean install
+.PHONY: all lib test check demo bench bench-verify bench-crown bench-prove bench-sampling bench-msm fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -151,6 +152,14 @@ bench-crown: setup
 bench-sampling: setup
 	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/bench_sampling
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_sampling.sh
+
+# MSM and NTT kernels up to 2^20 (points per second from the medians): results/msm.csv
+bench-msm:
+	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_prover
+	@mkdir -p results
+	@$(BUILD)/bench/bench_prover --max-log 20 --reps 3 | tee results/msm.csv
+	@awk -F, '$$1 == "g1_msm" { printf "g1_msm n=%s threads=%s: %.0f points/s\n", $$2, $$3, $$2 / $$4 }' results/msm.csv
+	@{ echo "machine: $$(nproc) cores, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"; echo "date: $$(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >results/msm-machine.txt
 
 # Groth16 proving time against snarkjs on the same keys: results/prove.csv
 bench-prove: setup
