@@ -132,20 +132,36 @@ typedef struct job {
     int relu;
 } job;
 
+/* Row blocks are handled in groups of NNC_SG_GROUP: the group's A blocks are
+ * packed once, then every B panel runs over the whole group, so a B panel
+ * (K x NR floats) and the group's packed A both stay in the L2 cache. */
+#define NNC_SG_GROUP 8
 static void *run_blocks(void *arg)
 {
     const job *j = arg;
     int64_t K = j->b->K, N = j->b->N;
-    for (int64_t blk = j->blk0; blk < j->blk1; blk++) {
-        int64_t m0 = blk * MR;
-        int rows = (int)(j->M - m0 < MR ? j->M - m0 : MR);
-        float *Ap = j->Ap + blk * MR * K;
-        for (int64_t k = 0; k < K; k++)
-            for (int i = 0; i < MR; i++) Ap[k * MR + i] = i < rows ? j->A[(m0 + i) * K + k] : 0.0f;
+    for (int64_t g0 = j->blk0; g0 < j->blk1; g0 += NNC_SG_GROUP) {
+        int64_t g1 = g0 + NNC_SG_GROUP < j->blk1 ? g0 + NNC_SG_GROUP : j->blk1;
+        for (int64_t blk = g0; blk < g1; blk++) {
+            int64_t m0 = blk * MR;
+            int rows = (int)(j->M - m0 < MR ? j->M - m0 : MR);
+            float *Ap = j->Ap + blk * MR * K;
+            /* row by row: sequential reads, writes strided by MR */
+            for (int i = 0; i < rows; i++) {
+                const float *src = j->A + (m0 + i) * K;
+                for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = src[k];
+            }
+            for (int i = rows; i < MR; i++)
+                for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = 0.0f;
+        }
         for (int64_t pn = 0; pn < j->b->panels; pn++) {
             int cols = (int)(N - pn * NR < NR ? N - pn * NR : NR);
-            kernel(K, Ap, j->b->packed + pn * K * NR, j->C + m0 * N + pn * NR, N, rows, cols,
-                   j->bias ? j->bias + pn * NR : NULL, j->relu);
+            for (int64_t blk = g0; blk < g1; blk++) {
+                int64_t m0 = blk * MR;
+                int rows = (int)(j->M - m0 < MR ? j->M - m0 : MR);
+                kernel(K, j->Ap + blk * MR * K, j->b->packed + pn * K * NR, j->C + m0 * N + pn * NR, N, rows, cols,
+                       j->bias ? j->bias + pn * NR : NULL, j->relu);
+            }
         }
     }
     return NULL;
