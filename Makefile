@@ -33,7 +33,8 @@ CPPFLAGS += -I. -I$(GEN) -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
 CFLAGS   ?= $(OPT) -g
 CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
-LIBS     := -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm
+BASELIBS := -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm
+LIBS     := $(BASELIBS) -fopenmp
 
 LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c)
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
@@ -77,6 +78,8 @@ $(BUILD)/obj/%.o: %.c $(GEN)/onnx.pb-c.h
 ifneq ($(SAN),1)
 $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -O3
 endif
+# the packed GEMM splits its row blocks over OpenMP's persistent threads
+$(BUILD)/obj/models/sgemm.o: CFLAGS += -fopenmp
 
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
@@ -174,7 +177,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuz
 FUZZ_SRC := $(filter-out cli/%,$(LIB_SRC))
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN)/onnx.pb-c.c
 	@mkdir -p build-fuzz
-	clang -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) -std=c11 -o $@ $< $(FUZZ_SRC) $(GEN)/onnx.pb-c.c $(LIBS)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) -std=c11 -o $@ $< $(FUZZ_SRC) $(GEN)/onnx.pb-c.c $(BASELIBS)
 
 fuzz: setup $(FUZZ_TARGETS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzz.sh

@@ -13,7 +13,6 @@
 #include "models/sgemm.h"
 
 #include <cblas.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,17 +179,13 @@ void nnc_sgemm_packed(const nnc_sgemm_b *b, int64_t M, const float *A, const flo
         /* a thread costs tens of microseconds to start: only split large products */
         if (blocks < 2 * threads || 2.0 * (double)M * (double)N * (double)K < 4e7) threads = 1;
         job jobs[8];
-        pthread_t tid[8];
-        int started[8] = {0};
-        for (int t = 0; t < threads; t++) {
+        for (int t = 0; t < threads; t++)
             jobs[t] = (job){b, A, bias, C, scratch, M, blocks * t / threads, blocks * (t + 1) / threads, relu};
-            if (t > 0) started[t] = pthread_create(&tid[t], NULL, run_blocks, &jobs[t]) == 0;
-        }
-        run_blocks(&jobs[0]);
-        for (int t = 1; t < threads; t++) {
-            if (started[t]) pthread_join(tid[t], NULL);
-            else run_blocks(&jobs[t]);
-        }
+        /* OpenMP's pool keeps its threads between calls (starting a thread
+         * per call costs more than a small layer); built without OpenMP
+         * (the fuzz targets) the loop runs serially */
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+        for (int t = 0; t < threads; t++) run_blocks(&jobs[t]);
         return;
     }
 #endif
