@@ -5,9 +5,14 @@
 
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 static uint64_t g_seed; /* set once in main, before the runner forks */
 
+/* Check's ck_assert records every passing assertion; CHECK reports only
+ * failures (with the seed), so loops stay fast. */
 #define CHECK(cond)                                                                           \
     do {                                                                                      \
         if (!(cond))                                                                          \
@@ -28,6 +33,22 @@ static inline rng rng_for(uint64_t tag)
     rng r = {g_seed ^ (tag * 0xd1b54a32d192ed03ULL)};
     rng_next(&r);
     return r;
+}
+
+/* main() of a prover test: seed from NNC_TEST_SEED (else the clock), printed
+ * so a failure replays, then the suite.  Returns the process exit code. */
+static inline int prover_test_main(const char *name, Suite *(*suite)(void))
+{
+    const char *env = getenv("NNC_TEST_SEED");
+    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    printf("%s: seed %llu (replay with NNC_TEST_SEED=%llu)\n", name, (unsigned long long)g_seed,
+           (unsigned long long)g_seed);
+    fflush(stdout);
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
 }
 
 #endif

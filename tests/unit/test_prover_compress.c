@@ -27,34 +27,14 @@
 
 #include "tests/vectors/compress_vectors.h"
 
-static uint64_t g_seed; /* set once in main, before the runner forks */
+#include "tests/unit/prover_test_util.h"
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond,                  \
-                         (unsigned long long)g_seed);                                         \
-    } while (0)
 #define CHECK_MSG(cond, ...)                                                                  \
     do {                                                                                      \
         if (!(cond))                                                                          \
             ck_abort_msg(__VA_ARGS__);                                                        \
     } while (0)
 
-typedef struct rng { uint64_t s; } rng;
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static rng rng_for(uint64_t tag)
-{
-    rng r = {g_seed ^ (tag * 0xd1b54a32d192ed03ULL)};
-    rng_next(&r);
-    return r;
-}
 static void rand_fr(nnc_fr *k, rng *r)
 {
     uint64_t x[4];
@@ -654,18 +634,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    const char *env = getenv("NNC_TEST_SEED");
-    SRunner *sr;
-    int failed;
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("test_prover_compress: seed %llu (replay with NNC_TEST_SEED=%llu)\n",
-           (unsigned long long)g_seed, (unsigned long long)g_seed);
-    fflush(stdout);
-    sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return prover_test_main("test_prover_compress", suite); }

@@ -299,18 +299,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    const char *env = getenv("NNC_TEST_SEED");
-    SRunner *sr;
-    int failed;
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("test_prover_ntt: seed %llu (replay with NNC_TEST_SEED=%llu)\n",
-           (unsigned long long)g_seed, (unsigned long long)g_seed);
-    fflush(stdout);
-    sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return prover_test_main("test_prover_ntt", suite); }
