@@ -36,7 +36,18 @@ LDFLAGS  += -pthread $(SANFLAGS)
 BASELIBS := -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm
 LIBS     := $(BASELIBS) -fopenmp
 
-LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c)
+# MPI (Open MPI from Debian) for the multi-process runs: built in when mpicc is
+# found (MPI=0 leaves it out); the code lives in gpu/*.c with the other
+# multi-device dispatch and is compiled with mpicc's flags.
+MPI      ?= $(if $(shell command -v mpicc 2>/dev/null),1,0)
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell mpicc --showme:compile) -DNNC_HAVE_MPI=1
+MPI_LIBS   := $(shell mpicc --showme:link)
+CPPFLAGS   += -DNNC_HAVE_MPI=1
+LIBS       += $(MPI_LIBS)
+endif
+
+LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c gpu/*.c)
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
@@ -46,7 +57,7 @@ CU_SRC   := $(wildcard gpu/*.cu)
 CU_OBJ   := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRC))
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 CPPFLAGS += -DNNC_HAVE_CUDA=1
-LIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+LIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcurand -lnccl -lcudart -lstdc++
 NVFLAGS  ?= -O2 -std=c++17 -arch=sm_90 -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1
 else
 CU_OBJ   :=
@@ -78,6 +89,8 @@ $(BUILD)/obj/%.o: %.c $(GEN)/onnx.pb-c.h
 ifneq ($(SAN),1)
 $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -O3
 endif
+# multi-device code (gpu/*.c) sees the MPI headers
+$(BUILD)/obj/gpu/%.o: CPPFLAGS += $(MPI_CFLAGS)
 # the packed GEMM splits its row blocks over OpenMP's persistent threads
 $(BUILD)/obj/models/sgemm.o: CFLAGS += -fopenmp
 
@@ -174,7 +187,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_SRC := $(filter-out cli/%,$(LIB_SRC))
+FUZZ_SRC := $(filter-out cli/% gpu/%,$(LIB_SRC))
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN)/onnx.pb-c.c
 	@mkdir -p build-fuzz
 	clang -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) -std=c11 -o $@ $< $(FUZZ_SRC) $(GEN)/onnx.pb-c.c $(BASELIBS)

@@ -11,6 +11,7 @@
  *   70 internal error or out of memory
  *   73 an output file cannot be written
  *   75 a resource limit was exceeded */
+#include "cli/cli.h"
 #include "common/nnc.h"
 #include "models/model.h"
 #include "prover/prover.h"
@@ -24,45 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-enum {
-    EXIT_OK = 0,
-    EXIT_USAGE = 64,
-    EXIT_DATAERR = 65,
-    EXIT_NOINPUT = 66,
-    EXIT_UNAVAILABLE = 69,
-    EXIT_SOFTWARE = 70,
-    EXIT_CANTCREAT = 73,
-    EXIT_LIMIT = 75
-};
-
-static int exit_code(nnc_status st)
-{
-    switch (st) {
-    case NNC_STATUS_OK: return EXIT_OK;
-    case NNC_STATUS_IO: return EXIT_NOINPUT;
-    case NNC_STATUS_PARSE: case NNC_STATUS_INVALID: return EXIT_DATAERR;
-    case NNC_STATUS_UNSUPPORTED: return EXIT_UNAVAILABLE;
-    case NNC_STATUS_LIMIT: return EXIT_LIMIT;
-    case NNC_STATUS_NOMEM: return EXIT_SOFTWARE;
-    case NNC_STATUS_ARG: return EXIT_USAGE;
-    }
-    return EXIT_SOFTWARE;
-}
-
-static int fail(nnc_status st, const char *msg)
-{
-    fprintf(stderr, "nncert: error: %s\n", msg);
-    return exit_code(st);
-}
-
-static int usage_error(const char *cmd, const char *msg)
-{
-    fprintf(stderr, "nncert%s%s: %s (see 'nncert %s--help')\n", cmd ? " " : "", cmd ? cmd : "", msg, cmd ? "" : "");
-    return EXIT_USAGE;
-}
-
-static int is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
 static const char main_help[] =
     "usage: nncert COMMAND [ARGS]\n"
@@ -117,41 +79,29 @@ static void shape_str(const nnc_tensor_info *t, char *buf, size_t len)
     if (o < len) snprintf(buf + o, len - o, "]");
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
     int as_json = 0;
     for (int i = 0; i < argc; i++) {
-        if (is_help(argv[i])) {
+        if (nnc_cli_is_help(argv[i])) {
             fputs(info_help, stdout);
             return EXIT_OK;
         } else if (strcmp(argv[i], "--json") == 0) {
             as_json = 1;
         } else if (argv[i][0] == '-') {
-            return usage_error("info", "unknown option");
+            return nnc_cli_usage_error("info", "unknown option");
         } else if (path) {
-            return usage_error("info", "more than one MODEL given");
+            return nnc_cli_usage_error("info", "more than one MODEL given");
         } else {
             path = argv[i];
         }
     }
-    if (path == NULL) return usage_error("info", "MODEL is required");
+    if (path == NULL) return nnc_cli_usage_error("info", "MODEL is required");
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
     nnc_status st = nnc_mdl_load(&m, path, err, sizeof err);
-    if (st) return fail(st, err);
+    if (st) return nnc_cli_fail(st, err);
     uint8_t h[32];
     nnc_mdl_sha256(m, h);
     char hex[65];
@@ -173,10 +123,10 @@ static int cmd_info(int argc, char **argv)
     char shp[256];
     if (as_json) {
         printf("{\"model\": ");
-        json_str(stdout, path);
+        nnc_cli_json_str(stdout, path);
         printf(", \"sha256\": \"%s\", \"opset\": %lld, \"ir_version\": %lld, \"producer\": ", hex,
                (long long)nnc_mdl_opset(m), (long long)nnc_mdl_ir_version(m));
-        json_str(stdout, nnc_mdl_producer(m));
+        nnc_cli_json_str(stdout, nnc_mdl_producer(m));
         for (int io = 0; io < 2; io++) {
             int cnt = io ? nnc_mdl_num_outputs(m) : nnc_mdl_num_inputs(m);
             printf(", \"%s\": [", io ? "outputs" : "inputs");
@@ -185,7 +135,7 @@ static int cmd_info(int argc, char **argv)
                 if (io) nnc_mdl_output_info(m, i, &t);
                 else nnc_mdl_input_info(m, i, &t);
                 printf("%s{\"name\": ", i ? ", " : "");
-                json_str(stdout, t.name);
+                nnc_cli_json_str(stdout, t.name);
                 printf(", \"type\": \"%s\", \"shape\": [", nnc_dtype_name(t.dtype));
                 for (int d = 0; d < t.rank; d++) {
                     if (d == 0 && t.dynamic_leading) printf("\"N\"");
@@ -225,31 +175,6 @@ static int cmd_info(int argc, char **argv)
     return EXIT_OK;
 }
 
-/* Write to FILE atomically (temporary file, then rename). */
-static int write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg)
-{
-    size_t tl = strlen(path) + 32;
-    char *tmp = malloc(tl);
-    char err[NNC_ERRBUF_SIZE] = "";
-    if (tmp == NULL) return EXIT_SOFTWARE;
-    snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
-        free(tmp);
-        return EXIT_CANTCREAT;
-    }
-    nnc_status st = fn(f, arg, err, sizeof err);
-    if (fclose(f) != 0 || st != NNC_STATUS_OK || rename(tmp, path) != 0) {
-        fprintf(stderr, "nncert: error: cannot write %s\n", path);
-        remove(tmp);
-        free(tmp);
-        return EXIT_CANTCREAT;
-    }
-    free(tmp);
-    return EXIT_OK;
-}
-
 static int write_outputs(FILE *f, const nnc_model *m, nnc_precision prec, int total, void **outs)
 {
     fprintf(f, "{\"outputs\": {");
@@ -257,7 +182,7 @@ static int write_outputs(FILE *f, const nnc_model *m, nnc_precision prec, int to
         nnc_tensor_info t;
         nnc_mdl_output_info(m, j, &t);
         fprintf(f, "%s", j ? ", " : "");
-        json_str(f, t.name);
+        nnc_cli_json_str(f, t.name);
         fprintf(f, ": {\"type\": \"%s\", \"shape\": [", nnc_dtype_name(t.dtype));
         if (t.rank == 0) fprintf(f, "%d", total);
         for (int d = 0; d < t.rank; d++)
@@ -301,12 +226,12 @@ static int cmd_run(int argc, char **argv)
     const char *path = NULL, *input = NULL, *output = NULL, *prec_s = NULL;
     long chunk = 256;
     for (int i = 0; i < argc; i++) {
-        if (is_help(argv[i])) {
+        if (nnc_cli_is_help(argv[i])) {
             fputs(run_help, stdout);
             return EXIT_OK;
         } else if (strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "--output") == 0 ||
                    strcmp(argv[i], "--precision") == 0 || strcmp(argv[i], "--batch-size") == 0) {
-            if (i + 1 >= argc) return usage_error("run", "option needs a value");
+            if (i + 1 >= argc) return nnc_cli_usage_error("run", "option needs a value");
             const char *v = argv[++i];
             if (argv[i - 1][2] == 'i') input = v;
             else if (argv[i - 1][2] == 'o') output = v;
@@ -315,21 +240,21 @@ static int cmd_run(int argc, char **argv)
                 char *end;
                 errno = 0;
                 chunk = strtol(v, &end, 10);
-                if (errno || *end || chunk < 1 || chunk > (1 << 20)) return usage_error("run", "--batch-size must be 1..1048576");
+                if (errno || *end || chunk < 1 || chunk > (1 << 20)) return nnc_cli_usage_error("run", "--batch-size must be 1..1048576");
             }
         } else if (argv[i][0] == '-') {
-            return usage_error("run", "unknown option");
+            return nnc_cli_usage_error("run", "unknown option");
         } else if (path) {
-            return usage_error("run", "more than one MODEL given");
+            return nnc_cli_usage_error("run", "more than one MODEL given");
         } else {
             path = argv[i];
         }
     }
-    if (path == NULL || input == NULL) return usage_error("run", "MODEL and --input FILE are required");
+    if (path == NULL || input == NULL) return nnc_cli_usage_error("run", "MODEL and --input FILE are required");
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
     nnc_status st = nnc_mdl_load(&m, path, err, sizeof err);
-    if (st) return fail(st, err);
+    if (st) return nnc_cli_fail(st, err);
     nnc_precision prec = NNC_PRECISION_F32;
     for (int i = 0; i < nnc_mdl_num_inputs(m); i++) {
         nnc_tensor_info t;
@@ -341,14 +266,14 @@ static int cmd_run(int argc, char **argv)
         else if (strcmp(prec_s, "f64") == 0) prec = NNC_PRECISION_F64;
         else {
             nnc_mdl_destroy(m);
-            return usage_error("run", "--precision must be f32 or f64");
+            return nnc_cli_usage_error("run", "--precision must be f32 or f64");
         }
     }
     nnc_inputs in;
     st = nnc_mdl_read_inputs(m, input, &in, err, sizeof err);
     if (st) {
         nnc_mdl_destroy(m);
-        return fail(st, err);
+        return nnc_cli_fail(st, err);
     }
     int total = in.batch, nin = nnc_mdl_num_inputs(m), nout = nnc_mdl_num_outputs(m);
     int rc = EXIT_OK;
@@ -359,7 +284,7 @@ static int cmd_run(int argc, char **argv)
     nnc_runtime *rt = NULL;
     int bs = total < chunk ? total : (int)chunk;
     if (!ins || !outs || !inp || !outp) {
-        rc = fail(NNC_STATUS_NOMEM, "out of memory");
+        rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
     /* convert inputs to the runtime's element types */
@@ -370,7 +295,7 @@ static int cmd_run(int argc, char **argv)
         int64_t cnt = t.numel * total;
         ins[i] = malloc((size_t)(cnt ? cnt : 1) * es);
         if (ins[i] == NULL) {
-            rc = fail(NNC_STATUS_NOMEM, "out of memory");
+            rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
             goto done;
         }
         for (int64_t k = 0; k < cnt; k++) {
@@ -386,13 +311,13 @@ static int cmd_run(int argc, char **argv)
         size_t es = nnc_dtype_is_float(t.dtype) ? fs : sizeof(int64_t);
         outs[j] = malloc((size_t)(t.numel * total > 0 ? t.numel * total : 1) * es);
         if (outs[j] == NULL) {
-            rc = fail(NNC_STATUS_NOMEM, "out of memory");
+            rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
             goto done;
         }
     }
     st = nnc_rt_create(&rt, m, prec, bs, err, sizeof err);
     if (st) {
-        rc = fail(st, err);
+        rc = nnc_cli_fail(st, err);
         goto done;
     }
     for (int b0 = 0; b0 < total; b0 += bs) {
@@ -411,14 +336,14 @@ static int cmd_run(int argc, char **argv)
         }
         st = nnc_rt_run(rt, cnt, inp, outp, err, sizeof err);
         if (st) {
-            rc = fail(st, err);
+            rc = nnc_cli_fail(st, err);
             goto done;
         }
     }
     if (output) {
         /* a temporary file renamed into place: a failure leaves nothing half-written */
         run_outputs ro = {m, prec, total, outs};
-        rc = write_atomic(output, write_run_outputs, &ro);
+        rc = nnc_cli_write_atomic(output, write_run_outputs, &ro);
     } else if (write_outputs(stdout, m, prec, total, outs) != 0) {
         rc = EXIT_CANTCREAT;
     }
@@ -475,27 +400,6 @@ static const char spec_help[] =
     "[x - E, x + E] (clipped to [LO, HI]) is unsafe where some class j != K scores\n"
     "at least as high as class K.  The input file is read as for 'nncert run'.\n";
 
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || s == end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-') return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || s == end) return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
-
 static nnc_status write_report(FILE *f, const void *r, char *err, size_t errlen)
 {
     return nnc_vrf_report_write_json(f, (const nnc_vrf_report *)r, err, errlen);
@@ -529,13 +433,13 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
     char buf[128];
     snprintf(buf, sizeof buf, "%s", arg);
     char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-    if (c1 == NULL || c2 == NULL) return usage_error("verify", "--sweep-eps takes A:B:N");
+    if (c1 == NULL || c2 == NULL) return nnc_cli_usage_error("verify", "--sweep-eps takes A:B:N");
     *c1 = *c2 = 0;
     char *end;
     n = strtol(c2 + 1, &end, 10);
-    if (parse_double(buf, &a) || parse_double(c1 + 1, &b) || *end || n < 2 || n > 1000 || a < 0 || b < a)
-        return usage_error("verify", "--sweep-eps takes A:B:N with 0 <= A <= B and 2 <= N <= 1000");
-    if (nnc_spc_num_cases(spec) != 1) return fail(NNC_STATUS_UNSUPPORTED, "--sweep-eps needs a spec with one input box");
+    if (nnc_cli_parse_double(buf, &a) || nnc_cli_parse_double(c1 + 1, &b) || *end || n < 2 || n > 1000 || a < 0 || b < a)
+        return nnc_cli_usage_error("verify", "--sweep-eps takes A:B:N with 0 <= A <= B and 2 <= N <= 1000");
+    if (nnc_spc_num_cases(spec) != 1) return nnc_cli_fail(NNC_STATUS_UNSUPPORTED, "--sweep-eps needs a spec with one input box");
     int ni = nnc_spc_num_inputs(spec);
     const double *lo0 = nnc_spc_case_lo(spec, 0), *hi0 = nnc_spc_case_hi(spec, 0);
     double *lo = malloc(sizeof(double) * (size_t)ni), *hi = malloc(sizeof(double) * (size_t)ni);
@@ -544,7 +448,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
     char *csv = malloc(pl), *svg = malloc(pl);
     int rc = EXIT_OK;
     if (!lo || !hi || !eps || !flo || !fhi || !csv || !svg) {
-        rc = fail(NNC_STATUS_NOMEM, "out of memory");
+        rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
     snprintf(csv, pl, "%s.csv", prefix);
@@ -571,7 +475,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
         nnc_vrf_report r;
         nnc_status st = nnc_vrf_run(m, spec, o, &r, err, sizeof err);
         if (st) {
-            rc = fail(st, err);
+            rc = nnc_cli_fail(st, err);
             break;
         }
         flo[i] = r.violation_lo;
@@ -604,7 +508,7 @@ static int cmd_verify(int argc, char **argv)
     nnc_vrf_opts_default(&o);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (is_help(a)) {
+        if (nnc_cli_is_help(a)) {
             fputs(verify_help, stdout);
             return EXIT_OK;
         } else if (strcmp(a, "--no-split") == 0) {
@@ -614,15 +518,15 @@ static int cmd_verify(int argc, char **argv)
         } else if (strcmp(a, "--stop-on-counterexample") == 0) {
             o.stop_on_counterexample = 1;
         } else if (a[0] == '-' && a[1] == '-') {
-            if (i + 1 >= argc) return usage_error("verify", "option needs a value");
+            if (i + 1 >= argc) return nnc_cli_usage_error("verify", "option needs a value");
             const char *v = argv[++i];
             int bad = 0;
-            if (strcmp(a, "--samples") == 0) bad = parse_u64(v, &o.samples);
-            else if (strcmp(a, "--seed") == 0) bad = parse_u64(v, &o.seed);
-            else if (strcmp(a, "--max-leaves") == 0) bad = parse_u64(v, &o.max_leaves) || o.max_leaves == 0;
-            else if (strcmp(a, "--confidence") == 0) bad = parse_double(v, &o.confidence) || !(o.confidence > 0 && o.confidence < 1);
-            else if (strcmp(a, "--timeout") == 0) bad = parse_double(v, &o.timeout_s) || o.timeout_s < 0;
-            else if (strcmp(a, "--max-violation") == 0) bad = parse_double(v, &o.max_violation) || o.max_violation < 0 || o.max_violation > 1;
+            if (strcmp(a, "--samples") == 0) bad = nnc_cli_parse_u64(v, &o.samples);
+            else if (strcmp(a, "--seed") == 0) bad = nnc_cli_parse_u64(v, &o.seed);
+            else if (strcmp(a, "--max-leaves") == 0) bad = nnc_cli_parse_u64(v, &o.max_leaves) || o.max_leaves == 0;
+            else if (strcmp(a, "--confidence") == 0) bad = nnc_cli_parse_double(v, &o.confidence) || !(o.confidence > 0 && o.confidence < 1);
+            else if (strcmp(a, "--timeout") == 0) bad = nnc_cli_parse_double(v, &o.timeout_s) || o.timeout_s < 0;
+            else if (strcmp(a, "--max-violation") == 0) bad = nnc_cli_parse_double(v, &o.max_violation) || o.max_violation < 0 || o.max_violation > 1;
             else if (strcmp(a, "--json") == 0) json = v;
             else if (strcmp(a, "--device") == 0) device = v;
             else if (strcmp(a, "--sweep-eps") == 0) sweep = v;
@@ -634,10 +538,10 @@ static int cmd_verify(int argc, char **argv)
                 bad = comma == NULL;
                 if (!bad) {
                     *comma = 0;
-                    bad = parse_double(buf, &clip_lo) || parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi;
+                    bad = nnc_cli_parse_double(buf, &clip_lo) || nnc_cli_parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi;
                 }
             }
-            else return usage_error("verify", "unknown option");
+            else return nnc_cli_usage_error("verify", "unknown option");
             if (bad) {
                 fprintf(stderr, "nncert verify: bad value '%s' for %s (see 'nncert verify --help')\n", v, a);
                 return EXIT_USAGE;
@@ -647,20 +551,20 @@ static int cmd_verify(int argc, char **argv)
         } else if (specp == NULL) {
             specp = a;
         } else {
-            return usage_error("verify", "too many arguments");
+            return nnc_cli_usage_error("verify", "too many arguments");
         }
     }
-    if (model == NULL || specp == NULL) return usage_error("verify", "MODEL and SPEC are required");
+    if (model == NULL || specp == NULL) return nnc_cli_usage_error("verify", "MODEL and SPEC are required");
     if (strcmp(device, "cpu") != 0) {
-        if (strcmp(device, "gpu") == 0) return fail(NNC_STATUS_UNSUPPORTED, "--device gpu: GPU verification is not implemented yet; use --device cpu");
-        return usage_error("verify", "--device must be cpu or gpu");
+        if (strcmp(device, "gpu") == 0) return nnc_cli_fail(NNC_STATUS_UNSUPPORTED, "--device gpu: GPU verification is not implemented yet; use --device cpu");
+        return nnc_cli_usage_error("verify", "--device must be cpu or gpu");
     }
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
     /* no BatchNormalization folding: folded weights are rounded products, a
      * slightly different model from the stored one the bounds must cover */
     nnc_status st = nnc_mdl_parse_file(&m, model, err, sizeof err);
-    if (st) return fail(st, err);
+    if (st) return nnc_cli_fail(st, err);
     nnc_prepare_opts po;
     nnc_prepare_opts_default(&po);
     po.fold_batchnorm = 0;
@@ -668,13 +572,13 @@ static int cmd_verify(int argc, char **argv)
     if ((st = nnc_mdl_prepare(m, &po, inner, sizeof inner))) {
         nnc_err(err, sizeof err, st, "%s: %s", model, inner);
         nnc_mdl_destroy(m);
-        return fail(st, err);
+        return nnc_cli_fail(st, err);
     }
     nnc_spec *spec;
     st = nnc_spc_parse_file(&spec, specp, err, sizeof err);
     if (st) {
         nnc_mdl_destroy(m);
-        return fail(st, err);
+        return nnc_cli_fail(st, err);
     }
     if (isatty(2)) o.progress = progress_line;
     if (sweep) {
@@ -689,7 +593,7 @@ static int cmd_verify(int argc, char **argv)
     if (st) {
         nnc_spc_destroy(spec);
         nnc_mdl_destroy(m);
-        return fail(st, err);
+        return nnc_cli_fail(st, err);
     }
     printf("result:            %s\n", nnc_vrf_result_name(r.result));
     printf("violation fraction: [%.6g, %.6g] at confidence %g\n", r.violation_lo, r.violation_hi, r.confidence);
@@ -707,7 +611,7 @@ static int cmd_verify(int argc, char **argv)
         printf("max violation %g:  %s\n", o.max_violation, rc == 0 ? "met" : rc == 1 ? "exceeded" : "undecided");
     }
     if (json) {
-        int w = write_atomic(json, write_report, &r);
+        int w = nnc_cli_write_atomic(json, write_report, &r);
         if (w) rc = w;
     }
     nnc_vrf_report_free(&r);
@@ -718,72 +622,72 @@ static int cmd_verify(int argc, char **argv)
 
 static int cmd_spec(int argc, char **argv)
 {
-    if (argc < 1 || is_help(argv[0])) {
+    if (argc < 1 || nnc_cli_is_help(argv[0])) {
         fputs(spec_help, argc < 1 ? stderr : stdout);
         return argc < 1 ? EXIT_USAGE : EXIT_OK;
     }
-    if (strcmp(argv[0], "linf") != 0) return usage_error("spec", "unknown spec kind (only 'linf')");
+    if (strcmp(argv[0], "linf") != 0) return nnc_cli_usage_error("spec", "unknown spec kind (only 'linf')");
     const char *model = NULL, *input = NULL, *output = NULL;
     double eps = -1, clip_lo = -INFINITY, clip_hi = INFINITY;
     long label = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (is_help(a)) {
+        if (nnc_cli_is_help(a)) {
             fputs(spec_help, stdout);
             return EXIT_OK;
         }
-        if (i + 1 >= argc) return usage_error("spec", "option needs a value");
+        if (i + 1 >= argc) return nnc_cli_usage_error("spec", "option needs a value");
         const char *v = argv[++i];
         if (strcmp(a, "--model") == 0) model = v;
         else if (strcmp(a, "--input") == 0) input = v;
         else if (strcmp(a, "--output") == 0 || strcmp(a, "-o") == 0) output = v;
         else if (strcmp(a, "--eps") == 0) {
-            if (parse_double(v, &eps) || eps < 0) return usage_error("spec", "--eps must be a non-negative number");
+            if (nnc_cli_parse_double(v, &eps) || eps < 0) return nnc_cli_usage_error("spec", "--eps must be a non-negative number");
         } else if (strcmp(a, "--label") == 0) {
             char *end;
             errno = 0;
             label = strtol(v, &end, 10);
-            if (errno || *end || label < 0) return usage_error("spec", "--label must be a class index");
+            if (errno || *end || label < 0) return nnc_cli_usage_error("spec", "--label must be a class index");
         } else if (strcmp(a, "--clip") == 0) {
             char buf[128];
             snprintf(buf, sizeof buf, "%s", v);
             char *comma = strchr(buf, ',');
-            if (comma == NULL) return usage_error("spec", "--clip takes LO,HI");
+            if (comma == NULL) return nnc_cli_usage_error("spec", "--clip takes LO,HI");
             *comma = 0;
-            if (parse_double(buf, &clip_lo) || parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi)
-                return usage_error("spec", "--clip takes LO,HI with LO <= HI");
+            if (nnc_cli_parse_double(buf, &clip_lo) || nnc_cli_parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi)
+                return nnc_cli_usage_error("spec", "--clip takes LO,HI with LO <= HI");
         } else {
-            return usage_error("spec", "unknown option");
+            return nnc_cli_usage_error("spec", "unknown option");
         }
     }
-    if (!model || !input || eps < 0 || label < 0) return usage_error("spec", "--model, --input, --label and --eps are required");
+    if (!model || !input || eps < 0 || label < 0) return nnc_cli_usage_error("spec", "--model, --input, --label and --eps are required");
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
     nnc_status st = nnc_mdl_load(&m, model, err, sizeof err);
-    if (st) return fail(st, err);
+    if (st) return nnc_cli_fail(st, err);
     if (nnc_mdl_num_inputs(m) != 1 || nnc_mdl_num_outputs(m) != 1) {
         nnc_mdl_destroy(m);
-        return fail(NNC_STATUS_UNSUPPORTED, "spec linf needs a model with one input and one output");
+        return nnc_cli_fail(NNC_STATUS_UNSUPPORTED, "spec linf needs a model with one input and one output");
     }
     nnc_inputs in;
     st = nnc_mdl_read_inputs(m, input, &in, err, sizeof err);
     if (st) {
         nnc_mdl_destroy(m);
-        return fail(st, err);
+        return nnc_cli_fail(st, err);
     }
     nnc_tensor_info ti, to;
     nnc_mdl_input_info(m, 0, &ti);
     nnc_mdl_output_info(m, 0, &to);
     int rc = EXIT_OK;
     if (in.batch != 1) {
-        rc = fail(NNC_STATUS_INVALID, "spec linf needs exactly one input sample");
+        rc = nnc_cli_fail(NNC_STATUS_INVALID, "spec linf needs exactly one input sample");
     } else {
         nnc_spec *s;
         st = nnc_spc_linf(&s, in.data[0], (int)ti.numel, (int)to.numel, (int)label, eps, clip_lo, clip_hi, err, sizeof err);
         if (st) {
-            rc = fail(st, err);
+            rc = nnc_cli_fail(st, err);
         } else {
-            if (output) rc = write_atomic(output, write_spec, s);
+            if (output) rc = nnc_cli_write_atomic(output, write_spec, s);
             else if (nnc_spc_write_vnnlib(stdout, s, err, sizeof err)) rc = EXIT_CANTCREAT;
             nnc_spc_destroy(s);
         }
@@ -818,23 +722,23 @@ static const char groth16_help[] =
     "input (malformed JSON, points off the curve or the subgroup, public inputs\n"
     "not reduced mod r, a wrong number of public inputs).\n";
 
-static int g16_fail(nnc_status st, const char *msg) { return fail(st, msg); }
+static int g16_fail(nnc_status st, const char *msg) { return nnc_cli_fail(st, msg); }
 
 static int cmd_groth16(int argc, char **argv)
 {
-    if (argc < 1 || is_help(argv[0])) {
+    if (argc < 1 || nnc_cli_is_help(argv[0])) {
         fputs(groth16_help, argc < 1 ? stderr : stdout);
         return argc < 1 ? EXIT_USAGE : EXIT_OK;
     }
     for (int i = 1; i < argc; i++)
-        if (is_help(argv[i])) {
+        if (nnc_cli_is_help(argv[i])) {
             fputs(groth16_help, stdout);
             return EXIT_OK;
         }
     char err[NNC_ERRBUF_SIZE];
     nnc_status st;
     if (strcmp(argv[0], "setup") == 0) {
-        if (argc != 3) return usage_error("groth16", "setup takes CIRCUIT.r1cs KEY.zkey");
+        if (argc != 3) return nnc_cli_usage_error("groth16", "setup takes CIRCUIT.r1cs KEY.zkey");
         nnc_prv_r1cs cs;
         nnc_prv_zkey z;
         if ((st = nnc_prv_r1cs_read_file(&cs, argv[1], err, sizeof err))) return g16_fail(st, err);
@@ -853,16 +757,16 @@ static int cmd_groth16(int argc, char **argv)
         for (int i = 1; i < argc; i++) {
             if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
                 threads = atoi(argv[++i]);
-                if (threads < 1 || threads > 256) return usage_error("groth16", "--threads must be 1..256");
+                if (threads < 1 || threads > 256) return nnc_cli_usage_error("groth16", "--threads must be 1..256");
             } else if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
                 r1cs_path = argv[++i];
             } else if (np < 4) {
                 pos[np++] = argv[i];
             } else {
-                return usage_error("groth16", "too many arguments");
+                return nnc_cli_usage_error("groth16", "too many arguments");
             }
         }
-        if (np != 4) return usage_error("groth16", "prove takes KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json");
+        if (np != 4) return nnc_cli_usage_error("groth16", "prove takes KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json");
         nnc_prv_zkey z;
         nnc_prv_fr_vec w, pub;
         nnc_prv_g16_proof proof;
@@ -899,7 +803,7 @@ static int cmd_groth16(int argc, char **argv)
         return rc;
     }
     if (strcmp(argv[0], "verify") == 0) {
-        if (argc != 4) return usage_error("groth16", "verify takes VK.json PUBLIC.json PROOF.json");
+        if (argc != 4) return nnc_cli_usage_error("groth16", "verify takes VK.json PUBLIC.json PROOF.json");
         nnc_prv_g16_vk vk;
         nnc_prv_fr_vec pub;
         nnc_prv_g16_proof proof;
@@ -921,17 +825,17 @@ static int cmd_groth16(int argc, char **argv)
         printf("%s\n", valid ? "OK: the proof is valid" : "INVALID: the proof does not verify");
         return valid ? EXIT_OK : 1;
     }
-    return usage_error("groth16", "unknown subcommand (setup, prove, verify)");
+    return nnc_cli_usage_error("groth16", "unknown subcommand (setup, prove, verify)");
 }
 
 static int cmd_zkey(int argc, char **argv)
 {
-    if (argc >= 1 && is_help(argv[argc - 1])) {
+    if (argc >= 1 && nnc_cli_is_help(argv[argc - 1])) {
         fputs(groth16_help, stdout);
         return EXIT_OK;
     }
     if (argc != 4 || strcmp(argv[0], "export") != 0 || strcmp(argv[1], "verificationkey") != 0)
-        return usage_error("zkey", "usage: nncert zkey export verificationkey KEY.zkey VK.json");
+        return nnc_cli_usage_error("zkey", "usage: nncert zkey export verificationkey KEY.zkey VK.json");
     const char *key = argv[2], *out = argv[3];
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_zkey z;
@@ -950,6 +854,20 @@ static int cmd_zkey(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* The command table: one row per command; commands outside this file are
+ * declared in cli/cli.h's neighbours, cli/cmd_*.c. */
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} commands[] = {
+    {"info", cmd_info},
+    {"run", cmd_run},
+    {"verify", cmd_verify},
+    {"spec", cmd_spec},
+    {"groth16", cmd_groth16},
+    {"zkey", cmd_zkey},
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -957,7 +875,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (is_help(cmd) || strcmp(cmd, "help") == 0) {
+    if (nnc_cli_is_help(cmd) || strcmp(cmd, "help") == 0) {
         fputs(main_help, stdout);
         return EXIT_OK;
     }
@@ -965,12 +883,8 @@ int main(int argc, char **argv)
         printf("nncert %s\n", NNC_VERSION_STRING);
         return EXIT_OK;
     }
-    if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
-    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
-    if (strcmp(cmd, "verify") == 0) return cmd_verify(argc - 2, argv + 2);
-    if (strcmp(cmd, "spec") == 0) return cmd_spec(argc - 2, argv + 2);
-    if (strcmp(cmd, "groth16") == 0) return cmd_groth16(argc - 2, argv + 2);
-    if (strcmp(cmd, "zkey") == 0) return cmd_zkey(argc - 2, argv + 2);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(cmd, commands[i].name) == 0) return commands[i].fn(argc - 2, argv + 2);
     fprintf(stderr, "nncert: unknown command '%s' (see 'nncert --help')\n", cmd);
     return EXIT_USAGE;
 }

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential pkg-config clang libclang-rt-14-dev
       libgmp-dev libmpfr-dev libsodium-dev check
       libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
-      libopenblas-dev python3-onnx python3-numpy)
+      libopenblas-dev python3-onnx python3-numpy python3-scipy python3-torch
+      libopenmpi-dev openmpi-bin chromium)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -28,10 +29,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm peers (onnxruntime-node for the differential tests and the benchmark;
-# snarkjs and circom2 for the Groth16 file-format interop tests)
+# snarkjs and circom2 for the Groth16 file-format interop tests;
+# circomlibjs as the reference for the Poseidon hash)
 if command -v npm >/dev/null 2>&1; then
     if [ ! -d tests/peers/node_modules/onnxruntime-node ] || [ ! -x tests/peers/node_modules/.bin/snarkjs ] ||
-       [ ! -x tests/peers/node_modules/.bin/circom2 ]; then
+       [ ! -x tests/peers/node_modules/.bin/circom2 ] || [ ! -d tests/peers/node_modules/circomlibjs ]; then
         echo "setup: installing npm peers (tests/peers)"
         npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error >/dev/null
     fi

@@ -1,0 +1,46 @@
+/* Shared pieces of the nncert command-line front end.
+ *
+ * Each command lives in its own file (cli/nncert.c for the model, verify,
+ * spec and Groth16 commands, cli/cmd_*.c for the rest) and is listed once in
+ * the command table in cli/nncert.c.  A command receives the arguments after
+ * its name and returns the process exit code. */
+#ifndef NNC_CLI_H
+#define NNC_CLI_H
+
+#include "common/nnc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes (stable; see README.md). */
+enum {
+    EXIT_OK = 0,
+    EXIT_FAILED = 1,       /* counterexample, invalid proof, failed gate */
+    EXIT_UNKNOWN = 2,
+    EXIT_USAGE = 64,
+    EXIT_DATAERR = 65,
+    EXIT_NOINPUT = 66,
+    EXIT_UNAVAILABLE = 69,
+    EXIT_SOFTWARE = 70,
+    EXIT_CANTCREAT = 73,
+    EXIT_LIMIT = 75
+};
+
+/* The exit code for a library status. */
+int nnc_cli_exit_code(nnc_status st);
+/* Print "nncert: error: MSG" and return the exit code for ST. */
+int nnc_cli_fail(nnc_status st, const char *msg);
+/* Print a usage error for command CMD (NULL: top level); returns EXIT_USAGE. */
+int nnc_cli_usage_error(const char *cmd, const char *msg);
+/* Nonzero for "--help" and "-h". */
+int nnc_cli_is_help(const char *arg);
+/* Write S as a JSON string literal (quotes included). */
+void nnc_cli_json_str(FILE *f, const char *s);
+/* Write PATH atomically: FN writes a temporary file beside it, which is then
+ * renamed over PATH; on any failure PATH is untouched.  Returns an exit code. */
+int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg);
+/* Strict number parsing: the whole string, finite; 0 on success. */
+int nnc_cli_parse_double(const char *s, double *out);
+int nnc_cli_parse_u64(const char *s, uint64_t *out);
+
+#endif
