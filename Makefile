@@ -6,8 +6,11 @@
 #   make bench      benchmark against onnxruntime-node, write results/runtime.csv
 #   make bench-verify   VNN-COMP instances against the official results (results/verify-vnncomp*.csv)
 #   make bench-crown    CROWN margins against auto_LiRPA (results/crown-mnist.csv)
+#   make bench-alpha    alpha-CROWN margins against CROWN and auto_LiRPA (results/alpha-mnist.csv)
 #   make bench-prove    Groth16 proving time against snarkjs (results/prove.csv)
 #   make bench-msm      G1 MSM and NTT up to 2^20 (results/msm.csv)
+#   make bench-dlrm     embedding bags vs torch, DLRM planner vs table/row-wise (results/dlrm.csv)
+#   make bench-zk       proofs of inference: constraints per MAC, prove time, accuracy (results/zk*.csv)
 #   make fuzz       run the libFuzzer targets for a bounded time
 CC       ?= gcc
 NVCC     ?= nvcc
@@ -33,6 +36,12 @@ CPPFLAGS += -I. -I$(GEN) -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
 CFLAGS   ?= $(OPT) -g
 CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
+# The BN254 field products use MULX/ADCX/ADOX (prover/field_impl.h) when the
+# build machine's CPU has BMI2 and ADX; ADX=0 keeps the portable C products.
+ADX      ?= $(shell grep -qw adx /proc/cpuinfo 2>/dev/null && grep -qw bmi2 /proc/cpuinfo && echo 1 || echo 0)
+ifeq ($(ADX),1)
+CFLAGS   += -mbmi2 -madx
+endif
 BASELIBS := -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm
 LIBS     := $(BASELIBS) -fopenmp
 
@@ -47,7 +56,7 @@ CPPFLAGS   += -DNNC_HAVE_MPI=1
 LIBS       += $(MPI_LIBS)
 endif
 
-LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c gpu/*.c)
+LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c gpu/*.c gate/*.c)
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
@@ -69,7 +78,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench bench-verify bench-crown bench-prove bench-sampling bench-msm fuzz setup clean install
+.PHONY: all lib test check demo bench bench-verify bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-gnn bench-zk fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -91,8 +100,16 @@ $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -
 endif
 # multi-device code (gpu/*.c) sees the MPI headers
 $(BUILD)/obj/gpu/%.o: CPPFLAGS += $(MPI_CFLAGS)
+# and so does the multi-process aggregation check run under mpirun
+$(BUILD)/tools/dist_gnn_check: CPPFLAGS += $(MPI_CFLAGS)
 # the packed GEMM splits its row blocks over OpenMP's persistent threads
 $(BUILD)/obj/models/sgemm.o: CFLAGS += -fopenmp
+# sampling: Philox blocks vectorised across lanes (-O3), samples over two threads
+$(BUILD)/obj/verifier/sample.o: CFLAGS += -fopenmp $(if $(filter 1,$(SAN)),,-O3)
+# the embedding-bag kernel splits its bags the same way
+$(BUILD)/obj/models/embbag.o: CFLAGS += -fopenmp -O3
+# so does the sparse product (models/spmm.c) with its row blocks
+$(BUILD)/obj/models/spmm.o: CFLAGS += -fopenmp
 
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
@@ -163,6 +180,12 @@ bench-crown: setup
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_crown
 	@BUILD=$(BUILD) tests/bench/run_bench_crown.sh
 
+# alpha-CROWN margins against CROWN on the same images, next to auto_LiRPA's
+# recorded alpha-CROWN figures: results/alpha-mnist.csv
+bench-alpha: setup
+	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_alpha
+	@BUILD=$(BUILD) tests/bench/run_bench_alpha.sh
+
 # Sampling throughput of the verifier against the runtime, and samples
 # needed with and without the certified-volume reduction: results/sampling-*.csv
 bench-sampling: setup
@@ -170,12 +193,34 @@ bench-sampling: setup
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_sampling.sh
 
 # MSM and NTT kernels up to 2^20 (points per second from the medians): results/msm.csv
+# and beside them the published gnark / rapidsnark figures: results/msm-peers.csv
 bench-msm:
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_prover
 	@mkdir -p results
 	@$(BUILD)/bench/bench_prover --max-log 20 --reps 3 | tee results/msm.csv
 	@awk -F, '$$1 == "g1_msm" { printf "g1_msm n=%s threads=%s: %.0f points/s\n", $$2, $$3, $$2 / $$4 }' results/msm.csv
 	@{ echo "machine: $$(nproc) cores, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"; echo "date: $$(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >results/msm-machine.txt
+	@tests/bench/msm_compare.sh
+
+# GCN aggregation (SpMM) on Cora and PubMed against scipy and torch.sparse,
+# with the bandwidth bound: results/gnn.csv
+$(BUILD)/bench/bench_gnn: CFLAGS += -fopenmp
+bench-gnn:
+	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_gnn
+	@BUILD=$(BUILD) tests/bench/run_bench_gnn.sh
+
+# Embedding-bag throughput against torch.nn.EmbeddingBag and the DLRM
+# planner against table-/row-wise placement: results/dlrm.csv
+bench-dlrm: setup
+	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/bench_embbag
+	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_dlrm.sh
+
+# Proofs of inference: constraints, witness/prove/verify time, proof size and
+# peak memory per model and privacy setting, constraints per MAC, quantised
+# accuracy: results/zk.csv, zk.svg, zk-accuracy.csv, zk-published.csv
+bench-zk:
+	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_zk
+	@BUILD=$(BUILD) tests/bench/run_bench_zk.sh
 
 # Groth16 proving time against snarkjs on the same keys: results/prove.csv
 bench-prove: setup
@@ -194,6 +239,26 @@ build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN)/onnx.pb-c.c
 
 fuzz: setup $(FUZZ_TARGETS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzz.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, both libraries,
+# the public headers under include/nncert/ (included as <models/model.h>),
+# a pkg-config file (pkg-config --cflags --libs nncert; --static adds the
+# dependencies of libnncert.a) and the man page.
+PREFIX   ?= /usr/local
+PUBLIC_HEADERS := common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h \
+                  gpu/gpu.h gate/gate.h
+install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(NNCERT) $(DESTDIR)$(PREFIX)/bin/nncert
+	install -m 644 $(BUILD)/libnncert.a $(DESTDIR)$(PREFIX)/lib/libnncert.a
+	install -m 755 $(BUILD)/libnncert.so $(DESTDIR)$(PREFIX)/lib/libnncert.so
+	for h in $(PUBLIC_HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/nncert/$$h || exit 1; done
+	install -m 644 man/nncert.1 $(DESTDIR)$(PREFIX)/share/man/man1/nncert.1
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: nncert' 'Description: robustness certificates and proofs of inference for neural networks' \
+	  'Version: $(shell sed -n 's/^#define NNC_VERSION_STRING "\(.*\)"/\1/p' common/nnc.h)' \
+	  'Cflags: -I$${includedir}/nncert' 'Libs: -L$${libdir} -lnncert' 'Libs.private: $(strip $(LIBS))' \
+	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/nncert.pc
 
 clean:
 	rm -rf build build-cpu build-san build-san-cpu build-fuzz bin

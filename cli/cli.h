@@ -43,4 +43,16 @@ int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *
 int nnc_cli_parse_double(const char *s, double *out);
 int nnc_cli_parse_u64(const char *s, uint64_t *out);
 
+/* cli/cmd_gate.c: the CI gate, signing keys, attestation checks. */
+int nnc_cmd_gate(int argc, char **argv);
+int nnc_cmd_keygen(int argc, char **argv);
+int nnc_cmd_attest(int argc, char **argv);
+int nnc_cmd_compile(int argc, char **argv);
+int nnc_cmd_prove(int argc, char **argv);
+int nnc_cmd_check(int argc, char **argv);
+/* cli/cmd_plan.c, cli/cmd_dlrm_run.c: DLRM embedding placement and distributed runs. */
+int nnc_cmd_plan(int argc, char **argv);
+int nnc_cmd_dlrm_run(int argc, char **argv);
+int nnc_cmd_dlrm_bounds(int argc, char **argv);
+
 #endif

@@ -13,6 +13,7 @@
  *   75 a resource limit was exceeded */
 #include "cli/cli.h"
 #include "common/nnc.h"
+#include "gpu/dist_gnn.h"
 #include "models/model.h"
 #include "prover/prover.h"
 #include "specs/spec.h"
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char main_help[] =
@@ -38,6 +40,13 @@ static const char main_help[] =
     "  spec linf ...            write the L-inf robustness spec around an input\n"
     "  groth16 setup|prove|verify  Groth16 on BN254 with snarkjs-compatible files\n"
     "  zkey export verificationkey KEY.zkey VK.json\n"
+    "  compile|prove|check ...  proofs of inference: model -> circuit -> Groth16 proof\n"
+    "  gate CONFIG              CI gate: run checks, write JUnit/JSON/Markdown/HTML, sign\n"
+    "  keygen PUBKEY SECKEY     Ed25519 key pair for signing gate summaries\n"
+    "  attest verify SUMMARY PUBKEY  check a signed gate summary\n"
+    "  plan MODEL --trace F --devices D  place a DLRM's embedding tables on D devices\n"
+    "  dlrm-run MODEL --trace F  run a DLRM with its tables distributed (mpirun or simulated)\n"
+    "  dlrm-bounds MODEL --trace F  sound DLRM output bounds, ids fixed, dense features in a box\n"
     "  version                  print the version\n"
     "\n"
     "Run 'nncert COMMAND --help' for a command's options.\n"
@@ -65,7 +74,10 @@ static const char run_help[] =
     "                      multiple of the per-sample size is evaluated as a batch\n"
     "  --precision P       f32 (default for float models) or f64\n"
     "  --output FILE       write the JSON there instead of stdout\n"
-    "  --batch-size N      samples per runtime call (default 256)\n";
+    "  --batch-size N      samples per runtime call (default 256)\n"
+    "  --distributed       under mpirun: split graph aggregation (sparse MatMul)\n"
+    "                      over the MPI ranks with halo exchange; rank 0 writes the\n"
+    "                      outputs, bit-identical to a single-process run\n";
 
 static void shape_str(const nnc_tensor_info *t, char *buf, size_t len)
 {
@@ -225,6 +237,8 @@ static int cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *input = NULL, *output = NULL, *prec_s = NULL;
     long chunk = 256;
+    int distributed = 0, rank = 0, nranks = 1;
+    nnc_gpu_dist *dist = NULL;
     for (int i = 0; i < argc; i++) {
         if (nnc_cli_is_help(argv[i])) {
             fputs(run_help, stdout);
@@ -242,6 +256,8 @@ static int cmd_run(int argc, char **argv)
                 chunk = strtol(v, &end, 10);
                 if (errno || *end || chunk < 1 || chunk > (1 << 20)) return nnc_cli_usage_error("run", "--batch-size must be 1..1048576");
             }
+        } else if (strcmp(argv[i], "--distributed") == 0) {
+            distributed = 1;
         } else if (argv[i][0] == '-') {
             return nnc_cli_usage_error("run", "unknown option");
         } else if (path) {
@@ -320,6 +336,10 @@ static int cmd_run(int argc, char **argv)
         rc = nnc_cli_fail(st, err);
         goto done;
     }
+    if (distributed && (st = nnc_gpu_dist_attach(&dist, rt, err, sizeof err)) != NNC_STATUS_OK) {
+        rc = nnc_cli_fail(st, err);
+        goto done;
+    }
     for (int b0 = 0; b0 < total; b0 += bs) {
         int cnt = total - b0 < bs ? total - b0 : bs;
         for (int i = 0; i < nin; i++) {
@@ -340,7 +360,10 @@ static int cmd_run(int argc, char **argv)
             goto done;
         }
     }
-    if (output) {
+    if (dist) nnc_gpu_dist_rank(dist, &rank, &nranks);
+    if (rank != 0) {
+        /* rank 0 writes the outputs */
+    } else if (output) {
         /* a temporary file renamed into place: a failure leaves nothing half-written */
         run_outputs ro = {m, prec, total, outs};
         rc = nnc_cli_write_atomic(output, write_run_outputs, &ro);
@@ -348,6 +371,7 @@ static int cmd_run(int argc, char **argv)
         rc = EXIT_CANTCREAT;
     }
 done:
+    nnc_gpu_dist_detach(dist, rt);
     nnc_rt_destroy(rt);
     for (int i = 0; i < nin && ins; i++) free(ins[i]);
     for (int j = 0; j < nout && outs; j++) free(outs[j]);
@@ -364,6 +388,7 @@ static const char verify_help[] =
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
     "                     [--no-split] [--ibp] [--stop-on-counterexample]\n"
+    "                     [--alpha-iters N|auto] [--relu-split auto|on|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
@@ -376,7 +401,8 @@ static const char verify_help[] =
     "  --confidence C      confidence of the interval (default 0.999)\n"
     "  --timeout S         seconds for branch and bound (default 60)\n"
     "  --seed K            Philox4x32-10 seed (default 1)\n"
-    "  --device D          cpu (default); gpu is not available in this version\n"
+    "  --device D          cpu (default) or gpu: where the sampling stage runs; the\n"
+    "                      report is the same (gpu: CUDA builds, dense ReLU chains)\n"
     "  --max-violation P   exit 0 when the upper bound is <= P, 1 when the lower\n"
     "                      bound is > P, 2 otherwise\n"
     "  --json FILE         write the JSON report there\n"
@@ -389,6 +415,12 @@ static const char verify_help[] =
     "                      default results/sweep)\n"
     "  --stop-on-counterexample  end branch and bound at the first validated\n"
     "                      counterexample (the interval stays valid, only wider)\n"
+    "  --alpha-iters N     optimised ReLU lower slopes (alpha-CROWN) on leaves CROWN\n"
+    "                      leaves open: N steps per objective, 0 off; auto (default):\n"
+    "                      8 for models with more than 16 inputs, else 0\n"
+    "  --relu-split M      branch and bound over ReLU splits on open leaves: auto\n"
+    "                      (default: models with more than 16 inputs), on, off;\n"
+    "                      it certifies whole input leaves only\n"
     "\n"
     "Exit codes: 0 holds (or meets --max-violation), 1 validated counterexample\n"
     "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
@@ -410,16 +442,35 @@ static nnc_status write_spec(FILE *f, const void *s, char *err, size_t errlen)
     return nnc_spc_write_vnnlib(f, (const nnc_spec *)s, err, errlen);
 }
 
+/* What the progress line needs across calls: the branch-and-bound budget
+ * (its ETA is at most the time left of it) and where sampling started (its
+ * ETA extrapolates the sampling rate). */
+typedef struct progress_state {
+    double timeout_s;
+    double sample_t0;     /* elapsed_s at the first sampling report; < 0 before */
+    uint64_t sample_n0;
+} progress_state;
+
 static void progress_line(void *ctx, const nnc_vrf_progress *p)
 {
-    (void)ctx;
-    if (p->samples_done)
-        fprintf(stderr, "\r  leaves %llu  open %llu  samples %llu/%llu  %.1fs   ", (unsigned long long)p->leaves,
+    progress_state *ps = ctx;
+    if (p->samples_done) {
+        if (ps->sample_t0 < 0 || p->elapsed_s < ps->sample_t0 || p->samples_done < ps->sample_n0) {
+            /* first sampling report of this run (a sweep makes several runs) */
+            ps->sample_t0 = p->elapsed_s;
+            ps->sample_n0 = p->samples_done;
+        }
+        double dt = p->elapsed_s - ps->sample_t0, dn = (double)(p->samples_done - ps->sample_n0);
+        char eta[32] = "ETA --";
+        if (dn > 0) snprintf(eta, sizeof eta, "ETA %.0fs", dt / dn * (double)(p->samples_total - p->samples_done));
+        fprintf(stderr, "\r\033[K  leaves %llu  open %llu  samples %llu/%llu  %.1fs  %s", (unsigned long long)p->leaves,
                 (unsigned long long)p->open_leaves, (unsigned long long)p->samples_done,
-                (unsigned long long)p->samples_total, p->elapsed_s);
-    else
-        fprintf(stderr, "\r  leaves %llu  open %llu  certified %.4f%%  %.1fs   ", (unsigned long long)p->leaves,
-                (unsigned long long)p->open_leaves, 100 * p->certified_fraction, p->elapsed_s);
+                (unsigned long long)p->samples_total, p->elapsed_s, eta);
+    } else {
+        fprintf(stderr, "\r\033[K  leaves %llu  open %llu  certified %.4f%%  %.1fs  splitting ETA <= %.0fs",
+                (unsigned long long)p->leaves, (unsigned long long)p->open_leaves, 100 * p->certified_fraction,
+                p->elapsed_s, fmax(0, ps->timeout_s - p->elapsed_s));
+    }
     fflush(stderr);
 }
 
@@ -524,6 +575,14 @@ static int cmd_verify(int argc, char **argv)
             if (strcmp(a, "--samples") == 0) bad = nnc_cli_parse_u64(v, &o.samples);
             else if (strcmp(a, "--seed") == 0) bad = nnc_cli_parse_u64(v, &o.seed);
             else if (strcmp(a, "--max-leaves") == 0) bad = nnc_cli_parse_u64(v, &o.max_leaves) || o.max_leaves == 0;
+            else if (strcmp(a, "--alpha-iters") == 0) {
+                uint64_t it = 0;
+                bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &it) || it > 10000);
+                o.alpha_iters = strcmp(v, "auto") == 0 ? -1 : (int)it;
+            } else if (strcmp(a, "--relu-split") == 0) {
+                o.relu_split = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "on") == 0 ? 1 : strcmp(v, "off") == 0 ? 0 : 2;
+                bad = o.relu_split == 2;
+            }
             else if (strcmp(a, "--confidence") == 0) bad = nnc_cli_parse_double(v, &o.confidence) || !(o.confidence > 0 && o.confidence < 1);
             else if (strcmp(a, "--timeout") == 0) bad = nnc_cli_parse_double(v, &o.timeout_s) || o.timeout_s < 0;
             else if (strcmp(a, "--max-violation") == 0) bad = nnc_cli_parse_double(v, &o.max_violation) || o.max_violation < 0 || o.max_violation > 1;
@@ -555,8 +614,8 @@ static int cmd_verify(int argc, char **argv)
         }
     }
     if (model == NULL || specp == NULL) return nnc_cli_usage_error("verify", "MODEL and SPEC are required");
-    if (strcmp(device, "cpu") != 0) {
-        if (strcmp(device, "gpu") == 0) return nnc_cli_fail(NNC_STATUS_UNSUPPORTED, "--device gpu: GPU verification is not implemented yet; use --device cpu");
+    if (strcmp(device, "gpu") == 0) o.device = NNC_VRF_DEVICE_GPU;
+    else if (strcmp(device, "cpu") != 0) {
         return nnc_cli_usage_error("verify", "--device must be cpu or gpu");
     }
     char err[NNC_ERRBUF_SIZE];
@@ -580,7 +639,11 @@ static int cmd_verify(int argc, char **argv)
         nnc_mdl_destroy(m);
         return nnc_cli_fail(st, err);
     }
-    if (isatty(2)) o.progress = progress_line;
+    progress_state pstate = {o.timeout_s, -1, 0};
+    if (isatty(2)) {
+        o.progress = progress_line;
+        o.progress_ctx = &pstate;
+    }
     if (sweep) {
         int rc = run_sweep(m, spec, &o, sweep, sweep_out, clip_lo, clip_hi);
         nnc_spc_destroy(spec);
@@ -724,6 +787,31 @@ static const char groth16_help[] =
 
 static int g16_fail(nnc_status st, const char *msg) { return nnc_cli_fail(st, msg); }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* groth16 prove on a terminal: the stage done, the estimated share of the
+ * work, elapsed time and an ETA extrapolated from that share. */
+typedef struct prove_progress_state {
+    double t0;
+    int stages;
+} prove_progress_state;
+
+static void prove_progress(void *ctx, const char *stage, double f)
+{
+    prove_progress_state *ps = ctx;
+    double el = now_s() - ps->t0;
+    char eta[32] = "ETA --";
+    if (f > 0.001 && f < 1) snprintf(eta, sizeof eta, "ETA %.0fs", el * (1 - f) / f);
+    else if (f >= 1) snprintf(eta, sizeof eta, "ETA 0s");
+    fprintf(stderr, "\r\033[K  prove: %s done (%d)  %.0f%%  %.1fs  %s", stage, ++ps->stages, 100 * f, el, eta);
+    fflush(stderr);
+}
+
 static int cmd_groth16(int argc, char **argv)
 {
     if (argc < 1 || nnc_cli_is_help(argv[0])) {
@@ -789,7 +877,10 @@ static int cmd_groth16(int argc, char **argv)
                 return g16_fail(st, err);
             }
         }
-        st = nnc_prv_g16_prove(&proof, &pub, &z, &w, threads, err, sizeof err);
+        prove_progress_state pp = {now_s(), 0};
+        st = nnc_prv_g16_prove_progress(&proof, &pub, &z, &w, threads, isatty(2) ? prove_progress : NULL, &pp, err,
+                                        sizeof err);
+        if (isatty(2)) fputs("\r\033[K", stderr);
         nnc_prv_zkey_clear(&z);
         nnc_prv_fr_vec_clear(&w);
         if (st) return g16_fail(st, err);
@@ -866,6 +957,15 @@ static const struct {
     {"spec", cmd_spec},
     {"groth16", cmd_groth16},
     {"zkey", cmd_zkey},
+    {"compile", nnc_cmd_compile},
+    {"prove", nnc_cmd_prove},
+    {"check", nnc_cmd_check},
+    {"gate", nnc_cmd_gate},
+    {"keygen", nnc_cmd_keygen},
+    {"attest", nnc_cmd_attest},
+    {"plan", nnc_cmd_plan},
+    {"dlrm-run", nnc_cmd_dlrm_run},
+    {"dlrm-bounds", nnc_cmd_dlrm_bounds},
 };
 
 int main(int argc, char **argv)

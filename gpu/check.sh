@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: build with the CUDA unit, check that every
 # GPU kernel equals the CPU path on the same inputs, and time them.
-# Prints the checks' output; exits non-zero on any mismatch.
+# Prints the checks' output; exits non-zero on any mismatch.  Timings of the
+# verifier's sampling go to results/gpu-sampling.csv (machine in
+# results/gpu-machine.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
@@ -11,3 +13,41 @@ build/tests/test_gpu
 # for byte, with "time op n gpu_s cpu_s" lines.
 make -j"$(nproc)" GPU=1 NVFLAGS="-O2 -std=c++17 -arch=native -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1" build/tests/test_gpu_prover
 build/tests/test_gpu_prover
+# Embedding bags: the warp-per-bag kernel against the CPU kernel, bit for bit,
+# with "time embbag dim D lookups gpu_kernel_s cpu_s" lines.
+make -j"$(nproc)" GPU=1 NVFLAGS="-O2 -std=c++17 -arch=native -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1" build/tests/test_gpu_embbag
+build/tests/test_gpu_embbag
+# Verifier (gpu/verify.cu): the device draws the CPU's Philox points bit for
+# bit, decides the CPU's float64 verdicts, bounds boxes as the CPU does, and
+# nncert verify gives the same report on both for several specs and seeds;
+# then CPU vs GPU sampling throughput.
+make -j"$(nproc)" GPU=1 NVFLAGS="-O2 -std=c++17 -arch=native -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1" build/tests/test_gpu_verify bin/nncert
+mkdir -p results
+NNC_GPU_CSV=results/gpu-sampling.csv build/tests/test_gpu_verify
+{
+    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+    echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} >results/gpu-machine.txt
+cat results/gpu-sampling.csv
+# the CLI: same JSON report from --device cpu and --device gpu (time_s aside)
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+bin/nncert spec linf --model models/zoo/mlp.onnx --input models/zoo/sample_input.json --label 9 --eps 0.08 --clip 0,1 --output "$W/s.vnnlib"
+for dev in cpu gpu; do
+    bin/nncert verify models/zoo/mlp.onnx "$W/s.vnnlib" --ibp --max-leaves 32 --timeout 600 --samples 200000 --seed 7 \
+        --device "$dev" --json "$W/$dev.json" >/dev/null || [ $? -le 2 ]
+    grep -v '"time_s"' "$W/$dev.json" >"$W/$dev.cmp"
+done
+if cmp -s "$W/cpu.cmp" "$W/gpu.cmp"; then
+    echo "nncert verify --device gpu: same report as --device cpu"
+else
+    echo "FAIL: nncert verify reports differ between --device cpu and --device gpu"
+    diff "$W/cpu.cmp" "$W/gpu.cmp" || true
+    exit 1
+fi
+# GNN aggregation: TC-GNN tiles on tensor cores (tf32, stated tolerance), the
+# CUDA-core CSR kernel and the NCCL multi-GPU path (bit for bit) against the
+# CPU SpMM, with "time spmm GRAPH F MODE gpu_ms cpu_ms" lines.
+make -j"$(nproc)" GPU=1 NVFLAGS="-O2 -std=c++17 -arch=native -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1" build/tests/test_gpu_spmm
+build/tests/test_gpu_spmm

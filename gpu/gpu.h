@@ -6,6 +6,7 @@
 #define NNC_GPU_H
 
 #include "common/nnc.h"
+#include "models/embbag.h"
 #include "prover/prover.h"
 
 #ifdef __cplusplus
@@ -33,6 +34,50 @@ nnc_status nnc_gpu_device_count(int *count, char *err, size_t errlen);
 nnc_status nnc_gpu_activation_f32(nnc_gpu_act act, float alpha, const float *in, float *out, size_t n,
                                   char *err, size_t errlen);
 
+/* ---- Verifier: sampling and batched interval bounds (gpu/verify.cu) ----
+ * For models that are chains of dense layers (verifier/sample_impl.h).  The
+ * per-element formulas are those of verifier/sample_math.h and the random
+ * points those of common/philox.h (cuRAND's Philox4x32-10 with the same
+ * seed / subsequence / offset mapping), so the CPU tests exercise them. */
+
+/* One dense layer: y = act(x w + b), w [K][N] row-major, b N values, act
+ * ReLU (relu = 1) or the identity. */
+typedef struct nnc_gpu_dense {
+    int K, N;
+    double *w;
+    double *b;
+    int relu;
+} nnc_gpu_dense;
+
+typedef struct nnc_gpu_smp nnc_gpu_smp; /* device buffers, cuBLAS handle; one thread at a time */
+
+/* Upload the layers (copied) for batches of up to max_batch samples. */
+nnc_status nnc_gpu_smp_create(nnc_gpu_smp **out, const nnc_gpu_dense *layers, int n_layers, int max_batch,
+                              char *err, size_t errlen);
+void nnc_gpu_smp_destroy(nnc_gpu_smp *g);
+
+/* Set the case: nopen open leaves packed in leaves[nopen][2 * n_in] (lo then
+ * hi), their running volume sums cum (tw = cum[nopen - 1]); the unsafe set as
+ * nnc_smp_margin takes it (nrows rows of n_out coefficients C, right-hand
+ * sides d, disjunct starts dstart[ndisj + 1]); tau the decision tolerance. */
+nnc_status nnc_gpu_smp_case(nnc_gpu_smp *g, const double *leaves, const double *cum, size_t nopen, double tw,
+                            int nrows, const double *C, const double *d, const int *dstart, int ndisj, double tau,
+                            char *err, size_t errlen);
+
+/* Draw samples with subsequences sub0 .. sub0 + cnt - 1 of seed on the device
+ * (curand_init(seed, sub, 0) + curand_uniform2_double), evaluate them in
+ * float64 (cublasDgemm + bias/ReLU kernels), compute their margins.
+ * Out: verdict[i] = 1 (margin < -tau), 0 (margin > tau) or -1 (undecided);
+ *      xs[cnt][n_in] the points when xs != NULL. */
+nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t sub0, int cnt, signed char *verdict, double *xs,
+                           char *err, size_t errlen);
+
+/* Sound interval bounds of a dense chain's outputs for nbox boxes in one
+ * batch (one thread per box and neuron, nnc_smp_interval_neuron): equal bit
+ * for bit to nnc_smp_ibp_batch on the CPU. */
+nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox, const double *lo, const double *hi,
+                             double *out_lo, double *out_hi, char *err, size_t errlen);
+
 /* ---- Groth16 prover kernels (gpu/msm.cu, gpu/ntt.cu) ----
  * Same inputs, outputs and conventions as the CPU functions in
  * prover/msm_impl.h and prover/ntt_impl.h, and byte-identical results
@@ -53,6 +98,13 @@ nnc_status nnc_gpu_ntt(nnc_prv_fr *a, size_t n, int inverse, char *err, size_t e
  * (as nnc_prv_coset_intt); shift NULL is w_(2n). */
 nnc_status nnc_gpu_coset_ntt(nnc_prv_fr *a, size_t n, int inverse, const nnc_prv_fr *shift, char *err,
                              size_t errlen);
+
+/* Embedding bags on device 0 (gpu/embbag.cu: one warp per bag), as
+ * nnc_mdl_embbag_f32 and bit-identical to it (models/embbag_math.h); host
+ * buffers in and out.  Out: *kernel_s (may be NULL) the kernel's seconds. */
+nnc_status nnc_gpu_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
+                              const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
+                              double *kernel_s, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  * of numel elements each. */
 
 #include "common/act.h"
+#include "models/embbag_impl.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -814,6 +815,7 @@ static int FN(exec)(const nnc_exec *x, const nnc_node *n)
     case NNC_OP_GLOBALAVERAGEPOOL: return FN(gap)(x, n);
     case NNC_OP_BATCHNORM: return FN(batchnorm)(x, n);
     case NNC_OP_REDUCESUM: case NNC_OP_REDUCEMEAN: return FN(reduce)(x, n);
+    case NNC_OP_EMBEDBAG: return FN(nnc_embbag_exec)(x, n);
     case NNC_OP_COUNT: break;
     }
     return 1;

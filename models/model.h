@@ -86,6 +86,7 @@ nnc_status nnc_mdl_set_input_shape(nnc_model *m, const char *name, int rank,
 typedef struct nnc_prepare_opts {
     int fold_batchnorm;    /* fold BatchNormalization into a preceding Conv/Gemm (default 1) */
     int fold_constants;    /* evaluate nodes whose inputs are all constant (default 1) */
+    int fuse_embbag;       /* Gather(table) + ReduceSum/Mean -> EmbeddingBag (default 1; models/embbag.h) */
 } nnc_prepare_opts;
 void nnc_prepare_opts_default(nnc_prepare_opts *o);
 
@@ -177,6 +178,22 @@ typedef struct nnc_runtime nnc_runtime;
 nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision prec,
                          int max_batch, char *err, size_t errlen);
 void nnc_rt_destroy(nnc_runtime *rt);
+
+/* Route the float32 runtime's sparse products (MatMul with a sparse constant
+ * left operand, models/spmm.h) through fn(ctx, A, X, F, Y) instead of the
+ * threaded CPU kernel; fn must give the same bits (spmm.h's order).  Used by
+ * the multi-process aggregation (nnc_gpu_dist_*).  fn NULL restores the
+ * kernel.  A float64 runtime ignores it. */
+struct nnc_mdl_csr32;
+void nnc_rt_set_spmm(nnc_runtime *rt, void (*fn)(void *ctx, const struct nnc_mdl_csr32 *a, const float *x, int64_t F, float *y),
+                     void *ctx);
+
+/* Supply the value NAME (the output of a single-output node) instead of
+ * computing it: later nnc_rt_run calls skip that node and copy batch *
+ * numel elements (the runtime's element types) from data.  data NULL
+ * computes it again.  Distributed DLRM execution (gpu/dlrm.h) feeds the
+ * pooled embeddings it gathered from other processes this way. */
+nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data, char *err, size_t errlen);
 
 /* Evaluate `batch` samples (1 <= batch <= max_batch).
  * In: inputs[i] points to batch * numel(input i) elements: float (F32) or

@@ -720,6 +720,8 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
         }
         return set_out(m, n, 0, x->dtype, rank, dims, err, errlen);
     }
+    case NNC_OP_EMBEDBAG: /* only made by fusion, after inference (models/embbag.c) */
+        FAIL(NNC_STATUS_UNSUPPORTED, "node '%s': EmbeddingBag is nncert's internal fused operator, not an ONNX operator", n->name);
     case NNC_OP_COUNT:
         break;
     }

@@ -34,3 +34,6 @@ NNC_OP(SUB, "Sub")
 NNC_OP(TANH, "Tanh")
 NNC_OP(TRANSPOSE, "Transpose")
 NNC_OP(UNSQUEEZE, "Unsqueeze")
+/* Fused at prepare time from Gather + ReduceSum/ReduceMean (models/embbag.c);
+ * never read from a file. */
+NNC_OP(EMBEDBAG, "EmbeddingBag")

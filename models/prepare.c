@@ -1,5 +1,6 @@
 /* Graph preparation: topological order, shape inference, constant folding,
  * BatchNormalization folding, dead-node removal, model introspection. */
+#include "models/embbag_impl.h"
 #include "models/model_impl.h"
 
 #include <math.h>
@@ -11,6 +12,7 @@ void nnc_prepare_opts_default(nnc_prepare_opts *o)
 {
     o->fold_batchnorm = 1;
     o->fold_constants = 1;
+    o->fuse_embbag = 1;
 }
 
 /* Kahn's algorithm over node dependencies.  Out: m->order (all nodes). */
@@ -239,6 +241,7 @@ nnc_status nnc_mdl_prepare(nnc_model *m, const nnc_prepare_opts *opts, char *err
             if (n->dead || n->op != NNC_OP_BATCHNORM) continue;
             if ((st = fold_bn(m, n, &folded))) return nnc_err(err, errlen, st, "out of memory while folding BatchNormalization");
         }
+    if (opts->fuse_embbag && (st = nnc_embbag_fuse(m, err, errlen))) return st;
     /* Dead-node removal: keep nodes reachable backwards from the outputs. */
     unsigned char *live = calloc((size_t)m->n_vals + 1, 1);
     if (live == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");

@@ -1,6 +1,7 @@
 /* Batched reference runtime: buffer planning and execution. */
 #include "models/model_impl.h"
 #include "models/sgemm.h"
+#include "models/spmm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,12 @@ struct nnc_runtime {
     fused_dense **dense;     /* per position in m->order, or NULL */
     unsigned char *skip;     /* per position in m->order: fused into an earlier node */
     int threads;
+    /* float32 sparse products (MatMul with a sparse constant left operand) */
+    nnc_mdl_csr32 **sp_a;          /* per position in m->order, or NULL */
+    nnc_mdl_spmm_plan **sp_plan;   /* per position, with sp_a */
+    nnc_mdl_spmm_fn sp_fn;         /* replacement kernel (nnc_rt_set_spmm) or NULL */
+    void *sp_ctx;
+    const void **ext;        /* per value: caller-supplied data (nnc_rt_set_value), or NULL */
 };
 
 static size_t elem_size(nnc_precision p, nnc_dtype t)
@@ -65,6 +72,16 @@ void nnc_rt_destroy(nnc_runtime *rt)
             }
     free(rt->dense);
     free(rt->skip);
+    if (rt->sp_a)
+        for (int t = 0; t < rt->m->n_order; t++)
+            if (rt->sp_a[t]) {
+                nnc_mdl_spmm_plan_destroy(rt->sp_plan[t]);
+                nnc_mdl_csr32_free(rt->sp_a[t]);
+                free(rt->sp_a[t]);
+            }
+    free(rt->sp_a);
+    free(rt->sp_plan);
+    free(rt->ext);
     free(rt);
 }
 
@@ -245,6 +262,24 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
                 size_t sc = nnc_sgemm_scratch_floats(rt->dense[t]->rows * max_batch, K) * sizeof(float);
                 if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
             }
+        rt->sp_a = calloc((size_t)m->n_order + 1, sizeof *rt->sp_a);
+        rt->sp_plan = calloc((size_t)m->n_order + 1, sizeof *rt->sp_plan);
+        if (!rt->sp_a || !rt->sp_plan) goto nomem;
+        for (int t = 0; t < m->n_order; t++) {
+            const nnc_node *n = &m->nodes[m->order[t]];
+            if (n->op != NNC_OP_MATMUL || !m->vals[n->in[0]].sparse) continue;
+            nnc_mdl_csr32 *a = calloc(1, sizeof *a);
+            if (a == NULL) goto nomem;
+            nnc_status st = nnc_mdl_csr32_from_csr(a, m->vals[n->in[0]].sparse, NULL, 0);
+            if (st == NNC_STATUS_OK) st = nnc_mdl_spmm_plan_create(&rt->sp_plan[t], a, rt->threads, NULL, 0);
+            if (st != NNC_STATUS_OK) {
+                nnc_mdl_csr32_free(a);
+                free(a);
+                if (st == NNC_STATUS_NOMEM) goto nomem;
+                continue; /* too large for int32 indices: the generic kernel runs it */
+            }
+            rt->sp_a[t] = a;
+        }
     }
     if (rt->scratch_bytes) {
         rt->scratch = malloc(rt->scratch_bytes);
@@ -255,6 +290,13 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
 nomem:
     nnc_rt_destroy(rt);
     return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory while creating the runtime");
+}
+
+void nnc_rt_set_spmm(nnc_runtime *rt, void (*fn)(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y),
+                     void *ctx)
+{
+    rt->sp_fn = fn;
+    rt->sp_ctx = ctx;
 }
 
 nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, void *const *outputs,
@@ -273,10 +315,27 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (rt->skip && rt->skip[t]) continue;
+        if (rt->ext && rt->ext[n->out[0]]) {
+            const nnc_value *v = &m->vals[n->out[0]];
+            memcpy(rt->buf[n->out[0]], rt->ext[n->out[0]], (size_t)batch * (size_t)v->numel * elem_size(rt->prec, v->dtype));
+            continue;
+        }
         if (rt->dense && rt->dense[t]) {
             const fused_dense *d = rt->dense[t];
             nnc_sgemm_packed(d->b, d->rows * batch, (const float *)rt->buf[n->in[0]], d->bias, d->relu,
                              (float *)rt->buf[d->out], (float *)rt->scratch, rt->threads);
+            continue;
+        }
+        if (rt->sp_a && rt->sp_a[t]) {
+            const nnc_value *xv = &m->vals[n->in[1]];
+            int64_t F = xv->rank == 1 ? 1 : xv->dims[1];
+            size_t xs = rt->batched[n->in[1]] ? (size_t)xv->numel : 0, ys = (size_t)m->vals[n->out[0]].numel;
+            for (int b = 0; b < batch; b++) {
+                const float *xb = (const float *)rt->buf[n->in[1]] + (size_t)b * xs;
+                float *yb = (float *)rt->buf[n->out[0]] + (size_t)b * ys;
+                if (rt->sp_fn) rt->sp_fn(rt->sp_ctx, rt->sp_a[t], xb, F, yb);
+                else nnc_mdl_spmm(rt->sp_plan[t], xb, F, yb);
+            }
             continue;
         }
         int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
@@ -292,5 +351,22 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
             if (bytes) memcpy((char *)outputs[k] + (size_t)b * bytes, src, bytes);
         }
     }
+    return NNC_STATUS_OK;
+}
+
+nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data, char *err, size_t errlen)
+{
+    const nnc_model *m = rt->m;
+    int v = nnc_mdl_find_value(m, name), t;
+    if (v < 0) return nnc_err(err, errlen, NNC_STATUS_ARG, "no value named '%s'", name);
+    for (t = 0; t < m->n_order; t++)
+        if (m->nodes[m->order[t]].out[0] == v) break;
+    /* only a node's whole, separately stored output can be replaced */
+    if (t == m->n_order || m->nodes[m->order[t]].n_out != 1 || !rt->owned[v] || (rt->skip && rt->skip[t]) ||
+        (rt->dense && rt->dense[t]))
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "value '%s' is not the output of a single-output node", name);
+    if (rt->ext == NULL && (rt->ext = calloc((size_t)m->n_vals + 1, sizeof *rt->ext)) == NULL)
+        return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    rt->ext[v] = data;
     return NNC_STATUS_OK;
 }

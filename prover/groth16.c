@@ -23,6 +23,7 @@
 
 #include "prover/curve_impl.h"
 #include "prover/field_impl.h"
+#include "prover/fixedbase_impl.h"
 #include "prover/msm_impl.h"
 #include "prover/ntt_impl.h"
 #include "prover/pairing_impl.h"
@@ -120,6 +121,21 @@ nnc_status nnc_prv_g16_verify(int *valid, const nnc_prv_g16_vk *vk, const nnc_pr
 nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
                              const nnc_prv_fr_vec *w, int threads, char *err, size_t errlen)
 {
+    return nnc_prv_g16_prove_progress(proof, pub, z, w, threads, NULL, NULL, err, errlen);
+}
+
+/* Progress in rough work units: a G1 MSM point ~ 200 field multiplications,
+ * a G2 point three times that, an NTT element log2(n)/2 per transform. */
+#define G16_PROGRESS(stage, units)                                                                                   \
+    do {                                                                                                            \
+        if (progress) progress(progress_ctx, stage, (work_done += (units)) / total);                                     \
+    } while (0)
+
+nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                      const nnc_prv_fr_vec *w, int threads,
+                                      void (*progress)(void *ctx, const char *stage, double fraction),
+                                      void *progress_ctx, char *err, size_t errlen)
+{
     memset(proof, 0, sizeof *proof);
     memset(pub, 0, sizeof *pub);
     if (threads < 1) threads = online_threads();
@@ -158,11 +174,15 @@ nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, cons
         goto done;
     }
     nnc_fr *polys[3] = {a, b, c};
+    double work_done = 0, ntt_units = 6.0 * n * (k + 1) / 2, total = ntt_units + 200.0 * 5.0 * z->n_vars +
+                                                                  200.0 * ((double)z->n_vars - z->n_public - 1 + n);
+    G16_PROGRESS("polynomials", 0);
     for (int p = 0; p < 3 && !st; p++) {
         if ((st = nnc_prv_ntt(polys[p], n, 1, threads)) || (st = nnc_prv_coset_ntt(polys[p], n, &g, threads)))
             nnc_err(err, errlen, st, "NTT failed");
     }
     if (st) goto done;
+    G16_PROGRESS("NTT", ntt_units);
     for (uint32_t i = 0; i < n; i++) {
         nnc_fr t;
         nnc_fr_mul(&t, &a[i], &b[i]);
@@ -176,24 +196,29 @@ nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, cons
     nnc_prv_g1 t1, t2;
     /* pi_a */
     nnc_prv_g1_msm(&t1, z->a, w->v, z->n_vars, threads);
+    G16_PROGRESS("MSM A", 200.0 * z->n_vars);
     nnc_prv_g1_add(&t1, &t1, &z->alpha1);
     nnc_prv_g1_mul(&t2, &z->delta1, &r);
     nnc_prv_g1_add(&proof->a, &t1, &t2);
     /* pi_b in G2 and G1 */
     nnc_prv_g2 u1, u2;
     nnc_prv_g2_msm(&u1, z->b2, w->v, z->n_vars, threads);
+    G16_PROGRESS("MSM B2", 600.0 * z->n_vars);
     nnc_prv_g2_add(&u1, &u1, &z->beta2);
     nnc_prv_g2_mul(&u2, &z->delta2, &s);
     nnc_prv_g2_add(&proof->b, &u1, &u2);
     nnc_prv_g1 b1;
     nnc_prv_g1_msm(&t1, z->b1, w->v, z->n_vars, threads);
+    G16_PROGRESS("MSM B1", 200.0 * z->n_vars);
     nnc_prv_g1_add(&t1, &t1, &z->beta1);
     nnc_prv_g1_mul(&t2, &z->delta1, &s);
     nnc_prv_g1_add(&b1, &t1, &t2);
     /* pi_c */
     uint32_t npriv = z->n_vars - z->n_public - 1;
     nnc_prv_g1_msm(&t1, z->c, w->v + z->n_public + 1, npriv, threads);
+    G16_PROGRESS("MSM C", 200.0 * npriv);
     nnc_prv_g1_msm(&t2, z->h, a, n, threads);
+    G16_PROGRESS("MSM H", 200.0 * n);
     nnc_prv_g1_add(&t1, &t1, &t2);
     nnc_prv_g1_mul(&t2, &proof->a, &s);
     nnc_prv_g1_add(&t1, &t1, &t2);
@@ -221,6 +246,7 @@ done:
     free(cpts);
     return st;
 }
+#undef G16_PROGRESS
 
 /* ----------------------------------------------------------------- setup */
 
@@ -319,23 +345,21 @@ nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err,
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
+    /* sc[j] = (beta u_j + alpha v_j + w_j) / (gamma for public j, else delta);
+     * the points are [scalar]G, computed in batches (prover/fixedbase.c) */
     for (uint32_t j = 0; j < nv; j++) {
-        nnc_prv_g1_mul(&z->a[j], &G1, &u[j]);
-        nnc_prv_g1_mul(&z->b1[j], &G1, &v[j]);
-        nnc_prv_g2_mul(&z->b2[j], &G2, &v[j]);
-        /* (beta u + alpha v + w) / (gamma or delta) */
-        nnc_fr acc, t2;
-        nnc_fr_mul(&acc, &beta, &u[j]);
+        nnc_fr t2;
+        nnc_fr_mul(&sc[j], &beta, &u[j]);
         nnc_fr_mul(&t2, &alpha, &v[j]);
-        nnc_fr_add(&acc, &acc, &t2);
-        nnc_fr_add(&acc, &acc, &wv[j]);
-        if (j <= n_public) {
-            nnc_fr_mul(&acc, &acc, &ginv);
-            nnc_prv_g1_mul(&z->ic[j], &G1, &acc);
-        } else {
-            nnc_fr_mul(&acc, &acc, &dinv);
-            nnc_prv_g1_mul(&z->c[j - n_public - 1], &G1, &acc);
-        }
+        nnc_fr_add(&sc[j], &sc[j], &t2);
+        nnc_fr_add(&sc[j], &sc[j], &wv[j]);
+        nnc_fr_mul(&sc[j], &sc[j], j <= n_public ? &ginv : &dinv);
+    }
+    if (nnc_prv_g1_gen_mul_batch(z->a, u, nv, 0) || nnc_prv_g1_gen_mul_batch(z->b1, v, nv, 0) ||
+        nnc_prv_g2_gen_mul_batch(z->b2, v, nv, 0) || nnc_prv_g1_gen_mul_batch(z->ic, sc, n_public + 1, 0) ||
+        nnc_prv_g1_gen_mul_batch(z->c, sc + n_public + 1, nv - n_public - 1, 0)) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
     }
     /* H_i = L'_i(tau) Z(tau) / (-2 delta), L'_i(x) = (x^n + 1) x_i / (-n (x - x_i)), x_i = g w^i:
      * H_i = (tau^n + 1)(tau^n - 1) x_i / (2 n delta (tau - x_i)) */
@@ -363,9 +387,12 @@ nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err,
         xi = g;
         for (uint32_t i = 0; i < n; i++) {
             nnc_fr_mul(&t, &num, &xi);
-            nnc_fr_mul(&t, &t, &den[i]);
-            nnc_prv_g1_mul(&z->h[i], &G1, &t);
+            nnc_fr_mul(&sc[nv + i], &t, &den[i]);
             nnc_fr_mul(&xi, &xi, &w);
+        }
+        if (nnc_prv_g1_gen_mul_batch(z->h, sc + nv, n, 0)) {
+            st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+            goto done;
         }
     }
     /* coefficient section: A and B entries, then the public rows of A */
@@ -404,6 +431,7 @@ done:
     if (u) sodium_memzero(u, sizeof(nnc_fr) * nv);
     if (v) sodium_memzero(v, sizeof(nnc_fr) * nv);
     if (wv) sodium_memzero(wv, sizeof(nnc_fr) * nv);
+    if (sc) sodium_memzero(sc, sizeof(nnc_fr) * ((size_t)nv + n));
     free(u); free(v); free(wv); free(lag); free(den); free(sc);
     if (st) nnc_prv_zkey_clear(z);
     return st;

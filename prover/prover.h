@@ -425,6 +425,13 @@ nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err,
  * threads < 1: one per online CPU. */
 nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
                              const nnc_prv_fr_vec *w, int threads, char *err, size_t errlen);
+/* As nnc_prv_g16_prove, calling progress (when not NULL) from the calling
+ * thread after each stage: its name and the estimated fraction of the work
+ * done, nondecreasing in [0, 1]. */
+nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                      const nnc_prv_fr_vec *w, int threads,
+                                      void (*progress)(void *ctx, const char *stage, double fraction),
+                                      void *progress_ctx, char *err, size_t errlen);
 
 /* Out: *valid = 1 when the proof verifies.  Returns INVALID (and *valid = 0)
  * for a wrong number of public inputs or points off the curve or subgroup. */

@@ -56,6 +56,16 @@ struct nnc_bnd {
     int *pos;            /* per value: position of its producer in m->order, -1 */
     unsigned char *needs_crown; /* per value: 0, or feeds a nonlinear node (1 ReLU-like, 2 other) */
     const double *box_lo, *box_hi;
+    /* refinement (see the end of this file; used by alpha.c, relusplit.c) */
+    int64_t *relu_off;        /* per order position: first flat ReLU index of a ReLU/LeakyReLU node, else -1 */
+    int64_t n_relu;           /* ReLU/LeakyReLU neurons in all */
+    const signed char *split; /* n_relu entries, +1 pre-activation >= 0, -1 <= 0, 0 free; or NULL */
+    int infeasible;           /* last compute: the split constraints admit no point of the box */
+    double **rec;             /* per nonlinear node's output value: objective-0 row recorded by backsub */
+    int recording;
+    int64_t *pre_off;         /* per value: flat ReLU index of its first element when it feeds a ReLU, else -1 */
+    const double *beta;       /* n_relu split multipliers (>= 0) for objective_grad, or NULL */
+    int beta_on;              /* backsub adds -beta s z to row 0 at split pre-activations */
 };
 
 static double up(double x) { return x + fabs(x) * 4 * DBL_EPSILON + 4.9e-324; }
@@ -199,6 +209,9 @@ void nnc_bnd_destroy(nnc_bnd *b)
         }
     free(b->lo); free(b->hi); free(b->L); free(b->Lbuf); free(b->Lcap); free(b->exact_ibp); free(b->ni); free(b->pos);
     free(b->needs_crown);
+    if (b->rec)
+        for (int v = 0; v < b->nv; v++) free(b->rec[v]);
+    free(b->rec); free(b->relu_off); free(b->pre_off);
     free(b);
 }
 
@@ -224,6 +237,8 @@ static int64_t fan_in(const nnc_model *m, const nnc_node *n)
 }
 
 static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out);
+static int refine_setup(nnc_bnd *b);
+static void apply_split(nnc_bnd *b, int t, const nnc_node *n);
 
 nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t errlen)
 {
@@ -391,6 +406,7 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
         b->hi[v] = malloc((size_t)(n + 1) * sizeof(double));
         if (!b->lo[v] || !b->hi[v]) goto nomem;
     }
+    if (refine_setup(b) != 0) goto nomem;
     *out = b;
     return NNC_STATUS_OK;
 nomem:
@@ -853,6 +869,14 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
         if (L == NULL) continue;
         const node_info *x = &b->ni[m->order[t]];
         int64_t no = V(b, vo)->numel;
+        if (b->beta_on && b->pre_off[vo] >= 0) {
+            /* beta-CROWN: on the split region s z >= 0, so f >= f - beta s z
+             * for beta >= 0; the term is exact (s = +-1) */
+            const signed char *sp = b->split + b->pre_off[vo];
+            const double *bt = b->beta + b->pre_off[vo];
+            for (int64_t j = 0; j < no; j++)
+                if (sp[j] && bt[j] > 0) L[j] -= bt[j] * (double)sp[j];
+        }
         /* rounding error committed here: gamma * |L| . ew */
         const double *ew = x->ew;
         for (int o = 0; o < nobj; o++) {
@@ -893,14 +917,23 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
                 const double *Lo = L + (size_t)o * no;
                 double *Li = b->L[v] + (size_t)o * ni;
                 double s = 0;
-                for (int64_t j = 0; j < no; j++) {
-                    double l = Lo[j];
-                    if (l == 0) continue;
-                    int64_t i = arg ? arg[j] : j;
-                    /* positive weight takes the lower line, negative the upper */
-                    double a = l >= 0 ? al[j] : au[j], bb = l >= 0 ? bl[j] : bu[j];
-                    if (i >= 0) Li[i] += l * a;
-                    s += l * bb;
+                if (b->recording && o == 0) memcpy(b->rec[vo], Lo, sizeof(double) * (size_t)no);
+                if (arg == NULL) {
+                    /* branch-free: positive weight takes the lower line, negative the upper */
+                    for (int64_t j = 0; j < no; j++) {
+                        double l = Lo[j], a = l > 0 ? al[j] : au[j], bb = l > 0 ? bl[j] : bu[j];
+                        Li[j] += l * a;                /* slopes are finite */
+                        s += l != 0 ? l * bb : 0.0;    /* intercepts may be infinite */
+                    }
+                } else {
+                    for (int64_t j = 0; j < no; j++) {
+                        double l = Lo[j];
+                        if (l == 0) continue;
+                        int64_t i = arg[j];
+                        double a = l >= 0 ? al[j] : au[j], bb = l >= 0 ? bl[j] : bu[j];
+                        if (i >= 0) Li[i] += l * a;
+                        s += l * bb;
+                    }
                 }
                 c[o] += s;
                 cabs[o] += fabs(c[o]);
@@ -937,6 +970,7 @@ nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int c
     memcpy(b->hi[b->in_v], hi, (size_t)nin * sizeof(double));
     b->box_lo = b->lo[b->in_v];
     b->box_hi = b->hi[b->in_v];
+    b->infeasible = 0;
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         int vo = n->out[0];
@@ -944,6 +978,7 @@ nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int c
         if (b->ni[m->order[t]].lin) {
             if ((st = ibp_linear(b, n))) return st;
         } else {
+            if (b->split) apply_split(b, t, n);
             ibp_nonlinear(b, n);
         }
         int64_t no = V(b, vo)->numel;
@@ -1028,5 +1063,173 @@ nnc_status nnc_bnd_linear_lower(nnc_bnd *b, int nobj, const double *C, const dou
         if (lam) memcpy(lam, Li, (size_t)nobj * (size_t)nin * sizeof(double));
     }
     free(Li); free(cc); free(ee);
+    return st;
+}
+
+/* ------------------------------------------------------------ refinement
+ * Hooks for alpha-CROWN (verifier/alpha.c) and ReLU splitting
+ * (verifier/relusplit.c).  ReLU/LeakyReLU neurons get a flat index: node by
+ * node in topological order, element by element. */
+
+static int is_relu(const nnc_node *n) { return n->op == NNC_OP_RELU || n->op == NNC_OP_LEAKYRELU; }
+static double relu_leak(const nnc_node *n) { return n->op == NNC_OP_RELU ? 0.0 : n->fp[0]; }
+
+static int refine_setup(nnc_bnd *b)
+{
+    const nnc_model *m = b->m;
+    b->relu_off = malloc(sizeof(int64_t) * ((size_t)m->n_order + 1));
+    b->rec = calloc((size_t)b->nv + 1, sizeof(double *));
+    b->pre_off = malloc(sizeof(int64_t) * ((size_t)b->nv + 1));
+    if (!b->relu_off || !b->rec || !b->pre_off) return -1;
+    for (int v = 0; v < b->nv; v++) b->pre_off[v] = -1;
+    b->n_relu = 0;
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        b->relu_off[t] = -1;
+        if (is_relu(n)) {
+            if (b->pre_off[n->in[0]] < 0) b->pre_off[n->in[0]] = b->n_relu;
+            b->relu_off[t] = b->n_relu;
+            b->n_relu += V(b, n->out[0])->numel;
+        }
+        if (!b->ni[m->order[t]].lin && !(b->rec[n->out[0]] = calloc((size_t)V(b, n->out[0])->numel + 1, sizeof(double))))
+            return -1;
+    }
+    return 0;
+}
+
+/* Split constraints of a ReLU node narrow its input's interval: the bounds
+ * then hold on the part of the box where the constraints hold, and the
+ * relaxation built from them is the exact linear piece. */
+static void apply_split(nnc_bnd *b, int t, const nnc_node *n)
+{
+    if (b->relu_off[t] < 0) return;
+    const signed char *sp = b->split + b->relu_off[t];
+    double *lo = b->lo[n->in[0]], *hi = b->hi[n->in[0]];
+    int64_t no = V(b, n->out[0])->numel;
+    for (int64_t j = 0; j < no; j++) {
+        if (sp[j] > 0) {
+            if (hi[j] < 0) b->infeasible = 1;
+            if (lo[j] < 0) lo[j] = 0;
+        } else if (sp[j] < 0) {
+            if (lo[j] > 0) b->infeasible = 1;
+            if (hi[j] > 0) hi[j] = 0;
+        }
+    }
+}
+
+int64_t nnc_bnd_relu_count(const nnc_bnd *b) { return b->n_relu; }
+
+void nnc_bnd_set_splits(nnc_bnd *b, const signed char *split) { b->split = split; }
+
+void nnc_bnd_set_beta(nnc_bnd *b, const double *beta) { b->beta = beta; }
+
+int nnc_bnd_infeasible(const nnc_bnd *b) { return b->infeasible; }
+
+void nnc_bnd_relu_bounds(const nnc_bnd *b, double *lo, double *hi)
+{
+    const nnc_model *m = b->m;
+    for (int t = 0; t < m->n_order; t++) {
+        if (b->relu_off[t] < 0) continue;
+        const nnc_node *n = &m->nodes[m->order[t]];
+        int64_t no = V(b, n->out[0])->numel;
+        memcpy(lo + b->relu_off[t], b->lo[n->in[0]], sizeof(double) * (size_t)no);
+        memcpy(hi + b->relu_off[t], b->hi[n->in[0]], sizeof(double) * (size_t)no);
+    }
+}
+
+void nnc_bnd_get_slopes(const nnc_bnd *b, double *alpha)
+{
+    const nnc_model *m = b->m;
+    for (int t = 0; t < m->n_order; t++)
+        if (b->relu_off[t] >= 0)
+            memcpy(alpha + b->relu_off[t], b->ni[m->order[t]].al,
+                   sizeof(double) * (size_t)V(b, m->nodes[m->order[t]].out[0])->numel);
+}
+
+/* Any lower line  y >= a x  with leak <= a <= 1 is valid for every x; the
+ * error weight is recomputed because |a| may now exceed the upper slope. */
+void nnc_bnd_set_slopes(nnc_bnd *b, const double *alpha)
+{
+    const nnc_model *m = b->m;
+    for (int t = 0; t < m->n_order; t++) {
+        if (b->relu_off[t] < 0) continue;
+        const nnc_node *n = &m->nodes[m->order[t]];
+        node_info *x = &b->ni[m->order[t]];
+        const double *l = b->lo[n->in[0]], *u = b->hi[n->in[0]];
+        double leak = relu_leak(n);
+        int64_t no = V(b, n->out[0])->numel;
+        for (int64_t j = 0; j < no; j++) {
+            if (!(l[j] < 0 && u[j] > 0) || !isfinite(l[j]) || !isfinite(u[j])) continue;
+            double a = alpha[b->relu_off[t] + j];
+            if (!(a >= leak)) a = leak; /* NaN too */
+            if (a > 1) a = 1;
+            x->al[j] = a;
+            x->ew[j] = fmax(fabs(x->al[j]), fabs(x->au[j])) * fmax(fabs(l[j]), fabs(u[j])) +
+                       fmax(fabs(x->bl[j]), fabs(x->bu[j]));
+        }
+    }
+}
+
+nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double *lower, double *lam, double *grad,
+                                  double *gbeta, double *coef)
+{
+    const nnc_model *m = b->m;
+    int64_t nin = V(b, b->in_v)->numel;
+    for (int v = 0; v < b->nv; v++)
+        if (b->rec[v]) memset(b->rec[v], 0, sizeof(double) * (size_t)V(b, v)->numel);
+    double *Li = malloc(sizeof(double) * (size_t)(nin + 1)), cc, ee;
+    double **z = calloc((size_t)b->nv, sizeof(double *));
+    nnc_status st = NNC_STATUS_NOMEM;
+    if (!Li || !z) goto out;
+    b->recording = 1;
+    b->beta_on = b->beta != NULL && b->split != NULL;
+    st = backsub(b, b->out_v, 1, C, Li, &cc, &ee);
+    b->recording = 0;
+    b->beta_on = 0;
+    if (st) goto out;
+    *lower = concretize(b, Li, cc + d, ee);
+    if (lam) memcpy(lam, Li, sizeof(double) * (size_t)nin);
+    if (grad == NULL && coef == NULL && gbeta == NULL) goto out;
+    /* d lower / d L at a value is the relaxed network evaluated forward at
+     * the minimiser x* of the linear bound, each neuron on the line its
+     * coefficient selected; hence d lower / d alpha_j = coef_j * z_j(x*). */
+    st = NNC_STATUS_NOMEM;
+    if (!(z[b->in_v] = malloc(sizeof(double) * (size_t)(nin + 1)))) goto out;
+    for (int64_t i = 0; i < nin; i++) z[b->in_v][i] = Li[i] >= 0 ? b->box_lo[i] : b->box_hi[i];
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        const node_info *x = &b->ni[m->order[t]];
+        int vo = n->out[0];
+        int64_t no = V(b, vo)->numel;
+        if (!(z[vo] = calloc((size_t)no + 1, sizeof(double)))) goto out;
+        if (x->lin) {
+            if (x->cbias) memcpy(z[vo], x->cbias, sizeof(double) * (size_t)no);
+            for (int s = 0; s < n->n_in; s++)
+                if (lin_slot(b, n, s) && z[n->in[s]]) lin_op(b, n, s, 0, 0, 1, z[n->in[s]], z[vo]);
+        } else {
+            const double *zi = z[n->in[0]];
+            for (int64_t j = 0; j < no; j++) {
+                int64_t i = n->op == NNC_OP_MAXPOOL ? x->arg[j] : j;
+                double xi = (i >= 0 && zi) ? zi[i] : 0;
+                z[vo][j] = b->rec[vo][j] >= 0 ? x->al[j] * xi + x->bl[j] : x->au[j] * xi + x->bu[j];
+            }
+        }
+        if (b->relu_off[t] >= 0) {
+            const double *l = b->lo[n->in[0]], *u = b->hi[n->in[0]], *zi = z[n->in[0]];
+            for (int64_t j = 0; j < no; j++) {
+                int64_t f = b->relu_off[t] + j;
+                double cj = b->rec[vo][j];
+                if (coef) coef[f] = cj;
+                if (grad) grad[f] = (cj > 0 && l[j] < 0 && u[j] > 0 && zi) ? cj * zi[j] : 0;
+                if (gbeta) gbeta[f] = (b->split && b->split[f] && zi) ? -(double)b->split[f] * zi[j] : 0;
+            }
+        }
+    }
+    st = NNC_STATUS_OK;
+out:
+    if (z)
+        for (int v = 0; v < b->nv; v++) free(z[v]);
+    free(z);
+    free(Li);
     return st;
 }

@@ -49,4 +49,46 @@ const double *nnc_bnd_out_hi(const nnc_bnd *b);
  * counterexample candidates). */
 nnc_status nnc_bnd_linear_lower(nnc_bnd *b, int nobj, const double *C, const double *d, double *lower, double *lam);
 
+/* ---- refinement: optimisable ReLU lower slopes and ReLU splits ----
+ * ReLU/LeakyReLU neurons are numbered 0 .. nnc_bnd_relu_count()-1, node by
+ * node in topological order.  A neuron is unstable when its pre-activation
+ * interval contains 0 strictly. */
+int64_t nnc_bnd_relu_count(const nnc_bnd *b);
+
+/* Split constraints used by every later nnc_bnd_compute: split[f] = +1
+ * restricts to the points where neuron f's pre-activation is >= 0, -1 to
+ * <= 0, 0 none.  The bounds computed are then valid on the part of the box
+ * that satisfies all constraints (not on the rest).  The array is borrowed
+ * (NULL: no splits) and must outlive its use. */
+void nnc_bnd_set_splits(nnc_bnd *b, const signed char *split);
+
+/* After nnc_bnd_compute: 1 when the bounds prove that no point of the box
+ * satisfies the split constraints (the sub-problem is empty). */
+int nnc_bnd_infeasible(const nnc_bnd *b);
+
+/* After nnc_bnd_compute: pre-activation bounds of every ReLU neuron. */
+void nnc_bnd_relu_bounds(const nnc_bnd *b, double *lo, double *hi);
+
+/* Lower-line slopes of the ReLU relaxations (alpha of alpha-CROWN).  get
+ * reads all of them; set changes those of unstable neurons, clipped to
+ * [leak, 1] where every slope gives a sound line.  nnc_bnd_compute resets
+ * them to CROWN's adaptive choice; intermediate bounds are not recomputed. */
+void nnc_bnd_get_slopes(const nnc_bnd *b, double *alpha);
+void nnc_bnd_set_slopes(nnc_bnd *b, const double *alpha);
+
+/* Multipliers of the split constraints (beta-CROWN), n_relu entries >= 0,
+ * read by nnc_bnd_objective_grad only (per objective), when splits are set:
+ * it bounds  C . out + d - sum_f beta_f s_f z_f, a lower bound of the
+ * objective wherever the constraints s_f z_f >= 0 hold.  Borrowed; NULL: none. */
+void nnc_bnd_set_beta(nnc_bnd *b, const double *beta);
+
+/* Sound lower bound of one objective  C . out + d  by back-substitution with
+ * the current slopes and multipliers (no IBP), with optional, per ReLU neuron:
+ * grad, the (sub)gradient of that bound with respect to the slopes;
+ * gbeta, its (sub)gradient with respect to the multipliers;
+ * coef, the objective's coefficient on the neuron's output (BaBSR scores).
+ * lam (n_in) as in nnc_bnd_linear_lower. */
+nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double *lower, double *lam, double *grad,
+                                  double *gbeta, double *coef);
+
 #endif

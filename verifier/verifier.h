@@ -5,7 +5,13 @@
  * soundly:
  *   1. branch and bound splits the box; each leaf is certified SAFE (sound
  *      linear bounds show no point can reach the unsafe set), certified
- *      UNSAFE (every point reaches it), or left OPEN;
+ *      UNSAFE (every point reaches it), or left OPEN.  A leaf CROWN leaves
+ *      open gets optimised ReLU lower slopes (alpha-CROWN) and, with many
+ *      inputs, a branch and bound over ReLU splits (pre-activation >= 0 or
+ *      <= 0).  ReLU splits never divide the input box into measurable
+ *      pieces: they certify a whole input leaf SAFE when every ReLU
+ *      sub-problem is certified or empty, and otherwise nothing, so the
+ *      certified volumes are always unions of whole input leaves;
  *   2. after splitting has stopped, a fresh uniform sample of the union of
  *      the open leaves (Philox4x32-10 streams keyed by the seed) is evaluated;
  *   3. p lies in [(V_unsafe + V_open * q_lo) / V, (V_unsafe + V_open * q_hi) / V]
@@ -45,6 +51,12 @@ typedef enum nnc_vrf_result {
     NNC_VRF_UNKNOWN = 2
 } nnc_vrf_result;
 
+/* Where the sampling stage runs.  The GPU takes models that are chains of
+ * dense layers (Gemm/MatMul, bias Add, Relu); it draws the same Philox points
+ * and keeps every verdict equal to the CPU's float64 one, so the report is
+ * the same (verifier/sample_impl.h). */
+enum { NNC_VRF_DEVICE_CPU = 0, NNC_VRF_DEVICE_GPU = 1 };
+
 typedef struct nnc_vrf_progress {
     uint64_t leaves, open_leaves;
     double certified_fraction; /* safe + unsafe volume so far, of the total */
@@ -63,11 +75,24 @@ typedef struct nnc_vrf_opts {
     int split;               /* 1: branch and bound (default), 0: bound the box once */
     int stop_on_counterexample; /* 1: end branch and bound at the first validated
                                    counterexample (the interval stays valid, wider) */
+    int alpha_iters;         /* optimised ReLU lower slopes (alpha-CROWN) on leaves
+                                CROWN leaves open: steps per objective; 0 off; -1 auto
+                                (the default: 8 with inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS,
+                                else 0) */
+    int relu_split;          /* ReLU-split branch and bound on open input leaves:
+                                -1 auto (inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS, the
+                                default), 0 never, 1 always */
+    int device;              /* NNC_VRF_DEVICE_CPU (default) or NNC_VRF_DEVICE_GPU: where
+                                the sampling stage draws and evaluates (same report) */
     const double *box_lo, *box_hi; /* NULL, or a box replacing the spec's (one-case
                                       specs only; used by the epsilon sweep) */
     void (*progress)(void *ctx, const nnc_vrf_progress *p); /* may be NULL */
     void *progress_ctx;
 } nnc_vrf_opts;
+
+/* With more inputs than this, splitting the input box stalls: open leaves
+ * first get a ReLU-split branch and bound (relu_split = -1). */
+#define NNC_VRF_RELU_SPLIT_MIN_INPUTS 16
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o);
 
@@ -115,6 +140,17 @@ const char *nnc_vrf_result_name(nnc_vrf_result r);
 /* Exact Clopper-Pearson interval of k successes in n trials (see stats.c). */
 nnc_status nnc_vrf_clopper_pearson(uint64_t k, uint64_t n, double confidence, double *lo, double *hi,
                                    char *err, size_t errlen);
+
+/* Sound interval bounds of a DLRM's output (verifier/dlrm_bounds.c): the
+ * categorical inputs fixed to ids[i] (one array per integer graph input, in
+ * input order, with the input's per-sample element count), the float input
+ * in the box [lo, hi].  Bounds hold in exact real arithmetic on the stored
+ * weights, through the pairwise dot-product interaction.
+ * Out: out_lo/out_hi, the output's per-sample element count each.
+ * Returns: OK; UNSUPPORTED naming an operator without a transformer; the
+ * loader's codes. */
+nnc_status nnc_vrf_dlrm_bounds(const char *path, const int64_t *const *ids, const double *lo, const double *hi,
+                               double *out_lo, double *out_hi, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
 #include "common/philox.h"
 #include "models/model_impl.h"
 #include "verifier/bounds_impl.h"
+#include "verifier/sample_impl.h"
+#include "verifier/refine_impl.h"
 
 #include <gmp.h>
 #include <math.h>
@@ -28,6 +30,8 @@ void nnc_vrf_opts_default(nnc_vrf_opts *o)
     o->max_leaves = 200000;
     o->crown = 1;
     o->split = 1;
+    o->alpha_iters = -1;
+    o->relu_split = -1;
 }
 
 const char *nnc_vrf_result_name(nnc_vrf_result r)
@@ -61,6 +65,7 @@ typedef struct ctx {
     const nnc_vrf_opts *o;
     nnc_bnd *bnd;
     nnc_runtime *rt64, *rt32, *rt64b; /* single-sample f64/f32, batched f64 */
+    nnc_smp *smp;                     /* sampling stage (CPU or GPU) */
     int n_in, n_out;
     double t0;
     /* objectives of the current case: rows of C (n_out each) with rhs d:
@@ -72,23 +77,6 @@ typedef struct ctx {
     double *cx, *cy, *cy2; /* candidate scratch: n_in, n_out, n_out */
     float *fx, *fy;        /* n_in, n_out */
 } ctx;
-
-/* Violation margin of y for case k: <= 0 iff some disjunct holds
- * (max over the disjunct's constraints of C.y - d, min over disjuncts). */
-static double margin(const ctx *c, const double *y)
-{
-    double best = INFINITY;
-    for (int j = 0; j < c->ndisj; j++) {
-        double worst = -INFINITY;
-        for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) {
-            double v = -c->d[r];
-            for (int i = 0; i < c->n_out; i++) v += c->C[(size_t)r * (size_t)c->n_out + (size_t)i] * y[i];
-            if (v > worst) worst = v;
-        }
-        if (worst < best) best = worst;
-    }
-    return best;
-}
 
 /* Concrete check of a candidate: violating in float64 and in float32.
  * Records the first validated counterexample.  Returns 1 when validated. */
@@ -182,6 +170,47 @@ static double mpq_up(const mpq_t q)
 
 typedef enum { LEAF_SAFE, LEAF_UNSAFE, LEAF_OPEN } leaf_kind;
 
+/* Optimisation steps of alpha-CROWN: auto (< 0) runs them only with many
+ * inputs; with few, splitting the input box is cheaper per unit of bound
+ * gained (measured on ACAS Xu, where 8 steps cost more time than the leaves
+ * they save). */
+static int alpha_iters(const ctx *c)
+{
+    if (c->o->alpha_iters >= 0) return c->o->alpha_iters;
+    return c->n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS ? 8 : 0;
+}
+
+/* An open leaf: alpha-CROWN on the lower bounds lw[0..R) that leave their
+ * disjunct possible, then (many inputs) ReLU splits; *kind becomes SAFE when
+ * every disjunct is shown impossible.  The bounds in c->bnd are then stale. */
+static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam, leaf_kind *kind)
+{
+    int n = c->n_in;
+    double deadline = c->t0 + c->o->timeout_s;
+    /* lam stays CROWN's: on ACAS Xu the split choice it gives needs fewer
+     * leaves than the optimised bound's */
+    nnc_status st = nnc_alpha_lower(c->bnd, c->nrows, c->C, c->d, lw, NULL, alpha_iters(c), deadline);
+    int all_impossible = 1;
+    for (int j = 0; j < c->ndisj && !st; j++) {
+        int impossible = 0;
+        for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) impossible |= lw[r] > c->d[r];
+        all_impossible &= impossible;
+    }
+    if (st || all_impossible) {
+        if (!st) *kind = LEAF_SAFE;
+        return st;
+    }
+    if (c->o->relu_split == 0 || (c->o->relu_split < 0 && n <= NNC_VRF_RELU_SPLIT_MIN_INPUTS)) return NNC_STATUS_OK;
+    /* half of the time left: later leaves still get theirs */
+    double now = nnc_rfn_now(), dl = now + 0.5 * (deadline - now);
+    nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
+    int cert = 0;
+    uint64_t nodes = 0;
+    st = nnc_rsp_certify(c->bnd, box, box + n, &p, alpha_iters(c), dl, UINT64_MAX, &cert, &nodes);
+    if (!st && cert) *kind = LEAF_SAFE;
+    return st;
+}
+
 /* Bound one leaf.  Out: kind; *split_dim the dimension to split when open. */
 static nnc_status classify(ctx *c, int k, const double *box, leaf_kind *kind, int *split_dim)
 {
@@ -233,6 +262,14 @@ static nnc_status classify(ctx *c, int k, const double *box, leaf_kind *kind, in
             }
             free(x);
         }
+    }
+    /* refinement only where no validated counterexample lies in the leaf
+     * (it could never certify it) */
+    int cex_here = c->rep->has_counterexample && c->rep->counterexample_case == k && c->rep->cex_input != NULL;
+    for (int i = 0; i < n && cex_here; i++) cex_here = c->rep->cex_input[i] >= box[i] && c->rep->cex_input[i] <= box[n + i];
+    if (*kind == LEAF_OPEN && c->o->crown && !cex_here && (st = refine_leaf(c, box, lw, lam, kind))) {
+        free(CC); free(dd); free(lw); free(lam);
+        return st;
     }
     if (*kind == LEAF_OPEN) {
         /* split the dimension with the largest influence on the undecided
@@ -300,30 +337,22 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
      * disjoint from the estimate's) so that violated instances are found
      * before branch and bound spends its budget */
     {
+        /* verdicts as in the sampling stage (sample.c): the float64 runtime's */
         int B = NNC_VRF_EVAL_BATCH;
-        double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n), *ys = malloc(sizeof(double) * (size_t)B * (size_t)c->n_out);
+        double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n);
+        unsigned char *hit = malloc((size_t)B);
         char err[NNC_ERRBUF_SIZE];
-        for (int round = 0; xs && ys && round < 4 && !c->rep->has_counterexample; round++) {
-            for (int sidx = 0; sidx < B; sidx++) {
-                nnc_philox_state ph;
-                nnc_philox_init(&ph, c->o->seed ^ 0x5eed5eed5eedULL, ((uint64_t)(k + 1) << 48) + (uint64_t)(round * B + sidx), 0);
-                double u2[2];
-                for (int i = 0; i < n; i += 2) {
-                    nnc_philox_uniform2_double(&ph, u2);
-                    for (int t = 0; t < 2 && i + t < n; t++) {
-                        double v = lo[i + t] + u2[t] * (hi[i + t] - lo[i + t]);
-                        xs[(size_t)sidx * (size_t)n + (size_t)(i + t)] = v > hi[i + t] ? hi[i + t] : v;
-                    }
-                }
-            }
-            const void *in[1] = {xs};
-            void *out[1] = {ys};
-            if (nnc_rt_run(c->rt64b, B, in, out, err, sizeof err)) break;
+        double *root_leaf[1] = {root}, one = 1;
+        nnc_smp_case fc = {0, 0, root_leaf, &one, 1, 1, root, root + n, c->nrows, c->ndisj, c->C, c->d, c->dstart};
+        int ok = xs && hit && nnc_smp_case_begin(c->smp, &fc, err, sizeof err) == NNC_STATUS_OK;
+        for (int round = 0; ok && round < 4 && !c->rep->has_counterexample; round++) {
+            nnc_smp_box_points(xs, B, n, c->o->seed ^ 0x5eed5eed5eedULL, ((uint64_t)(k + 1) << 48) + (uint64_t)(round * B), lo, hi);
+            if (nnc_smp_decide(c->smp, B, xs, hit, err, sizeof err)) break;
             for (int sidx = 0; sidx < B && !c->rep->has_counterexample; sidx++)
-                if (margin(c, ys + (size_t)sidx * (size_t)c->n_out) <= 0) try_candidate(c, k, xs + (size_t)sidx * (size_t)n);
+                if (hit[sidx]) try_candidate(c, k, xs + (size_t)sidx * (size_t)n);
         }
         free(xs);
-        free(ys);
+        free(hit);
     }
 
     /* branch and bound: FIFO queue (largest leaves first) */
@@ -439,44 +468,26 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     if (!st && nopen && samples) {
         /* Each sample is decided by the float64 runtime at the sampled
          * (double) point: the verdict differs from exact arithmetic only for
-         * points within float64 rounding of the unsafe set's boundary. */
-        int B = NNC_VRF_EVAL_BATCH;
-        double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n), *ys = malloc(sizeof(double) * (size_t)B * (size_t)c->n_out);
-        if (!xs || !ys) st = NNC_STATUS_NOMEM;
+         * points within float64 rounding of the unsafe set's boundary.  The
+         * sampler (sample.c) decides most of them with a faster evaluator
+         * whose error bound provably leaves that verdict unchanged. */
+        nnc_smp_case sc = {c->o->seed, (uint64_t)k << 40, open_leaves, cum, nopen, tw, root, root + n,
+                           c->nrows, c->ndisj, c->C, c->d, c->dstart};
+        int B = nnc_smp_batch_max(c->smp);
+        double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n);
+        unsigned char *hit = malloc((size_t)B);
         char err[NNC_ERRBUF_SIZE];
+        if (!xs || !hit) st = NNC_STATUS_NOMEM;
+        else if (nnc_smp_case_begin(c->smp, &sc, err, sizeof err)) st = NNC_STATUS_INVALID;
         for (uint64_t s0 = 0; s0 < samples && !st; s0 += (uint64_t)B) {
+            /* sample number s0+s of case k: Philox subsequence (k << 40) + s0 + s */
             int cnt = (int)(samples - s0 < (uint64_t)B ? samples - s0 : (uint64_t)B);
-            for (int s = 0; s < cnt; s++) {
-                /* sample number s0+s of case k: its own Philox subsequence */
-                nnc_philox_state ph;
-                nnc_philox_init(&ph, c->o->seed, ((uint64_t)k << 40) + s0 + (uint64_t)s, 0);
-                double u2[2];
-                nnc_philox_uniform2_double(&ph, u2);
-                double pick = u2[0] * tw;
-                size_t lo_i = 0, hi_i = nopen - 1;
-                while (lo_i < hi_i) {
-                    size_t mid = (lo_i + hi_i) / 2;
-                    if (cum[mid] < pick) lo_i = mid + 1;
-                    else hi_i = mid;
-                }
-                const double *box = open_leaves[lo_i];
-                double *x = xs + (size_t)s * (size_t)n;
-                for (int i = 0; i < n; i += 2) {
-                    nnc_philox_uniform2_double(&ph, u2);
-                    for (int t = 0; t < 2 && i + t < n; t++) {
-                        double v = box[i + t] + u2[t] * (box[n + i + t] - box[i + t]);
-                        x[i + t] = v > box[n + i + t] ? box[n + i + t] : v;
-                    }
-                }
-            }
-            const void *in[1] = {xs};
-            void *out[1] = {ys};
-            if (nnc_rt_run(c->rt64b, cnt, in, out, err, sizeof err)) {
+            if (nnc_smp_batch(c->smp, s0, cnt, xs, hit, err, sizeof err)) {
                 st = NNC_STATUS_INVALID;
                 break;
             }
             for (int s = 0; s < cnt; s++) {
-                if (margin(c, ys + (size_t)s * (size_t)c->n_out) <= 0) {
+                if (hit[s]) {
                     (*hits)++;
                     if (!c->rep->has_counterexample) try_candidate(c, k, xs + (size_t)s * (size_t)n);
                 }
@@ -485,7 +496,7 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
             report_progress(c, c->rep->leaves, nopen, 0, *drawn, samples);
         }
         free(xs);
-        free(ys);
+        free(hit);
     }
     free(cum);
     for (size_t i = 0; i < nopen; i++)
@@ -535,6 +546,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     if ((st = nnc_rt_create(&c.rt64, m, NNC_PRECISION_F64, 1, err, errlen))) goto out;
     if ((st = nnc_rt_create(&c.rt32, m, NNC_PRECISION_F32, 1, err, errlen))) goto out;
     if ((st = nnc_rt_create(&c.rt64b, m, NNC_PRECISION_F64, NNC_VRF_EVAL_BATCH, err, errlen))) goto out;
+    if ((st = nnc_smp_create(&c.smp, m, opts->device, err, errlen))) goto out;
     rep->n_in = c.n_in;
     rep->n_out = c.n_out;
     c.cx = malloc(sizeof(double) * (size_t)c.n_in + 8);
@@ -681,6 +693,7 @@ out:
     nnc_rt_destroy(c.rt64);
     nnc_rt_destroy(c.rt32);
     nnc_rt_destroy(c.rt64b);
+    nnc_smp_destroy(c.smp);
     nnc_bnd_destroy(c.bnd);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy);
     if (st) nnc_vrf_report_free(rep);

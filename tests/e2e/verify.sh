@@ -72,7 +72,16 @@ pass report-fields
 expect_exit verify-wrong-label-violated 1 "$NNCERT" verify $Z/mlp.onnx "$TMP/w.vnnlib" --timeout 5
 expect_exit verify-max-violation-met 0 "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --timeout 5 --max-violation 0.01
 expect_exit verify-max-violation-exceeded 1 "$NNCERT" verify $Z/mlp.onnx "$TMP/w.vnnlib" --timeout 5 --max-violation 0.5
-expect_error verify-gpu-unavailable 69 "GPU verification is not implemented" "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --device gpu
+# --device gpu: without CUDA or a device, refused with a one-line reason
+# (gpu/check.sh tests the GPU path itself on a machine with one); a model
+# that is not a dense chain is refused either way
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    skip "verify-gpu-unavailable (a GPU is present: gpu/check.sh covers --device gpu)"
+else
+    expect_error verify-gpu-unavailable 69 "^nncert: error: --device gpu: " "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --device gpu
+fi
+"$NNCERT" spec linf --model $Z/cnn.onnx --input $Z/sample_input.json --label 9 --eps 0.002 --clip 0,1 --output "$TMP/c.vnnlib"
+expect_error verify-gpu-not-dense-chain 69 "error: --device gpu: not a dense chain at node .*Conv" "$NNCERT" verify $Z/cnn.onnx "$TMP/c.vnnlib" --device gpu
 expect_error verify-bad-confidence 64 "bad value" "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --confidence 1.5
 printf '(declare-const X_0 Real)\n(assert (<= X_0 1)\n' >"$TMP/bad.vnnlib"
 expect_error verify-unbalanced-spec 65 "line [0-9]+, column [0-9]+" "$NNCERT" verify $Z/mlp.onnx "$TMP/bad.vnnlib"

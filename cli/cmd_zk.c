@@ -1,0 +1,443 @@
+/* nncert compile | prove | check: proofs of inference for a model file
+ * (quantisation in models/quant.h, the circuit compiler in prover/circuit.h,
+ * Groth16 in prover/prover.h). */
+#include "cli/cli.h"
+#include "models/model.h"
+#include "models/quant.h"
+#include "prover/circuit.h"
+#include "prover/prover.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char compile_help[] =
+    "usage: nncert compile MODEL [--bits B] [--private input|weights|both] [--calib FILE]\n"
+    "                      [--input FILE] [--wtns FILE] -o MODEL.r1cs\n"
+    "\n"
+    "Quantise MODEL to B-bit fixed point (default 8; per-tensor power-of-two\n"
+    "scales from the calibration set) and compile its inference into a rank-1\n"
+    "constraint system in circom's .r1cs format.  Prints the constraints and\n"
+    "wires of every layer.  Public signals: the outputs (signed integers mod r),\n"
+    "then the Poseidon commitment to the quantised model, then the commitment to\n"
+    "the input.\n"
+    "\n"
+    "  --bits B         weight/activation bits, 4..24 (default 8)\n"
+    "  --private P      input (default): weights are circuit constants, the input a\n"
+    "                   witness; weights: the reverse (the circuit is then specific to\n"
+    "                   --input); both: everything private (products cost constraints)\n"
+    "  --calib FILE     calibration inputs (JSON or .npy batch; default: 32 uniform\n"
+    "                   samples in [0, 1]); prove and check must use the same\n"
+    "  --input FILE     the sample to build the witness from (default: all zero)\n"
+    "  --wtns FILE      also write that witness (snarkjs .wtns)\n"
+    "  --count-only     count constraints without building them (large models)\n";
+
+static const char prove_help[] =
+    "usage: nncert prove MODEL --input FILE [--key KEY.zkey] -o PROOF.json --public PUBLIC.json\n"
+    "                    [--bits B] [--private P] [--calib FILE] [--vk VK.json]\n"
+    "                    [--zkey-out KEY.zkey] [--wtns FILE] [--r1cs FILE]\n"
+    "\n"
+    "Quantise MODEL and FILE as 'nncert compile' does, run the integer reference\n"
+    "runtime, build the circuit with its witness (the proven outputs must equal\n"
+    "the reference's), and prove it with Groth16.  Without --key a single-party\n"
+    "development setup is made (toxic waste from libsodium, wiped; production\n"
+    "needs a ceremony): use --zkey-out and --vk to keep its keys.\n"
+    "Exit 75 when the key is too small for the model (the message names the\n"
+    "constraints and wires needed).\n";
+
+static const char check_help[] =
+    "usage: nncert check --vk VK.json PROOF.json PUBLIC.json [--model MODEL [--bits B]\n"
+    "                    [--calib FILE]] [--input FILE]\n"
+    "\n"
+    "Verify a proof of inference.  With --model, the model commitment in\n"
+    "PUBLIC.json must be that of MODEL quantised the same way; with --input, the\n"
+    "input commitment must be that of FILE.  Exit 0 valid, 1 invalid.\n";
+
+/* Options shared by the three commands. */
+typedef struct zk_opts {
+    const char *model, *input, *calib, *out, *public_out, *key, *vk, *zkey_out, *wtns, *r1cs;
+    const char *pos[2];
+    int n_pos;
+    int bits;
+    int priv;
+    int count_only;
+} zk_opts;
+
+static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const char *help)
+{
+    memset(o, 0, sizeof *o);
+    o->bits = 8;
+    o->priv = NNC_PRV_ZK_PRIVATE_INPUT;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (nnc_cli_is_help(a)) {
+            fputs(help, stdout);
+            return -1;
+        }
+        if (strcmp(a, "--count-only") == 0) {
+            o->count_only = 1;
+            continue;
+        }
+        static const char *const valued[] = {"--bits", "--private", "--calib", "--input", "-o", "--public", "--key",
+                                             "--vk", "--zkey-out", "--wtns", "--r1cs", "--model"};
+        int k = -1;
+        for (int j = 0; j < (int)(sizeof valued / sizeof *valued); j++)
+            if (strcmp(a, valued[j]) == 0) k = j;
+        if (k < 0 && a[0] == '-' && a[1]) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "unknown option '%s'", a);
+            return nnc_cli_usage_error(cmd, msg);
+        }
+        if (k < 0) {
+            if (o->n_pos == 2) return nnc_cli_usage_error(cmd, "too many arguments");
+            o->pos[o->n_pos++] = a;
+            continue;
+        }
+        if (i + 1 >= argc) return nnc_cli_usage_error(cmd, "option needs a value");
+        const char *v = argv[++i];
+        switch (k) {
+        case 0: {
+            uint64_t b;
+            if (nnc_cli_parse_u64(v, &b) || b < NNC_Q_MIN_BITS || b > NNC_Q_MAX_BITS)
+                return nnc_cli_usage_error(cmd, "--bits must be an integer in 4..24");
+            o->bits = (int)b;
+            break;
+        }
+        case 1:
+            if (strcmp(v, "input") == 0) o->priv = NNC_PRV_ZK_PRIVATE_INPUT;
+            else if (strcmp(v, "weights") == 0) o->priv = NNC_PRV_ZK_PRIVATE_WEIGHTS;
+            else if (strcmp(v, "both") == 0) o->priv = NNC_PRV_ZK_PRIVATE_BOTH;
+            else return nnc_cli_usage_error(cmd, "--private must be input, weights or both");
+            break;
+        case 2: o->calib = v; break;
+        case 3: o->input = v; break;
+        case 4: o->out = v; break;
+        case 5: o->public_out = v; break;
+        case 6: o->key = v; break;
+        case 7: o->vk = v; break;
+        case 8: o->zkey_out = v; break;
+        case 9: o->wtns = v; break;
+        case 10: o->r1cs = v; break;
+        case 11: o->model = v; break;
+        }
+    }
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Write through a library writer into PATH.tmp, then rename (atomic). */
+typedef nnc_status (*zk_writer)(const char *path, const void *obj, char *err, size_t errlen);
+static int write_atomic(const char *path, zk_writer fn, const void *obj)
+{
+    char tmp[4096], err[NNC_ERRBUF_SIZE];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) return nnc_cli_fail(NNC_STATUS_ARG, "output path too long");
+    nnc_status st = fn(tmp, obj, err, sizeof err);
+    if (st || rename(tmp, path) != 0) {
+        remove(tmp);
+        if (!st) snprintf(err, sizeof err, "cannot create %s", path);
+        fprintf(stderr, "nncert: error: %s\n", err);
+        return EXIT_CANTCREAT;
+    }
+    return EXIT_OK;
+}
+static nnc_status w_r1cs(const char *p, const void *o, char *e, size_t l) { return nnc_prv_r1cs_write_file(p, o, e, l); }
+static nnc_status w_wtns(const char *p, const void *o, char *e, size_t l) { return nnc_prv_wtns_write_file(p, o, e, l); }
+static nnc_status w_proof(const char *p, const void *o, char *e, size_t l) { return nnc_prv_g16_proof_write_file(p, o, e, l); }
+static nnc_status w_public(const char *p, const void *o, char *e, size_t l) { return nnc_prv_public_write_file(p, o, e, l); }
+static nnc_status w_vk(const char *p, const void *o, char *e, size_t l) { return nnc_prv_g16_vk_write_file(p, o, e, l); }
+static nnc_status w_zkey(const char *p, const void *o, char *e, size_t l) { return nnc_prv_zkey_write_file(p, o, e, l); }
+
+/* Everything derived from MODEL, --bits, --calib and --input. */
+typedef struct zk_job {
+    nnc_model *m;
+    nnc_qmodel q;
+    int64_t **qin;      /* quantised input, or NULL */
+} zk_job;
+
+static void job_clear(zk_job *j)
+{
+    if (j->qin) {
+        for (int i = 0; i < j->q.n_inputs; i++) free(j->qin[i]);
+        free(j->qin);
+    }
+    nnc_qmodel_clear(&j->q);
+    if (j->m) nnc_mdl_destroy(j->m);
+    memset(j, 0, sizeof *j);
+}
+
+/* Returns: an exit code (EXIT_OK on success). */
+static int job_load(zk_job *j, const zk_opts *o, const char *model, int need_input)
+{
+    char err[NNC_ERRBUF_SIZE];
+    memset(j, 0, sizeof *j);
+    nnc_status st = nnc_mdl_load(&j->m, model, err, sizeof err);
+    if (st) return nnc_cli_fail(st, err);
+    nnc_inputs cal = {0};
+    if (o->calib && (st = nnc_mdl_read_inputs(j->m, o->calib, &cal, err, sizeof err))) {
+        job_clear(j);
+        return nnc_cli_fail(st, err);
+    }
+    st = nnc_qmodel_build(&j->q, j->m, o->bits, o->calib ? (const double *const *)cal.data : NULL, o->calib ? cal.batch : 0,
+                          err, sizeof err);
+    if (o->calib) nnc_inputs_free(&cal);
+    if (st) {
+        job_clear(j);
+        return nnc_cli_fail(st, err);
+    }
+    if (!o->input) {
+        if (need_input) {
+            job_clear(j);
+            return nnc_cli_usage_error(NULL, "--input FILE is required");
+        }
+        return EXIT_OK;
+    }
+    nnc_inputs in;
+    if ((st = nnc_mdl_read_inputs(j->m, o->input, &in, err, sizeof err))) {
+        job_clear(j);
+        return nnc_cli_fail(st, err);
+    }
+    if (in.batch != 1) {
+        nnc_inputs_free(&in);
+        job_clear(j);
+        return nnc_cli_fail(NNC_STATUS_INVALID, "--input must hold exactly one sample");
+    }
+    j->qin = calloc((size_t)j->q.n_inputs, sizeof *j->qin);
+    for (int i = 0; j->qin && i < j->q.n_inputs; i++)
+        if (!(j->qin[i] = malloc((size_t)j->q.t[j->q.inputs[i]].numel * sizeof **j->qin))) st = NNC_STATUS_NOMEM;
+    if (!j->qin || st) {
+        nnc_inputs_free(&in);
+        job_clear(j);
+        return nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
+    }
+    st = nnc_qmodel_quantize_inputs(&j->q, (const double *const *)in.data, j->qin, err, sizeof err);
+    nnc_inputs_free(&in);
+    if (st) {
+        job_clear(j);
+        return nnc_cli_fail(st, err);
+    }
+    return EXIT_OK;
+}
+
+static void print_sections(const nnc_prv_cb *cb, const nnc_qmodel *q)
+{
+    int n;
+    const nnc_prv_cb_section *s = nnc_prv_cb_sections(cb, &n);
+    printf("%-40s %12s %12s\n", "layer", "constraints", "wires");
+    for (int i = 0; i < n; i++) printf("%-40s %12llu %12llu\n", s[i].name, (unsigned long long)s[i].constraints, (unsigned long long)s[i].wires);
+    uint64_t c = nnc_prv_cb_n_constraints(cb);
+    int64_t macs = nnc_qmodel_macs(q);
+    printf("%-40s %12llu %12llu\n", "total", (unsigned long long)c, (unsigned long long)nnc_prv_cb_n_wires(cb));
+    printf("multiply-accumulates %lld, constraints per MAC %.4f\n", (long long)macs, macs ? (double)c / (double)macs : 0.0);
+}
+
+int nnc_cmd_compile(int argc, char **argv)
+{
+    zk_opts o;
+    int rc = parse_opts("compile", argc, argv, &o, compile_help);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    if (o.n_pos != 1 || (!o.out && !o.count_only)) return nnc_cli_usage_error("compile", "usage: nncert compile MODEL -o MODEL.r1cs");
+    if ((o.priv & NNC_PRV_ZK_PRIVATE_WEIGHTS) && !(o.priv & NNC_PRV_ZK_PRIVATE_INPUT) && !o.input)
+        return nnc_cli_usage_error("compile", "--private weights makes the input a circuit constant: give it with --input");
+    zk_job j;
+    if ((rc = job_load(&j, &o, o.pos[0], 0))) return rc;
+    char err[NNC_ERRBUF_SIZE];
+    nnc_prv_cb *cb;
+    double t0 = now_s();
+    nnc_status st = nnc_prv_zk_compile(&cb, &j.q, (nnc_prv_zk_privacy)o.priv, o.count_only, (const int64_t *const *)j.qin, NULL, err, sizeof err);
+    if (st) {
+        job_clear(&j);
+        return nnc_cli_fail(st, err);
+    }
+    print_sections(cb, &j.q);
+    printf("built in %.3f s\n", now_s() - t0);
+    rc = EXIT_OK;
+    if (!o.count_only) {
+        nnc_prv_r1cs r;
+        nnc_prv_fr_vec w;
+        if ((st = nnc_prv_cb_finish(cb, &r, &w, NULL, err, sizeof err))) rc = nnc_cli_fail(st, err);
+        else {
+            rc = write_atomic(o.out, w_r1cs, &r);
+            if (!rc && o.wtns) rc = write_atomic(o.wtns, w_wtns, &w);
+            nnc_prv_r1cs_clear(&r);
+            nnc_prv_fr_vec_clear(&w);
+        }
+    }
+    nnc_prv_cb_destroy(cb);
+    job_clear(&j);
+    return rc;
+}
+
+int nnc_cmd_prove(int argc, char **argv)
+{
+    zk_opts o;
+    int rc = parse_opts("prove", argc, argv, &o, prove_help);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    if (o.n_pos != 1 || !o.input || !o.out || !o.public_out)
+        return nnc_cli_usage_error("prove", "usage: nncert prove MODEL --input FILE -o PROOF.json --public PUBLIC.json");
+    zk_job j;
+    if ((rc = job_load(&j, &o, o.pos[0], 1))) return rc;
+    char err[NNC_ERRBUF_SIZE];
+    nnc_status st;
+    int64_t **ref = NULL;
+    nnc_prv_cb *cb = NULL;
+    nnc_prv_r1cs r = {0};
+    nnc_prv_fr_vec w = {0}, pub = {0};
+    nnc_prv_zkey z = {0};
+    int have_z = 0;
+    const nnc_q_tensor *to = &j.q.t[j.q.output];
+    int64_t *outv = calloc((size_t)to->numel, sizeof *outv);
+    if (!outv) { rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory"); goto done; }
+    if ((st = nnc_qmodel_run(&j.q, (const int64_t *const *)j.qin, &ref, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    double t0 = now_s();
+    if ((st = nnc_prv_zk_compile(&cb, &j.q, (nnc_prv_zk_privacy)o.priv, 0, (const int64_t *const *)j.qin, outv, err, sizeof err))) {
+        rc = nnc_cli_fail(st, err);
+        goto done;
+    }
+    for (int64_t i = 0; i < to->numel; i++)
+        if (outv[i] != ref[j.q.output][i]) {
+            snprintf(err, sizeof err, "internal error: circuit output %lld is %lld, the integer runtime gives %lld", (long long)i,
+                     (long long)outv[i], (long long)ref[j.q.output][i]);
+            rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+            rc = EXIT_SOFTWARE;
+            goto done;
+        }
+    if ((st = nnc_prv_cb_finish(cb, &r, &w, NULL, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    double t_wit = now_s() - t0;
+    uint32_t bad;
+    if ((st = nnc_prv_r1cs_check_witness(&bad, &r, w.v, w.n, err, sizeof err))) {
+        rc = nnc_cli_fail(st, err);
+        rc = EXIT_SOFTWARE;
+        goto done;
+    }
+    if (o.r1cs && (rc = write_atomic(o.r1cs, w_r1cs, &r))) goto done;
+    if (o.wtns && (rc = write_atomic(o.wtns, w_wtns, &w))) goto done;
+    t0 = now_s();
+    if (o.key) {
+        if ((st = nnc_prv_zkey_read_file(&z, o.key, 0, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+        have_z = 1;
+        uint32_t npub = r.n_pub_out + r.n_pub_in;
+        if (z.n_vars != r.n_wires || z.n_public != npub || (uint64_t)z.domain_size < (uint64_t)r.n_constraints + npub + 1) {
+            snprintf(err, sizeof err, "the model needs %u constraints, %u wires and %u public signals; %s has %u wires, %u public signals and room for %llu constraints",
+                     r.n_constraints, r.n_wires, npub, o.key, z.n_vars, z.n_public,
+                     (unsigned long long)(z.domain_size > npub + 1 ? z.domain_size - npub - 1 : 0));
+            rc = nnc_cli_fail(NNC_STATUS_LIMIT, err);
+            goto done;
+        }
+    } else {
+        if ((st = nnc_prv_g16_setup(&z, &r, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+        have_z = 1;
+        if (o.zkey_out && (rc = write_atomic(o.zkey_out, w_zkey, &z))) goto done;
+    }
+    double t_setup = now_s() - t0;
+    if (o.vk) {
+        nnc_prv_g16_vk vk;
+        if ((st = nnc_prv_g16_vk_from_zkey(&vk, &z))) { rc = nnc_cli_fail(st, "cannot build the verification key"); goto done; }
+        rc = write_atomic(o.vk, w_vk, &vk);
+        nnc_prv_g16_vk_clear(&vk);
+        if (rc) goto done;
+    }
+    nnc_prv_g16_proof proof;
+    t0 = now_s();
+    if ((st = nnc_prv_g16_prove(&proof, &pub, &z, &w, 0, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    double t_prove = now_s() - t0;
+    if ((rc = write_atomic(o.out, w_proof, &proof)) || (rc = write_atomic(o.public_out, w_public, &pub))) goto done;
+    printf("constraints %u, wires %u, witness %.3f s, %s %.3f s, prove %.3f s\n", r.n_constraints, r.n_wires, t_wit,
+           o.key ? "key read" : "setup", t_setup, t_prove);
+    printf("output (integers at scale 2^-%d):", to->frac);
+    int64_t best = 0;
+    for (int64_t i = 0; i < to->numel; i++) {
+        printf(" %lld", (long long)outv[i]);
+        if (outv[i] > outv[best]) best = i;
+    }
+    printf("\nargmax %lld\n", (long long)best);
+done:
+    if (ref) nnc_qmodel_free_values(&j.q, ref);
+    free(outv);
+    if (cb) nnc_prv_cb_destroy(cb);
+    nnc_prv_r1cs_clear(&r);
+    nnc_prv_fr_vec_clear(&w);
+    nnc_prv_fr_vec_clear(&pub);
+    if (have_z) nnc_prv_zkey_clear(&z);
+    job_clear(&j);
+    return rc;
+}
+
+int nnc_cmd_check(int argc, char **argv)
+{
+    zk_opts o;
+    int rc = parse_opts("check", argc, argv, &o, check_help);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    if (o.n_pos != 2 || !o.vk) return nnc_cli_usage_error("check", "usage: nncert check --vk VK.json PROOF.json PUBLIC.json");
+    if (o.input && !o.model) return nnc_cli_usage_error("check", "--input needs --model");
+    char err[NNC_ERRBUF_SIZE];
+    nnc_prv_g16_vk vk;
+    nnc_prv_g16_proof proof;
+    nnc_prv_fr_vec pub;
+    nnc_status st;
+    if ((st = nnc_prv_g16_vk_read_file(&vk, o.vk, err, sizeof err))) return nnc_cli_fail(st, err);
+    if ((st = nnc_prv_g16_proof_read_file(&proof, o.pos[0], err, sizeof err))) {
+        nnc_prv_g16_vk_clear(&vk);
+        return nnc_cli_fail(st, err);
+    }
+    if ((st = nnc_prv_public_read_file(&pub, o.pos[1], err, sizeof err))) {
+        nnc_prv_g16_vk_clear(&vk);
+        return nnc_cli_fail(st, err);
+    }
+    int valid = 0;
+    st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
+    nnc_prv_g16_vk_clear(&vk);
+    if (st == NNC_STATUS_INVALID) { /* e.g. a vk for another number of public signals */
+        nnc_prv_fr_vec_clear(&pub);
+        printf("INVALID: %s\n", err);
+        return EXIT_FAILED;
+    }
+    if (st) {
+        nnc_prv_fr_vec_clear(&pub);
+        return nnc_cli_fail(st, err);
+    }
+    if (!valid) {
+        nnc_prv_fr_vec_clear(&pub);
+        printf("INVALID: the proof does not verify\n");
+        return EXIT_FAILED;
+    }
+    if (o.model) {
+        zk_job j;
+        if ((rc = job_load(&j, &o, o.model, 0))) {
+            nnc_prv_fr_vec_clear(&pub);
+            return rc;
+        }
+        nnc_prv_fr c;
+        int64_t nout = j.q.t[j.q.output].numel;
+        if (pub.n != (size_t)nout + 2) {
+            printf("INVALID: PUBLIC.json has %zu signals; a proof for this model has %lld\n", pub.n, (long long)nout + 2);
+            rc = EXIT_FAILED;
+        } else if ((st = nnc_prv_zk_model_commitment(&c, &j.q, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+        } else if (memcmp(&c, &pub.v[nout], sizeof c) != 0) {
+            printf("INVALID: the proof is for another model (model commitment differs)\n");
+            rc = EXIT_FAILED;
+        } else if (j.qin && (st = nnc_prv_zk_input_commitment(&c, &j.q, (const int64_t *const *)j.qin, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+        } else if (j.qin && memcmp(&c, &pub.v[nout + 1], sizeof c) != 0) {
+            printf("INVALID: the proof is for another input (input commitment differs)\n");
+            rc = EXIT_FAILED;
+        }
+        job_clear(&j);
+        if (rc) {
+            nnc_prv_fr_vec_clear(&pub);
+            return rc;
+        }
+    }
+    nnc_prv_fr_vec_clear(&pub);
+    printf("OK: the proof is valid%s%s\n", o.model ? ", for this model" : "", o.input ? " and this input" : "");
+    return EXIT_OK;
+}

@@ -1,0 +1,87 @@
+/* Internals of the gate module shared by gate/gate.c (configuration, runs,
+ * summary) and gate/report.c (JUnit, Markdown, HTML, figures). */
+#ifndef NNC_GATE_IMPL_H
+#define NNC_GATE_IMPL_H
+
+#include "gate/gate.h"
+#include "verifier/verifier.h"
+
+typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } gate_kind;
+
+/* One check as the configuration lists it. */
+typedef struct gate_check {
+    char *name;
+    gate_kind kind;                 /* GATE_VERIFY or GATE_GROTH16 */
+    char *raw[3];                   /* paths as written: model, spec / vk, public, proof */
+    char *path[3];                  /* the same, resolved against the config's folder */
+    double max_violation;           /* in [0, 1] */
+    double confidence;              /* in (0, 1) */
+    double timeout_s;
+    uint64_t samples, seed, max_leaves;
+    int split;                      /* branch and bound over the input box (default 1) */
+    int crown;                      /* 1 linear bounds (default), 0 intervals only */
+    int sweep_points;               /* 0: no sweep; else 2 .. NNC_GATE_MAX_SWEEP */
+    double sweep_lo, sweep_hi;      /* L-inf radii, 0 <= lo <= hi */
+    double clip_lo, clip_hi;        /* box clipping (-inf, inf when absent) */
+} gate_check;
+
+struct nnc_gate_config {
+    char *name;                     /* test-suite name */
+    char *config_name;              /* as given to read_file */
+    uint8_t sha256[32];             /* of the configuration's bytes */
+    uint64_t seed;
+    char *baseline;                 /* resolved path, or NULL */
+    double tolerance;               /* allowed rise of the violation upper bound */
+    int n;
+    gate_check *checks;
+};
+
+/* A file a row depends on, hashed before use. */
+typedef struct gate_file {
+    const char *role;               /* "model", "spec", "verification_key", "public", "proof" */
+    const char *path;               /* as written in the config */
+    uint8_t sha256[32];
+    int hashed;                     /* 0: unreadable */
+} gate_file;
+
+/* One result row: a check, or the baseline comparison of a verify check. */
+struct gate_row {
+    char *name;
+    gate_kind kind;
+    const gate_check *chk;          /* the configured check (baseline rows: the compared one) */
+    nnc_gate_status status;
+    nnc_status error;               /* with NNC_GATE_ERROR: the cause */
+    char message[NNC_ERRBUF_SIZE];
+    double time_s;
+    int nfiles;
+    gate_file files[3];
+    /* verify */
+    int has_report;
+    nnc_vrf_result result;
+    double lo, hi, confidence, safe, unsafe, open;
+    uint64_t samples, sample_violations, leaves;
+    int nsweep;                     /* points computed */
+    double *sweep;                  /* nsweep x 6: eps, lo, hi, safe, unsafe, open */
+    /* baseline */
+    int has_base;
+    double base_hi;
+};
+
+struct nnc_gate_run {
+    const nnc_gate_config *cfg;     /* must outlive the run */
+    char *baseline_path;            /* as given, or NULL */
+    uint8_t baseline_sha256[32];
+    double tolerance;
+    int n;
+    struct gate_row *rows;
+};
+
+typedef struct gate_row gate_row;
+
+/* Shortest decimal text that reads back as v (JSON number; -0 as 0). */
+void nnc_gate_fmt_num(char *buf, size_t len, double v);
+/* Escape for XML/HTML text and attribute values (&, <, >, ", '); control
+ * characters other than tab and newline, invalid in XML 1.0, become '?'. */
+void nnc_gate_xml_escape(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,440 @@
+/* Embedding bags: the CPU kernel, the fusion of Gather + ReduceSum/Mean into
+ * one EmbeddingBag node, and the access-trace reader (models/embbag.h).
+ *
+ * Kernel layout: bags are split between OpenMP threads by output (each
+ * thread owns whole bags, so no two threads write one output row); within a
+ * bag the rows are accumulated in registers for the common widths (16, 32,
+ * 64, 128 floats: the loop over columns is fixed-length and vectorises), and
+ * the rows a few lookups ahead are prefetched, since the ids are random and
+ * each row is a cache miss otherwise. */
+#include "models/embbag.h"
+#include "models/embbag_impl.h"
+#include "models/embbag_math.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Lookups ahead whose rows are prefetched. */
+#ifndef EB_PREFETCH_AHEAD
+#define EB_PREFETCH_AHEAD 8
+#endif
+/* Below this many row reads a call stays on one thread. */
+#define EB_PARALLEL_MIN 16384
+
+/* ------------------------------------------------------------- checking */
+
+static int64_t bag_begin(const nnc_embbag_bags *b, int64_t k)
+{
+    return b->offsets ? b->offsets[k] : k * b->bag_len;
+}
+
+static int64_t bag_end(const nnc_embbag_bags *b, int64_t k)
+{
+    if (!b->offsets) return (k + 1) * b->bag_len;
+    return k + 1 < b->n_bags ? b->offsets[k + 1] : b->n_ids;
+}
+
+nnc_status nnc_mdl_embbag_check(const nnc_embbag_bags *bags, int64_t rows, int allow_empty,
+                                char *err, size_t errlen)
+{
+    if (bags->n_bags < 0 || bags->n_ids < 0)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: negative bag or id count");
+    if (bags->offsets == NULL) {
+        if (bags->bag_len < 0 || (bags->bag_len > 0 && bags->n_bags > INT64_MAX / bags->bag_len) ||
+            bags->n_bags * bags->bag_len != bags->n_ids)
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: %lld bags of %lld ids do not match %lld ids",
+                           (long long)bags->n_bags, (long long)bags->bag_len, (long long)bags->n_ids);
+        if (bags->bag_len == 0 && bags->n_bags > 0 && !allow_empty)
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: bag 0 is empty");
+    } else {
+        for (int64_t k = 0; k < bags->n_bags; k++) {
+            int64_t o = bags->offsets[k];
+            if (o < 0) return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: offset %lld of bag %lld is negative", (long long)o, (long long)k);
+            if (k == 0 && o != 0) return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: the first offset is %lld, not 0", (long long)o);
+            if (o > bags->n_ids)
+                return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: offset %lld of bag %lld is past the %lld ids",
+                               (long long)o, (long long)k, (long long)bags->n_ids);
+            if (k > 0 && o < bags->offsets[k - 1])
+                return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: offsets decrease at bag %lld (%lld after %lld)",
+                               (long long)k, (long long)o, (long long)bags->offsets[k - 1]);
+        }
+        if (!allow_empty)
+            for (int64_t k = 0; k < bags->n_bags; k++)
+                if (bag_end(bags, k) == bag_begin(bags, k))
+                    return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: bag %lld is empty", (long long)k);
+        if (bags->n_bags == 0 && bags->n_ids > 0)
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: %lld ids but no bags", (long long)bags->n_ids);
+    }
+    for (int64_t k = 0; k < bags->n_ids; k++)
+        if (nnc_eb_row(bags->ids[k], rows, 0) < 0)
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: id %lld at position %lld is outside the table's rows [0, %lld)",
+                           (long long)bags->ids[k], (long long)k, (long long)rows);
+    return NNC_STATUS_OK;
+}
+
+/* ------------------------------------------------------------- kernels */
+
+static inline void eb_prefetch(const float *table, int64_t dim, int64_t row)
+{
+#if defined(__GNUC__)
+    const char *p = (const char *)(table + row * dim);
+    for (int64_t b = 0; b < dim * (int64_t)sizeof(float); b += 64) __builtin_prefetch(p + b, 0, 1);
+#else
+    (void)table; (void)dim; (void)row;
+#endif
+}
+
+/* The kernels are compiled for AVX-512, AVX2 and baseline x86-64, picked at
+ * load time (GCC function multi-versioning): the column loops vectorise to
+ * the widest registers, while each column is still summed in id order. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define EB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define EB_CLONES
+#endif
+
+/* One bag of width D (a compile-time constant), acc in registers.  ids are
+ * validated row numbers; pf the ids after this bag whose rows to prefetch. */
+#define EB_FIXED(D)                                                                               \
+    EB_CLONES static void eb_bag_##D(float *restrict out, const float *restrict table,            \
+                                     const int64_t *restrict ids, int64_t len, int64_t pf_len, int mean) \
+    {                                                                                             \
+        float acc[D];                                                                             \
+        for (int j = 0; j < D; j++) acc[j] = 0.0f;                                                \
+        for (int64_t k = 0; k < len; k++) {                                                       \
+            if (k + EB_PREFETCH_AHEAD < pf_len) eb_prefetch(table, D, ids[k + EB_PREFETCH_AHEAD]); \
+            const float *restrict w = table + ids[k] * D;                                         \
+            for (int j = 0; j < D; j++) acc[j] += w[j];                                           \
+        }                                                                                         \
+        for (int j = 0; j < D; j++) out[j] = nnc_eb_finish_f32(acc[j], len, mean);                \
+    }
+EB_FIXED(16)
+EB_FIXED(32)
+EB_FIXED(64)
+EB_FIXED(128)
+
+EB_CLONES static void eb_bag_any(float *restrict out, const float *restrict table, int64_t dim,
+                                 const int64_t *restrict ids, int64_t len, int64_t pf_len, int mean)
+{
+    for (int64_t j = 0; j < dim; j++) out[j] = 0.0f;
+    for (int64_t k = 0; k < len; k++) {
+        if (k + EB_PREFETCH_AHEAD < pf_len) eb_prefetch(table, dim, ids[k + EB_PREFETCH_AHEAD]);
+        const float *restrict w = table + ids[k] * dim;
+        for (int64_t j = 0; j < dim; j++) out[j] += w[j];
+    }
+    for (int64_t j = 0; j < dim; j++) out[j] = nnc_eb_finish_f32(out[j], len, mean);
+}
+
+/* Bags [0, n_bags) whose ids are all row numbers in [0, rows). */
+static void eb_run_f32(float *out, const float *table, int64_t dim, const nnc_embbag_bags *b, int mean, int threads)
+{
+    int64_t nb = b->n_bags;
+    int par = threads != 1 && b->n_ids >= EB_PARALLEL_MIN;
+#ifdef _OPENMP
+    int nt = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt) if (par)
+#endif
+    for (int64_t k = 0; k < nb; k++) {
+        int64_t s = bag_begin(b, k), len = bag_end(b, k) - s;
+        /* prefetch across the bag boundary, up to the end of the ids */
+        int64_t pf = b->n_ids - s;
+        const int64_t *ids = b->ids + s;
+        float *o = out + k * dim;
+        switch (dim) {
+        case 16: eb_bag_16(o, table, ids, len, pf, mean); break;
+        case 32: eb_bag_32(o, table, ids, len, pf, mean); break;
+        case 64: eb_bag_64(o, table, ids, len, pf, mean); break;
+        case 128: eb_bag_128(o, table, ids, len, pf, mean); break;
+        default: eb_bag_any(o, table, dim, ids, len, pf, mean); break;
+        }
+    }
+    (void)par;
+}
+
+nnc_status nnc_mdl_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
+                              const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
+                              int threads, char *err, size_t errlen)
+{
+    if (rows < 0 || dim < 0) return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: negative table shape");
+    if (mode != NNC_EMBBAG_MODE_SUM && mode != NNC_EMBBAG_MODE_MEAN)
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "embedding bag: unknown mode %d", (int)mode);
+    nnc_status st = nnc_mdl_embbag_check(bags, rows, allow_empty, err, errlen);
+    if (st) return st;
+    eb_run_f32(out, table, dim, bags, mode == NNC_EMBBAG_MODE_MEAN, threads);
+    return NNC_STATUS_OK;
+}
+
+/* ---------------------------------------------------------- IR hooks */
+
+/* Returns: 0 when every id is in [-rows, rows), and sets *neg when one is
+ * negative (ONNX Gather counts those from the end). */
+static int ids_in_range(const int64_t *ids, int64_t n, int64_t rows, int *neg)
+{
+    int any = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (nnc_eb_row(ids[k], rows, 1) < 0) return -1;
+        any |= ids[k] < 0;
+    }
+    *neg = any;
+    return 0;
+}
+
+int nnc_embbag_exec_f32(const nnc_exec *x, const nnc_node *n)
+{
+    const int64_t *ids = (const int64_t *)x->buf[n->in[1]];
+    int64_t rows = n->p[1], dim = n->p[2], L = n->p[3], nb = n->p[4] * x->batch;
+    int neg;
+    /* ids are a run-time value (batched): the batch's bags are contiguous */
+    if (ids_in_range(ids, nb * L, rows, &neg)) return 1;
+    int64_t *norm = NULL;
+    if (neg) { /* rare: a copy with the negative ids counted from the end */
+        norm = malloc((size_t)(nb * L > 0 ? nb * L : 1) * sizeof *norm);
+        if (norm == NULL) return 1;
+        for (int64_t k = 0; k < nb * L; k++) norm[k] = nnc_eb_row(ids[k], rows, 1);
+        ids = norm;
+    }
+    nnc_embbag_bags b = {ids, nb * L, NULL, nb, L};
+    eb_run_f32((float *)x->buf[n->out[0]], (const float *)x->buf[n->in[0]], dim, &b,
+               n->p[0] == NNC_EMBBAG_MODE_MEAN, 0);
+    free(norm);
+    return 0;
+}
+
+int nnc_embbag_exec_f64(const nnc_exec *x, const nnc_node *n)
+{
+    const int64_t *ids = (const int64_t *)x->buf[n->in[1]];
+    const double *table = (const double *)x->buf[n->in[0]];
+    double *out = (double *)x->buf[n->out[0]];
+    int64_t rows = n->p[1], dim = n->p[2], L = n->p[3], nb = n->p[4] * x->batch;
+    int neg;
+    if (ids_in_range(ids, nb * L, rows, &neg)) return 1;
+    for (int64_t k = 0; k < nb; k++) {
+        double *o = out + k * dim;
+        for (int64_t j = 0; j < dim; j++) o[j] = 0.0;
+        for (int64_t i = 0; i < L; i++) {
+            const double *w = table + nnc_eb_row(ids[k * L + i], rows, 1) * dim;
+            for (int64_t j = 0; j < dim; j++) o[j] += w[j];
+        }
+        for (int64_t j = 0; j < dim; j++) o[j] = nnc_eb_finish_f64(o[j], L, n->p[0] == NNC_EMBBAG_MODE_MEAN);
+    }
+    return 0;
+}
+
+/* Live consumers of value v (graph output counts as one); *only the last. */
+static int consumers(const nnc_model *m, int v, int *only)
+{
+    int c = m->vals[v].is_output;
+    for (int k = 0; k < m->n_nodes; k++) {
+        const nnc_node *n = &m->nodes[k];
+        if (n->dead) continue;
+        for (int i = 0; i < n->n_in; i++)
+            if (n->in[i] == v) {
+                c++;
+                *only = k;
+            }
+    }
+    return c;
+}
+
+nnc_status nnc_embbag_fuse(nnc_model *m, char *err, size_t errlen)
+{
+    for (int t = 0; t < m->n_order; t++) {
+        nnc_node *g = &m->nodes[m->order[t]];
+        if (g->dead || g->op != NNC_OP_GATHER || g->n_in < 2 || g->n_out < 1 || g->out[0] < 0 || g->p[0] != 0) continue;
+        const nnc_value *tab = &m->vals[g->in[0]], *ix = &m->vals[g->in[1]];
+        if (tab->kind != NNC_VAL_CONST || !tab->f || tab->sparse || tab->rank != 2 || !nnc_dtype_is_float(tab->dtype)) continue;
+        if (ix->kind == NNC_VAL_CONST || nnc_dtype_is_float(ix->dtype) || ix->rank < 1) continue;
+        int r = -1;
+        if (consumers(m, g->out[0], &r) != 1 || r < 0) continue;
+        nnc_node *red = &m->nodes[r];
+        if (red->op != NNC_OP_REDUCESUM && red->op != NNC_OP_REDUCEMEAN) continue;
+        if ((unsigned)red->p[0] != 1u << (ix->rank - 1)) continue; /* exactly the bag axis */
+        int64_t L = ix->dims[ix->rank - 1];
+        if (L <= 0 || !nnc_dtype_is_float(m->vals[red->out[0]].dtype)) continue; /* an empty mean is NaN: keep the reference */
+        int *in = realloc(red->in, 2 * sizeof(int));
+        if (in == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        red->in = in;
+        red->in[0] = g->in[0];
+        red->in[1] = g->in[1];
+        red->n_in = 2;
+        red->p[0] = red->op == NNC_OP_REDUCEMEAN ? NNC_EMBBAG_MODE_MEAN : NNC_EMBBAG_MODE_SUM;
+        red->p[1] = tab->dims[0];
+        red->p[2] = tab->dims[1];
+        red->p[3] = L;
+        red->p[4] = ix->numel / L;
+        red->op = NNC_OP_EMBEDBAG;
+        g->dead = 1;
+    }
+    return NNC_STATUS_OK;
+}
+
+int nnc_mdl_embbag_tables(const nnc_model *m, nnc_mdl_table_info *out, int max)
+{
+    int c = 0;
+    for (int i = 0; i < m->n_inputs; i++)
+        for (int t = 0; t < m->n_order; t++) {
+            const nnc_node *n = &m->nodes[m->order[t]];
+            if (n->op != NNC_OP_EMBEDBAG || n->in[1] != m->inputs[i]) continue;
+            if (c < max) {
+                out[c].input = m->vals[m->inputs[i]].name;
+                out[c].output = m->vals[n->out[0]].name;
+                out[c].weights = m->vals[n->in[0]].f;
+                out[c].rows = n->p[1];
+                out[c].dim = n->p[2];
+                out[c].bag_len = n->p[3];
+                out[c].mode = (nnc_embbag_mode)n->p[0];
+            }
+            c++;
+        }
+    return c;
+}
+
+/* -------------------------------------------------------------- traces */
+
+void nnc_mdl_trace_free(nnc_trace *t)
+{
+    if (t == NULL) return;
+    free(t->dense);
+    free(t->ids);
+    free(t->offsets);
+    memset(t, 0, sizeof *t);
+}
+
+/* Growable arrays for the parser. */
+static int grow(void **p, int64_t *cap, int64_t need, size_t es)
+{
+    if (need <= *cap) return 0;
+    int64_t nc = *cap ? *cap : 256;
+    while (nc < need) nc *= 2;
+    if ((uint64_t)nc * es > nnc_max_tensor_bytes()) return -2;
+    void *q = realloc(*p, (size_t)nc * es);
+    if (q == NULL) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+nnc_status nnc_mdl_trace_parse(nnc_trace *out, const char *text, size_t len, int n_dense, int n_tables,
+                               char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (n_dense < 0 || n_tables < 0 || n_dense + n_tables == 0)
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "trace: needs at least one dense or categorical field per sample");
+    out->n_dense = n_dense;
+    out->n_tables = n_tables;
+    int64_t cap_d = 0, cap_i = 0, cap_o = 0, n_ids = 0, n_bags = 0;
+    nnc_status st = NNC_STATUS_OK;
+    int g;
+    if ((g = grow((void **)&out->offsets, &cap_o, 1, sizeof(int64_t)))) goto grow_fail;
+    out->offsets[0] = 0;
+    size_t pos = 0;
+    int64_t line = 0;
+    char num[64];
+    while (pos < len) {
+        size_t eol = pos;
+        while (eol < len && text[eol] != '\n') eol++;
+        line++;
+        size_t end = eol;
+        if (end > pos && text[end - 1] == '\r') end--;
+        size_t p = pos;
+        pos = eol + 1;
+        if (end == p || text[p] == '#') continue;
+        int64_t s = out->n_samples;
+        if ((g = grow((void **)&out->dense, &cap_d, (s + 1) * (n_dense ? n_dense : 1), sizeof(float)))) goto grow_fail;
+        if ((g = grow((void **)&out->offsets, &cap_o, n_bags + n_tables + 1, sizeof(int64_t)))) goto grow_fail;
+        for (int f = 0; f < n_dense + n_tables; f++) {
+            size_t fe = p;
+            while (fe < end && text[fe] != ',' && text[fe] != '\t') fe++;
+            if (f < n_dense) {
+                size_t l = fe - p;
+                if (l == 0 || l >= sizeof num) {
+                    st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace line %lld: dense field %d is %s", (long long)line, f + 1,
+                                 l == 0 ? "empty (or the line is short)" : "too long");
+                    goto fail;
+                }
+                memcpy(num, text + p, l);
+                num[l] = 0;
+                char *e;
+                errno = 0;
+                double v = strtod(num, &e);
+                if (*e || errno == ERANGE || v != v) {
+                    st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace line %lld: dense field %d ('%s') is not a finite number",
+                                 (long long)line, f + 1, num);
+                    goto fail;
+                }
+                out->dense[s * n_dense + f] = (float)v;
+            } else {
+                if (f > 0 && p > end) {
+                    st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace line %lld: %d fields, expected %d", (long long)line, f,
+                                 n_dense + n_tables);
+                    goto fail;
+                }
+                size_t q = p;
+                while (q < fe) {
+                    size_t ie = q;
+                    while (ie < fe && text[ie] != ':') ie++;
+                    size_t l = ie - q;
+                    if (l == 0 || l >= 24) {
+                        st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace line %lld: categorical field %d has an empty or too long id",
+                                     (long long)line, f - n_dense + 1);
+                        goto fail;
+                    }
+                    memcpy(num, text + q, l);
+                    num[l] = 0;
+                    char *e;
+                    errno = 0;
+                    long long v = strtoll(num, &e, 10);
+                    if (*e || errno == ERANGE || v < 0) {
+                        st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace line %lld: categorical field %d: '%s' is not a row id (a non-negative integer)",
+                                     (long long)line, f - n_dense + 1, num);
+                        goto fail;
+                    }
+                    if ((g = grow((void **)&out->ids, &cap_i, n_ids + 1, sizeof(int64_t)))) goto grow_fail;
+                    out->ids[n_ids++] = v;
+                    q = ie + 1;
+                }
+                out->offsets[++n_bags] = n_ids;
+            }
+            if (fe >= end && f + 1 < n_dense + n_tables) {
+                st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace line %lld: %d fields, expected %d", (long long)line, f + 1,
+                             n_dense + n_tables);
+                goto fail;
+            }
+            p = fe + 1;
+        }
+        if (p <= end) {
+            st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace line %lld: more than %d fields", (long long)line, n_dense + n_tables);
+            goto fail;
+        }
+        out->n_samples++;
+    }
+    if (out->n_samples == 0) {
+        st = nnc_err(err, errlen, NNC_STATUS_PARSE, "trace: no samples");
+        goto fail;
+    }
+    return NNC_STATUS_OK;
+grow_fail:
+    st = g == -2 ? nnc_err(err, errlen, NNC_STATUS_LIMIT, "trace: exceeds the %llu-byte tensor limit", (unsigned long long)nnc_max_tensor_bytes())
+                 : nnc_err(err, errlen, NNC_STATUS_NOMEM, "trace: out of memory");
+fail:
+    nnc_mdl_trace_free(out);
+    return st;
+}
+
+nnc_status nnc_mdl_trace_read(nnc_trace *out, const char *path, int n_dense, int n_tables,
+                              char *err, size_t errlen)
+{
+    unsigned char *buf;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    nnc_status st = nnc_read_file(path, (size_t)nnc_max_tensor_bytes(), &buf, &len, err, errlen);
+    if (st) return st;
+    st = nnc_mdl_trace_parse(out, (const char *)buf, len, n_dense, n_tables, err, errlen);
+    free(buf);
+    return st;
+}

@@ -1,0 +1,197 @@
+/* nncert prover: the NN-to-circuit compiler.
+ *
+ * A circuit builder (nnc_prv_cb) holds wires with their witness values and
+ * rank-1 constraints over linear combinations (nnc_prv_lc); gadgets add the
+ * constraints of one operation and compute its witness at the same time, so
+ * a built circuit always comes with the witness of the sample it was built
+ * for.  nnc_prv_zk_compile turns a quantised model (models/quant.h) into a
+ * circuit whose public signals are
+ *     [ output[0..n_out) , model_commitment , input_commitment ]
+ * (circom order: public outputs first, then public inputs), written as
+ * circom .r1cs / snarkjs .wtns files.
+ *
+ * Privacy types (ZENO): a tensor is public (its values are constants of the
+ * circuit) or private (witness wires).  A product with a public constant is
+ * folded into a linear combination and costs no constraint; only
+ * private-by-private products and range checks cost constraints.  A private
+ * tensor is committed inside the circuit: its values are range-checked,
+ * knit-packed floor(NNC_PRV_ZK_PACK_BITS / bits) to a field element (the range
+ * checks make the packing injective) and hashed with Poseidon (circomlib's
+ * parameters); a public tensor's commitment is computed natively and
+ * constrained to equal the public input.  Both commitments use the same
+ * function, nnc_prv_zk_commit.
+ *
+ * Signed integers v are encoded as field elements v mod r.
+ *
+ * Thread safety: a builder is used by one thread at a time. */
+#ifndef NNC_PROVER_CIRCUIT_H
+#define NNC_PROVER_CIRCUIT_H
+
+#include "models/quant.h"
+#include "prover/prover.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bits of a field element used by knit packing (r > 2^253). */
+#define NNC_PRV_ZK_PACK_BITS 248
+/* Packed elements absorbed per Poseidon call (t = 17: chaining value + 15 + length slot). */
+#define NNC_PRV_ZK_RATE 15
+
+/* ---------------------------------------------------------------- builder */
+
+/* Wire classes, in circom's wire order. */
+typedef enum nnc_prv_wire_class {
+    NNC_PRV_WIRE_PUB_OUT = 0, NNC_PRV_WIRE_PUB_IN = 1, NNC_PRV_WIRE_PRV_IN = 2, NNC_PRV_WIRE_INTERNAL = 3
+} nnc_prv_wire_class;
+
+/* A linear combination sum coef_i * w[wire_i]; wire 0 is the constant 1.
+ * Wires are builder ids (renumbered into circom order by nnc_prv_cb_finish).
+ * Terms may repeat a wire until nnc_prv_lc_compact merges them. */
+typedef struct nnc_prv_lc {
+    uint32_t n, cap;
+    nnc_prv_r1cs_term *t;
+} nnc_prv_lc;
+
+typedef struct nnc_prv_cb nnc_prv_cb;
+
+/* Per-section statistics (one section per layer). */
+typedef struct nnc_prv_cb_section {
+    char name[64];
+    uint64_t constraints, wires;
+} nnc_prv_cb_section;
+
+nnc_status nnc_prv_cb_create(nnc_prv_cb **out);
+void nnc_prv_cb_destroy(nnc_prv_cb *cb);
+/* Sticky error: the first failure of any builder call (out of memory, a
+ * witness value outside a gadget's range); NNC_STATUS_OK while none. */
+nnc_status nnc_prv_cb_status(const nnc_prv_cb *cb, char *err, size_t errlen);
+/* Set the sticky error (the first one wins). */
+void nnc_prv_cb_fail(nnc_prv_cb *cb, nnc_status st, const char *msg);
+/* Start counting constraints and wires under a new name. */
+void nnc_prv_cb_begin(nnc_prv_cb *cb, const char *name);
+const nnc_prv_cb_section *nnc_prv_cb_sections(const nnc_prv_cb *cb, int *n);
+uint64_t nnc_prv_cb_n_constraints(const nnc_prv_cb *cb);
+/* Nonzero terms over all constraints (before merging). */
+uint64_t nnc_prv_cb_n_terms(const nnc_prv_cb *cb);
+/* on = 1 (before any constraint): only count constraints and terms (for
+ * models too large to hold); nnc_prv_cb_finish then refuses. */
+void nnc_prv_cb_set_count_only(nnc_prv_cb *cb, int on);
+uint32_t nnc_prv_cb_n_wires(const nnc_prv_cb *cb);   /* including wire 0 */
+
+/* A new wire of class cls holding value v.  Returns its id (0 on failure,
+ * with the sticky error set). */
+uint32_t nnc_prv_cb_wire(nnc_prv_cb *cb, nnc_prv_wire_class cls, const nnc_prv_fr *v);
+/* The witness value of wire id (tests tamper with it through this pointer). */
+nnc_prv_fr *nnc_prv_cb_value(nnc_prv_cb *cb, uint32_t id);
+/* Add the constraint <a> * <b> = <c> (copies the terms). */
+void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc *b, const nnc_prv_lc *c);
+
+/* Out: *r (nnc_prv_r1cs_clear) and *w (nnc_prv_fr_vec_clear, may be NULL):
+ * wires in circom order, each linear combination sorted by wire and merged.
+ * *map (may be NULL; free()) receives the final index of every builder id. */
+nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map,
+                             char *err, size_t errlen);
+
+/* ---- linear combinations (values are evaluated on the builder's witness) ---- */
+void nnc_prv_lc_clear(nnc_prv_lc *lc);               /* frees; *lc = empty */
+void nnc_prv_lc_reset(nnc_prv_lc *lc);               /* n = 0, keeps memory */
+void nnc_prv_lc_term(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire, const nnc_prv_fr *coef);
+void nnc_prv_lc_term_i(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire, int64_t coef);
+void nnc_prv_lc_add(nnc_prv_cb *cb, nnc_prv_lc *dst, const nnc_prv_lc *src, const nnc_prv_fr *k); /* dst += k src */
+void nnc_prv_lc_add_i(nnc_prv_cb *cb, nnc_prv_lc *dst, const nnc_prv_lc *src, int64_t k);
+void nnc_prv_lc_copy(nnc_prv_cb *cb, nnc_prv_lc *dst, const nnc_prv_lc *src);
+void nnc_prv_lc_compact(nnc_prv_cb *cb, nnc_prv_lc *lc); /* merge equal wires, drop zeros */
+void nnc_prv_lc_eval(const nnc_prv_cb *cb, nnc_prv_fr *out, const nnc_prv_lc *lc);
+/* 1 when lc uses no wire but 0 (a public constant). */
+int nnc_prv_lc_is_const(const nnc_prv_lc *lc);
+
+/* Field <-> signed integers.  Returns 0, or -1 when |v| >= 2^62. */
+void nnc_prv_fr_from_i64(nnc_prv_fr *out, int64_t v);
+int nnc_prv_fr_to_i64(int64_t *out, const nnc_prv_fr *a);
+
+/* ---------------------------------------------------------------- gadgets
+ * Each documents its constraint cost; x, a, b are linear combinations. */
+
+/* Unsigned range check: x = sum bits[i] 2^i, bits boolean.  n + 1 constraints.
+ * Out: bits[n] wire ids (may be NULL). */
+void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits);
+/* Signed range check x in [-2^(n-1), 2^(n-1)).  n + 1 constraints.
+ * Returns: the wire of the "x >= 0" bit. */
+uint32_t nnc_prv_g_range_signed(nnc_prv_cb *cb, const nnc_prv_lc *x, int n);
+/* *out = a * b: free (a scaled copy) when either is a public constant,
+ * else one constraint and one product wire. */
+void nnc_prv_g_mul(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_lc *a, const nnc_prv_lc *b);
+/* Requantisation y = floor((acc + 2^(s-1)) / 2^s) (s = 0: y = acc), y in
+ * signed rbits: acc + 2^(s-1) = y 2^s + rem, 0 <= rem < 2^s, both by bits.
+ * s + rbits + 1 constraints.  Out: *y (a combination of y's bits);
+ * *nonneg (may be NULL) the wire of "y >= 0". */
+void nnc_prv_g_requant(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nnc_prv_lc *acc, int s, int rbits);
+/* Division by a public constant d >= 1 with rounding: y = floor((x + floor(d/2)) / d),
+ * remainder range-checked below d; y in signed rbits. */
+void nnc_prv_g_divround(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int64_t d, int rbits);
+/* ReLU y = max(x, 0) given the wire of "x >= 0" (from a range check):
+ * one constraint.  nonneg = 0: range-checks x in signed rbits first. */
+void nnc_prv_g_relu(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, uint32_t nonneg, int rbits);
+/* y = max(x[0..k)), all in signed rbits: k range checks of y - x[i] and
+ * k - 1 products proving one difference is 0.  Out: *y a new wire. */
+void nnc_prv_g_max(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int k, int rbits);
+/* One-hot lookup: y[d] = table[idx][d], idx in [0, V).  V + 2 constraints.
+ * Out: y[D]. */
+void nnc_prv_g_gather(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *idx, const int64_t *table, int64_t V, int64_t D);
+/* y = a wire equal to x (one constraint), of class cls. */
+uint32_t nnc_prv_g_wire_of(nnc_prv_cb *cb, const nnc_prv_lc *x, nnc_prv_wire_class cls);
+/* Poseidon permutation on state[t] (circomlib's parameters for width t):
+ * x^5 S-boxes cost 3 constraints each; round constants and MDS fold into
+ * the combinations.  Returns: 0, or -1 for t outside 2..17. */
+int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t);
+
+/* ---------------------------------------------------------------- commitments */
+
+/* A tensor to commit: values v[n], each in signed `bits` bits. */
+typedef struct nnc_prv_zk_segment {
+    const int64_t *v;      /* native values (NULL in the circuit form) */
+    const nnc_prv_lc *lc;  /* circuit values (NULL in the native form) */
+    int64_t n;
+    int bits;
+} nnc_prv_zk_segment;
+
+/* Native commitment: elements e = knit-packed segments (slot = v + 2^(bits-1),
+ * floor(248/bits) slots per element, a new element at each segment start),
+ * then h = Poseidon([len, e0..e14]), h = Poseidon([h, e15..e29]), ...
+ * (zero-padded), len = the number of packed elements.
+ * Returns: NNC_STATUS_INVALID when a value is out of its range. */
+nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int n_seg, char *err, size_t errlen);
+/* The same inside the circuit: range-checks every value, packs, hashes.
+ * Out: *out a combination equal to the commitment. */
+void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment *seg, int n_seg);
+
+/* ---------------------------------------------------------------- models */
+
+typedef enum nnc_prv_zk_privacy {
+    NNC_PRV_ZK_PRIVATE_INPUT = 1,    /* weights public (in the circuit), input private */
+    NNC_PRV_ZK_PRIVATE_WEIGHTS = 2,  /* input public (in the circuit), weights private */
+    NNC_PRV_ZK_PRIVATE_BOTH = 3
+} nnc_prv_zk_privacy;
+
+/* Build the circuit of q for the quantised input qin (one array per model
+ * input; the witness is that sample's; NULL: all zero).  count_only: see
+ * nnc_prv_cb_set_count_only.
+ * Out: *cb (nnc_prv_cb_destroy); out_vals (may be NULL) the proven integer
+ *      outputs, numel of the output tensor.
+ * Returns: NNC_STATUS_OK, or the builder's error (e.g. a value outside the
+ *      range its layer checks). */
+nnc_status nnc_prv_zk_compile(nnc_prv_cb **cb, const nnc_qmodel *q, nnc_prv_zk_privacy priv,
+                              int count_only, const int64_t *const *qin, int64_t *out_vals, char *err, size_t errlen);
+/* The model commitment (public input n_out) for q: weights, biases and the
+ * layer parameters, committed as nnc_prv_zk_commit does. */
+nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, char *err, size_t errlen);
+/* The input commitment (public input n_out + 1). */
+nnc_status nnc_prv_zk_input_commitment(nnc_prv_fr *out, const nnc_qmodel *q, const int64_t *const *qin,
+                                       char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

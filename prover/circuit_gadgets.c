@@ -1,0 +1,440 @@
+/* Gadgets of prover/circuit.h: range checks, products, requantisation,
+ * ReLU, max, one-hot lookup, Poseidon and knit-packed commitments.  Each
+ * gadget adds its constraints and computes its witness from the values of
+ * its input combinations (not from the integer reference runtime, so the
+ * two can be compared). */
+#include "prover/circuit.h"
+#include "prover/poseidon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prover/field_impl.h"
+
+/* Constant helpers. */
+static void fr_pow2(nnc_prv_fr *out, int k)
+{
+    nnc_prv_fr t;
+    nnc_fr_set_one(out);
+    while (k > 0) {
+        int s = k > 62 ? 62 : k;
+        nnc_fr_set_u64(&t, (uint64_t)1 << s);
+        nnc_fr_mul(out, out, &t);
+        k -= s;
+    }
+}
+
+static void lc_one(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire)
+{
+    nnc_prv_lc_reset(lc);
+    nnc_prv_lc_term_i(cb, lc, wire, 1);
+}
+
+static void nnc_prv_cb_fail_value(nnc_prv_cb *cb, const char *what)
+{
+    nnc_prv_cb_fail(cb, NNC_STATUS_INVALID, what);
+}
+
+static int eval_i64(nnc_prv_cb *cb, int64_t *out, const nnc_prv_lc *x, const char *what)
+{
+    nnc_prv_fr v;
+    nnc_prv_lc_eval(cb, &v, x);
+    if (nnc_prv_fr_to_i64(out, &v)) {
+        nnc_prv_cb_fail_value(cb, what);
+        *out = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* Allocate n boolean wires holding the bits of u (n booleanity constraints);
+ * sum = sum 2^i bit_i.  bits (may be NULL) receives the ids. */
+static void bits_alloc(nnc_prv_cb *cb, nnc_prv_lc *sum, uint64_t u, int n, uint32_t *bits)
+{
+    nnc_prv_lc b = {0};
+    nnc_prv_fr v, p;
+    nnc_prv_lc_reset(sum);
+    for (int i = 0; i < n; i++) {
+        nnc_fr_set_u64(&v, (u >> i) & 1);
+        uint32_t id = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &v);
+        if (bits) bits[i] = id;
+        lc_one(cb, &b, id);
+        nnc_prv_cb_constrain(cb, &b, &b, &b); /* b * b = b */
+        fr_pow2(&p, i);
+        nnc_prv_lc_term(cb, sum, id, &p);
+    }
+    nnc_prv_lc_clear(&b);
+}
+
+/* Constraint (lc) * 1 = 0. */
+static void assert_zero(nnc_prv_cb *cb, const nnc_prv_lc *lc)
+{
+    nnc_prv_lc one = {0}, zero = {0};
+    nnc_prv_lc_term_i(cb, &one, 0, 1);
+    nnc_prv_cb_constrain(cb, lc, &one, &zero);
+    nnc_prv_lc_clear(&one);
+}
+
+static uint64_t checked_unsigned(nnc_prv_cb *cb, int64_t v, int n, const char *what)
+{
+    if (v < 0 || (n < 63 && v >= ((int64_t)1 << n))) {
+        nnc_prv_cb_fail_value(cb, what);
+        return 0;
+    }
+    return (uint64_t)v;
+}
+
+void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits)
+{
+    int64_t v;
+    nnc_prv_lc sum = {0}, d = {0};
+    eval_i64(cb, &v, x, "range check: value is not a small integer");
+    bits_alloc(cb, &sum, checked_unsigned(cb, v, n, "range check: value out of range"), n, bits);
+    nnc_prv_lc_copy(cb, &d, x);
+    nnc_prv_lc_add_i(cb, &d, &sum, -1);
+    assert_zero(cb, &d);
+    nnc_prv_lc_clear(&sum);
+    nnc_prv_lc_clear(&d);
+}
+
+uint32_t nnc_prv_g_range_signed(nnc_prv_cb *cb, const nnc_prv_lc *x, int n)
+{
+    uint32_t bits[64];
+    nnc_prv_lc s = {0};
+    nnc_prv_lc_copy(cb, &s, x);
+    nnc_prv_lc_term_i(cb, &s, 0, (int64_t)1 << (n - 1));
+    nnc_prv_g_bits(cb, &s, n, bits);
+    nnc_prv_lc_clear(&s);
+    return bits[n - 1];
+}
+
+void nnc_prv_g_mul(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_lc *a, const nnc_prv_lc *b)
+{
+    nnc_prv_fr va, vb, p;
+    nnc_prv_lc_eval(cb, &va, a);
+    nnc_prv_lc_eval(cb, &vb, b);
+    nnc_prv_lc_reset(out);
+    if (nnc_prv_lc_is_const(a)) {
+        nnc_prv_lc_add(cb, out, b, &va);
+        return;
+    }
+    if (nnc_prv_lc_is_const(b)) {
+        nnc_prv_lc_add(cb, out, a, &vb);
+        return;
+    }
+    nnc_fr_mul(&p, &va, &vb);
+    uint32_t w = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &p);
+    lc_one(cb, out, w);
+    nnc_prv_cb_constrain(cb, a, b, out);
+}
+
+static int64_t floordiv(int64_t a, int64_t d)
+{
+    int64_t q = a / d;
+    return (a % d != 0 && a < 0) ? q - 1 : q;
+}
+
+/* y = quotient as a combination of rbits bits (signed), plus the
+ * constraint x + c - d*y - rem = 0 where rem is given. */
+static void quotient(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nnc_prv_lc *x, int64_t c, int64_t d,
+                     int64_t q, const nnc_prv_lc *rem, int rbits)
+{
+    uint32_t bits[64];
+    int64_t off = (int64_t)1 << (rbits - 1);
+    int64_t u = q + off;
+    bits_alloc(cb, y, checked_unsigned(cb, u, rbits, "requantised value outside its range (compile with more bits)"), rbits, bits);
+    nnc_prv_lc_term_i(cb, y, 0, -off);
+    if (nonneg) *nonneg = bits[rbits - 1];
+    nnc_prv_lc t = {0};
+    nnc_prv_lc_copy(cb, &t, x);
+    nnc_prv_lc_term_i(cb, &t, 0, c);
+    nnc_prv_lc_add_i(cb, &t, y, -d);
+    nnc_prv_lc_add_i(cb, &t, rem, -1);
+    assert_zero(cb, &t);
+    nnc_prv_lc_clear(&t);
+}
+
+void nnc_prv_g_requant(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nnc_prv_lc *acc, int s, int rbits)
+{
+    int64_t a, c = s ? (int64_t)1 << (s - 1) : 0;
+    eval_i64(cb, &a, acc, "accumulator is not a small integer");
+    int64_t q = floordiv(a + c, (int64_t)1 << s), r = a + c - q * ((int64_t)1 << s);
+    nnc_prv_lc rem = {0};
+    bits_alloc(cb, &rem, (uint64_t)r, s, NULL);
+    quotient(cb, y, nonneg, acc, c, (int64_t)1 << s, q, &rem, rbits);
+    nnc_prv_lc_clear(&rem);
+}
+
+void nnc_prv_g_divround(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int64_t d, int rbits)
+{
+    int k = 0;
+    while (((int64_t)1 << k) < d) k++;
+    if (((int64_t)1 << k) == d) {
+        nnc_prv_g_requant(cb, y, NULL, x, k, rbits);
+        return;
+    }
+    int64_t a, c = d / 2;
+    eval_i64(cb, &a, x, "pool sum is not a small integer");
+    int64_t q = floordiv(a + c, d), r = a + c - q * d;
+    nnc_prv_lc rem = {0}, up = {0};
+    bits_alloc(cb, &rem, (uint64_t)r, k, NULL); /* 0 <= rem < 2^k */
+    nnc_prv_lc_term_i(cb, &up, 0, d - 1);        /* and d - 1 - rem >= 0 */
+    nnc_prv_lc_add_i(cb, &up, &rem, -1);
+    nnc_prv_g_bits(cb, &up, k, NULL);
+    quotient(cb, y, NULL, x, c, d, q, &rem, rbits);
+    nnc_prv_lc_clear(&rem);
+    nnc_prv_lc_clear(&up);
+}
+
+void nnc_prv_g_relu(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, uint32_t nonneg, int rbits)
+{
+    nnc_prv_lc s = {0};
+    if (nonneg == 0) nonneg = nnc_prv_g_range_signed(cb, x, rbits);
+    lc_one(cb, &s, nonneg);
+    nnc_prv_g_mul(cb, y, x, &s);
+    nnc_prv_lc_clear(&s);
+}
+
+void nnc_prv_g_max(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int k, int rbits)
+{
+    nnc_prv_fr best;
+    int64_t bi = 0, xi;
+    nnc_prv_lc_eval(cb, &best, &x[0]);
+    eval_i64(cb, &bi, &x[0], "max: input is not a small integer");
+    for (int i = 1; i < k; i++) {
+        eval_i64(cb, &xi, &x[i], "max: input is not a small integer");
+        if (xi > bi) {
+            bi = xi;
+            nnc_prv_lc_eval(cb, &best, &x[i]);
+        }
+    }
+    uint32_t w = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &best);
+    nnc_prv_lc d = {0}, p = {0}, np = {0}, zero = {0};
+    for (int i = 0; i < k; i++) {
+        lc_one(cb, &d, w);
+        nnc_prv_lc_add_i(cb, &d, &x[i], -1);
+        nnc_prv_g_bits(cb, &d, rbits, NULL); /* y - x[i] in [0, 2^rbits) */
+        if (i == 0) {
+            nnc_prv_lc_copy(cb, &p, &d);
+            if (k == 1) {
+                nnc_prv_lc one = {0};
+                nnc_prv_lc_term_i(cb, &one, 0, 1);
+                nnc_prv_cb_constrain(cb, &p, &one, &zero);
+                nnc_prv_lc_clear(&one);
+            }
+        } else if (i < k - 1) {
+            nnc_prv_g_mul(cb, &np, &p, &d);
+            nnc_prv_lc_copy(cb, &p, &np);
+        } else {
+            nnc_prv_cb_constrain(cb, &p, &d, &zero); /* prod (y - x[i]) = 0 */
+        }
+    }
+    lc_one(cb, y, w);
+    nnc_prv_lc_clear(&d);
+    nnc_prv_lc_clear(&p);
+    nnc_prv_lc_clear(&np);
+}
+
+void nnc_prv_g_gather(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *idx, const int64_t *table, int64_t V, int64_t D)
+{
+    int64_t ix;
+    eval_i64(cb, &ix, idx, "gather: index is not a small integer");
+    if (ix < 0 || ix >= V) {
+        nnc_prv_cb_fail_value(cb, "gather: index out of range");
+        ix = 0;
+    }
+    nnc_prv_lc sum = {0}, pos = {0}, b = {0};
+    nnc_prv_fr v;
+    for (int64_t d = 0; d < D; d++) nnc_prv_lc_reset(&y[d]);
+    for (int64_t r = 0; r < V; r++) {
+        nnc_fr_set_u64(&v, r == ix);
+        uint32_t s = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &v);
+        lc_one(cb, &b, s);
+        nnc_prv_cb_constrain(cb, &b, &b, &b);
+        nnc_prv_lc_term_i(cb, &sum, s, 1);
+        nnc_prv_lc_term_i(cb, &pos, s, r);
+        for (int64_t d = 0; d < D; d++) nnc_prv_lc_term_i(cb, &y[d], s, table[r * D + d]);
+    }
+    nnc_prv_lc_term_i(cb, &sum, 0, -1);
+    assert_zero(cb, &sum);                 /* exactly one selector */
+    nnc_prv_lc_add_i(cb, &pos, idx, -1);
+    assert_zero(cb, &pos);                 /* at the index */
+    nnc_prv_lc_clear(&sum);
+    nnc_prv_lc_clear(&pos);
+    nnc_prv_lc_clear(&b);
+}
+
+uint32_t nnc_prv_g_wire_of(nnc_prv_cb *cb, const nnc_prv_lc *x, nnc_prv_wire_class cls)
+{
+    nnc_prv_fr v;
+    nnc_prv_lc one = {0}, c = {0};
+    nnc_prv_lc_eval(cb, &v, x);
+    uint32_t w = nnc_prv_cb_wire(cb, cls, &v);
+    nnc_prv_lc_term_i(cb, &one, 0, 1);
+    lc_one(cb, &c, w);
+    nnc_prv_cb_constrain(cb, x, &one, &c);
+    nnc_prv_lc_clear(&one);
+    nnc_prv_lc_clear(&c);
+    return w;
+}
+
+/* ---------------------------------------------------------------- Poseidon */
+
+static void sbox(nnc_prv_cb *cb, nnc_prv_lc *x)
+{
+    nnc_prv_lc x2 = {0}, x4 = {0}, x5 = {0};
+    nnc_prv_g_mul(cb, &x2, x, x);
+    nnc_prv_g_mul(cb, &x4, &x2, &x2);
+    nnc_prv_g_mul(cb, &x5, &x4, x);
+    nnc_prv_lc_copy(cb, x, &x5);
+    nnc_prv_lc_clear(&x2);
+    nnc_prv_lc_clear(&x4);
+    nnc_prv_lc_clear(&x5);
+}
+
+int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t)
+{
+    const nnc_prv_poseidon_params *p = nnc_prv_poseidon_params_get(t);
+    if (!p) return -1;
+    int rounds = p->n_full + p->n_partial, half = p->n_full / 2;
+    nnc_prv_lc *ns = calloc((size_t)t, sizeof *ns);
+    if (!ns) {
+        nnc_prv_cb_fail_value(cb, "out of memory (Poseidon)");
+        return 0;
+    }
+    for (int r = 0; r < rounds; r++) {
+        int full = r < half || r >= half + p->n_partial;
+        for (int i = 0; i < t; i++) {
+            nnc_prv_lc_term(cb, &state[i], 0, &p->c[r * t + i]);
+            nnc_prv_lc_compact(cb, &state[i]);
+            if (full || i == 0) sbox(cb, &state[i]);
+        }
+        for (int i = 0; i < t; i++) {
+            nnc_prv_lc_reset(&ns[i]);
+            for (int j = 0; j < t; j++) nnc_prv_lc_add(cb, &ns[i], &state[j], &p->m[i * t + j]);
+            nnc_prv_lc_compact(cb, &ns[i]);
+        }
+        for (int i = 0; i < t; i++) {
+            nnc_prv_lc tmp = state[i];
+            state[i] = ns[i];
+            ns[i] = tmp;
+        }
+    }
+    for (int i = 0; i < t; i++) nnc_prv_lc_clear(&ns[i]);
+    free(ns);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- commitments */
+
+static int seg_slots(int bits) { return NNC_PRV_ZK_PACK_BITS / bits; }
+
+static int64_t n_elements(const nnc_prv_zk_segment *seg, int n_seg)
+{
+    int64_t e = 0;
+    for (int s = 0; s < n_seg; s++) e += (seg[s].n + seg_slots(seg[s].bits) - 1) / seg_slots(seg[s].bits);
+    return e;
+}
+
+nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int n_seg, char *err, size_t errlen)
+{
+    int64_t ne = n_elements(seg, n_seg), k = 0;
+    nnc_prv_fr *e = calloc((size_t)(ne ? ne : 1), sizeof *e), sh, v;
+    if (!e) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    for (int s = 0; s < n_seg; s++) {
+        int bits = seg[s].bits, slots = seg_slots(bits);
+        if (bits < 1 || bits > 62) {
+            free(e);
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "commitment segment %d: %d bits", s, bits);
+        }
+        int64_t off = (int64_t)1 << (bits - 1);
+        for (int64_t i = 0; i < seg[s].n; i++) {
+            int64_t x = seg[s].v[i];
+            if (x < -off || x >= off) {
+                free(e);
+                return nnc_err(err, errlen, NNC_STATUS_INVALID, "commitment segment %d: value %lld outside %d signed bits", s,
+                               (long long)x, bits);
+            }
+            fr_pow2(&sh, bits * (int)(i % slots));
+            nnc_fr_set_u64(&v, (uint64_t)(x + off));
+            nnc_fr_mul(&v, &v, &sh);
+            nnc_fr_add(&e[k], &e[k], &v);
+            if (i % slots == slots - 1 || i + 1 == seg[s].n) k++;
+        }
+    }
+    nnc_prv_fr in[NNC_PRV_ZK_RATE + 1], h;
+    nnc_fr_set_u64(&h, (uint64_t)ne);
+    int64_t i = 0;
+    do {
+        in[0] = h;
+        for (int j = 0; j < NNC_PRV_ZK_RATE; j++) {
+            if (i + j < ne) in[1 + j] = e[i + j];
+            else nnc_fr_set_zero(&in[1 + j]);
+        }
+        nnc_status st = nnc_prv_poseidon_hash(&h, in, NNC_PRV_ZK_RATE + 1);
+        if (st) {
+            free(e);
+            return nnc_err(err, errlen, st, "Poseidon unavailable");
+        }
+        i += NNC_PRV_ZK_RATE;
+    } while (i < ne);
+    free(e);
+    *out = h;
+    return NNC_STATUS_OK;
+}
+
+void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment *seg, int n_seg)
+{
+    int64_t ne = n_elements(seg, n_seg), k = 0;
+    nnc_prv_lc *e = calloc((size_t)(ne ? ne : 1), sizeof *e);
+    nnc_prv_lc st[NNC_PRV_ZK_RATE + 2];
+    memset(st, 0, sizeof st);
+    if (!e) {
+        nnc_prv_cb_fail_value(cb, "out of memory (commitment)");
+        return;
+    }
+    nnc_prv_lc u = {0};
+    nnc_prv_fr sh;
+    for (int s = 0; s < n_seg; s++) {
+        int bits = seg[s].bits, slots = seg_slots(bits);
+        int64_t off = (int64_t)1 << (bits - 1);
+        for (int64_t i = 0; i < seg[s].n; i++) {
+            nnc_prv_lc_copy(cb, &u, &seg[s].lc[i]);
+            nnc_prv_lc_term_i(cb, &u, 0, off);
+            if (nnc_prv_lc_is_const(&u)) { /* a public constant: checked here, costs nothing */
+                int64_t x;
+                if (eval_i64(cb, &x, &u, "commitment: constant out of range") == 0)
+                    checked_unsigned(cb, x, bits, "commitment: constant out of range");
+            } else {
+                nnc_prv_g_bits(cb, &u, bits, NULL); /* makes the packing injective */
+            }
+            fr_pow2(&sh, bits * (int)(i % slots));
+            nnc_prv_lc_add(cb, &e[k], &u, &sh);
+            if (i % slots == slots - 1 || i + 1 == seg[s].n) {
+                nnc_prv_lc_compact(cb, &e[k]);
+                k++;
+            }
+        }
+    }
+    nnc_prv_lc h = {0};
+    nnc_prv_lc_term_i(cb, &h, 0, ne);
+    int64_t i = 0;
+    do {
+        nnc_prv_lc_reset(&st[0]); /* circomlib: state = [0, inputs...] */
+        nnc_prv_lc_copy(cb, &st[1], &h);
+        for (int j = 0; j < NNC_PRV_ZK_RATE; j++) {
+            nnc_prv_lc_reset(&st[2 + j]);
+            if (i + j < ne) nnc_prv_lc_copy(cb, &st[2 + j], &e[i + j]);
+        }
+        nnc_prv_g_poseidon(cb, st, NNC_PRV_ZK_RATE + 2);
+        nnc_prv_lc_copy(cb, &h, &st[0]);
+        i += NNC_PRV_ZK_RATE;
+    } while (i < ne);
+    nnc_prv_lc_copy(cb, out, &h);
+    for (int64_t j = 0; j < ne; j++) nnc_prv_lc_clear(&e[j]);
+    for (int j = 0; j < NNC_PRV_ZK_RATE + 2; j++) nnc_prv_lc_clear(&st[j]);
+    free(e);
+    nnc_prv_lc_clear(&u);
+    nnc_prv_lc_clear(&h);
+}

@@ -1,0 +1,443 @@
+/* The model compiler of prover/circuit.h: one gadget sequence per layer of a
+ * quantised model (models/quant.h), with the privacy types deciding which
+ * tensors are constants and which are witness wires, and the commitments
+ * that bind the proof to the model and the input. */
+#include "prover/circuit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL(st, ...) return nnc_err(err, errlen, st, __VA_ARGS__)
+
+/* Header words committed before the parameters: format tag, bits, layer
+ * count, then per layer kind, shift, weight frac, input tensor, output tensor. */
+#define ZK_HDR_PER_LAYER 5
+#define ZK_HDR_BITS 32
+#define ZK_FORMAT_TAG 0x4e4e4331 /* "NNC1" */
+
+/* Signed bits that hold every value of v[n] (at least 2). */
+static int bits_for(const int64_t *v, int64_t n)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = v[i] < 0 ? -(v[i] + 1) : v[i];
+        if (a > m) m = a;
+    }
+    int b = 1;
+    while (b < 62 && (m >> (b - 1)) != 0) b++;
+    return b < 2 ? 2 : b;
+}
+
+static int64_t *model_header(const nnc_qmodel *q, int64_t *n)
+{
+    *n = 3 + (int64_t)ZK_HDR_PER_LAYER * q->n_l;
+    int64_t *h = malloc((size_t)*n * sizeof *h);
+    if (!h) return NULL;
+    h[0] = ZK_FORMAT_TAG;
+    h[1] = q->bits;
+    h[2] = q->n_l;
+    for (int i = 0; i < q->n_l; i++) {
+        const nnc_q_layer *l = &q->l[i];
+        int64_t *p = h + 3 + ZK_HDR_PER_LAYER * i;
+        p[0] = l->kind;
+        p[1] = l->shift;
+        p[2] = l->wfrac;
+        p[3] = l->in;
+        p[4] = l->out;
+    }
+    return h;
+}
+
+/* Parameter arrays of layer l (weights, then bias), with their sizes. */
+static int layer_params(const nnc_q_layer *l, const int64_t **p, int64_t *n)
+{
+    int k = 0;
+    if (l->w && l->nw) {
+        p[k] = l->w;
+        n[k++] = l->nw;
+    }
+    if (l->b) {
+        p[k] = l->b;
+        n[k++] = l->kind == NNC_Q_CONV ? l->OC : l->N;
+    }
+    return k;
+}
+
+nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, char *err, size_t errlen)
+{
+    int64_t nh;
+    int64_t *h = model_header(q, &nh);
+    nnc_prv_zk_segment *seg = calloc((size_t)(1 + 2 * q->n_l), sizeof *seg);
+    if (!h || !seg) {
+        free(h);
+        free(seg);
+        FAIL(NNC_STATUS_NOMEM, "out of memory");
+    }
+    int ns = 0;
+    seg[ns++] = (nnc_prv_zk_segment){h, NULL, nh, ZK_HDR_BITS};
+    for (int i = 0; i < q->n_l; i++) {
+        const int64_t *p[2];
+        int64_t n[2];
+        int k = layer_params(&q->l[i], p, n);
+        for (int j = 0; j < k; j++) seg[ns++] = (nnc_prv_zk_segment){p[j], NULL, n[j], bits_for(p[j], n[j])};
+    }
+    nnc_status st = nnc_prv_zk_commit(out, seg, ns, err, errlen);
+    free(h);
+    free(seg);
+    return st;
+}
+
+static int input_bits(const nnc_q_tensor *t)
+{
+    if (!t->is_int) return t->rbits;
+    int b = 2;
+    while (b < 62 && ((int64_t)1 << (b - 1)) < t->int_range) b++;
+    return b;
+}
+
+nnc_status nnc_prv_zk_input_commitment(nnc_prv_fr *out, const nnc_qmodel *q, const int64_t *const *qin,
+                                       char *err, size_t errlen)
+{
+    nnc_prv_zk_segment seg[64];
+    if (q->n_inputs > 64) FAIL(NNC_STATUS_LIMIT, "more than 64 inputs");
+    for (int i = 0; i < q->n_inputs; i++) {
+        const nnc_q_tensor *t = &q->t[q->inputs[i]];
+        seg[i] = (nnc_prv_zk_segment){qin[i], NULL, t->numel, input_bits(t)};
+    }
+    return nnc_prv_zk_commit(out, seg, q->n_inputs, err, errlen);
+}
+
+/* ---------------------------------------------------------------- compile */
+
+typedef struct zk_tensor {
+    nnc_prv_lc *v;      /* numel combinations */
+    uint32_t *nonneg;   /* "value >= 0" bit wires from a requantisation, or NULL */
+    int64_t numel;
+} zk_tensor;
+
+typedef struct zk_ctx {
+    nnc_prv_cb *cb;
+    const nnc_qmodel *q;
+    zk_tensor *t;
+    nnc_prv_lc **pw;    /* private weights: per layer, per parameter (w then b) */
+} zk_ctx;
+
+static void tensor_free(zk_tensor *t)
+{
+    if (!t->v) return;
+    for (int64_t i = 0; i < t->numel; i++) nnc_prv_lc_clear(&t->v[i]);
+    free(t->v);
+    free(t->nonneg);
+    memset(t, 0, sizeof *t);
+}
+
+static int tensor_alloc(zk_tensor *t, int64_t numel, int with_sign)
+{
+    t->numel = numel;
+    t->v = calloc((size_t)(numel ? numel : 1), sizeof *t->v);
+    t->nonneg = with_sign ? calloc((size_t)(numel ? numel : 1), sizeof *t->nonneg) : NULL;
+    return (!t->v || (with_sign && !t->nonneg)) ? -1 : 0;
+}
+
+/* acc += w * x where w is parameter index k of layer li (constant or wire). */
+static void mac(zk_ctx *z, nnc_prv_lc *acc, const nnc_prv_lc *x, int li, int64_t k, nnc_prv_lc *tmp)
+{
+    if (!z->pw || !z->pw[li]) {
+        int64_t w = z->q->l[li].w[k];
+        if (w) nnc_prv_lc_add_i(z->cb, acc, x, w);
+        return;
+    }
+    nnc_prv_g_mul(z->cb, tmp, x, &z->pw[li][k]);
+    nnc_prv_lc_add_i(z->cb, acc, tmp, 1);
+}
+
+static void add_bias(zk_ctx *z, nnc_prv_lc *acc, int li, int64_t n)
+{
+    const nnc_q_layer *l = &z->q->l[li];
+    if (!l->b) return;
+    if (z->pw && z->pw[li]) nnc_prv_lc_add_i(z->cb, acc, &z->pw[li][l->nw + n], 1);
+    else nnc_prv_lc_term_i(z->cb, acc, 0, l->b[n]);
+}
+
+static void finish_acc(zk_ctx *z, zk_tensor *y, int64_t i, nnc_prv_lc *acc, const nnc_q_layer *l)
+{
+    nnc_prv_lc_compact(z->cb, acc);
+    nnc_prv_g_requant(z->cb, &y->v[i], &y->nonneg[i], acc, l->shift, z->q->t[l->out].rbits);
+}
+
+static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
+{
+    const nnc_qmodel *q = z->q;
+    const nnc_q_layer *l = &q->l[li];
+    nnc_prv_cb *cb = z->cb;
+    zk_tensor *x = &z->t[l->in], *y = &z->t[l->out];
+    const nnc_q_tensor *to = &q->t[l->out];
+    int sign = l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV || l->kind == NNC_Q_SPMM || l->kind == NNC_Q_RESHAPE;
+    if (tensor_alloc(y, to->numel, sign)) FAIL(NNC_STATUS_NOMEM, "out of memory");
+    nnc_prv_lc acc = {0}, tmp = {0};
+    switch (l->kind) {
+    case NNC_Q_DENSE:
+        for (int64_t m = 0; m < l->M; m++)
+            for (int64_t n = 0; n < l->N; n++) {
+                nnc_prv_lc_reset(&acc);
+                add_bias(z, &acc, li, n);
+                for (int64_t k = 0; k < l->K; k++) mac(z, &acc, &x->v[m * l->K + k], li, n * l->K + k, &tmp);
+                finish_acc(z, y, m * l->N + n, &acc, l);
+            }
+        break;
+    case NNC_Q_SPMM: /* public adjacency: every product folds */
+        for (int64_t r = 0; r < l->M; r++)
+            for (int64_t f = 0; f < l->N; f++) {
+                nnc_prv_lc_reset(&acc);
+                for (int64_t e = l->row_ptr[r]; e < l->row_ptr[r + 1]; e++)
+                    nnc_prv_lc_add_i(cb, &acc, &x->v[l->col[e] * l->N + f], l->w[e]);
+                finish_acc(z, y, r * l->N + f, &acc, l);
+            }
+        break;
+    case NNC_Q_CONV: {
+        int64_t cpg = l->C / l->group, opg = l->OC / l->group;
+        for (int64_t o = 0; o < l->OC; o++)
+            for (int64_t oy = 0; oy < l->OH; oy++)
+                for (int64_t ox = 0; ox < l->OW; ox++) {
+                    int64_t g = o / opg;
+                    nnc_prv_lc_reset(&acc);
+                    add_bias(z, &acc, li, o);
+                    for (int64_t c = 0; c < cpg; c++)
+                        for (int64_t ky = 0; ky < l->kh; ky++)
+                            for (int64_t kx = 0; kx < l->kw; kx++) {
+                                int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
+                                if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
+                                mac(z, &acc, &x->v[((g * cpg + c) * l->H + iy) * l->W + ix], li,
+                                    ((o * cpg + c) * l->kh + ky) * l->kw + kx, &tmp);
+                            }
+                    finish_acc(z, y, (o * l->OH + oy) * l->OW + ox, &acc, l);
+                }
+        break;
+    }
+    case NNC_Q_RELU:
+        for (int64_t i = 0; i < to->numel; i++)
+            nnc_prv_g_relu(cb, &y->v[i], &x->v[i], x->nonneg ? x->nonneg[i] : 0, q->t[l->in].rbits);
+        break;
+    case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
+        nnc_prv_lc *win = calloc((size_t)(l->kh * l->kw), sizeof *win);
+        if (!win) FAIL(NNC_STATUS_NOMEM, "out of memory");
+        for (int64_t c = 0; c < l->C; c++)
+            for (int64_t oy = 0; oy < l->OH; oy++)
+                for (int64_t ox = 0; ox < l->OW; ox++) {
+                    int cnt = 0;
+                    nnc_prv_lc_reset(&acc);
+                    for (int64_t ky = 0; ky < l->kh; ky++)
+                        for (int64_t kx = 0; kx < l->kw; kx++) {
+                            int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
+                            if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
+                            const nnc_prv_lc *a = &x->v[(c * l->H + iy) * l->W + ix];
+                            if (l->kind == NNC_Q_MAXPOOL) nnc_prv_lc_copy(cb, &win[cnt], a);
+                            else nnc_prv_lc_add_i(cb, &acc, a, 1);
+                            cnt++;
+                        }
+                    nnc_prv_lc *out = &y->v[(c * l->OH + oy) * l->OW + ox];
+                    if (l->kind == NNC_Q_MAXPOOL) {
+                        nnc_prv_g_max(cb, out, win, cnt, q->t[l->in].rbits);
+                    } else {
+                        nnc_prv_lc_compact(cb, &acc);
+                        nnc_prv_g_divround(cb, out, &acc, l->count_include_pad ? l->kh * l->kw : cnt, to->rbits);
+                    }
+                }
+        for (int64_t i = 0; i < l->kh * l->kw; i++) nnc_prv_lc_clear(&win[i]);
+        free(win);
+        break;
+    }
+    case NNC_Q_ADD:
+        for (int64_t i = 0; i < to->numel; i++) {
+            nnc_prv_lc_add_i(cb, &y->v[i], &x->v[i], (int64_t)1 << l->lsh_a);
+            if (l->in2 >= 0) nnc_prv_lc_add_i(cb, &y->v[i], &z->t[l->in2].v[i], (int64_t)1 << l->lsh_b);
+            else nnc_prv_lc_term_i(cb, &y->v[i], 0, l->w[i] * ((int64_t)1 << l->lsh_b));
+            nnc_prv_lc_compact(cb, &y->v[i]);
+        }
+        break;
+    case NNC_Q_GATHER:
+        for (int64_t i = 0; i < to->numel / l->D; i++) nnc_prv_g_gather(cb, &y->v[i * l->D], &x->v[i], l->w, l->V, l->D);
+        break;
+    case NNC_Q_RESHAPE:
+        for (int64_t i = 0; i < to->numel; i++) {
+            nnc_prv_lc_copy(cb, &y->v[i], &x->v[i]);
+            y->nonneg[i] = x->nonneg ? x->nonneg[i] : 0;
+        }
+        break;
+    }
+    nnc_prv_lc_clear(&acc);
+    nnc_prv_lc_clear(&tmp);
+    return nnc_prv_cb_status(cb, err, errlen);
+}
+
+/* Private weights: one wire per parameter; the model commitment is computed
+ * in the circuit from the same segments nnc_prv_zk_model_commitment hashes. */
+static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size_t errlen)
+{
+    const nnc_qmodel *q = z->q;
+    nnc_prv_cb *cb = z->cb;
+    int64_t nh;
+    int64_t *h = model_header(q, &nh);
+    nnc_prv_lc *hl = calloc((size_t)(nh ? nh : 1), sizeof *hl);
+    nnc_prv_zk_segment *seg = calloc((size_t)(1 + 2 * q->n_l), sizeof *seg);
+    z->pw = calloc((size_t)q->n_l, sizeof *z->pw);
+    nnc_status st = NNC_STATUS_OK;
+    nnc_prv_lc *consts[2 * 64];
+    int64_t const_n[2 * 64];
+    int n_const = 0;
+    if (!h || !hl || !seg || !z->pw) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int64_t i = 0; i < nh; i++) nnc_prv_lc_term_i(cb, &hl[i], 0, h[i]);
+    int ns = 0;
+    seg[ns++] = (nnc_prv_zk_segment){NULL, hl, nh, ZK_HDR_BITS};
+    for (int li = 0; li < q->n_l; li++) {
+        const nnc_q_layer *l = &q->l[li];
+        const int64_t *p[2];
+        int64_t n[2];
+        int k = layer_params(l, p, n);
+        if (k == 0 || l->kind == NNC_Q_ADD || l->kind == NNC_Q_SPMM) {
+            /* Add constants and graph adjacency stay public; committed as constants. */
+            for (int j = 0; j < k; j++) {
+                nnc_prv_lc *c = n_const < 2 * 64 ? calloc((size_t)n[j], sizeof *c) : NULL;
+                if (!c) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory (or more than 64 constant layers)"); goto done; }
+                consts[n_const] = c;
+                const_n[n_const++] = n[j];
+                for (int64_t i = 0; i < n[j]; i++) nnc_prv_lc_term_i(cb, &c[i], 0, p[j][i]);
+                seg[ns++] = (nnc_prv_zk_segment){NULL, c, n[j], bits_for(p[j], n[j])};
+            }
+            continue;
+        }
+        int64_t tot = n[0] + (k > 1 ? n[1] : 0);
+        if (!(z->pw[li] = calloc((size_t)tot, sizeof **z->pw))) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
+        int64_t o = 0;
+        for (int j = 0; j < k; j++) {
+            for (int64_t i = 0; i < n[j]; i++) {
+                nnc_prv_fr v;
+                nnc_prv_fr_from_i64(&v, p[j][i]);
+                nnc_prv_lc_term_i(cb, &z->pw[li][o + i], nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PRV_IN, &v), 1);
+            }
+            seg[ns++] = (nnc_prv_zk_segment){NULL, &z->pw[li][o], n[j], bits_for(p[j], n[j])};
+            o += n[j];
+        }
+    }
+    nnc_prv_g_commit(cb, commit, seg, ns);
+done:
+    for (int j = 0; j < n_const; j++) { /* the constant copies (private ones live in z->pw) */
+        for (int64_t i = 0; i < const_n[j]; i++) nnc_prv_lc_clear(&consts[j][i]);
+        free(consts[j]);
+    }
+    if (hl)
+        for (int64_t i = 0; i < nh; i++) nnc_prv_lc_clear(&hl[i]);
+    free(hl);
+    free(seg);
+    free(h);
+    return st ? st : nnc_prv_cb_status(cb, err, errlen);
+}
+
+nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_privacy priv,
+                              int count_only, const int64_t *const *qin, int64_t *out_vals, char *err, size_t errlen)
+{
+    *cbo = NULL;
+    if (priv < NNC_PRV_ZK_PRIVATE_INPUT || priv > NNC_PRV_ZK_PRIVATE_BOTH) FAIL(NNC_STATUS_ARG, "unknown privacy setting");
+    zk_ctx z = {0};
+    z.q = q;
+    nnc_status st = nnc_prv_cb_create(&z.cb);
+    if (st) FAIL(st, "out of memory");
+    nnc_prv_cb_set_count_only(z.cb, count_only);
+    nnc_prv_cb *cb = z.cb;
+    nnc_prv_lc commit = {0};
+    nnc_prv_fr c;
+    int64_t **zero = NULL;
+    z.t = calloc((size_t)q->n_t, sizeof *z.t);
+    if (!z.t) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
+    if (!qin) { /* compile without an input: an all-zero sample */
+        zero = calloc((size_t)q->n_inputs, sizeof *zero);
+        if (!zero) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
+        for (int i = 0; i < q->n_inputs; i++)
+            if (!(zero[i] = calloc((size_t)q->t[q->inputs[i]].numel, sizeof **zero))) {
+                st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+                goto done;
+            }
+        qin = (const int64_t *const *)zero;
+    }
+
+    /* Model commitment: public input 0. */
+    nnc_prv_cb_begin(cb, "model commitment");
+    if (priv & NNC_PRV_ZK_PRIVATE_WEIGHTS) {
+        if ((st = private_weights(&z, &commit, err, errlen))) goto done;
+    } else {
+        if ((st = nnc_prv_zk_model_commitment(&c, q, err, errlen))) goto done;
+        nnc_prv_lc_term(cb, &commit, 0, &c);
+    }
+    nnc_prv_g_wire_of(cb, &commit, NNC_PRV_WIRE_PUB_IN);
+
+    /* Inputs and their commitment: public input 1. */
+    nnc_prv_cb_begin(cb, "input commitment");
+    nnc_prv_zk_segment seg[64];
+    if (q->n_inputs > 64) { st = nnc_err(err, errlen, NNC_STATUS_LIMIT, "more than 64 inputs"); goto done; }
+    for (int i = 0; i < q->n_inputs; i++) {
+        const nnc_q_tensor *t = &q->t[q->inputs[i]];
+        zk_tensor *x = &z.t[q->inputs[i]];
+        if (tensor_alloc(x, t->numel, 0)) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
+        for (int64_t k = 0; k < t->numel; k++) {
+            nnc_prv_fr v;
+            nnc_prv_fr_from_i64(&v, qin[i][k]);
+            if (priv & NNC_PRV_ZK_PRIVATE_INPUT) nnc_prv_lc_term_i(cb, &x->v[k], nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PRV_IN, &v), 1);
+            else nnc_prv_lc_term(cb, &x->v[k], 0, &v);
+        }
+        seg[i] = (nnc_prv_zk_segment){NULL, x->v, t->numel, input_bits(t)};
+    }
+    nnc_prv_lc_reset(&commit);
+    if (priv & NNC_PRV_ZK_PRIVATE_INPUT) {
+        nnc_prv_g_commit(cb, &commit, seg, q->n_inputs);
+    } else {
+        if ((st = nnc_prv_zk_input_commitment(&c, q, qin, err, errlen))) goto done;
+        nnc_prv_lc_term(cb, &commit, 0, &c);
+    }
+    nnc_prv_g_wire_of(cb, &commit, NNC_PRV_WIRE_PUB_IN);
+    if ((st = nnc_prv_cb_status(cb, err, errlen))) goto done;
+
+    for (int li = 0; li < q->n_l; li++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s (%s)", q->l[li].name[0] ? q->l[li].name : "layer", q->l[li].op);
+        nnc_prv_cb_begin(cb, name);
+        if ((st = compile_layer(&z, li, err, errlen))) goto done;
+        /* Free tensors no later layer reads. */
+        for (int t = 0; t < q->n_t; t++) {
+            if (!z.t[t].v || t == q->output) continue;
+            int used = 0;
+            for (int lj = li + 1; lj < q->n_l && !used; lj++) used = q->l[lj].in == t || q->l[lj].in2 == t;
+            if (!used) tensor_free(&z.t[t]);
+        }
+    }
+    nnc_prv_cb_begin(cb, "outputs");
+    zk_tensor *y = &z.t[q->output];
+    for (int64_t i = 0; i < y->numel; i++) {
+        uint32_t w = nnc_prv_g_wire_of(cb, &y->v[i], NNC_PRV_WIRE_PUB_OUT);
+        if (out_vals && nnc_prv_fr_to_i64(&out_vals[i], nnc_prv_cb_value(cb, w))) out_vals[i] = 0;
+    }
+    st = nnc_prv_cb_status(cb, err, errlen);
+done:
+    nnc_prv_lc_clear(&commit);
+    if (z.t)
+        for (int t = 0; t < q->n_t; t++) tensor_free(&z.t[t]);
+    free(z.t);
+    if (z.pw) {
+        for (int li = 0; li < q->n_l; li++) {
+            if (!z.pw[li]) continue;
+            int64_t tot = q->l[li].nw + (q->l[li].b ? (q->l[li].kind == NNC_Q_CONV ? q->l[li].OC : q->l[li].N) : 0);
+            for (int64_t i = 0; i < tot; i++) nnc_prv_lc_clear(&z.pw[li][i]);
+            free(z.pw[li]);
+        }
+        free(z.pw);
+    }
+    if (zero)
+        for (int i = 0; i < q->n_inputs; i++) free(zero[i]);
+    free(zero);
+    if (st) nnc_prv_cb_destroy(cb);
+    else *cbo = cb;
+    return st;
+}

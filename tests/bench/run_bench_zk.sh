@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make bench-zk: circuits of the zoo MLP and CNN, LeNet-5 and VGG16 (random
+# weights, CIFAR-sized inputs) under each privacy setting -> results/zk.csv,
+# results/zk.svg; accuracy of the quantised zoo models against the float ones
+# on the Fashion-MNIST test set -> results/zk-accuracy.csv; published figures
+# of other systems -> results/zk-published.csv; the machine -> results/zk-machine.txt.
+# Proving (Groth16 setup + prove + verify) runs where the development setup
+# fits this CPU (BENCH_ZK_PROVE: space-separated model/privacy pairs).
+set -e
+BUILD=${BUILD:-build}
+B=$BUILD/bench/bench_zk
+D=$BUILD/bench/zk
+PY=/usr/bin/python3
+mkdir -p results "$D"
+PROVE=${BENCH_ZK_PROVE:-"mlp/input"}
+{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >results/zk-machine.txt
+have_models=1
+$PY tests/bench/zk_models.py "$D" >/dev/null 2>&1 || { echo "bench-zk: LeNet-5/VGG16 skipped (python3-torch/onnx missing)" >&2; have_models=0; }
+out=results/zk.csv
+echo "model,privacy,bits,macs,constraints,wires,constraints_per_mac,witness_s,setup_s,prove_s,verify_s,proof_json_bytes,peak_rss_mb" >"$out"
+run() { # NAME MODEL PRIVACY [CALIB]
+    local p=0
+    case " $PROVE " in *" $1/$3 "*) p=1;; esac
+    "$B" circuit "$1" "$2" "$3" "$p" ${4:+"$4"} | tee -a "$out"
+}
+for priv in input weights both; do
+    run mlp models/zoo/mlp.onnx "$priv" models/zoo/sample_batch.npy
+    run cnn models/zoo/cnn.onnx "$priv" models/zoo/sample_batch.npy
+    [ "$have_models" = 1 ] && run lenet5 "$D/lenet5.onnx" "$priv"
+done
+# VGG16: private input only (private weights would need 15M range-checked wires)
+[ "$have_models" = 1 ] && run vgg16 "$D/vgg16.onnx" input
+$PY tests/bench/zk_plot.py "$out" results/zk.svg
+# accuracy of the quantised zoo models
+if [ -r /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz ]; then
+    $PY - "$D" <<'PYEOF'
+import gzip, sys, numpy as np
+d = sys.argv[1]
+def idx(p):
+    b = gzip.open(p).read(); n = b[3]; dims = [int.from_bytes(b[4+4*i:8+4*i], "big") for i in range(n)]
+    return np.frombuffer(b, np.uint8, offset=4+4*n).reshape(dims)
+x = idx("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz").astype(np.float32)[:, None] / 255.0
+y = idx("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz").astype(np.int64)
+np.save(f"{d}/fmnist_x.npy", x); np.save(f"{d}/fmnist_y.npy", y)
+PYEOF
+    echo "model,bits,images,float_accuracy,quantised_accuracy,argmax_agreement,out_of_range" >results/zk-accuracy.csv
+    for m in mlp cnn; do
+        "$B" accuracy "$m" "models/zoo/$m.onnx" models/zoo/sample_batch.npy "$D/fmnist_x.npy" "$D/fmnist_y.npy" 6 8 10 | tee -a results/zk-accuracy.csv
+    done
+else
+    echo "bench-zk: accuracy skipped (dataset-fashion-mnist not installed)" >&2
+fi
+cp tests/bench/zk_published.csv results/zk-published.csv

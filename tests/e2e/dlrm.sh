@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# DLRM workloads (models/embbag.h, gpu/dlrm.h):
+#  - the fused embedding bag against torch.nn.EmbeddingBag on the same table
+#    and bags (sum and mean; dims 16, 64, 128);
+#  - the zoo DLRM (models/zoo/dlrm.onnx) through nncert run against torch and
+#    onnxruntime;
+#  - distributed runs (simulated devices and mpirun -np 2/3) bit-identical
+#    to nncert run, for every placement kind;
+#  - the planner's predicted per-device lookups and bytes equal to those
+#    counted while executing the plan (simulated and MPI), on the synthetic
+#    Zipf trace and the real Criteo rows in ../shared;
+#  - bad traces and options: one-line errors, sysexits codes.
+. "$(dirname "$0")/lib.bash"
+Z=models/zoo
+PY=
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import torch, onnx, numpy' 2>/dev/null; then PY=$p; break; fi
+done
+cmp() { # NAME A B RTOL
+    local r
+    r=$("$BUILD/tools/cmp_outputs" "$2" "$3" "$4" 0 2>&1)
+    if [ $? -eq 0 ]; then pass "$1 (${r##*scale })"; else fail "$1: $(echo "$r" | tail -n 1)"; fi
+}
+
+# ---- embedding bags against torch.nn.EmbeddingBag
+if [ -z "$PY" ]; then
+    skip embbag-torch "no python3 with torch, onnx and numpy (Debian: python3-torch, python3-onnx)"
+else
+    for c in "sum 16 4" "sum 64 1" "sum 128 7" "mean 16 3" "mean 64 5"; do
+        set -- $c
+        mkdir -p "$TMP/eb"
+        if ! "$PY" $Z/dlrm.py embbag-check --out "$TMP/eb" --mode "$1" --dim "$2" --len "$3" --bags 200 --rows 5000 --seed "$2" 2>"$TMP/err"; then
+            fail "embbag-torch-$1-$2 (generator: $(tail -n 1 "$TMP/err"))"; continue; fi
+        if ! "$NNCERT" info "$TMP/eb/embbag.onnx" | grep -q 'EmbeddingBag x1'; then fail "embbag-fused-$1-$2 (not fused)"; continue; fi
+        if ! "$NNCERT" run "$TMP/eb/embbag.onnx" --input "$TMP/eb/ids.json" --output "$TMP/eb/nn.json" 2>"$TMP/err"; then
+            fail "embbag-torch-$1-$2 ($(cat "$TMP/err"))"; continue; fi
+        # torch (fbgemm) may sum in another order: float32 rounding apart
+        cmp "embbag-torch-$1-dim$2-len$3" "$TMP/eb/nn.json" "$TMP/eb/torch.json" 1e-6
+    done
+fi
+
+# ---- the zoo DLRM against torch and onnxruntime
+if "$NNCERT" info $Z/dlrm.onnx | grep -q 'EmbeddingBag x8'; then pass dlrm-info-fused; else fail "dlrm-info-fused (no EmbeddingBag x8)"; fi
+if [ -n "$PY" ]; then
+    "$PY" $Z/dlrm.py to-json $Z/dlrm.onnx $Z/dlrm_trace.txt --out "$TMP/in.json"
+    "$PY" $Z/dlrm.py torch-run $Z/dlrm.onnx $Z/dlrm_trace.txt --out "$TMP/torch.json"
+    if "$NNCERT" run $Z/dlrm.onnx --input "$TMP/in.json" --output "$TMP/nn.json" 2>"$TMP/err"; then
+        cmp dlrm-run-vs-torch "$TMP/nn.json" "$TMP/torch.json" 1e-5
+        if [ -d tests/peers/node_modules/onnxruntime-node ] && command -v node >/dev/null; then
+            if node tests/peers/ort_run.js $Z/dlrm.onnx "$TMP/in.json" "$TMP/ort.json" 2>"$TMP/err"; then
+                cmp dlrm-run-vs-onnxruntime "$TMP/nn.json" "$TMP/ort.json" 1e-5
+            else fail "dlrm-run-vs-onnxruntime ($(tail -n 1 "$TMP/err"))"; fi
+        else skip dlrm-run-vs-onnxruntime "onnxruntime-node not installed"; fi
+    else fail "dlrm-run ($(cat "$TMP/err"))"; fi
+else
+    skip dlrm-run-vs-torch "no python3 with torch"
+fi
+
+# ---- distributed runs equal the single process, bit for bit
+if [ -f "$TMP/nn.json" ]; then
+    for p in auto table row column replicated; do
+        if "$NNCERT" dlrm-run $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --devices 3 --plan $p --output "$TMP/d.json" 2>"$TMP/err"; then
+            cmp "dlrm-sim3-$p-equals-run" "$TMP/d.json" "$TMP/nn.json" 0
+        else fail "dlrm-sim3-$p ($(cat "$TMP/err"))"; fi
+    done
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+if ! command -v mpirun >/dev/null; then
+    skip dlrm-mpi "mpirun not installed (Debian: openmpi-bin)"
+elif [ -f "$TMP/nn.json" ]; then
+    for np in 2 3; do
+        plans="auto table row"
+        [ $np -eq 3 ] && plans=row
+        "$NNCERT" plan $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --devices $np --json "$TMP/plan$np.json" >/dev/null 2>"$TMP/err" ||
+            { fail "dlrm-plan-$np ($(cat "$TMP/err"))"; continue; }
+        for p in $plans; do
+            if timeout 120 mpirun -np $np "$NNCERT" dlrm-run $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --plan $p \
+                --output "$TMP/m.json" --counters "$TMP/c.json" >"$TMP/out" 2>"$TMP/err"; then
+                cmp "dlrm-mpirun-np$np-$p-equals-run" "$TMP/m.json" "$TMP/nn.json" 0
+                key=$(case $p in auto) echo chosen;; table) echo table_wise;; row) echo row_wise;; esac)
+                if python3 - "$TMP/plan$np.json" "$TMP/c.json" "$key" <<'PY'; then pass "dlrm-mpirun-np$np-$p-counters-as-predicted"; else fail "dlrm-mpirun-np$np-$p-counters-as-predicted"; fi
+import json, sys
+pred = json.load(open(sys.argv[1]))["plans"][sys.argv[3]]["predicted"]
+meas = json.load(open(sys.argv[2]))
+keys = ("lookups", "read_bytes", "sent_bytes", "recv_bytes", "mem_bytes")
+bad = [k for k in keys if pred[k] != meas[k]]
+if bad or sum(meas["lookups"]) == 0:
+    print("differ:", {k: (pred[k], meas[k]) for k in bad}); sys.exit(1)
+PY
+            else fail "dlrm-mpirun-np$np-$p (exit $?: $(grep -v '^$' "$TMP/err" | tail -n 2 | tr '\n' ' '))"; fi
+        done
+    done
+fi
+
+# ---- planner: predicted counters equal the measured ones (simulated devices)
+plan_check() { # NAME TRACE D
+    if "$NNCERT" plan $Z/dlrm.onnx --trace "$2" --devices "$3" --measure >"$TMP/p.out" 2>"$TMP/err"; then
+        local n
+        n=$(grep -c 'counters equal the prediction' "$TMP/p.out")
+        if [ "$n" -eq 3 ]; then pass "$1 ($(grep -o '([0-9.]*x lower[^)]*)' "$TMP/p.out"))"; else fail "$1 ($n of 3 plans as predicted)"; fi
+    else fail "$1 (exit $?: $(cat "$TMP/err"))"; fi
+}
+for d in 2 4 8; do plan_check "dlrm-plan-zipf-d$d-measured-equals-predicted" $Z/dlrm_trace.txt $d; done
+C=$SHARED/data/graphs/dlrm/criteo_sample.txt
+if [ -f "$C" ] && [ -n "$PY" ]; then
+    "$PY" $Z/dlrm.py criteo "$C" --out "$TMP/criteo.txt"
+    for d in 2 8; do plan_check "dlrm-plan-criteo-d$d-measured-equals-predicted" "$TMP/criteo.txt" $d; done
+    if "$NNCERT" dlrm-run $Z/dlrm.onnx --trace "$TMP/criteo.txt" --devices 4 --output "$TMP/dc.json" 2>"$TMP/err" &&
+       "$PY" $Z/dlrm.py to-json $Z/dlrm.onnx "$TMP/criteo.txt" --out "$TMP/cin.json" &&
+       "$NNCERT" run $Z/dlrm.onnx --input "$TMP/cin.json" --output "$TMP/cnn.json" 2>>"$TMP/err"; then
+        cmp dlrm-criteo-sim4-equals-run "$TMP/dc.json" "$TMP/cnn.json" 0
+    else fail "dlrm-criteo-sim4 ($(cat "$TMP/err"))"; fi
+else
+    skip dlrm-plan-criteo "../shared/data/graphs/dlrm or torch not present"
+fi
+
+# ---- verification: ids fixed, dense features in a box; sampled points inside the bounds
+for c in "1 0" "2 0.05" "3 0.5" "7 2"; do
+    set -- $c
+    if "$NNCERT" dlrm-bounds $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --sample "$1" --eps "$2" --points 1000 --seed "$1" >"$TMP/b.out" 2>"$TMP/err"; then
+        pass "dlrm-bounds-sample$1-eps$2 ($(tail -n 1 "$TMP/b.out" | cut -d: -f2))"
+    else fail "dlrm-bounds-sample$1-eps$2 (exit $?: $(cat "$TMP/b.out" "$TMP/err" | tail -n 2 | tr '\n' ' '))"; fi
+done
+
+# ---- bad input
+head -n 3 $Z/dlrm_trace.txt >"$TMP/t.txt"
+sed 's/,[0-9:]*$/,650/' "$TMP/t.txt" >"$TMP/oob.txt"
+expect_error dlrm-plan-id-out-of-range 65 "id 650 is outside table 7" "$NNCERT" plan $Z/dlrm.onnx --trace "$TMP/oob.txt" --devices 2
+sed 's/,[0-9:]*$//' "$TMP/t.txt" >"$TMP/short.txt"
+expect_error dlrm-plan-short-line 65 "line 2: 20 fields, expected 21" "$NNCERT" plan $Z/dlrm.onnx --trace "$TMP/short.txt" --devices 2
+sed 's/,[0-9:]*$/,-3/' "$TMP/t.txt" >"$TMP/neg.txt"
+expect_error dlrm-plan-negative-id 65 "'-3' is not a row id" "$NNCERT" plan $Z/dlrm.onnx --trace "$TMP/neg.txt" --devices 2
+sed 's/,[0-9:]*$/,1:2/' "$TMP/t.txt" >"$TMP/len.txt"
+expect_error dlrm-run-bag-length 65 "table 7's bag holds 2 ids, the model's input 'cat_7' 4" "$NNCERT" dlrm-run $Z/dlrm.onnx --trace "$TMP/len.txt"
+expect_error dlrm-plan-devices 64 "devices must be 1..64" "$NNCERT" plan $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --devices 0
+expect_error dlrm-plan-more-devices-than-samples 64 "fewer than the 5 devices" "$NNCERT" plan $Z/dlrm.onnx --trace "$TMP/t.txt" --devices 5
+expect_error dlrm-plan-missing-trace 66 "no-such" "$NNCERT" plan $Z/dlrm.onnx --trace "$TMP/no-such.txt" --devices 2
+expect_error dlrm-plan-not-a-dlrm 65 "no embedding bag" "$NNCERT" plan $Z/mlp.onnx --trace $Z/dlrm_trace.txt --devices 2
+expect_error dlrm-run-bad-plan 64 "plan must be auto" "$NNCERT" dlrm-run $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --plan diagonal
+expect_error dlrm-plan-memory 75 "no placement fits 1000 bytes" "$NNCERT" plan $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --devices 2 --mem-per-device 1000
+if "$NNCERT" plan --help | grep -q 'usage: nncert plan' && "$NNCERT" dlrm-run --help | grep -q 'usage: nncert dlrm-run'; then pass dlrm-help; else fail dlrm-help; fi

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# End-to-end tests of the bound refinement in `nncert verify` (alpha-CROWN
+# slopes, ReLU-split branch and bound with beta-CROWN multipliers):
+#  - VNN-COMP instances (../shared) that CROWN with input splitting leaves
+#    unknown and the refinement proves, checked against the official
+#    consensus; forced refinement on ACAS Xu never gives a wrong answer;
+#  - the options' bad values.
+. "$(dirname "$0")/lib.bash"
+V=$SHARED/data/verification
+
+# want_result NAME CONSENSUS WANT MODEL SPEC TIMEOUT [OPTIONS...]: the result
+# must be WANT, and never contradict the consensus
+want_result() {
+    local name=$1 cons=$2 want=$3 model=$4 spec=$5 to=$6
+    shift 6
+    "$NNCERT" verify "$model" "$spec" --timeout "$to" --samples 500 --json "$TMP/r.json" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$? got
+    got=$(grep -o '"result": "[a-z]*"' "$TMP/r.json" 2>/dev/null | cut -d'"' -f4)
+    if [ "$rc" -gt 2 ] || [ -z "$got" ]; then fail "$name (exit $rc: $(head -c 200 "$TMP/err"))"; return; fi
+    if { [ "$cons" = unsat ] && [ "$got" = violated ]; } || { [ "$cons" = sat ] && [ "$got" = holds ]; }; then
+        fail "$name: $got contradicts the consensus ($cons)"; return; fi
+    if [ "$want" != any ] && [ "$got" != "$want" ]; then fail "$name: $got, wanted $want"; return; fi
+    pass "$name consensus=$cons nncert=$got $(grep -o '"time_s": [0-9.e-]*' "$TMP/r.json")"
+}
+
+if [ -d "$V" ]; then
+    M=$V/mnist_fc
+    A=$V/acasxu
+    # 784 inputs: input splitting cannot close this one, ReLU splits do
+    want_result mnist_fc-256x2-prop_8_0.03-relusplit unsat holds "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_8_0.03.vnnlib" 60
+    want_result mnist_fc-256x2-prop_1_0.03-relusplit sat violated "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_1_0.03.vnnlib" 20 --relu-split on --stop-on-counterexample
+    # forced alpha and ReLU splits on ACAS Xu: still right
+    want_result acasxu-1_1-prop_3-alpha-relusplit unsat any "$A/onnx/ACASXU_run2a_1_1_batch_2000.onnx" "$A/vnnlib/prop_3.vnnlib" 15 --alpha-iters 8 --relu-split on
+    want_result acasxu-2_1-prop_2-alpha-relusplit sat violated "$A/onnx/ACASXU_run2a_2_1_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 30 --alpha-iters 8 --relu-split on --stop-on-counterexample
+    want_result acasxu-1_5-prop_1-alpha unsat holds "$A/onnx/ACASXU_run2a_1_5_batch_2000.onnx" "$A/vnnlib/prop_1.vnnlib" 60 --alpha-iters 8
+else
+    skip verify-refine-vnncomp "../shared/data/verification not present"
+fi
+
+Z=models/zoo
+if [ -f "$Z/mlp.onnx" ]; then
+    "$NNCERT" spec linf --model "$Z/mlp.onnx" --input "$Z/sample_input.json" --label "$(cat "$Z/sample_label.txt")" --eps 0.005 \
+        --output "$TMP/s.vnnlib" >/dev/null 2>&1
+    expect_error verify-alpha-iters-bad 64 "alpha-iters" "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --alpha-iters -3
+    expect_error verify-alpha-iters-huge 64 "alpha-iters" "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --alpha-iters 99999
+    expect_error verify-relu-split-bad 64 "relu-split" "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --relu-split sometimes
+    # holds (exit 0) also with every refinement forced on
+    expect_exit verify-relu-split-on-zoo-mlp 0 "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --samples 100 --timeout 20 --relu-split on --alpha-iters 4
+else
+    skip verify-refine-options "models/zoo/mlp.onnx not present"
+fi

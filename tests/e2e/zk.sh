@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Proofs of inference end to end on the zoo MLP (nncert compile/prove/check):
+#  - the .r1cs and .wtns nncert writes are accepted by snarkjs (r1cs info with
+#    the same counts, wtns check);
+#  - the proof verifies with nncert check (also bound to the model file and
+#    the input file) and with snarkjs groth16 verify;
+#  - the proven outputs decode to the float model's logits (within the
+#    quantisation step) with the same argmax;
+#  - tampered public output, model commitment and input commitment are
+#    rejected by both tools; the proof does not verify for another input or
+#    model;
+#  - a second input proved with the saved key verifies with the same vk;
+#  - bad input: an unsupported operator is named; a model too large for the
+#    key is refused with the constraint count it needs.
+. "$(dirname "$0")/lib.bash"
+BIN=tests/peers/node_modules/.bin
+SNARKJS="$BIN/snarkjs"
+MLP=models/zoo/mlp.onnx
+CAL=models/zoo/sample_batch.npy
+W=$TMP/zk; mkdir -p "$W"
+have_snarkjs=1; [ -x "$SNARKJS" ] || have_snarkjs=0
+js_ok() { "$SNARKJS" groth16 verify "$@" 2>&1 | grep -q 'OK!'; }
+PY=/usr/bin/python3
+
+# -- compile: counts by layer, files snarkjs accepts
+if "$NNCERT" compile "$MLP" --calib "$CAL" --input models/zoo/sample_input.json -o "$W/mlp.r1cs" --wtns "$W/mlp.wtns" >"$W/compile.txt" 2>"$W/err" &&
+   grep -q '^/net/net.1/Gemm (Gemm)' "$W/compile.txt" && grep -q '^total' "$W/compile.txt"; then pass zk-compile-mlp
+else fail "zk-compile-mlp ($(head -c 300 "$W/err"))"; fi
+cons=$(awk '$1 == "total" {print $2}' "$W/compile.txt")
+wires=$(awk '$1 == "total" {print $3}' "$W/compile.txt")
+if [ "$have_snarkjs" = 1 ]; then
+    "$SNARKJS" r1cs info "$W/mlp.r1cs" >"$W/info.txt" 2>&1
+    if grep -q "# of Constraints: $cons\$" "$W/info.txt" && grep -q "# of Wires: $wires\$" "$W/info.txt" &&
+       grep -q "# of Outputs: 10\$" "$W/info.txt" && grep -q "# of Public Inputs: 2\$" "$W/info.txt"; then pass zk-snarkjs-r1cs-info
+    else fail "zk-snarkjs-r1cs-info ($(tr '\n' ' ' <"$W/info.txt" | head -c 300))"; fi
+    if "$SNARKJS" wtns check "$W/mlp.r1cs" "$W/mlp.wtns" 2>&1 | grep -q 'WITNESS IS CORRECT'; then pass zk-snarkjs-wtns-check
+    else fail zk-snarkjs-wtns-check; fi
+else
+    skip zk-snarkjs "snarkjs not installed (run tests/setup.sh)"
+fi
+
+# -- prove (development setup) and check
+if "$NNCERT" prove "$MLP" --calib "$CAL" --input models/zoo/sample_input.json -o "$W/proof.json" --public "$W/public.json" \
+        --vk "$W/vk.json" --zkey-out "$W/mlp.zkey" >"$W/prove.txt" 2>"$W/err"; then pass zk-prove-mlp
+else fail "zk-prove-mlp ($(head -c 300 "$W/err"))"; exit 0; fi
+expect_exit zk-check-mlp 0 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json"
+expect_exit zk-check-mlp-bound 0 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" --model "$MLP" --calib "$CAL" \
+    --input models/zoo/sample_input.json
+if [ "$have_snarkjs" = 1 ]; then
+    if js_ok "$W/vk.json" "$W/public.json" "$W/proof.json"; then pass zk-snarkjs-verify; else fail zk-snarkjs-verify; fi
+fi
+
+# -- proven outputs against the float model
+"$NNCERT" run "$MLP" --input models/zoo/sample_input.json >"$W/run.json"
+frac=$(sed -n 's/^output (integers at scale 2^-\([0-9]*\)).*/\1/p' "$W/prove.txt")
+if "$PY" - "$W/public.json" "$W/run.json" "$frac" <<'EOF'; then pass zk-output-matches-float; else fail zk-output-matches-float; fi
+import json, sys
+r = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+pub = [int(s) for s in json.load(open(sys.argv[1]))]
+out = [v - r if v > r // 2 else v for v in pub[:10]]
+ref = json.load(open(sys.argv[2]))["outputs"]["logits"]["data"]
+step = 2.0 ** -int(sys.argv[3])
+deq = [v * step for v in out]
+ok = max(abs(a - b) for a, b in zip(deq, ref)) < 4 * step + 0.05 * max(abs(x) for x in ref)
+ok = ok and deq.index(max(deq)) == ref.index(max(ref))
+sys.exit(0 if ok else 1)
+EOF
+
+# -- tampering: each public signal class
+tamper() { # INDEX OUT: public.json with signal INDEX replaced by 12345
+    "$PY" -c "import json,sys; p=json.load(open(sys.argv[1])); p[int(sys.argv[2])]='12345'; json.dump(p,open(sys.argv[3],'w'))" "$W/public.json" "$1" "$2"
+}
+for case in "output:7" "model-commitment:10" "input-commitment:11"; do
+    name=${case%%:*} idx=${case##*:}
+    tamper "$idx" "$W/t_$name.json"
+    expect_exit "zk-tampered-$name-nncert" 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/t_$name.json"
+    if [ "$have_snarkjs" = 1 ]; then
+        if js_ok "$W/vk.json" "$W/t_$name.json" "$W/proof.json"; then fail "zk-tampered-$name-snarkjs"; else pass "zk-tampered-$name-snarkjs"; fi
+    fi
+done
+
+# -- another input with the saved key; binding to input and model
+"$PY" -c "
+import json
+x = json.load(open('models/zoo/sample_input.json'))
+def walk(v): return [walk(e) for e in v] if isinstance(v, list) else round(1.0 - v, 6)
+json.dump(walk(x), open('$W/in2.json', 'w'))"
+if "$NNCERT" prove "$MLP" --calib "$CAL" --input "$W/in2.json" --key "$W/mlp.zkey" -o "$W/proof2.json" --public "$W/public2.json" \
+        >/dev/null 2>"$W/err" && "$NNCERT" check --vk "$W/vk.json" "$W/proof2.json" "$W/public2.json" >/dev/null; then pass zk-prove-with-key
+else fail "zk-prove-with-key ($(head -c 300 "$W/err"))"; fi
+expect_exit zk-proof-for-other-public 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public2.json"
+expect_exit zk-check-other-input 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" --model "$MLP" --calib "$CAL" --input "$W/in2.json"
+expect_exit zk-check-other-calibration 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" --model "$MLP" --bits 7 --calib "$CAL"
+expect_exit zk-check-other-model 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" --model models/zoo/cnn.onnx
+
+# -- bad input
+if "$PY" - "$W" <<'EOF'; then
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto, numpy_helper
+d = sys.argv[1]
+rng = np.random.default_rng(0)
+def save(nodes, inits, name, n_in=4, n_out=3):
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n_in])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n_out])],
+                          [numpy_helper.from_array(a, n) for n, a in inits.items()])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{d}/{name}.onnx")
+w = rng.standard_normal((3, 4)).astype(np.float32); b = rng.standard_normal(3).astype(np.float32)
+save([helper.make_node("Gemm", ["x", "w", "b"], ["h"], transB=1), helper.make_node("Sigmoid", ["h"], ["y"], name="squash")],
+     {"w": w, "b": b}, "sigmoid")
+save([helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], {"w": w, "b": b}, "tiny")
+w2 = rng.standard_normal((64, 784)).astype(np.float32) * 0.05; b2 = np.zeros(64, np.float32)
+w3 = rng.standard_normal((10, 64)).astype(np.float32) * 0.2; b3 = np.zeros(10, np.float32)
+save([helper.make_node("Gemm", ["x", "w", "b"], ["h"], transB=1), helper.make_node("Relu", ["h"], ["r"]),
+      helper.make_node("Gemm", ["r", "w3", "b3"], ["y"], transB=1)], {"w": w2, "b": b2, "w3": w3, "b3": b3}, "bigger", 784, 10)
+EOF
+    echo '[0.5, 0.25, 1.0, 0.0]' >"$W/tiny_in.json"
+    expect_error zk-unsupported-operator 69 "Sigmoid.*squash|squash.*Sigmoid" "$NNCERT" compile "$W/sigmoid.onnx" -o "$W/s.r1cs"
+    [ ! -e "$W/s.r1cs" ] && pass zk-unsupported-nothing-written || fail zk-unsupported-nothing-written
+    # the tiny model proves with its own setup; the MLP's key is too small for a bigger model
+    if "$NNCERT" prove "$W/tiny.onnx" --input "$W/tiny_in.json" -o "$W/tp.json" --public "$W/tpub.json" --vk "$W/tvk.json" \
+            --zkey-out "$W/tiny.zkey" >/dev/null 2>"$W/err" &&
+       "$NNCERT" check --vk "$W/tvk.json" "$W/tp.json" "$W/tpub.json" --model "$W/tiny.onnx" --input "$W/tiny_in.json" >/dev/null; then
+        pass zk-prove-tiny
+    else fail "zk-prove-tiny ($(head -c 300 "$W/err"))"; fi
+    expect_error zk-key-too-small 75 "needs [0-9]+ constraints" "$NNCERT" prove "$W/bigger.onnx" --input models/zoo/sample_input.json \
+        --key "$W/tiny.zkey" -o "$W/bp.json" --public "$W/bpub.json"
+    [ ! -e "$W/bp.json" ] && pass zk-key-too-small-nothing-written || fail zk-key-too-small-nothing-written
+    expect_exit zk-check-vk-of-other-circuit 1 "$NNCERT" check --vk "$W/tvk.json" "$W/proof.json" "$W/public.json"
+else
+    skip zk-bad-input "python3 onnx/numpy not available"
+fi
+expect_error zk-prove-needs-input 64 "input" "$NNCERT" prove "$MLP" -o "$W/x.json" --public "$W/y.json"
+expect_error zk-bad-bits 64 "bits" "$NNCERT" compile "$MLP" --bits 99 -o "$W/x.r1cs"
+expect_error zk-bad-private 64 "private" "$NNCERT" compile "$MLP" --private nobody -o "$W/x.r1cs"
+expect_exit zk-help 0 "$NNCERT" prove --help

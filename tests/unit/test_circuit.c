@@ -1,0 +1,750 @@
+/* The NN-to-circuit compiler (prover/circuit.h) and the quantised reference
+ * runtime (models/quant.h).
+ *
+ * Soundness tests used throughout:
+ *  - honest: the witness a gadget computes satisfies the R1CS;
+ *  - every wire determined: adding 1 to any wire the gadget created breaks
+ *    a constraint (an under-constrained wire would survive);
+ *  - splice: the circuit built for other inputs has the same constraints
+ *    (byte-identical .r1cs), and its witness with the inputs replaced by the
+ *    first one's -- a consistent-looking witness for a wrong output -- is
+ *    rejected;
+ *  - exhaustive: on tiny ranges, every candidate output other than the right
+ *    one is rejected. */
+#include "models/quant.h"
+#include "prover/circuit.h"
+#include "prover/poseidon.h"
+#include "prover/prover.h"
+#include "prover_test_util.h"
+#include "onnx_builder.h"
+
+#include <math.h>
+#include <string.h>
+
+static char err[NNC_ERRBUF_SIZE];
+
+/* 1 when the builder's current witness satisfies its constraints. */
+static int satisfied(nnc_prv_cb *cb)
+{
+    nnc_prv_r1cs r;
+    nnc_prv_fr_vec w;
+    CHECK(nnc_prv_cb_finish(cb, &r, &w, NULL, err, sizeof err) == NNC_STATUS_OK);
+    int ok = nnc_prv_r1cs_check_witness(NULL, &r, w.v, w.n, NULL, 0) == NNC_STATUS_OK;
+    nnc_prv_r1cs_clear(&r);
+    nnc_prv_fr_vec_clear(&w);
+    return ok;
+}
+
+/* Every wire in [first, n_wires) perturbed by +1 breaks a constraint. */
+static void every_wire_determined(nnc_prv_cb *cb, uint32_t first)
+{
+    nnc_prv_fr one, save;
+    nnc_prv_fr_from_i64(&one, 1);
+    CHECK(satisfied(cb));
+    for (uint32_t id = first; id < nnc_prv_cb_n_wires(cb); id++) {
+        nnc_prv_fr *v = nnc_prv_cb_value(cb, id);
+        save = *v;
+        /* v = save + 1: to integer and back when small, else by evaluating
+         * the constant combination save + 1 */
+        int64_t iv;
+        if (nnc_prv_fr_to_i64(&iv, &save) == 0) nnc_prv_fr_from_i64(v, iv + 1);
+        else {
+            nnc_prv_lc l = {0};
+            nnc_prv_lc_term(cb, &l, 0, &save);
+            nnc_prv_lc_term(cb, &l, 0, &one);
+            nnc_prv_lc_eval(cb, v, &l);
+            nnc_prv_lc_clear(&l);
+        }
+        if (satisfied(cb)) ck_abort_msg("wire %u is not determined by the constraints (seed %llu)", id, (unsigned long long)g_seed);
+        *v = save;
+    }
+    CHECK(satisfied(cb));
+}
+
+static nnc_prv_cb *new_cb(void)
+{
+    nnc_prv_cb *cb;
+    CHECK(nnc_prv_cb_create(&cb) == NNC_STATUS_OK);
+    return cb;
+}
+
+/* A private input wire holding v, as a combination. */
+static uint32_t input(nnc_prv_cb *cb, nnc_prv_lc *lc, int64_t v)
+{
+    nnc_prv_fr f;
+    nnc_prv_fr_from_i64(&f, v);
+    uint32_t id = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PRV_IN, &f);
+    nnc_prv_lc_reset(lc);
+    nnc_prv_lc_term_i(cb, lc, id, 1);
+    return id;
+}
+
+static int64_t eval_i(nnc_prv_cb *cb, const nnc_prv_lc *lc)
+{
+    nnc_prv_fr v;
+    int64_t x;
+    nnc_prv_lc_eval(cb, &v, lc);
+    CHECK(nnc_prv_fr_to_i64(&x, &v) == 0);
+    return x;
+}
+
+static int64_t floordiv(int64_t a, int64_t d)
+{
+    int64_t q = a / d;
+    return (a % d != 0 && a < 0) ? q - 1 : q;
+}
+
+START_TEST(test_field_ints)
+{
+    rng r = rng_for(1);
+    for (int i = 0; i < 2000; i++) {
+        int64_t v = (int64_t)(rng_next(&r) >> 3) - ((int64_t)1 << 60), back;
+        nnc_prv_fr f;
+        nnc_prv_fr_from_i64(&f, v);
+        CHECK(nnc_prv_fr_to_i64(&back, &f) == 0 && back == v);
+    }
+}
+END_TEST
+
+START_TEST(test_bits_exhaustive)
+{
+    /* n = 4: every x in [-4, 20) and every boolean assignment of the bits */
+    for (int64_t x = -4; x < 20; x++) {
+        nnc_prv_cb *cb = new_cb();
+        nnc_prv_lc lx = {0};
+        uint32_t bits[4];
+        input(cb, &lx, x >= 0 && x < 16 ? x : 0);
+        nnc_prv_g_bits(cb, &lx, 4, bits);
+        CHECK(nnc_prv_cb_status(cb, NULL, 0) == NNC_STATUS_OK);
+        nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, lx.t[0].wire), x); /* claim x */
+        int accepted = 0;
+        for (int a = 0; a < 16; a++) {
+            for (int k = 0; k < 4; k++) nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, bits[k]), (a >> k) & 1);
+            accepted += satisfied(cb);
+        }
+        CHECK(accepted == (x >= 0 && x < 16));
+        /* a non-boolean "bit" is rejected even when the sum matches */
+        if (x == 2) {
+            nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, bits[0]), 2);
+            for (int k = 1; k < 4; k++) nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, bits[k]), 0);
+            CHECK(!satisfied(cb));
+        }
+        nnc_prv_lc_clear(&lx);
+        nnc_prv_cb_destroy(cb);
+    }
+    /* an out-of-range honest value is reported by the builder */
+    nnc_prv_cb *cb = new_cb();
+    nnc_prv_lc lx = {0};
+    input(cb, &lx, 16);
+    nnc_prv_g_bits(cb, &lx, 4, NULL);
+    CHECK(nnc_prv_cb_status(cb, NULL, 0) == NNC_STATUS_INVALID);
+    nnc_prv_lc_clear(&lx);
+    nnc_prv_cb_destroy(cb);
+}
+END_TEST
+
+START_TEST(test_requant)
+{
+    rng r = rng_for(2);
+    for (int it = 0; it < 40; it++) {
+        int s = (int)(rng_next(&r) % 9), rb = 8 + (int)(rng_next(&r) % 6);
+        int64_t lim = ((int64_t)1 << (rb - 1)) << s;
+        int64_t acc = (int64_t)(rng_next(&r) % (uint64_t)(2 * lim - (s ? ((int64_t)1 << (s - 1)) : 0))) - lim;
+        nnc_prv_cb *cb = new_cb();
+        nnc_prv_lc lx = {0}, y = {0};
+        input(cb, &lx, acc);
+        uint32_t first = nnc_prv_cb_n_wires(cb), nonneg;
+        uint64_t c0 = nnc_prv_cb_n_constraints(cb);
+        nnc_prv_g_requant(cb, &y, &nonneg, &lx, s, rb);
+        CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_OK);
+        CHECK(nnc_prv_cb_n_constraints(cb) - c0 == (uint64_t)(s + rb + 1));
+        int64_t want = s ? floordiv(acc + ((int64_t)1 << (s - 1)), (int64_t)1 << s) : acc;
+        CHECK(eval_i(cb, &y) == want);
+        int64_t nn;
+        CHECK(nnc_prv_fr_to_i64(&nn, nnc_prv_cb_value(cb, nonneg)) == 0 && nn == (want >= 0));
+        every_wire_determined(cb, first);
+        nnc_prv_lc_clear(&lx);
+        nnc_prv_lc_clear(&y);
+        nnc_prv_cb_destroy(cb);
+    }
+}
+END_TEST
+
+/* Exhaustive: requant with s = 2, rbits = 4 -- every (y', rem') pair other
+ * than the right one is rejected (the remainder and quotient bits are set
+ * directly). */
+START_TEST(test_requant_exhaustive)
+{
+    for (int64_t acc = -34; acc < 30; acc++) {
+        nnc_prv_cb *cb = new_cb();
+        nnc_prv_lc lx = {0}, y = {0};
+        input(cb, &lx, acc);
+        uint32_t first = nnc_prv_cb_n_wires(cb);
+        nnc_prv_g_requant(cb, &y, NULL, &lx, 2, 4);
+        CHECK(nnc_prv_cb_status(cb, NULL, 0) == NNC_STATUS_OK);
+        CHECK(nnc_prv_cb_n_wires(cb) - first == 6); /* 2 remainder bits, then 4 quotient bits */
+        int64_t want = floordiv(acc + 2, 4);
+        int accepted = 0;
+        for (int rem = 0; rem < 4; rem++)
+            for (int64_t q = -8; q < 8; q++) {
+                for (int k = 0; k < 2; k++) nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, first + k), (rem >> k) & 1);
+                for (int k = 0; k < 4; k++) nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, first + 2 + k), ((q + 8) >> k) & 1);
+                if (satisfied(cb)) {
+                    accepted++;
+                    CHECK(q == want && rem == acc + 2 - 4 * want);
+                }
+            }
+        CHECK(accepted == 1);
+        nnc_prv_lc_clear(&lx);
+        nnc_prv_lc_clear(&y);
+        nnc_prv_cb_destroy(cb);
+    }
+}
+END_TEST
+
+START_TEST(test_divround)
+{
+    const int64_t ds[] = {1, 3, 5, 6, 9, 12};
+    for (size_t di = 0; di < sizeof ds / sizeof *ds; di++)
+        for (int64_t x = -60; x <= 60; x += 7) {
+            nnc_prv_cb *cb = new_cb();
+            nnc_prv_lc lx = {0}, y = {0};
+            input(cb, &lx, x);
+            uint32_t first = nnc_prv_cb_n_wires(cb);
+            nnc_prv_g_divround(cb, &y, &lx, ds[di], 8);
+            CHECK(nnc_prv_cb_status(cb, NULL, 0) == NNC_STATUS_OK);
+            CHECK(eval_i(cb, &y) == floordiv(x + ds[di] / 2, ds[di]));
+            every_wire_determined(cb, first);
+            nnc_prv_lc_clear(&lx);
+            nnc_prv_lc_clear(&y);
+            nnc_prv_cb_destroy(cb);
+        }
+}
+END_TEST
+
+START_TEST(test_relu_exhaustive)
+{
+    for (int64_t x = -8; x < 8; x++)
+        for (int fused = 0; fused < 2; fused++) {
+            nnc_prv_cb *cb = new_cb();
+            nnc_prv_lc lx = {0}, y = {0}, q = {0};
+            input(cb, &lx, 4 * x);
+            uint32_t first = nnc_prv_cb_n_wires(cb), nonneg = 0;
+            if (fused) nnc_prv_g_requant(cb, &q, &nonneg, &lx, 2, 4); /* q = x, sign bit reused */
+            else nnc_prv_lc_add_i(cb, &q, &lx, 1);
+            nnc_prv_g_relu(cb, &y, &q, nonneg, fused ? 4 : 6);
+            CHECK(nnc_prv_cb_status(cb, NULL, 0) == NNC_STATUS_OK);
+            int64_t want = fused ? (x > 0 ? x : 0) : (4 * x > 0 ? 4 * x : 0);
+            CHECK(eval_i(cb, &y) == want);
+            every_wire_determined(cb, first);
+            /* every other output value is rejected */
+            CHECK(y.n == 1);
+            nnc_prv_fr *out = nnc_prv_cb_value(cb, y.t[0].wire);
+            for (int64_t c = -40; c < 40; c++) {
+                nnc_prv_fr_from_i64(out, c);
+                CHECK(satisfied(cb) == (c == want));
+            }
+            nnc_prv_lc_clear(&lx);
+            nnc_prv_lc_clear(&y);
+            nnc_prv_lc_clear(&q);
+            nnc_prv_cb_destroy(cb);
+        }
+}
+END_TEST
+
+/* Build max(x[0..3]) for given inputs; returns the builder. */
+static nnc_prv_cb *build_max(const int64_t *xv, int k, nnc_prv_lc *y, uint32_t *in_ids)
+{
+    nnc_prv_cb *cb = new_cb();
+    nnc_prv_lc x[8];
+    memset(x, 0, sizeof x);
+    for (int i = 0; i < k; i++) in_ids[i] = input(cb, &x[i], xv[i]);
+    nnc_prv_g_max(cb, y, x, k, 5);
+    for (int i = 0; i < k; i++) nnc_prv_lc_clear(&x[i]);
+    return cb;
+}
+
+static int r1cs_equal(nnc_prv_cb *a, nnc_prv_cb *b)
+{
+    nnc_prv_r1cs ra, rb;
+    size_t la = 0, lb = 0;
+    CHECK(nnc_prv_cb_finish(a, &ra, NULL, NULL, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(nnc_prv_cb_finish(b, &rb, NULL, NULL, err, sizeof err) == NNC_STATUS_OK);
+    nnc_prv_r1cs_serialize(NULL, &la, &ra);
+    nnc_prv_r1cs_serialize(NULL, &lb, &rb);
+    int eq = la == lb;
+    if (eq) {
+        unsigned char *ba = malloc(la), *bb = malloc(lb);
+        nnc_prv_r1cs_serialize(ba, &la, &ra);
+        nnc_prv_r1cs_serialize(bb, &lb, &rb);
+        eq = memcmp(ba, bb, la) == 0;
+        free(ba);
+        free(bb);
+    }
+    nnc_prv_r1cs_clear(&ra);
+    nnc_prv_r1cs_clear(&rb);
+    return eq;
+}
+
+START_TEST(test_max)
+{
+    rng r = rng_for(3);
+    for (int it = 0; it < 30; it++) {
+        int k = 1 + (int)(rng_next(&r) % 4);
+        int64_t xv[4], xw[4];
+        uint32_t ida[4], idb[4];
+        for (int i = 0; i < k; i++) {
+            xv[i] = (int64_t)(rng_next(&r) % 30) - 15;
+            xw[i] = xv[i] + (int64_t)(rng_next(&r) % 3) - 1;
+        }
+        nnc_prv_lc ya = {0}, yb = {0};
+        nnc_prv_cb *a = build_max(xv, k, &ya, ida), *b = build_max(xw, k, &yb, idb);
+        int64_t ma = xv[0], mb_ = xw[0];
+        for (int i = 1; i < k; i++) {
+            ma = xv[i] > ma ? xv[i] : ma;
+            mb_ = xw[i] > mb_ ? xw[i] : mb_;
+        }
+        CHECK(eval_i(a, &ya) == ma && eval_i(b, &yb) == mb_);
+        every_wire_determined(a, k + 1);
+        /* splice: b's witness with a's inputs claims max = mb_ */
+        CHECK(r1cs_equal(a, b));
+        for (int i = 0; i < k; i++) *nnc_prv_cb_value(b, idb[i]) = *nnc_prv_cb_value(a, ida[i]);
+        if (ma != mb_) CHECK(!satisfied(b));
+        nnc_prv_lc_clear(&ya);
+        nnc_prv_lc_clear(&yb);
+        nnc_prv_cb_destroy(a);
+        nnc_prv_cb_destroy(b);
+    }
+}
+END_TEST
+
+START_TEST(test_gather)
+{
+    const int64_t table[5 * 3] = {1, -2, 3, 4, 5, -6, 7, 8, 9, -10, 11, 12, 0, 0, 1};
+    for (int64_t ix = 0; ix < 5; ix++) {
+        nnc_prv_cb *a = new_cb(), *b = new_cb();
+        nnc_prv_lc la = {0}, lb = {0}, ya[3], yb[3];
+        memset(ya, 0, sizeof ya);
+        memset(yb, 0, sizeof yb);
+        uint32_t ia = input(a, &la, ix), ib = input(b, &lb, (ix + 1) % 5);
+        nnc_prv_g_gather(a, ya, &la, table, 5, 3);
+        nnc_prv_g_gather(b, yb, &lb, table, 5, 3);
+        for (int d = 0; d < 3; d++) CHECK(eval_i(a, &ya[d]) == table[ix * 3 + d]);
+        every_wire_determined(a, ia + 1);
+        CHECK(r1cs_equal(a, b));
+        *nnc_prv_cb_value(b, ib) = *nnc_prv_cb_value(a, ia);
+        CHECK(!satisfied(b));
+        /* an index outside the table is reported */
+        nnc_prv_cb *c = new_cb();
+        nnc_prv_lc lc = {0};
+        input(c, &lc, 5);
+        nnc_prv_g_gather(c, ya, &lc, table, 5, 3);
+        CHECK(nnc_prv_cb_status(c, NULL, 0) == NNC_STATUS_INVALID);
+        for (int d = 0; d < 3; d++) {
+            nnc_prv_lc_clear(&ya[d]);
+            nnc_prv_lc_clear(&yb[d]);
+        }
+        nnc_prv_lc_clear(&la);
+        nnc_prv_lc_clear(&lb);
+        nnc_prv_lc_clear(&lc);
+        nnc_prv_cb_destroy(a);
+        nnc_prv_cb_destroy(b);
+        nnc_prv_cb_destroy(c);
+    }
+}
+END_TEST
+
+START_TEST(test_mul_privacy)
+{
+    /* public constant products fold (no constraint); private ones cost one */
+    nnc_prv_cb *cb = new_cb();
+    nnc_prv_lc a = {0}, b = {0}, k = {0}, out = {0};
+    input(cb, &a, 7);
+    input(cb, &b, -3);
+    nnc_prv_lc_term_i(cb, &k, 0, 5);
+    uint64_t c0 = nnc_prv_cb_n_constraints(cb);
+    nnc_prv_g_mul(cb, &out, &a, &k);
+    CHECK(nnc_prv_cb_n_constraints(cb) == c0 && eval_i(cb, &out) == 35);
+    nnc_prv_g_mul(cb, &out, &k, &b);
+    CHECK(nnc_prv_cb_n_constraints(cb) == c0 && eval_i(cb, &out) == -15);
+    uint32_t first = nnc_prv_cb_n_wires(cb);
+    nnc_prv_g_mul(cb, &out, &a, &b);
+    CHECK(nnc_prv_cb_n_constraints(cb) == c0 + 1 && eval_i(cb, &out) == -21);
+    every_wire_determined(cb, first);
+    nnc_prv_lc_clear(&a);
+    nnc_prv_lc_clear(&b);
+    nnc_prv_lc_clear(&k);
+    nnc_prv_lc_clear(&out);
+    nnc_prv_cb_destroy(cb);
+}
+END_TEST
+
+START_TEST(test_poseidon_gadget)
+{
+    rng r = rng_for(4);
+    for (int t = 2; t <= 17; t++) {
+        nnc_prv_cb *cb = new_cb();
+        nnc_prv_lc st[17];
+        nnc_prv_fr in[16], want;
+        memset(st, 0, sizeof st);
+        for (int i = 0; i < t - 1; i++) {
+            int64_t v = (int64_t)(rng_next(&r) >> 2);
+            nnc_prv_fr_from_i64(&in[i], v);
+            input(cb, &st[i + 1], v);
+        }
+        CHECK(nnc_prv_poseidon_hash(&want, in, (size_t)t - 1) == NNC_STATUS_OK);
+        uint64_t c0 = nnc_prv_cb_n_constraints(cb);
+        uint32_t first = nnc_prv_cb_n_wires(cb);
+        CHECK(nnc_prv_g_poseidon(cb, st, t) == 0);
+        const nnc_prv_poseidon_params *p = nnc_prv_poseidon_params_get(t);
+        /* state[0] starts as the constant 0: its first S-box is free */
+        uint64_t cost = nnc_prv_cb_n_constraints(cb) - c0;
+        CHECK(cost == (uint64_t)3 * ((uint64_t)p->n_full * t + p->n_partial) - 3);
+        nnc_prv_fr got;
+        nnc_prv_lc_eval(cb, &got, &st[0]);
+        CHECK(memcmp(&got, &want, sizeof got) == 0);
+        if (t == 3) every_wire_determined(cb, first);
+        else CHECK(satisfied(cb));
+        for (int i = 0; i < t; i++) nnc_prv_lc_clear(&st[i]);
+        nnc_prv_cb_destroy(cb);
+    }
+    CHECK(nnc_prv_g_poseidon(NULL, NULL, 18) == -1);
+}
+END_TEST
+
+START_TEST(test_commit)
+{
+    rng r = rng_for(5);
+    int64_t a[70], b[5];
+    for (int i = 0; i < 70; i++) a[i] = (int64_t)(rng_next(&r) % 256) - 128;
+    for (int i = 0; i < 5; i++) b[i] = (int64_t)(rng_next(&r) % 2000) - 1000;
+    nnc_prv_zk_segment ns[2] = {{a, NULL, 70, 8}, {b, NULL, 5, 12}};
+    nnc_prv_fr want, got, other;
+    CHECK(nnc_prv_zk_commit(&want, ns, 2, err, sizeof err) == NNC_STATUS_OK);
+    /* one value changed: another commitment */
+    a[3] ^= 1;
+    CHECK(nnc_prv_zk_commit(&other, ns, 2, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(memcmp(&want, &other, sizeof want) != 0);
+    a[3] ^= 1;
+    /* out of range values are refused */
+    b[0] = 2048;
+    CHECK(nnc_prv_zk_commit(&other, ns, 2, err, sizeof err) == NNC_STATUS_INVALID);
+    b[0] = -1000;
+    CHECK(nnc_prv_zk_commit(&want, ns, 2, err, sizeof err) == NNC_STATUS_OK);
+    /* the circuit form: private a, constant b */
+    nnc_prv_cb *cb = new_cb();
+    nnc_prv_lc la[70], lb[5], out = {0};
+    memset(la, 0, sizeof la);
+    memset(lb, 0, sizeof lb);
+    uint32_t ids[70];
+    for (int i = 0; i < 70; i++) ids[i] = input(cb, &la[i], a[i]);
+    for (int i = 0; i < 5; i++) nnc_prv_lc_term_i(cb, &lb[i], 0, b[i]);
+    nnc_prv_zk_segment cs[2] = {{NULL, la, 70, 8}, {NULL, lb, 5, 12}};
+    uint64_t c0 = nnc_prv_cb_n_constraints(cb);
+    nnc_prv_g_commit(cb, &out, cs, 2);
+    CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_OK);
+    nnc_prv_lc_eval(cb, &got, &out);
+    CHECK(memcmp(&got, &want, sizeof got) == 0);
+    /* 70 range checks of 8 bits + one Poseidon (t = 17) over 4 elements
+     * (31 + 31 + 8 slots of a, 1 of b); 14 of the 17 state words start
+     * constant (0, the length, b's element, 11 padding zeros), so their
+     * first S-boxes are free */
+    const nnc_prv_poseidon_params *p = nnc_prv_poseidon_params_get(17);
+    CHECK(nnc_prv_cb_n_constraints(cb) - c0 == 70 * 9 + 3 * ((uint64_t)p->n_full * 17 + p->n_partial) - 3 * 14);
+    /* binding inside the circuit: the output wire is pinned, a changed input breaks it */
+    uint32_t pin = nnc_prv_g_wire_of(cb, &out, NNC_PRV_WIRE_PUB_IN);
+    (void)pin;
+    CHECK(satisfied(cb));
+    nnc_prv_fr save = *nnc_prv_cb_value(cb, ids[10]);
+    nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, ids[10]), a[10] + 1);
+    CHECK(!satisfied(cb));
+    *nnc_prv_cb_value(cb, ids[10]) = save;
+    every_wire_determined(cb, ids[69] + 1);
+    for (int i = 0; i < 70; i++) nnc_prv_lc_clear(&la[i]);
+    for (int i = 0; i < 5; i++) nnc_prv_lc_clear(&lb[i]);
+    nnc_prv_lc_clear(&out);
+    nnc_prv_cb_destroy(cb);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- models */
+
+static Onnx__AttributeProto *attr_ints(const char *name, int n, const int64_t *v)
+{
+    Onnx__AttributeProto *a = mb_calloc(1, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->n_ints = (size_t)n;
+    a->ints = mb_calloc((size_t)n + 1, sizeof(int64_t));
+    memcpy(a->ints, v, (size_t)n * sizeof(int64_t));
+    return a;
+}
+
+static float frand(rng *r, float scale) { return scale * ((float)(rng_next(r) >> 40) / (float)(1 << 24) * 2.0f - 1.0f); }
+
+/* Conv(2->3, k3, p1) -> Relu -> MaxPool 2x2 -> AveragePool 3x3 s1 p1 ->
+ * Flatten -> Gemm(3*3*3 -> 4) -> Add(const) -> Relu -> Gemm(4 -> 3) on a
+ * [1,2,6,6] input. */
+static nnc_model *small_cnn(uint64_t seed)
+{
+    static mb b;
+    static float cw[3 * 2 * 9], cb_[3], g1[4 * 27], g1b[4], ad[4], g2[3 * 4], g2b[3];
+    rng r = {seed};
+    for (size_t i = 0; i < sizeof cw / 4; i++) cw[i] = frand(&r, 0.5f);
+    for (size_t i = 0; i < 3; i++) cb_[i] = frand(&r, 0.2f);
+    for (size_t i = 0; i < sizeof g1 / 4; i++) g1[i] = frand(&r, 0.4f);
+    for (size_t i = 0; i < 4; i++) { g1b[i] = frand(&r, 0.1f); ad[i] = frand(&r, 0.3f); }
+    for (size_t i = 0; i < sizeof g2 / 4; i++) g2[i] = frand(&r, 0.6f);
+    for (size_t i = 0; i < 3; i++) g2b[i] = frand(&r, 0.1f);
+    mb_init(&b, 13);
+    static const int64_t xd[4] = {1, 2, 6, 6}, cwd[4] = {3, 2, 3, 3}, cbd[1] = {3}, g1d[2] = {4, 27}, g1bd[1] = {4},
+                         add_d[2] = {1, 4}, g2d[2] = {3, 4}, g2bd[1] = {3};
+    static const int64_t k3[2] = {3, 3}, k2[2] = {2, 2}, p1[4] = {1, 1, 1, 1};
+    mb_input(&b, "x", 4, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("cw", 4, cwd, cw, sizeof cw / 4);
+    b.inits[1] = tensor_floats("cb", 1, cbd, cb_, 3);
+    b.inits[2] = tensor_floats("g1", 2, g1d, g1, sizeof g1 / 4);
+    b.inits[3] = tensor_floats("g1b", 1, g1bd, g1b, 4);
+    b.inits[4] = tensor_floats("ad", 2, add_d, ad, 4);
+    b.inits[5] = tensor_floats("g2", 2, g2d, g2, sizeof g2 / 4);
+    b.inits[6] = tensor_floats("g2b", 1, g2bd, g2b, 3);
+    b.graph.n_initializer = 7;
+    static const char *i0[3] = {"x", "cw", "cb"}, *o0[1] = {"c"}, *i1[1] = {"c"}, *o1[1] = {"r"}, *i2[1] = {"r"}, *o2[1] = {"m"},
+                      *i3[1] = {"m"}, *o3[1] = {"a"}, *i4[1] = {"a"}, *o4[1] = {"f"}, *i5[3] = {"f", "g1", "g1b"}, *o5[1] = {"h"},
+                      *i6[2] = {"h", "ad"}, *o6[1] = {"h2"}, *i7[1] = {"h2"}, *o7[1] = {"hr"}, *i8[3] = {"hr", "g2", "g2b"},
+                      *o8[1] = {"y"};
+    b.nodes[0] = node("Conv", "conv", 3, i0, 1, o0);
+    node_attr(b.nodes[0], attr_ints("pads", 4, p1));
+    b.nodes[1] = node("Relu", "relu1", 1, i1, 1, o1);
+    b.nodes[2] = node("MaxPool", "pool", 1, i2, 1, o2);
+    node_attr(b.nodes[2], attr_ints("kernel_shape", 2, k2));
+    node_attr(b.nodes[2], attr_ints("strides", 2, k2));
+    b.nodes[3] = node("AveragePool", "avg", 1, i3, 1, o3);
+    node_attr(b.nodes[3], attr_ints("kernel_shape", 2, k3));
+    node_attr(b.nodes[3], attr_ints("pads", 4, p1));
+    b.nodes[4] = node("Flatten", "flat", 1, i4, 1, o4);
+    b.nodes[5] = node("Gemm", "fc1", 3, i5, 1, o5);
+    node_attr(b.nodes[5], attr_int("transB", 1));
+    b.nodes[6] = node("Add", "add", 2, i6, 1, o6);
+    b.nodes[7] = node("Relu", "relu2", 1, i7, 1, o7);
+    b.nodes[8] = node("Gemm", "fc2", 3, i8, 1, o8);
+    node_attr(b.nodes[8], attr_int("transB", 1));
+    b.graph.n_node = 9;
+    nnc_model *m;
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return m;
+}
+
+/* Build the circuit for one quantised input; returns the builder. */
+static nnc_prv_cb *compile(const nnc_qmodel *q, nnc_prv_zk_privacy priv, const int64_t *qin, int64_t *outv)
+{
+    nnc_prv_cb *cb;
+    const int64_t *ins[1] = {qin};
+    nnc_status st = nnc_prv_zk_compile(&cb, q, priv, 0, ins, outv, err, sizeof err);
+    ck_assert_msg(st == NNC_STATUS_OK, "%s", err);
+    return cb;
+}
+
+START_TEST(test_model_cnn)
+{
+    rng r = rng_for(6);
+    nnc_model *m = small_cnn(rng_next(&r));
+    nnc_qmodel q;
+    ck_assert_msg(nnc_qmodel_build(&q, m, 8, NULL, 0, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    CHECK(q.n_l == 9 && nnc_qmodel_macs(&q) == 3 * 36 * 18 + 27 * 4 + 4 * 3);
+    nnc_runtime *rt;
+    CHECK(nnc_rt_create(&rt, m, NNC_PRECISION_F64, 1, err, sizeof err) == NNC_STATUS_OK);
+    for (int it = 0; it < 4; it++) {
+        double x[72], x2[72], yf[3];
+        int64_t qa[72], qb_[72], oa[3], ob[3];
+        for (int i = 0; i < 72; i++) {
+            x[i] = (double)(rng_next(&r) % 1000) / 1000.0;
+            x2[i] = (double)(rng_next(&r) % 1000) / 1000.0;
+        }
+        const double *xi[1] = {x}, *xi2[1] = {x2};
+        int64_t *qi[1] = {qa}, *qi2[1] = {qb_};
+        CHECK(nnc_qmodel_quantize_inputs(&q, xi, qi, err, sizeof err) == NNC_STATUS_OK);
+        CHECK(nnc_qmodel_quantize_inputs(&q, xi2, qi2, err, sizeof err) == NNC_STATUS_OK);
+        /* the integer reference stays near the float model */
+        int64_t **vals;
+        ck_assert_msg(nnc_qmodel_run(&q, (const int64_t *const *)qi, &vals, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        const void *rin[1] = {x};
+        void *rout[1] = {yf};
+        CHECK(nnc_rt_run(rt, 1, rin, rout, err, sizeof err) == NNC_STATUS_OK);
+        const nnc_q_tensor *to = &q.t[q.output];
+        for (int k = 0; k < 3; k++) ck_assert_msg(fabs(ldexp((double)vals[q.output][k], -to->frac) - yf[k]) < 0.15 + 0.1 * fabs(yf[k]),
+                                                  "output %d: quantised %g float %g", k, ldexp((double)vals[q.output][k], -to->frac), yf[k]);
+        for (int priv = NNC_PRV_ZK_PRIVATE_INPUT; priv <= NNC_PRV_ZK_PRIVATE_BOTH; priv++) {
+            nnc_prv_cb *a = compile(&q, (nnc_prv_zk_privacy)priv, qa, oa);
+            for (int k = 0; k < 3; k++) CHECK(oa[k] == vals[q.output][k]);   /* proven output = integer runtime */
+            CHECK(satisfied(a));
+            if (priv == NNC_PRV_ZK_PRIVATE_WEIGHTS) { /* the input is a constant: a circuit per input */
+                nnc_prv_cb_destroy(a);
+                continue;
+            }
+            /* splice: the circuit for another input has the same constraints;
+             * its witness with this input's wires claims a wrong output */
+            nnc_prv_cb *b = compile(&q, (nnc_prv_zk_privacy)priv, qb_, ob);
+            CHECK(r1cs_equal(a, b));
+            nnc_prv_r1cs ra;
+            nnc_prv_fr_vec wa, wb;
+            CHECK(nnc_prv_cb_finish(a, &ra, &wa, NULL, err, sizeof err) == NNC_STATUS_OK);
+            nnc_prv_r1cs rb_;
+            CHECK(nnc_prv_cb_finish(b, &rb_, &wb, NULL, err, sizeof err) == NNC_STATUS_OK);
+            uint32_t pin0 = 1 + ra.n_pub_out + ra.n_pub_in, pin1 = pin0 + ra.n_prv_in;
+            for (uint32_t wv = pin0; wv < pin1; wv++) wb.v[wv] = wa.v[wv];
+            CHECK(nnc_prv_r1cs_check_witness(NULL, &ra, wb.v, wb.n, NULL, 0) != NNC_STATUS_OK);
+            /* tampered public output / model commitment / input commitment */
+            for (uint32_t s = 1; s <= ra.n_pub_out + ra.n_pub_in; s++) {
+                nnc_prv_fr save = wa.v[s];
+                nnc_prv_fr_from_i64(&wa.v[s], 12345);
+                CHECK(nnc_prv_r1cs_check_witness(NULL, &ra, wa.v, wa.n, NULL, 0) != NNC_STATUS_OK);
+                wa.v[s] = save;
+            }
+            CHECK(nnc_prv_r1cs_check_witness(NULL, &ra, wa.v, wa.n, NULL, 0) == NNC_STATUS_OK);
+            nnc_prv_r1cs_clear(&ra);
+            nnc_prv_r1cs_clear(&rb_);
+            nnc_prv_fr_vec_clear(&wa);
+            nnc_prv_fr_vec_clear(&wb);
+            nnc_prv_cb_destroy(a);
+            nnc_prv_cb_destroy(b);
+        }
+        nnc_qmodel_free_values(&q, vals);
+    }
+    /* the model commitment changes with any weight */
+    nnc_prv_fr c1, c2;
+    CHECK(nnc_prv_zk_model_commitment(&c1, &q, err, sizeof err) == NNC_STATUS_OK);
+    q.l[0].w[5] += 1;
+    CHECK(nnc_prv_zk_model_commitment(&c2, &q, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(memcmp(&c1, &c2, sizeof c1) != 0);
+    nnc_rt_destroy(rt);
+    nnc_qmodel_clear(&q);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+START_TEST(test_model_every_wire)
+{
+    /* the whole small CNN, private input: every wire determined */
+    rng r = rng_for(7);
+    nnc_model *m = small_cnn(rng_next(&r));
+    nnc_qmodel q;
+    ck_assert_msg(nnc_qmodel_build(&q, m, 6, NULL, 0, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    double x[72];
+    int64_t qa[72];
+    for (int i = 0; i < 72; i++) x[i] = (double)(rng_next(&r) % 1000) / 1000.0;
+    const double *xi[1] = {x};
+    int64_t *qi[1] = {qa};
+    CHECK(nnc_qmodel_quantize_inputs(&q, xi, qi, err, sizeof err) == NNC_STATUS_OK);
+    nnc_prv_cb *a = compile(&q, NNC_PRV_ZK_PRIVATE_INPUT, qa, NULL);
+    every_wire_determined(a, 1);
+    nnc_prv_cb_destroy(a);
+    nnc_qmodel_clear(&q);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+START_TEST(test_model_gather_sparse)
+{
+    /* y = A_sparse @ Gather(table, idx): an embedding then a graph layer */
+    static mb b;
+    mb_init(&b, 13);
+    static const int64_t idd[1] = {4}, td[2] = {6, 3}, ad[2] = {4, 4}, nz[1] = {6};
+    static const float tv[18] = {0.1f, -0.2f, 0.3f, 0.4f, 0.5f, -0.6f, 0.7f, 0.8f, 0.9f, -0.1f, 0.2f, 0.3f, 0.0f, 0.5f, -0.5f, 0.25f, 0.75f, -0.75f};
+    static const float av[6] = {1.0f, 0.5f, -1.0f, 0.25f, 0.5f, 0.5f};
+    static const int64_t lin[6] = {0, 3, 5, 6, 8, 15};
+    b.inputs[b.graph.n_input++] = vinfo("idx", 7, 1, idd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("T", 2, td, tv, 18);
+    b.graph.n_initializer = 1;
+    Onnx__SparseTensorProto *sp = mb_calloc(1, sizeof *sp);
+    onnx__sparse_tensor_proto__init(sp);
+    sp->values = tensor_floats("A", 1, nz, av, 6);
+    sp->indices = tensor_i64("A_idx", 1, nz, lin, 6);
+    sp->n_dims = 2;
+    sp->dims = (int64_t *)ad;
+    b.sparse[0] = sp;
+    b.graph.n_sparse_initializer = 1;
+    static const char *i0[2] = {"T", "idx"}, *o0[1] = {"e"}, *i1[2] = {"A", "e"}, *o1[1] = {"y"};
+    b.nodes[0] = node("Gather", "embed", 2, i0, 1, o0);
+    b.nodes[1] = node("MatMul", "graph", 2, i1, 1, o1);
+    b.graph.n_node = 2;
+    nnc_model *m;
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_qmodel q;
+    ck_assert_msg(nnc_qmodel_build(&q, m, 8, NULL, 0, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    CHECK(q.n_l == 2 && q.l[0].kind == NNC_Q_GATHER && q.l[1].kind == NNC_Q_SPMM);
+    int64_t ia[4] = {0, 5, 2, 2}, ib[4] = {1, 5, 3, 0}, oa[12], ob[12];
+    int64_t **vals;
+    const int64_t *qi[1] = {ia};
+    ck_assert_msg(nnc_qmodel_run(&q, qi, &vals, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_prv_cb *a = compile(&q, NNC_PRV_ZK_PRIVATE_INPUT, ia, oa);
+    for (int k = 0; k < 12; k++) CHECK(oa[k] == vals[q.output][k]);
+    every_wire_determined(a, 1);
+    nnc_prv_cb *c = compile(&q, NNC_PRV_ZK_PRIVATE_INPUT, ib, ob);
+    CHECK(r1cs_equal(a, c));
+    nnc_qmodel_free_values(&q, vals);
+    /* an index outside the table */
+    int64_t bad[4] = {0, 6, 0, 0};
+    double bd[4] = {0, 6, 0, 0};
+    const double *bdi[1] = {bd};
+    int64_t *bi[1] = {bad};
+    CHECK(nnc_qmodel_quantize_inputs(&q, bdi, bi, err, sizeof err) == NNC_STATUS_INVALID);
+    nnc_prv_cb_destroy(a);
+    nnc_prv_cb_destroy(c);
+    nnc_qmodel_clear(&q);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+START_TEST(test_unsupported)
+{
+    static mb b;
+    mb_init(&b, 13);
+    static const int64_t xd[2] = {1, 4};
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    static const char *i0[1] = {"x"}, *o0[1] = {"y"};
+    b.nodes[0] = node("Sigmoid", "sig", 1, i0, 1, o0);
+    b.graph.n_node = 1;
+    nnc_model *m;
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_qmodel q;
+    CHECK(nnc_qmodel_build(&q, m, 8, NULL, 0, err, sizeof err) == NNC_STATUS_UNSUPPORTED);
+    ck_assert_msg(strstr(err, "Sigmoid") && strstr(err, "sig"), "%s", err);
+    CHECK(nnc_qmodel_build(&q, m, 3, NULL, 0, err, sizeof err) == NNC_STATUS_ARG);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("circuit");
+    TCase *tc = tcase_create("gadgets");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_field_ints);
+    tcase_add_test(tc, test_bits_exhaustive);
+    tcase_add_test(tc, test_requant);
+    tcase_add_test(tc, test_requant_exhaustive);
+    tcase_add_test(tc, test_divround);
+    tcase_add_test(tc, test_relu_exhaustive);
+    tcase_add_test(tc, test_max);
+    tcase_add_test(tc, test_gather);
+    tcase_add_test(tc, test_mul_privacy);
+    tcase_add_test(tc, test_poseidon_gadget);
+    tcase_add_test(tc, test_commit);
+    suite_add_tcase(s, tc);
+    TCase *tm = tcase_create("models");
+    tcase_set_timeout(tm, 300);
+    tcase_add_test(tm, test_model_cnn);
+    tcase_add_test(tm, test_model_every_wire);
+    tcase_add_test(tm, test_model_gather_sparse);
+    tcase_add_test(tm, test_unsupported);
+    suite_add_tcase(s, tm);
+    return s;
+}
+
+int main(void) { return prover_test_main("test_circuit", suite); }

@@ -1,0 +1,376 @@
+/* Bound refinement (verifier/alpha.c, verifier/relusplit.c and the hooks in
+ * verifier/bounds.c), on random ReLU / LeakyReLU networks:
+ *  - any lower slopes in [0, 1]: the objective bounds are below the exact
+ *    objective (MPFR, 256 bits) at sampled points and box corners;
+ *  - the slope gradient matches finite differences of the bound;
+ *  - alpha-CROWN never loosens CROWN and tightens it on some networks;
+ *  - random ReLU split assignments: the bounds hold for every sampled point
+ *    that satisfies the splits, and "infeasible" only when none does;
+ *  - ReLU-split branch and bound never certifies a property that sampling
+ *    shows violated, and certifies more than CROWN alone. */
+#include "models/model.h"
+#include "tests/unit/onnx_builder.h"
+#include "verifier/refine_impl.h"
+
+#include <check.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static unsigned seed;
+static double urand(void) { return (double)rand() / RAND_MAX; }
+
+#define MAXW 12
+
+/* x -> Gemm -> act -> Gemm -> act -> Gemm -> y; act ReLU or LeakyReLU(0.2). */
+typedef struct mlp {
+    int w[4];     /* widths: input, hidden, hidden, output */
+    int leaky;
+    float W[3][MAXW * MAXW], bias[3][MAXW];
+} mlp;
+
+static nnc_model *mlp_build(mlp *t)
+{
+    t->w[0] = 2 + rand() % 3;
+    t->w[1] = 4 + rand() % 8;
+    t->w[2] = 4 + rand() % 8;
+    t->w[3] = 2 + rand() % 3;
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < t->w[k + 1]; j++) {
+            t->bias[k][j] = (float)(urand() - 0.5);
+            for (int i = 0; i < t->w[k]; i++) t->W[k][j * t->w[k] + i] = (float)(urand() * 2 - 1);
+        }
+    static const char *names[3][3] = {{"x", "W0", "b0"}, {"a1", "W1", "b1"}, {"a2", "W2", "b2"}};
+    static const char *gout[3][1] = {{"h1"}, {"h2"}, {"y"}}, *ain[2][1] = {{"h1"}, {"h2"}}, *aout[2][1] = {{"a1"}, {"a2"}};
+    static const char *wn[3] = {"W0", "W1", "W2"}, *bn[3] = {"b0", "b1", "b2"};
+    mb b;
+    mb_init(&b, 13);
+    int64_t xd[2] = {1, t->w[0]};
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    int nn = 0;
+    for (int k = 0; k < 3; k++) {
+        int64_t wd[2] = {t->w[k + 1], t->w[k]}, bd[1] = {t->w[k + 1]};
+        b.inits[2 * k] = tensor_floats(wn[k], 2, wd, t->W[k], (size_t)(t->w[k + 1] * t->w[k]));
+        b.inits[2 * k + 1] = tensor_floats(bn[k], 1, bd, t->bias[k], (size_t)t->w[k + 1]);
+        Onnx__NodeProto *g = node("Gemm", wn[k], 3, names[k], 1, gout[k]);
+        node_attr(g, attr_int("transB", 1));
+        b.nodes[nn++] = g;
+        if (k < 2) {
+            Onnx__NodeProto *a = node(t->leaky ? "LeakyRelu" : "Relu", bn[k], 1, ain[k], 1, aout[k]);
+            if (t->leaky) node_attr(a, attr_float("alpha", 0.2f));
+            b.nodes[nn++] = a;
+        }
+    }
+    b.graph.n_initializer = 6;
+    b.graph.n_node = nn;
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return m;
+}
+
+/* Exact forward pass (MPFR, 256 bits: every product and sum of these float
+ * weights and double inputs is exact at this precision for our sizes).
+ * Out: y (rounded to nearest), pre (pre-activations, flat ReLU order; signs exact). */
+static void mlp_eval_exact(const mlp *t, const double *x, double *y, int *pre_sign, double *pre)
+{
+    mpfr_t a[MAXW], h[MAXW], p;
+    mpfr_init2(p, 256);
+    for (int i = 0; i < MAXW; i++) {
+        mpfr_init2(a[i], 256);
+        mpfr_init2(h[i], 256);
+    }
+    for (int i = 0; i < t->w[0]; i++) mpfr_set_d(a[i], x[i], MPFR_RNDN);
+    int f = 0;
+    for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < t->w[k + 1]; j++) {
+            mpfr_set_d(h[j], t->bias[k][j], MPFR_RNDN);
+            for (int i = 0; i < t->w[k]; i++) {
+                mpfr_mul_d(p, a[i], t->W[k][j * t->w[k] + i], MPFR_RNDN);
+                mpfr_add(h[j], h[j], p, MPFR_RNDN);
+            }
+        }
+        for (int j = 0; j < t->w[k + 1]; j++) {
+            if (k == 2) {
+                y[j] = mpfr_get_d(h[j], MPFR_RNDN);
+                continue;
+            }
+            if (pre_sign) pre_sign[f] = mpfr_sgn(h[j]);
+            if (pre) pre[f] = mpfr_get_d(h[j], MPFR_RNDN);
+            f++;
+            if (mpfr_sgn(h[j]) < 0) {
+                if (t->leaky) mpfr_mul_d(a[j], h[j], (double)0.2f, MPFR_RNDN);
+                else mpfr_set_zero(a[j], 1);
+            } else {
+                mpfr_set(a[j], h[j], MPFR_RNDN);
+            }
+        }
+    }
+    mpfr_clear(p);
+    for (int i = 0; i < MAXW; i++) {
+        mpfr_clear(a[i]);
+        mpfr_clear(h[i]);
+    }
+}
+
+static void random_box(int n, double *lo, double *hi, double rmax)
+{
+    for (int i = 0; i < n; i++) {
+        double c = urand() * 2 - 1, r = 0.01 + urand() * rmax;
+        lo[i] = c - r;
+        hi[i] = c + r;
+    }
+}
+
+/* Point s of a test set: box corners first, then uniform points. */
+static void test_point(int s, int n, const double *lo, const double *hi, double *x)
+{
+    for (int i = 0; i < n; i++) x[i] = s < (1 << n) ? ((s >> i) & 1 ? hi[i] : lo[i]) : lo[i] + urand() * (hi[i] - lo[i]);
+}
+
+static void random_objective(int no, double *C)
+{
+    for (int j = 0; j < no; j++) C[j] = urand() * 2 - 1;
+}
+
+START_TEST(test_any_slopes_sound)
+{
+    char err[NNC_ERRBUF_SIZE];
+    for (int trial = 0; trial < 30; trial++) {
+        mlp t;
+        t.leaky = trial % 3 == 2;
+        nnc_model *m = mlp_build(&t);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        double lo[4], hi[4], C[4], x[4], y[4], alpha[2 * MAXW], lb;
+        random_box(t.w[0], lo, hi, 1.0);
+        random_objective(t.w[3], C);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        int64_t nr = nnc_bnd_relu_count(b);
+        ck_assert_int_eq(nr, t.w[1] + t.w[2]);
+        for (int k = 0; k < 5; k++) {
+            for (int64_t f = 0; f < nr; f++) alpha[f] = k == 0 ? 0 : k == 1 ? 1 : urand();
+            nnc_bnd_set_slopes(b, alpha);
+            ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &lb, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+            ck_assert(isfinite(lb));
+            for (int s = 0; s < 400; s++) {
+                test_point(s, t.w[0], lo, hi, x);
+                mlp_eval_exact(&t, x, y, NULL, NULL);
+                double v = 0;
+                for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
+                if (!(v >= lb - 1e-12 * (1 + fabs(v))))
+                    ck_abort_msg("seed %u trial %d slopes %d: objective %.17g below bound %.17g", seed, trial, k, v, lb);
+            }
+        }
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+    }
+}
+END_TEST
+
+START_TEST(test_slope_gradient)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int agree = 0, total = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        mlp t;
+        t.leaky = 0;
+        nnc_model *m = mlp_build(&t);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        double lo[4], hi[4], C[4], a[2 * MAXW], a2[2 * MAXW], g[2 * MAXW], dir[2 * MAXW], l0, l1;
+        random_box(t.w[0], lo, hi, 1.0);
+        random_objective(t.w[3], C);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        int64_t nr = nnc_bnd_relu_count(b);
+        for (int64_t f = 0; f < nr; f++) {
+            a[f] = 0.2 + 0.6 * urand();
+            dir[f] = urand() - 0.5;
+        }
+        nnc_bnd_set_slopes(b, a);
+        ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &l0, NULL, g, NULL, NULL), NNC_STATUS_OK);
+        double h = 1e-6, gd = 0;
+        for (int64_t f = 0; f < nr; f++) {
+            a2[f] = a[f] + h * dir[f];
+            gd += g[f] * dir[f];
+        }
+        nnc_bnd_set_slopes(b, a2);
+        ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &l1, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+        double fd = (l1 - l0) / h;
+        /* the bound is piecewise linear in the slopes: away from a kink the
+         * directional derivative is exact up to rounding */
+        total++;
+        if (fabs(fd - gd) <= 1e-4 * (1 + fabs(gd))) agree++;
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_msg(agree >= total * 8 / 10, "seed %u: gradient agrees with finite differences on %d/%d", seed, agree, total);
+}
+END_TEST
+
+START_TEST(test_alpha_tightens)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int better = 0;
+    for (int trial = 0; trial < 30; trial++) {
+        mlp t;
+        t.leaky = trial % 2;
+        nnc_model *m = mlp_build(&t);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        double lo[4], hi[4], C[4], d = 0, crown, lw, tgt = INFINITY, x[4], y[4];
+        random_box(t.w[0], lo, hi, 1.0);
+        random_objective(t.w[3], C);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &d, &crown, NULL), NNC_STATUS_OK);
+        lw = crown;
+        ck_assert_int_eq(nnc_alpha_lower(b, 1, C, &tgt, &lw, NULL, 30, INFINITY), NNC_STATUS_OK);
+        ck_assert(lw >= crown);
+        if (lw > crown + 1e-9 * (1 + fabs(crown))) better++;
+        for (int s = 0; s < 300; s++) {
+            test_point(s, t.w[0], lo, hi, x);
+            mlp_eval_exact(&t, x, y, NULL, NULL);
+            double v = 0;
+            for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
+            if (!(v >= lw - 1e-12 * (1 + fabs(v)))) ck_abort_msg("seed %u trial %d: alpha bound %.17g above %.17g", seed, trial, lw, v);
+        }
+        /* the slopes are CROWN's again afterwards */
+        double again;
+        ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &d, &again, NULL), NNC_STATUS_OK);
+        ck_assert(again == crown);
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_msg(better >= 5, "seed %u: alpha tightened only %d/30 bounds", seed, better);
+}
+END_TEST
+
+START_TEST(test_random_splits_sound)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int infeasible_seen = 0, feasible_checked = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        mlp t;
+        t.leaky = trial % 3 == 1;
+        nnc_model *m = mlp_build(&t);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        double lo[4], hi[4], C[4], x[4], y[4], lb, pre[2 * MAXW], rl[2 * MAXW], rh[2 * MAXW];
+        int sg[2 * MAXW];
+        random_box(t.w[0], lo, hi, 1.0);
+        random_objective(t.w[3], C);
+        int64_t nr = nnc_bnd_relu_count(b);
+        signed char split[2 * MAXW];
+        for (int64_t f = 0; f < nr; f++) split[f] = (signed char)(rand() % 4 == 0 ? (rand() % 2 ? 1 : -1) : 0);
+        nnc_bnd_set_splits(b, split);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        int infeasible = nnc_bnd_infeasible(b);
+        if (!infeasible) {
+            ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &lb, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+            nnc_bnd_relu_bounds(b, rl, rh);
+        }
+        int satisfying = 0;
+        for (int s = 0; s < 2000; s++) {
+            test_point(s, t.w[0], lo, hi, x);
+            mlp_eval_exact(&t, x, y, sg, pre);
+            int ok = 1;
+            for (int64_t f = 0; f < nr && ok; f++) ok = !(split[f] > 0 && sg[f] < 0) && !(split[f] < 0 && sg[f] > 0);
+            if (!ok) continue;
+            satisfying++;
+            if (infeasible) ck_abort_msg("seed %u trial %d: split constraints called infeasible, point %d satisfies them", seed, trial, s);
+            double v = 0;
+            for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
+            if (!(v >= lb - 1e-12 * (1 + fabs(v))))
+                ck_abort_msg("seed %u trial %d: objective %.17g below split bound %.17g", seed, trial, v, lb);
+            for (int64_t f = 0; f < nr; f++)
+                if (!(pre[f] >= rl[f] - 1e-12 * (1 + fabs(pre[f])) && pre[f] <= rh[f] + 1e-12 * (1 + fabs(pre[f]))))
+                    ck_abort_msg("seed %u trial %d: pre-activation %lld = %.17g outside [%.17g, %.17g]", seed, trial,
+                                 (long long)f, pre[f], rl[f], rh[f]);
+        }
+        infeasible_seen += infeasible;
+        feasible_checked += satisfying > 0;
+        nnc_bnd_set_splits(b, NULL);
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+    }
+    /* both branches of the test were exercised */
+    ck_assert_msg(infeasible_seen > 0 && feasible_checked > 0, "seed %u: infeasible %d, feasible with points %d", seed,
+                  infeasible_seen, feasible_checked);
+}
+END_TEST
+
+/* The property "C . y > thr everywhere in the box", as one unsafe row
+ * C . y <= thr.  thr below the sampled minimum by a margin may be
+ * certified; thr at or above a sampled value is violated and must not be. */
+START_TEST(test_relusplit_certify)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int cert_split = 0, cert_crown = 0;
+    for (int trial = 0; trial < 30; trial++) {
+        mlp t;
+        t.leaky = trial % 4 == 3;
+        nnc_model *m = mlp_build(&t);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        double lo[4], hi[4], C[4], x[4], y[4];
+        random_box(t.w[0], lo, hi, 0.5);
+        random_objective(t.w[3], C);
+        double vmin = INFINITY;
+        for (int s = 0; s < 3000; s++) {
+            test_point(s, t.w[0], lo, hi, x);
+            mlp_eval_exact(&t, x, y, NULL, NULL);
+            double v = 0;
+            for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
+            vmin = fmin(vmin, v);
+        }
+        int dstart[2] = {0, 1};
+        for (int side = 0; side < 2; side++) {
+            /* side 0: thr = vmin (violated: some sample reaches it); side 1: thr slightly below */
+            double d = side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin));
+            nnc_rfn_problem p = {1, 1, t.w[3], C, &d, dstart};
+            int cert = 0;
+            uint64_t nodes = 0;
+            ck_assert_int_eq(nnc_rsp_certify(b, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert, &nodes), NNC_STATUS_OK);
+            if (side == 0) {
+                ck_assert_msg(!cert, "seed %u trial %d: certified a violated property", seed, trial);
+                continue;
+            }
+            cert_split += cert;
+            double zero = 0, lw;
+            ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &zero, &lw, NULL), NNC_STATUS_OK);
+            cert_crown += lw > d;
+            if (getenv("NNC_TEST_VERBOSE")) printf("trial %d thr %g crown %g cert %d nodes %llu\n", trial, d, lw, cert, (unsigned long long)nodes);
+            if (lw > d) ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, ReLU splitting does not", seed, trial);
+        }
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_msg(cert_split > cert_crown, "seed %u: ReLU splits certified %d, CROWN %d of 30", seed, cert_split, cert_crown);
+}
+END_TEST
+
+int main(void)
+{
+    const char *s = getenv("NNC_TEST_SEED");
+    seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
+    printf("test_refine: seed %u (set NNC_TEST_SEED to replay)\n", seed);
+    srand(seed);
+    Suite *su = suite_create("refine");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_any_slopes_sound);
+    tcase_add_test(tc, test_slope_gradient);
+    tcase_add_test(tc, test_alpha_tightens);
+    tcase_add_test(tc, test_random_splits_sound);
+    tcase_add_test(tc, test_relusplit_certify);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,428 @@
+/* The verifier's sampling stage (verifier/sample.c, verifier/sample_math.h):
+ *  - the vectorised Philox points equal, bit for bit, the scalar reference
+ *    and an independent copy of the formula verify.c always used (so --seed
+ *    gives the same samples as before), over odd/even dimensions, several
+ *    leaves and subsequences past 2^40;
+ *  - the a priori error bounds behind the fast verdicts hold: on random
+ *    dense chains, the float32 and float64 runtimes' outputs lie within
+ *    e_fast / e_ref of the exact output (MPFR, 256 bits), which lies within
+ *    y_abs; the batched interval bounds contain the exact outputs;
+ *  - the sampler's verdicts equal the float64 reference runtime's on the zoo
+ *    MLP for several radii (with the fast path really used), and with the
+ *    tolerance forced to +inf (everything re-decided);
+ *  - dense-chain extraction accepts Gemm/Relu and MatMul+Add chains and
+ *    refuses the zoo CNN and Gemm with alpha != 1. */
+#include "common/philox.h"
+#include "models/model.h"
+#include "tests/unit/onnx_builder.h"
+#include "verifier/sample_impl.h"
+#include "verifier/sample_math.h"
+
+#include <check.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static unsigned seed;
+
+static double urand(void) { return (double)rand() / RAND_MAX; }
+
+/* The sampling loop of verify.c before the sampler existed, verbatim in
+ * substance: the independent reference for "same samples for a seed". */
+static void old_point(double *x, int n, uint64_t sd, uint64_t sub, double *const *leaves, const double *cum,
+                      size_t nopen, double tw)
+{
+    nnc_philox_state ph;
+    nnc_philox_init(&ph, sd, sub, 0);
+    double u2[2];
+    nnc_philox_uniform2_double(&ph, u2);
+    double pick = u2[0] * tw;
+    size_t lo_i = 0, hi_i = nopen - 1;
+    while (lo_i < hi_i) {
+        size_t mid = (lo_i + hi_i) / 2;
+        if (cum[mid] < pick) lo_i = mid + 1;
+        else hi_i = mid;
+    }
+    const double *box = leaves[lo_i];
+    for (int i = 0; i < n; i += 2) {
+        nnc_philox_uniform2_double(&ph, u2);
+        for (int t = 0; t < 2 && i + t < n; t++) {
+            double v = box[i + t] + u2[t] * (box[n + i + t] - box[i + t]);
+            x[i + t] = v > box[n + i + t] ? box[n + i + t] : v;
+        }
+    }
+}
+
+START_TEST(test_points_bit_identical)
+{
+    int dims[5] = {1, 2, 7, 16, 785};
+    for (int di = 0; di < 5; di++) {
+        int n = dims[di];
+        size_t nopen = 1 + (size_t)(rand() % 5);
+        double **leaves = malloc(sizeof(double *) * nopen), *cum = malloc(sizeof(double) * nopen), tw = 0;
+        for (size_t l = 0; l < nopen; l++) {
+            leaves[l] = malloc(sizeof(double) * 2 * (size_t)n);
+            for (int i = 0; i < n; i++) {
+                double a = urand() * 4 - 2, w = urand();
+                leaves[l][i] = a;
+                leaves[l][n + i] = i % 5 == 0 ? a : a + w; /* some degenerate dimensions */
+            }
+            tw += urand() + 0.01;
+            cum[l] = tw;
+        }
+        int cnt = 37 + rand() % 200;
+        uint64_t sd = ((uint64_t)rand() << 32) ^ (uint64_t)rand(), sub0 = ((uint64_t)(rand() % 3) << 40) + (uint64_t)rand();
+        double *xs = malloc(sizeof(double) * (size_t)cnt * (size_t)n), *xr = malloc(sizeof(double) * (size_t)n),
+               *xo = malloc(sizeof(double) * (size_t)n);
+        nnc_smp_points(xs, cnt, n, sd, sub0, leaves, cum, nopen, tw);
+        for (int s = 0; s < cnt; s++) {
+            nnc_smp_point_ref(xr, n, sd, sub0 + (uint64_t)s, leaves, cum, nopen, tw);
+            old_point(xo, n, sd, sub0 + (uint64_t)s, leaves, cum, nopen, tw);
+            ck_assert_msg(memcmp(xr, xo, sizeof(double) * (size_t)n) == 0, "n %d sample %d: reference differs from the old formula", n, s);
+            ck_assert_msg(memcmp(xr, xs + (size_t)s * (size_t)n, sizeof(double) * (size_t)n) == 0,
+                          "n %d sample %d: vectorised point differs", n, s);
+        }
+        /* the falsification round's points: the box, coordinates from block 0 */
+        const double *lo = leaves[0], *hi = leaves[0] + n;
+        nnc_smp_box_points(xs, cnt, n, sd, sub0, lo, hi);
+        for (int s = 0; s < cnt; s++) {
+            nnc_philox_state ph;
+            nnc_philox_init(&ph, sd, sub0 + (uint64_t)s, 0);
+            double u2[2];
+            for (int i = 0; i < n; i += 2) { /* verify.c's loop before the sampler */
+                nnc_philox_uniform2_double(&ph, u2);
+                for (int t = 0; t < 2 && i + t < n; t++) {
+                    double v = lo[i + t] + u2[t] * (hi[i + t] - lo[i + t]);
+                    xo[i + t] = v > hi[i + t] ? hi[i + t] : v;
+                }
+            }
+            nnc_smp_box_point_ref(xr, n, sd, sub0 + (uint64_t)s, lo, hi);
+            ck_assert_msg(memcmp(xr, xo, sizeof(double) * (size_t)n) == 0, "n %d box sample %d: reference differs", n, s);
+            ck_assert_msg(memcmp(xr, xs + (size_t)s * (size_t)n, sizeof(double) * (size_t)n) == 0,
+                          "n %d box sample %d: vectorised point differs", n, s);
+        }
+        for (size_t l = 0; l < nopen; l++) free(leaves[l]);
+        free(leaves); free(cum); free(xs); free(xr); free(xo);
+    }
+}
+END_TEST
+
+/* A random chain: n0 inputs, Gemm(transB)+Relu layers, last without Relu;
+ * weights float values of magnitude up to `scale`. */
+typedef struct chain_net {
+    int nl, w[5];
+    float *W[4], *b[4];
+} chain_net;
+
+static nnc_model *build_chain(chain_net *t, double scale)
+{
+    static const char *names[4][6] = {{"x", "W0", "b0", "h0", "h0", "a0"}, {"a0", "W1", "b1", "h1", "h1", "a1"},
+                                      {"a1", "W2", "b2", "h2", "h2", "a2"}, {"a2", "W3", "b3", "h3", "h3", "a3"}};
+    static const char *wn[4] = {"W0", "W1", "W2", "W3"}, *bn[4] = {"b0", "b1", "b2", "b3"};
+    mb b;
+    mb_init(&b, 13);
+    int64_t xd[2] = {1, t->w[0]};
+    mb_input(&b, "x", 2, xd);
+    int nn = 0;
+    for (int l = 0; l < t->nl; l++) {
+        int K = t->w[l], N = t->w[l + 1];
+        t->W[l] = malloc(sizeof(float) * (size_t)(K * N));
+        t->b[l] = malloc(sizeof(float) * (size_t)N);
+        for (int k = 0; k < K * N; k++) t->W[l][k] = (float)((urand() * 2 - 1) * scale);
+        for (int j = 0; j < N; j++) t->b[l][j] = (float)((urand() * 2 - 1) * scale);
+        int64_t wd[2] = {N, K}, bd[1] = {N};
+        b.inits[2 * l] = tensor_floats(wn[l], 2, wd, t->W[l], (size_t)(K * N));
+        b.inits[2 * l + 1] = tensor_floats(bn[l], 1, bd, t->b[l], (size_t)N);
+        const char **gi = &names[l][0], **go = &names[l][3];
+        Onnx__NodeProto *g = node("Gemm", "g", 3, gi, 1, go);
+        node_attr(g, attr_int("transB", 1));
+        b.nodes[nn++] = g;
+        if (l + 1 < t->nl) b.nodes[nn++] = node("Relu", "r", 1, &names[l][4], 1, &names[l][5]);
+    }
+    b.graph.n_initializer = (size_t)(2 * t->nl);
+    b.graph.n_node = (size_t)nn;
+    mb_output(&b, names[t->nl - 1][3]);
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return m;
+}
+
+static void free_chain(chain_net *t)
+{
+    for (int l = 0; l < t->nl; l++) {
+        free(t->W[l]);
+        free(t->b[l]);
+    }
+}
+
+/* Exact output (256-bit MPFR, rounded to nearest double at the end). */
+static void exact_out(const chain_net *t, const double *x, double *y)
+{
+    mpfr_t a[64], h[64], p;
+    mpfr_init2(p, 256);
+    for (int i = 0; i < 64; i++) {
+        mpfr_init2(a[i], 256);
+        mpfr_init2(h[i], 256);
+    }
+    for (int i = 0; i < t->w[0]; i++) mpfr_set_d(a[i], x[i], MPFR_RNDN);
+    for (int l = 0; l < t->nl; l++) {
+        int K = t->w[l], N = t->w[l + 1];
+        for (int j = 0; j < N; j++) {
+            mpfr_set_d(h[j], t->b[l][j], MPFR_RNDN);
+            for (int k = 0; k < K; k++) {
+                mpfr_mul_d(p, a[k], t->W[l][j * K + k], MPFR_RNDN);
+                mpfr_add(h[j], h[j], p, MPFR_RNDN);
+            }
+            if (l + 1 < t->nl && mpfr_sgn(h[j]) < 0) mpfr_set_zero(h[j], 1);
+        }
+        for (int j = 0; j < N; j++) mpfr_set(a[j], h[j], MPFR_RNDN);
+    }
+    for (int j = 0; j < t->w[t->nl]; j++) y[j] = mpfr_get_d(a[j], MPFR_RNDN);
+    for (int i = 0; i < 64; i++) {
+        mpfr_clear(a[i]);
+        mpfr_clear(h[i]);
+    }
+    mpfr_clear(p);
+}
+
+START_TEST(test_error_bounds_and_ibp_sound)
+{
+    char err[NNC_ERRBUF_SIZE];
+    for (int rep = 0; rep < 12; rep++) {
+        chain_net t;
+        memset(&t, 0, sizeof t);
+        t.nl = 2 + rand() % 3;
+        for (int l = 0; l <= t.nl; l++) t.w[l] = 2 + rand() % 40;
+        double scale = rep % 3 == 0 ? 30 : rep % 3 == 1 ? 1 : 1e-3;
+        nnc_model *m = build_chain(&t, scale);
+        nnc_smp_chain *ch;
+        ck_assert_msg(nnc_smp_chain_extract(&ch, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        ck_assert_int_eq(ch->n_layers, t.nl);
+        ck_assert_int_eq(ch->float_weights, 1);
+        int n = t.w[0], no = t.w[t.nl], P = 400;
+        double *lo = malloc(sizeof(double) * (size_t)n), *hi = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            double c = (urand() * 2 - 1) * 3, r = urand() * (rep % 2 ? 0.01 : 2);
+            lo[i] = c - r;
+            hi[i] = c + r;
+        }
+        double ef[64], er[64], ya[64], olo[64], ohi[64];
+        ck_assert(nnc_smp_chain_errors(ch, lo, hi, NNC_SMP_U32, 1, ef, er, ya) == NNC_STATUS_OK);
+        ck_assert(nnc_smp_ibp_batch(ch, 1, lo, hi, olo, ohi) == NNC_STATUS_OK);
+        nnc_runtime *r32, *r64;
+        ck_assert(nnc_rt_create(&r32, m, NNC_PRECISION_F32, 1, err, sizeof err) == NNC_STATUS_OK);
+        ck_assert(nnc_rt_create(&r64, m, NNC_PRECISION_F64, 1, err, sizeof err) == NNC_STATUS_OK);
+        double x[64], y64[64], yex[64];
+        float xf[64], yf[64];
+        int tight32 = 0;
+        for (int s = 0; s < P; s++) {
+            for (int i = 0; i < n; i++) {
+                double u = s == 0 ? 0 : s == 1 ? 1 : urand();
+                x[i] = fmin(lo[i] + u * (hi[i] - lo[i]), hi[i]);
+                xf[i] = (float)x[i];
+            }
+            const void *i64[1] = {x}, *i32[1] = {xf};
+            void *o64[1] = {y64}, *o32[1] = {yf};
+            ck_assert(nnc_rt_run(r64, 1, i64, o64, err, sizeof err) == NNC_STATUS_OK);
+            ck_assert(nnc_rt_run(r32, 1, i32, o32, err, sizeof err) == NNC_STATUS_OK);
+            exact_out(&t, x, yex);
+            for (int j = 0; j < no; j++) {
+                /* the exact value was rounded once to double: allow that ulp */
+                double slack = fabs(yex[j]) * 2.3e-16 + 1e-300;
+                ck_assert_msg(fabs((double)yf[j] - yex[j]) <= ef[j] + slack, "rep %d: f32 error %g > bound %g", rep,
+                              fabs((double)yf[j] - yex[j]), ef[j]);
+                ck_assert_msg(fabs(y64[j] - yex[j]) <= er[j] + slack, "rep %d: f64 error %g > bound %g", rep,
+                              fabs(y64[j] - yex[j]), er[j]);
+                ck_assert_msg(fabs(yex[j]) <= ya[j] + slack, "rep %d: |y| %g > bound %g", rep, fabs(yex[j]), ya[j]);
+                ck_assert_msg(yex[j] >= olo[j] && yex[j] <= ohi[j], "rep %d: exact %.17g outside [%.17g, %.17g]", rep,
+                              yex[j], olo[j], ohi[j]);
+                tight32 += ef[j] < 1e-3 * (ya[j] + 1e-30) || ef[j] < 1e-6;
+            }
+        }
+        /* the bound is not vacuous: far below the outputs' magnitude */
+        ck_assert_msg(tight32 > 0, "rep %d: float32 error bounds are all loose", rep);
+        nnc_rt_destroy(r32);
+        nnc_rt_destroy(r64);
+        nnc_smp_chain_free(ch);
+        nnc_mdl_destroy(m);
+        free_chain(&t);
+        free(lo);
+        free(hi);
+    }
+}
+END_TEST
+
+/* The zoo MLP with robustness rows for label 9 around the sample input. */
+START_TEST(test_verdicts_equal_reference)
+{
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    if (nnc_mdl_load(&m, "models/zoo/mlp.onnx", err, sizeof err) != NNC_STATUS_OK) {
+        ck_abort_msg("zoo MLP: %s", err);
+    }
+    nnc_inputs in;
+    ck_assert_msg(nnc_mdl_read_inputs(m, "models/zoo/sample_input.json", &in, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    int n = 784, no = 10;
+    double C[9 * 10], d[9];
+    int dstart[10];
+    memset(C, 0, sizeof C);
+    for (int r = 0; r < 9; r++) { /* unsafe: y9 - y_r <= 0 */
+        C[r * 10 + 9] = 1;
+        C[r * 10 + r] = -1;
+        d[r] = 0;
+        dstart[r] = r;
+    }
+    dstart[9] = 9;
+    nnc_smp *s;
+    ck_assert_msg(nnc_smp_create(&s, m, 0, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_runtime *ref;
+    ck_assert(nnc_rt_create(&ref, m, NNC_PRECISION_F64, 1024, err, sizeof err) == NNC_STATUS_OK);
+    int B = nnc_smp_batch_max(s);
+    double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n), *ys = malloc(sizeof(double) * (size_t)B * (size_t)no);
+    unsigned char *hit = malloc((size_t)B);
+    double *root = malloc(sizeof(double) * 2 * (size_t)n), *leaf2 = malloc(sizeof(double) * 2 * (size_t)n);
+    double eps[4] = {0.02, 0.06, 0.12, 0.2};
+    uint64_t total_hits = 0;
+    for (int e = 0; e < 4; e++) {
+        for (int i = 0; i < n; i++) {
+            root[i] = fmax(in.data[0][i] - eps[e], 0);
+            root[n + i] = fmin(in.data[0][i] + eps[e], 1);
+        }
+        /* two open leaves: the root's lower half in dimension 400 and the root */
+        memcpy(leaf2, root, sizeof(double) * 2 * (size_t)n);
+        leaf2[n + 400] = 0.5 * root[400] + 0.5 * root[n + 400];
+        double *leaves[2] = {leaf2, root}, cum[2] = {0.5, 1.5};
+        for (int force = 0; force < 2; force++) {
+            nnc_smp_case sc = {1234 + (uint64_t)e, (uint64_t)e << 40, leaves, cum, 2, 1.5, root, root + n, 9, 9, C, d, dstart};
+            ck_assert(nnc_smp_case_begin(s, &sc, err, sizeof err) == NNC_STATUS_OK);
+            if (force) nnc_smp_set_tolerance(s, INFINITY);
+            uint64_t f0, r0, f1, r1;
+            nnc_smp_counts(s, &f0, &r0);
+            for (int b = 0; b < 3; b++) {
+                int cnt = b == 2 ? 333 : B;
+                ck_assert_msg(nnc_smp_batch(s, (uint64_t)b * (uint64_t)B, cnt, xs, hit, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+                const void *i64[1] = {xs};
+                void *o64[1] = {ys};
+                ck_assert(nnc_rt_run(ref, cnt, i64, o64, err, sizeof err) == NNC_STATUS_OK);
+                for (int i = 0; i < cnt; i++) {
+                    int want = nnc_smp_margin(C, d, dstart, 9, no, ys + (size_t)i * (size_t)no) <= 0;
+                    ck_assert_msg(hit[i] == want, "eps %g sample %d: verdict %d, reference %d", eps[e], i, hit[i], want);
+                    total_hits += (uint64_t)want;
+                }
+            }
+            nnc_smp_counts(s, &f1, &r1);
+            if (force) ck_assert_msg(f1 == f0, "tolerance +inf: nothing may be decided fast");
+            else if (e < 2) ck_assert_msg(f1 - f0 > (r1 - r0), "eps %g: fast path decided %llu, rechecked %llu", eps[e],
+                                          (unsigned long long)(f1 - f0), (unsigned long long)(r1 - r0));
+        }
+    }
+    ck_assert_msg(total_hits > 0, "no violating samples: the comparison would be vacuous");
+    free(xs); free(ys); free(hit); free(root); free(leaf2);
+    nnc_rt_destroy(ref);
+    nnc_smp_destroy(s);
+    nnc_inputs_free(&in);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+START_TEST(test_chain_extraction)
+{
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    nnc_smp_chain *ch;
+    ck_assert(nnc_mdl_load(&m, "models/zoo/mlp.onnx", err, sizeof err) == NNC_STATUS_OK);
+    ck_assert_msg(nnc_smp_chain_extract(&ch, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(ch->n_in, 784);
+    ck_assert_int_eq(ch->n_out, 10);
+    ck_assert_int_eq(ch->layers[ch->n_layers - 1].relu, 0);
+    ck_assert_int_eq(ch->layers[0].relu, 1);
+    nnc_smp_chain_free(ch);
+    nnc_mdl_destroy(m);
+    ck_assert(nnc_mdl_load(&m, "models/zoo/cnn.onnx", err, sizeof err) == NNC_STATUS_OK);
+    ck_assert(nnc_smp_chain_extract(&ch, m, err, sizeof err) == NNC_STATUS_UNSUPPORTED);
+    ck_assert_msg(strstr(err, "Conv") != NULL, "%s", err);
+    /* the GPU sampler refuses it with that reason (or for want of CUDA) */
+    nnc_smp *s;
+    ck_assert(nnc_smp_create(&s, m, 1, err, sizeof err) == NNC_STATUS_UNSUPPORTED);
+    ck_assert_msg(strstr(err, "--device gpu") != NULL, "%s", err);
+    nnc_mdl_destroy(m);
+
+    /* MatMul + Add(bias) + Relu + MatMul: a chain with biases; alpha != 1: not */
+    static const char *mi[2] = {"x", "W"}, *mo[1] = {"h"}, *ai[2] = {"h", "b"}, *ao[1] = {"hb"}, *ri[1] = {"hb"},
+                      *ro[1] = {"a"}, *m2i[2] = {"a", "V"}, *m2o[1] = {"y"};
+    float W[6] = {1, -2, 0.5f, 3, -1, 0.25f}, bv[3] = {0.5f, -0.5f, 1}, V[3] = {1, 2, -1};
+    int64_t xd[2] = {1, 2}, wd[2] = {2, 3}, bd[1] = {3}, vd[2] = {3, 1};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("W", 2, wd, W, 6);
+    b.inits[1] = tensor_floats("b", 1, bd, bv, 3);
+    b.inits[2] = tensor_floats("V", 2, vd, V, 3);
+    b.graph.n_initializer = 3;
+    b.nodes[0] = node("MatMul", "mm", 2, mi, 1, mo);
+    b.nodes[1] = node("Add", "add", 2, ai, 1, ao);
+    b.nodes[2] = node("Relu", "relu", 1, ri, 1, ro);
+    b.nodes[3] = node("MatMul", "mm2", 2, m2i, 1, m2o);
+    b.graph.n_node = 4;
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_msg(nnc_smp_chain_extract(&ch, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(ch->n_layers, 2);
+    ck_assert(ch->layers[0].relu == 1 && ch->layers[1].relu == 0);
+    ck_assert(ch->layers[0].b[1] == -0.5 && ch->layers[0].w[1 * 3 + 2] == 0.25 && ch->layers[1].w[2] == -1);
+    nnc_smp_chain_free(ch);
+    nnc_mdl_destroy(m);
+
+}
+END_TEST
+
+START_TEST(test_gemm_alpha_refused)
+{
+    char err[NNC_ERRBUF_SIZE];
+    static const char *gi[3] = {"x", "W", "b"}, *go[1] = {"y"};
+    float W[4] = {1, 2, 3, 4}, bv[2] = {0, 1};
+    int64_t xd[2] = {1, 2}, wd[2] = {2, 2}, bd[1] = {2};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("W", 2, wd, W, 4);
+    b.inits[1] = tensor_floats("b", 1, bd, bv, 2);
+    b.graph.n_initializer = 2;
+    Onnx__NodeProto *g = node("Gemm", "scaled", 3, gi, 1, go);
+    node_attr(g, attr_float("alpha", 0.5f));
+    b.nodes[0] = g;
+    b.graph.n_node = 1;
+    nnc_model *m;
+    nnc_smp_chain *ch;
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert(nnc_smp_chain_extract(&ch, m, err, sizeof err) == NNC_STATUS_UNSUPPORTED);
+    ck_assert_msg(strstr(err, "scaled") != NULL, "%s", err);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+int main(void)
+{
+    const char *s = getenv("NNC_TEST_SEED");
+    seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
+    printf("test_sample: seed %u (set NNC_TEST_SEED to replay)\n", seed);
+    srand(seed);
+    Suite *su = suite_create("sample");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_points_bit_identical);
+    tcase_add_test(tc, test_error_bounds_and_ibp_sound);
+    tcase_add_test(tc, test_verdicts_equal_reference);
+    tcase_add_test(tc, test_chain_extraction);
+    tcase_add_test(tc, test_gemm_alpha_refused);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+/* Bound refinement for branch-and-bound leaves (internal to the verifier):
+ * optimised ReLU lower slopes (alpha-CROWN, verifier/alpha.c) and ReLU
+ * splitting (BaB over unstable neurons, verifier/relusplit.c).
+ *
+ * Both only ever produce sound lower bounds: any slope in [leak, 1] gives a
+ * valid relaxation, and a ReLU split covers its parent (pre-activation >= 0
+ * or <= 0), so a leaf whose every ReLU sub-problem is certified (or proved
+ * empty) is certified as a whole.  ReLU splits do not cut the input box into
+ * measurable pieces: they can only certify an entire input leaf safe, never
+ * a fraction of it, so the certified volumes stay those of input leaves. */
+#ifndef NNC_REFINE_IMPL_H
+#define NNC_REFINE_IMPL_H
+
+#include "verifier/bounds_impl.h"
+
+/* The unsafe set of one case: a disjunction of conjunctions of rows
+ * C[r] . y <= d[r]; disjunct j owns rows [dstart[j], dstart[j+1]). */
+typedef struct nnc_rfn_problem {
+    int nrows, ndisj, n_out;
+    const double *C, *d;
+    const int *dstart;
+} nnc_rfn_problem;
+
+/* Optimise the lower slopes for each objective o with lower[o] <= target[o]
+ * (projected Adam on the gradient of nnc_bnd_objective_grad, iters steps,
+ * stopping once lower[o] > target[o] or at the deadline, a CLOCK_MONOTONIC
+ * time in seconds).  In/out: lower[o] (raised to the best bound found, each
+ * one sound); lam (n_in per objective, may be NULL) follows the best bound.
+ * The slopes are CROWN's again on return.  Call after nnc_bnd_compute. */
+nnc_status nnc_alpha_lower(nnc_bnd *b, int nobj, const double *C, const double *target, double *lower, double *lam,
+                           int iters, double deadline);
+
+/* Branch and bound over ReLU splits of the box [lo, hi]: certifies that no
+ * point of the box reaches the unsafe set.  Depth-first; each sub-problem is
+ * bounded with CROWN, then alpha (alpha_iters steps) on its open rows; the
+ * neuron split is the unstable one with the largest BaBSR-style score
+ * |coef| * (-l u / (u - l)) on the open row closest to certification.
+ * Out: *certified (1 only when every sub-problem was certified or empty),
+ * *nodes (sub-problems bounded).  Stops uncertified at the deadline, after
+ * max_nodes sub-problems, or at a sub-problem without unstable neurons.
+ * Leaves no splits set in b. */
+nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const nnc_rfn_problem *p, int alpha_iters,
+                           double deadline, uint64_t max_nodes, int *certified, uint64_t *nodes);
+
+/* CLOCK_MONOTONIC seconds. */
+double nnc_rfn_now(void);
+
+#endif

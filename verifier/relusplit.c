@@ -1,0 +1,132 @@
+/* Branch and bound over ReLU splits (BaB-style, as in beta-CROWN: the
+ * split constraints enter the bounds through the clamped intermediate bounds
+ * and, with alpha_iters > 0, through optimised multipliers; see
+ * refine_impl.h for what it may certify). */
+#include "verifier/refine_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bound the current sub-problem.  Out: *open_row, the row (of an open
+ * disjunct) whose bound is closest to its threshold, or -1 when every
+ * disjunct is impossible (the sub-problem is certified). */
+static nnc_status bound_sub(nnc_bnd *b, const nnc_rfn_problem *p, int alpha_iters, double deadline, double *zero,
+                            double *lw, int *open_row)
+{
+    nnc_status st = nnc_bnd_linear_lower(b, p->nrows, p->C, zero, lw, NULL);
+    if (st) return st;
+    *open_row = -1;
+    double best = -INFINITY;
+    for (int j = 0; j < p->ndisj; j++) {
+        int killed = 0;
+        for (int r = p->dstart[j]; r < p->dstart[j + 1] && !killed; r++) killed = lw[r] > p->d[r];
+        /* alpha on the disjunct's rows, best first, until one is impossible */
+        for (int r = p->dstart[j]; r < p->dstart[j + 1] && !killed && alpha_iters > 0; r++) {
+            if ((st = nnc_alpha_lower(b, 1, p->C + (size_t)r * (size_t)p->n_out, p->d + r, lw + r, NULL, alpha_iters,
+                                      deadline)))
+                return st;
+            killed = lw[r] > p->d[r];
+        }
+        if (killed) continue;
+        for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++)
+            if (lw[r] - p->d[r] > best) {
+                best = lw[r] - p->d[r];
+                *open_row = r;
+            }
+        if (*open_row < 0) *open_row = p->dstart[j]; /* a disjunct without rows: always reachable */
+        return NNC_STATUS_OK; /* one open disjunct suffices to split on */
+    }
+    return NNC_STATUS_OK;
+}
+
+nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const nnc_rfn_problem *p, int alpha_iters,
+                           double deadline, uint64_t max_nodes, int *certified, uint64_t *nodes)
+{
+    *certified = 0;
+    *nodes = 0;
+    int64_t nr = nnc_bnd_relu_count(b);
+    if (nr == 0 || p->nrows == 0) return NNC_STATUS_OK;
+    size_t cap = 64, top = 0;
+    signed char **stack = malloc(sizeof(signed char *) * cap);
+    double *zero = calloc((size_t)p->nrows + 1, sizeof(double)), *lw = malloc(sizeof(double) * (size_t)(p->nrows + 1));
+    double *rl = malloc(sizeof(double) * (size_t)(nr + 1)), *rh = malloc(sizeof(double) * (size_t)(nr + 1));
+    double *coef = malloc(sizeof(double) * (size_t)(nr + 1));
+    nnc_status st = NNC_STATUS_NOMEM;
+    if (!stack || !zero || !lw || !rl || !rh || !coef || !(stack[0] = calloc((size_t)nr, 1))) goto out;
+    top = 1;
+    st = NNC_STATUS_OK;
+    int failed = 0;
+    while (top > 0 && !failed) {
+        if (nnc_rfn_now() > deadline || *nodes >= max_nodes) {
+            failed = 1;
+            break;
+        }
+        signed char *s = stack[--top];
+        nnc_bnd_set_splits(b, s);
+        st = nnc_bnd_compute(b, lo, hi, 1);
+        (*nodes)++;
+        int open_row = -1;
+        if (!st && !nnc_bnd_infeasible(b)) st = bound_sub(b, p, alpha_iters, deadline, zero, lw, &open_row);
+        if (st || open_row < 0) {
+            free(s);
+            if (st) break;
+            continue;
+        }
+        /* pick the neuron to split */
+        double lb;
+        if ((st = nnc_bnd_objective_grad(b, p->C + (size_t)open_row * (size_t)p->n_out, 0.0, &lb, NULL, NULL, NULL, coef))) {
+            free(s);
+            break;
+        }
+        nnc_bnd_relu_bounds(b, rl, rh);
+        int64_t pick = -1;
+        double best = -1, best_any = -1;
+        int64_t pick_any = -1;
+        for (int64_t f = 0; f < nr; f++) {
+            if (s[f] || !(rl[f] < 0 && rh[f] > 0)) continue;
+            double gap = -rl[f] * rh[f] / (rh[f] - rl[f]); /* intercept of the upper line */
+            double sc = fabs(coef[f]) * gap;
+            if (sc > best) { best = sc; pick = f; }
+            if (gap > best_any) { best_any = gap; pick_any = f; }
+        }
+        if (best <= 0) pick = pick_any;
+        if (pick < 0 && alpha_iters > 0) {
+            /* nothing left to split: only the multipliers can still close the
+             * gap (the network is affine here), so optimise them longer */
+            if ((st = bound_sub(b, p, 10 * alpha_iters, deadline, zero, lw, &open_row))) {
+                free(s);
+                break;
+            }
+            if (open_row < 0) {
+                free(s);
+                continue;
+            }
+        }
+        if (pick < 0) { /* this sub-problem stays open */
+            free(s);
+            failed = 1;
+            break;
+        }
+        if (top + 2 > cap) {
+            signed char **ns = realloc(stack, sizeof(signed char *) * cap * 2);
+            if (ns == NULL) { free(s); st = NNC_STATUS_NOMEM; break; }
+            stack = ns;
+            cap *= 2;
+        }
+        signed char *t = malloc((size_t)nr);
+        if (t == NULL) { free(s); st = NNC_STATUS_NOMEM; break; }
+        memcpy(t, s, (size_t)nr);
+        s[pick] = 1;
+        t[pick] = -1;
+        stack[top++] = t;
+        stack[top++] = s;
+    }
+    if (!st && !failed && top == 0) *certified = 1;
+out:
+    nnc_bnd_set_splits(b, NULL);
+    if (stack)
+        for (size_t i = 0; i < top; i++) free(stack[i]);
+    free(stack); free(zero); free(lw); free(rl); free(rh); free(coef);
+    return st;
+}

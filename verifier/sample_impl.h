@@ -1,0 +1,133 @@
+/* The verifier's sampling stage (internal to the verifier module).
+ *
+ * Points.  Sample s of a case is drawn from its own Philox4x32-10
+ * subsequence sub0 + s (offset 0) of the stream keyed by the seed: block 0's
+ * first two words (curand_uniform2_double's first double) pick an open leaf
+ * in proportion to its volume, and block 1 + i/2 gives coordinates i and i+1
+ * (common/philox.h, verifier/sample_math.h).  The CPU computes the blocks of
+ * a sample in vectorised form (AVX-512 when the CPU has it) and the GPU with
+ * cuRAND's curandStatePhilox4_32_10_t; both give the same doubles as the
+ * scalar nnc_philox_uniform2_double calls (tests/unit/test_sample.c).
+ *
+ * Verdicts.  A sample is a hit when the float64 reference runtime's output
+ * (nnc_rt_run, NNC_PRECISION_F64, on the CPU) has violation margin <= 0.
+ * That definition is kept bit for bit while a faster evaluator decides most
+ * samples: for a model that is a chain of dense layers (Gemm/MatMul with
+ * constant float weights, bias Add, Relu, Flatten-like views), a priori
+ * forward error analysis over the case's box (interval bounds of every layer
+ * and gamma_n = n u / (1 - n u) for each dot product, any summation order)
+ * gives tau with |margin_fast(x) - margin_ref(x)| <= tau for every point x of
+ * the box.  A fast margin > tau proves the reference margin > 0 (no hit), one
+ * < -tau proves it < 0 (hit); the few samples within tau of the boundary, and
+ * any non-finite fast margin, are re-decided by the reference runtime.  The
+ * fast evaluators are the float32 runtime with its fused dense plan (CPU) and
+ * cuBLAS float64 products (GPU).  So counts, reports and counterexamples are
+ * identical on either path for a given seed.
+ *
+ * Thread safety: a sampler is used by one thread at a time. */
+#ifndef NNC_SAMPLE_IMPL_H
+#define NNC_SAMPLE_IMPL_H
+
+#include "gpu/gpu.h"
+#include "models/model_impl.h"
+
+/* A model seen as a chain of dense layers: x_{l+1} = act(x_l W_l + b_l) with
+ * W_l stored [K][N] row-major (a copy; exact stored weights), b_l N values
+ * (zeros when the model has none) and act ReLU or the identity. */
+typedef struct nnc_smp_chain {
+    int n_layers;
+    nnc_gpu_dense *layers; /* owned, with their w and b */
+    int n_in, n_out;
+    int float_weights;     /* 1: every weight and bias is a float value */
+} nnc_smp_chain;
+
+/* Out: *out, the model's dense chain.  Returns OK, UNSUPPORTED (not such a
+ * chain; err says which node), NOMEM. */
+nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen);
+void nnc_smp_chain_free(nnc_smp_chain *ch);
+
+/* Sound interval bounds of the chain's outputs for nbox boxes at once (box b:
+ * lo[b * n_in ..], hi[b * n_in ..]); out_lo/out_hi get nbox * n_out values.
+ * The CPU reference of nnc_gpu_ibp_dense (the same per-neuron formula,
+ * nnc_smp_interval_neuron, in the same order: equal bit for bit).
+ * Returns OK or NOMEM. */
+nnc_status nnc_smp_ibp_batch(const nnc_smp_chain *ch, int nbox, const double *lo, const double *hi, double *out_lo,
+                             double *out_hi);
+
+/* Per-output bounds of |fast - exact| and |ref - exact| and of |exact| over
+ * the box [lo, hi], for the fast evaluator with unit roundoff u_fast that
+ * rounds its input to that precision first (in_round = 1) or not.
+ * Out: e_fast, e_ref, y_abs (n_out each).  Returns OK or NOMEM. */
+nnc_status nnc_smp_chain_errors(const nnc_smp_chain *ch, const double *lo, const double *hi, double u_fast,
+                                int in_round, double *e_fast, double *e_ref, double *y_abs);
+
+/* Returns: tau such that two evaluations of nnc_smp_margin at outputs within
+ * e_fast + e_ref of each other (both below y_abs + max(e_fast, e_ref) in
+ * magnitude) differ by at most tau. */
+double nnc_smp_margin_tolerance(const double *C, const double *d, int nrows, int n_out, const double *e_fast,
+                                const double *e_ref, const double *y_abs);
+
+/* Out: x[n], the point of sample number `sub` (its Philox subsequence):
+ * leaf picked by volume among nopen open leaves (leaves[i]: n lo then n hi),
+ * coordinates drawn in it.  Scalar reference (nnc_philox_uniform2_double). */
+void nnc_smp_point_ref(double *x, int n, uint64_t seed, uint64_t sub, double *const *leaves, const double *cum,
+                       size_t nopen, double tw);
+
+/* The same for samples sub0 .. sub0 + cnt - 1 into xs[cnt][n], vectorised and
+ * on up to two threads; bit-identical to nnc_smp_point_ref. */
+void nnc_smp_points(double *xs, int cnt, int n, uint64_t seed, uint64_t sub0, double *const *leaves,
+                    const double *cum, size_t nopen, double tw);
+
+/* Out: x[n], coordinates i, i+1 from block i/2 of subsequence `sub` (no
+ * leaf pick): the falsification round's points.  Scalar reference. */
+void nnc_smp_box_point_ref(double *x, int n, uint64_t seed, uint64_t sub, const double *lo, const double *hi);
+/* The same for sub0 .. sub0 + cnt - 1 into xs[cnt][n], vectorised. */
+void nnc_smp_box_points(double *xs, int cnt, int n, uint64_t seed, uint64_t sub0, const double *lo, const double *hi);
+
+/* What one case's sampling needs. */
+typedef struct nnc_smp_case {
+    uint64_t seed, sub0;        /* sample s uses subsequence sub0 + s */
+    double *const *leaves;      /* open leaves, n_in lo then n_in hi each */
+    const double *cum;          /* running sums of their volumes */
+    size_t nopen;
+    double tw;                  /* cum[nopen - 1] */
+    const double *box_lo, *box_hi; /* a box containing every leaf */
+    int nrows, ndisj;           /* unsafe set, as nnc_smp_margin takes it */
+    const double *C, *d;
+    const int *dstart;
+} nnc_smp_case;
+
+typedef struct nnc_smp nnc_smp;
+
+/* A sampler for model m on the CPU (device 0) or the GPU (device 1).
+ * Returns OK; for the GPU, UNSUPPORTED when this build has no CUDA, no device
+ * is found, or m is not a dense chain (err says which). */
+nnc_status nnc_smp_create(nnc_smp **out, const nnc_model *m, int device, char *err, size_t errlen);
+void nnc_smp_destroy(nnc_smp *s);
+
+/* Returns: the largest cnt nnc_smp_batch takes. */
+int nnc_smp_batch_max(const nnc_smp *s);
+
+/* Start a case (the pointers in sc must stay valid until the next call). */
+nnc_status nnc_smp_case_begin(nnc_smp *s, const nnc_smp_case *sc, char *err, size_t errlen);
+
+/* Samples first .. first + cnt - 1 of the current case.
+ * Out: hit[i] = 1 when sample first + i is a hit (see above), else 0;
+ *      xs[i * n_in ..] its point for every hit (all points on the CPU).
+ * Returns OK or a code from the runtime or the GPU. */
+nnc_status nnc_smp_batch(nnc_smp *s, uint64_t first, int cnt, double *xs, unsigned char *hit, char *err,
+                         size_t errlen);
+
+/* Verdicts of cnt given points xs[cnt][n_in] inside the current case's box
+ * (hit[i] as above), on the CPU.  Returns OK or a code from the runtime. */
+nnc_status nnc_smp_decide(nnc_smp *s, int cnt, double *xs, unsigned char *hit, char *err, size_t errlen);
+
+/* Counters since creation: samples decided by the fast evaluator, and
+ * samples re-decided by the reference runtime. */
+void nnc_smp_counts(const nnc_smp *s, uint64_t *fast, uint64_t *rechecked);
+
+/* Test hook: force the tolerance of the current case (e.g. 0, or +inf to
+ * recheck everything). */
+void nnc_smp_set_tolerance(nnc_smp *s, double tau);
+
+#endif
