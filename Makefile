@@ -7,7 +7,7 @@
 #   make bench-verify   VNN-COMP instances against the official results (results/verify-vnncomp*.csv)
 #   make bench-crown    CROWN margins against auto_LiRPA (results/crown-mnist.csv)
 #   make bench-alpha    alpha-CROWN margins against CROWN and auto_LiRPA (results/alpha-mnist.csv)
-#   make bench-prove    Groth16 proving time against snarkjs (results/prove.csv)
+#   make bench-prove    Groth16 proving time and peak memory against snarkjs, 2^12..2^20 (results/prove.csv)
 #   make bench-msm      G1 MSM and NTT up to 2^20 (results/msm.csv)
 #   make bench-dlrm     embedding bags vs torch, DLRM planner vs table/row-wise (results/dlrm.csv)
 #   make bench-zk       proofs of inference: constraints per MAC, prove time, accuracy (results/zk*.csv)
@@ -222,7 +222,8 @@ bench-zk:
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_zk
 	@BUILD=$(BUILD) tests/bench/run_bench_zk.sh
 
-# Groth16 proving time against snarkjs on the same keys: results/prove.csv
+# Groth16 proving time and peak memory against snarkjs on the same keys,
+# 2^12, 2^16 and 2^20 constraints (BENCH_PROVE_* in the script): results/prove.csv
 bench-prove: setup
 	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/gen_chain
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_prove.sh
@@ -252,7 +253,10 @@ install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 	install -m 755 $(NNCERT) $(DESTDIR)$(PREFIX)/bin/nncert
 	install -m 644 $(BUILD)/libnncert.a $(DESTDIR)$(PREFIX)/lib/libnncert.a
 	install -m 755 $(BUILD)/libnncert.so $(DESTDIR)$(PREFIX)/lib/libnncert.so
-	for h in $(PUBLIC_HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/nncert/$$h || exit 1; done
+	@# the public headers and every project header they include (cc -MM), at their paths
+	for h in $$(for p in $(PUBLIC_HEADERS); do $(CC) -MM -I. -x c $$p; done | sed 's/^[^:]*://; s/\\$$//' | \
+	            tr ' ' '\n' | grep '\.h$$' | sort -u); do \
+	  install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/nncert/$$h || exit 1; done
 	install -m 644 man/nncert.1 $(DESTDIR)$(PREFIX)/share/man/man1/nncert.1
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: nncert' 'Description: robustness certificates and proofs of inference for neural networks' \

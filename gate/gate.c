@@ -124,9 +124,11 @@ static nnc_status get_uint(uint64_t *out, const nnc_json *obj, const char *key, 
 {
     const nnc_json *v = nnc_json_get(obj, key);
     if (v == NULL) return NNC_STATUS_OK;
-    int ok = v->type == NNC_JSON_NUMBER && v->len >= 1 && v->len <= 19;
+    int ok = v->type == NNC_JSON_NUMBER && v->len >= 1 && v->len <= 20;
     for (size_t i = 0; ok && i < v->len; i++) ok = v->str[i] >= '0' && v->str[i] <= '9';
+    errno = 0;
     uint64_t x = ok ? strtoull(v->str, NULL, 10) : 0;
+    if (errno == ERANGE) ok = 0;
     if (!ok || x < lo || x > hi)
         return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"%s\" must be an integer in [%llu, %llu]", where, key,
                        (unsigned long long)lo, (unsigned long long)hi);

@@ -94,10 +94,33 @@ static nnc_q_layer *add_layer(nnc_qmodel *q, qbuild *qb, nnc_q_kind kind, const 
     return x->name ? x : NULL;
 }
 
+int64_t nnc_qmodel_window(const nnc_q_layer *l, int64_t c, int64_t oy, int64_t ox, int64_t *xi, int64_t *wi)
+{
+    int conv = l->kind == NNC_Q_CONV;
+    int64_t cpg = conv ? l->C / l->group : 1, g = conv ? c / (l->OC / l->group) : 0, n = 0;
+    for (int64_t ci = 0; ci < cpg; ci++)
+        for (int64_t ky = 0; ky < l->kh; ky++)
+            for (int64_t kx = 0; kx < l->kw; kx++) {
+                int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
+                if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
+                xi[n] = ((conv ? g * cpg + ci : c) * l->H + iy) * l->W + ix;
+                if (wi) wi[n] = ((c * cpg + ci) * l->kh + ky) * l->kw + kx;
+                n++;
+            }
+    return n;
+}
+
+/* Taps buffer for layer l (NULL on OOM; free()). */
+static int64_t *window_buf(const nnc_q_layer *l)
+{
+    int64_t n = (l->kind == NNC_Q_CONV ? l->C / l->group : 1) * l->kh * l->kw;
+    return malloc((size_t)(2 * n + 1) * sizeof(int64_t));
+}
+
 /* ------------------------------------------------------------ float twin */
 
-/* Evaluate layer li in double.  v[t]: tensor values. */
-static void eval_float(const nnc_qmodel *q, const qbuild *qb, int li, double **v)
+/* Evaluate layer li in double.  v[t]: tensor values.  Returns: 0, -1 on OOM. */
+static int eval_float(const nnc_qmodel *q, const qbuild *qb, int li, double **v)
 {
     const nnc_q_layer *l = &q->l[li];
     const double *x = v[l->in], *w = qb->wf[li], *b = qb->bf[li];
@@ -120,45 +143,27 @@ static void eval_float(const nnc_qmodel *q, const qbuild *qb, int li, double **v
                 y[r * l->N + f] = s;
             }
         break;
-    case NNC_Q_CONV: {
-        int64_t cpg = l->C / l->group, opg = l->OC / l->group;
+    case NNC_Q_CONV: case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
+        int64_t *xi = window_buf(l), *wi = xi ? xi + (l->kind == NNC_Q_CONV ? l->C / l->group : 1) * l->kh * l->kw : NULL;
+        if (!xi) return -1;
         for (int64_t o = 0; o < l->OC; o++)
             for (int64_t oy = 0; oy < l->OH; oy++)
                 for (int64_t ox = 0; ox < l->OW; ox++) {
-                    double s = b ? b[o] : 0;
-                    int64_t g = o / opg;
-                    for (int64_t c = 0; c < cpg; c++)
-                        for (int64_t ky = 0; ky < l->kh; ky++)
-                            for (int64_t kx = 0; kx < l->kw; kx++) {
-                                int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
-                                if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
-                                s += x[((g * cpg + c) * l->H + iy) * l->W + ix] * w[((o * cpg + c) * l->kh + ky) * l->kw + kx];
-                            }
+                    int64_t cnt = nnc_qmodel_window(l, o, oy, ox, xi, wi);
+                    double s = l->kind == NNC_Q_CONV ? (b ? b[o] : 0) : l->kind == NNC_Q_MAXPOOL ? -INFINITY : 0;
+                    for (int64_t k = 0; k < cnt; k++) {
+                        if (l->kind == NNC_Q_CONV) s += x[xi[k]] * w[wi[k]];
+                        else if (l->kind == NNC_Q_MAXPOOL) s = x[xi[k]] > s ? x[xi[k]] : s;
+                        else s += x[xi[k]];
+                    }
+                    if (l->kind == NNC_Q_AVGPOOL) s /= (double)(l->count_include_pad ? l->kh * l->kw : cnt);
                     y[(o * l->OH + oy) * l->OW + ox] = s;
                 }
+        free(xi);
         break;
     }
     case NNC_Q_RELU:
         for (int64_t i = 0; i < to->numel; i++) y[i] = x[i] > 0 ? x[i] : 0;
-        break;
-    case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL:
-        for (int64_t c = 0; c < l->C; c++)
-            for (int64_t oy = 0; oy < l->OH; oy++)
-                for (int64_t ox = 0; ox < l->OW; ox++) {
-                    double s = l->kind == NNC_Q_MAXPOOL ? -INFINITY : 0;
-                    int64_t cnt = 0;
-                    for (int64_t ky = 0; ky < l->kh; ky++)
-                        for (int64_t kx = 0; kx < l->kw; kx++) {
-                            int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
-                            if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
-                            double a = x[(c * l->H + iy) * l->W + ix];
-                            if (l->kind == NNC_Q_MAXPOOL) s = a > s ? a : s;
-                            else s += a;
-                            cnt++;
-                        }
-                    if (l->kind == NNC_Q_AVGPOOL) s /= (double)(l->count_include_pad ? l->kh * l->kw : cnt);
-                    y[(c * l->OH + oy) * l->OW + ox] = s;
-                }
         break;
     case NNC_Q_ADD:
         for (int64_t i = 0; i < to->numel; i++) y[i] = x[i] + (l->in2 >= 0 ? v[l->in2][i] : w[i]);
@@ -174,6 +179,7 @@ static void eval_float(const nnc_qmodel *q, const qbuild *qb, int li, double **v
         memcpy(y, x, (size_t)to->numel * sizeof *y);
         break;
     }
+    return 0;
 }
 
 /* ------------------------------------------------------------ building */
@@ -509,7 +515,8 @@ nnc_status nnc_qmodel_build(nnc_qmodel *out, const nnc_model *m, int bits, const
                 v[q->inputs[i]][k] = x;
             }
         }
-        for (int li = 0; li < q->n_l; li++) eval_float(q, &qb, li, v);
+        for (int li = 0; li < q->n_l; li++)
+            if (eval_float(q, &qb, li, v)) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
         for (int t = 0; t < q->n_t; t++)
             for (int64_t k = 0; k < q->t[t].numel; k++) maxabs[t] = fmax(maxabs[t], fabs(v[t][k]));
     }
@@ -605,46 +612,34 @@ nnc_status nnc_qmodel_run(const nnc_qmodel *q, const int64_t *const *qin, int64_
                     y[r * l->N + f] = requant(s, l->shift);
                 }
             break;
-        case NNC_Q_CONV: {
-            int64_t cpg = l->C / l->group, opg = l->OC / l->group;
+        case NNC_Q_CONV: case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
+            int64_t *xi = window_buf(l), *wi = xi ? xi + (l->kind == NNC_Q_CONV ? l->C / l->group : 1) * l->kh * l->kw : NULL;
+            if (!xi) {
+                nnc_qmodel_free_values(q, v);
+                FAIL(NNC_STATUS_NOMEM, "out of memory");
+            }
             for (int64_t o = 0; o < l->OC; o++)
                 for (int64_t oy = 0; oy < l->OH; oy++)
                     for (int64_t ox = 0; ox < l->OW; ox++) {
-                        int64_t s = b ? b[o] : 0, g = o / opg;
-                        for (int64_t c = 0; c < cpg; c++)
-                            for (int64_t ky = 0; ky < l->kh; ky++)
-                                for (int64_t kx = 0; kx < l->kw; kx++) {
-                                    int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
-                                    if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
-                                    s += x[((g * cpg + c) * l->H + iy) * l->W + ix] * w[((o * cpg + c) * l->kh + ky) * l->kw + kx];
-                                }
-                        y[(o * l->OH + oy) * l->OW + ox] = requant(s, l->shift);
+                        int64_t cnt = nnc_qmodel_window(l, o, oy, ox, xi, wi), s = 0;
+                        if (l->kind == NNC_Q_CONV) {
+                            s = b ? b[o] : 0;
+                            for (int64_t k = 0; k < cnt; k++) s += x[xi[k]] * w[wi[k]];
+                            s = requant(s, l->shift);
+                        } else if (l->kind == NNC_Q_MAXPOOL) {
+                            for (int64_t k = 0; k < cnt; k++) s = (k == 0 || x[xi[k]] > s) ? x[xi[k]] : s;
+                        } else {
+                            int64_t d = l->count_include_pad ? l->kh * l->kw : cnt;
+                            for (int64_t k = 0; k < cnt; k++) s += x[xi[k]];
+                            s = floordiv(s + d / 2, d);
+                        }
+                        y[(o * l->OH + oy) * l->OW + ox] = s;
                     }
+            free(xi);
             break;
         }
         case NNC_Q_RELU:
             for (int64_t i = 0; i < to->numel; i++) y[i] = x[i] > 0 ? x[i] : 0;
-            break;
-        case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL:
-            for (int64_t c = 0; c < l->C; c++)
-                for (int64_t oy = 0; oy < l->OH; oy++)
-                    for (int64_t ox = 0; ox < l->OW; ox++) {
-                        int64_t s = 0, cnt = 0;
-                        for (int64_t ky = 0; ky < l->kh; ky++)
-                            for (int64_t kx = 0; kx < l->kw; kx++) {
-                                int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
-                                if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
-                                int64_t a = x[(c * l->H + iy) * l->W + ix];
-                                if (l->kind == NNC_Q_MAXPOOL) s = (cnt == 0 || a > s) ? a : s;
-                                else s += a;
-                                cnt++;
-                            }
-                        if (l->kind == NNC_Q_AVGPOOL) {
-                            int64_t d = l->count_include_pad ? l->kh * l->kw : cnt;
-                            s = floordiv(s + d / 2, d);
-                        }
-                        y[(c * l->OH + oy) * l->OW + ox] = s;
-                    }
             break;
         case NNC_Q_ADD:
             for (int64_t i = 0; i < to->numel; i++)

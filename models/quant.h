@@ -118,6 +118,12 @@ nnc_status nnc_qmodel_run(const nnc_qmodel *q, const int64_t *const *qin, int64_
                           char *err, size_t errlen);
 void nnc_qmodel_free_values(const nnc_qmodel *q, int64_t **vals);
 
+/* The taps of one output of a CONV or pool layer: the input element indices
+ * xi[k] and (CONV) weight indices wi[k] inside the image, padding skipped.
+ * Returns: the count (at most (C/group) kh kw; pools: kh kw).
+ * In: c the output channel, oy, ox the output position; wi may be NULL. */
+int64_t nnc_qmodel_window(const nnc_q_layer *l, int64_t c, int64_t oy, int64_t ox, int64_t *xi, int64_t *wi);
+
 /* Multiply-accumulates of one inference (DENSE, CONV, SPMM nonzeros). */
 int64_t nnc_qmodel_macs(const nnc_qmodel *q);
 

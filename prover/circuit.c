@@ -168,7 +168,7 @@ void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc 
     }
     const nnc_prv_lc *l3[3] = {a, b, c};
     for (int k = 0; k < 3; k++) {
-        memcpy(cb->terms + cb->n_terms, l3[k]->t, (size_t)l3[k]->n * sizeof *cb->terms);
+        if (l3[k]->n) memcpy(cb->terms + cb->n_terms, l3[k]->t, (size_t)l3[k]->n * sizeof *cb->terms);
         cb->n_terms += l3[k]->n;
         cb->lc_start[3 * cb->n_cons + k + 1] = cb->n_terms;
     }

@@ -196,23 +196,19 @@ static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
             }
         break;
     case NNC_Q_CONV: {
-        int64_t cpg = l->C / l->group, opg = l->OC / l->group;
+        int64_t taps = (l->C / l->group) * l->kh * l->kw;
+        int64_t *xi = malloc((size_t)(2 * taps) * sizeof *xi);
+        if (!xi) FAIL(NNC_STATUS_NOMEM, "out of memory");
         for (int64_t o = 0; o < l->OC; o++)
             for (int64_t oy = 0; oy < l->OH; oy++)
                 for (int64_t ox = 0; ox < l->OW; ox++) {
-                    int64_t g = o / opg;
+                    int64_t cnt = nnc_qmodel_window(l, o, oy, ox, xi, xi + taps);
                     nnc_prv_lc_reset(&acc);
                     add_bias(z, &acc, li, o);
-                    for (int64_t c = 0; c < cpg; c++)
-                        for (int64_t ky = 0; ky < l->kh; ky++)
-                            for (int64_t kx = 0; kx < l->kw; kx++) {
-                                int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
-                                if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
-                                mac(z, &acc, &x->v[((g * cpg + c) * l->H + iy) * l->W + ix], li,
-                                    ((o * cpg + c) * l->kh + ky) * l->kw + kx, &tmp);
-                            }
+                    for (int64_t k = 0; k < cnt; k++) mac(z, &acc, &x->v[xi[k]], li, xi[taps + k], &tmp);
                     finish_acc(z, y, (o * l->OH + oy) * l->OW + ox, &acc, l);
                 }
+        free(xi);
         break;
     }
     case NNC_Q_RELU:
@@ -221,24 +217,24 @@ static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
         break;
     case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
         nnc_prv_lc *win = calloc((size_t)(l->kh * l->kw), sizeof *win);
-        if (!win) FAIL(NNC_STATUS_NOMEM, "out of memory");
+        int64_t *xi = malloc((size_t)(l->kh * l->kw) * sizeof *xi);
+        if (!win || !xi) {
+            free(win);
+            free(xi);
+            FAIL(NNC_STATUS_NOMEM, "out of memory");
+        }
         for (int64_t c = 0; c < l->C; c++)
             for (int64_t oy = 0; oy < l->OH; oy++)
                 for (int64_t ox = 0; ox < l->OW; ox++) {
-                    int cnt = 0;
-                    nnc_prv_lc_reset(&acc);
-                    for (int64_t ky = 0; ky < l->kh; ky++)
-                        for (int64_t kx = 0; kx < l->kw; kx++) {
-                            int64_t iy = oy * l->sh - l->ph + ky * l->dh, ix = ox * l->sw - l->pw + kx * l->dw;
-                            if (iy < 0 || iy >= l->H || ix < 0 || ix >= l->W) continue;
-                            const nnc_prv_lc *a = &x->v[(c * l->H + iy) * l->W + ix];
-                            if (l->kind == NNC_Q_MAXPOOL) nnc_prv_lc_copy(cb, &win[cnt], a);
-                            else nnc_prv_lc_add_i(cb, &acc, a, 1);
-                            cnt++;
-                        }
+                    int64_t cnt = nnc_qmodel_window(l, c, oy, ox, xi, NULL);
                     nnc_prv_lc *out = &y->v[(c * l->OH + oy) * l->OW + ox];
+                    nnc_prv_lc_reset(&acc);
+                    for (int64_t k = 0; k < cnt; k++) {
+                        if (l->kind == NNC_Q_MAXPOOL) nnc_prv_lc_copy(cb, &win[k], &x->v[xi[k]]);
+                        else nnc_prv_lc_add_i(cb, &acc, &x->v[xi[k]], 1);
+                    }
                     if (l->kind == NNC_Q_MAXPOOL) {
-                        nnc_prv_g_max(cb, out, win, cnt, q->t[l->in].rbits);
+                        nnc_prv_g_max(cb, out, win, (int)cnt, q->t[l->in].rbits);
                     } else {
                         nnc_prv_lc_compact(cb, &acc);
                         nnc_prv_g_divround(cb, out, &acc, l->count_include_pad ? l->kh * l->kw : cnt, to->rbits);
@@ -246,6 +242,7 @@ static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
                 }
         for (int64_t i = 0; i < l->kh * l->kw; i++) nnc_prv_lc_clear(&win[i]);
         free(win);
+        free(xi);
         break;
     }
     case NNC_Q_ADD:

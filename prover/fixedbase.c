@@ -35,12 +35,6 @@ static int fb_thread_count(int threads, size_t n)
 #define FB_JAC nnc_g1_jac
 #define FB_NAME(x) fb_g1_##x
 #include "prover/fixedbase_tmpl_impl.h"
-#undef FB_F
-#undef FB_G
-#undef FB_FE
-#undef FB_AFF
-#undef FB_JAC
-#undef FB_NAME
 
 #define FB_F(op) nnc_fq2_##op
 #define FB_G(op) nnc_g2_##op
@@ -49,12 +43,6 @@ static int fb_thread_count(int threads, size_t n)
 #define FB_JAC nnc_g2_jac
 #define FB_NAME(x) fb_g2_##x
 #include "prover/fixedbase_tmpl_impl.h"
-#undef FB_F
-#undef FB_G
-#undef FB_FE
-#undef FB_AFF
-#undef FB_JAC
-#undef FB_NAME
 
 int nnc_prv_g1_gen_mul_batch(nnc_prv_g1 *out, const nnc_prv_fr *k, size_t n, int threads)
 {

@@ -2,7 +2,8 @@
  * group after defining (as prover/curve_tmpl_impl.h takes them):
  *   FB_F(op), FB_G(op), FB_FE, FB_AFF, FB_JAC   field / group names and types
  *   FB_NAME(x)   the prefix of the functions defined here
- * See prover/fixedbase_impl.h for the method.  No include guard. */
+ * See prover/fixedbase_impl.h for the method.  No include guard; the
+ * parameters are #undef'd at the end, ready for the next group. */
 
 /* T[w*16 + d] = [d 16^w]G, affine; row w = 0..63.  The generator is public,
  * so the table is built with variable-time formulas. */
@@ -140,3 +141,10 @@ static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int thread
     free(t);
     return 0;
 }
+
+#undef FB_F
+#undef FB_G
+#undef FB_FE
+#undef FB_AFF
+#undef FB_JAC
+#undef FB_NAME

@@ -66,6 +66,29 @@ static nnc_status push_layer(nnc_smp_chain *ch, const nnc_value *B, int64_t K, i
     return NNC_STATUS_OK;
 }
 
+/* Append y = x + sign * c (c: n values or one broadcast), as an identity
+ * layer with that bias (-c is exact). */
+static nnc_status push_identity(nnc_smp_chain *ch, int64_t n, const nnc_value *c, double sign)
+{
+    if (n < 1 || n > 4096) return NNC_STATUS_UNSUPPORTED;
+    nnc_gpu_dense *nl = realloc(ch->layers, sizeof *nl * (size_t)(ch->n_layers + 1));
+    if (nl == NULL) return NNC_STATUS_NOMEM;
+    ch->layers = nl;
+    nnc_gpu_dense *L = &nl[ch->n_layers];
+    memset(L, 0, sizeof *L);
+    L->K = L->N = (int)n;
+    L->w = calloc((size_t)(n * n), sizeof(double));
+    L->b = malloc(sizeof(double) * (size_t)n);
+    ch->n_layers++;
+    if (!L->w || !L->b) return NNC_STATUS_NOMEM;
+    for (int64_t j = 0; j < n; j++) {
+        L->w[j * n + j] = 1;
+        L->b[j] = sign * c->f[c->numel == 1 ? 0 : j];
+        if (!is_float_value(L->b[j])) ch->float_weights = 0;
+    }
+    return NNC_STATUS_OK;
+}
+
 nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen)
 {
     *out = NULL;
@@ -120,12 +143,26 @@ nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *
             bias_ok = 1;
             break;
         }
+        case NNC_OP_SUB:
         case NNC_OP_ADD: {
             int other = n->in[0] == cur ? n->in[1] : n->in[0];
             const nnc_value *c = const_f(m, other);
-            nnc_gpu_dense *L = ch->n_layers ? &ch->layers[ch->n_layers - 1] : NULL;
-            if (!bias_ok || (n->in[0] != cur && n->in[1] != cur) || !c || c->numel != L->N ||
-                m->vals[n->out[0]].numel != L->N) {
+            if ((n->in[0] != cur && n->in[1] != cur) || !c || m->vals[n->out[0]].numel != numel ||
+                (n->op == NNC_OP_SUB && n->in[0] != cur) || (c->numel != numel && c->numel != 1)) {
+                bad = n;
+                break;
+            }
+            if (!bias_ok || n->op == NNC_OP_SUB) {
+                /* x + c or x - c on its own (an input normalisation): an
+                 * identity layer with bias +-c, one rounding per element,
+                 * which the dot-product error bound covers */
+                if ((st = push_identity(ch, numel, c, n->op == NNC_OP_SUB ? -1.0 : 1.0))) break;
+                cur = n->out[0];
+                bias_ok = 0;
+                break;
+            }
+            nnc_gpu_dense *L = &ch->layers[ch->n_layers - 1];
+            if (c->numel != L->N) {
                 bad = n;
                 break;
             }

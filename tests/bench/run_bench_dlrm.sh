@@ -59,4 +59,4 @@ for d in ("16", "64", "128"):
     med = {i: statistics.median(float(r["lookups_per_s"]) for r in rows if r["dim"] == d and r["impl"] == i) for i in ("nncert", "torch")}
     print("embbag dim %s: nncert %.3g lookups/s, torch %.3g lookups/s (median of rounds; nncert/torch %.2f)" % (d, med["nncert"], med["torch"], med["nncert"] / med["torch"]))
 PY
-{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"; echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "torch: $($PY -c 'import torch; print(torch.__version__)')"; } >results/dlrm-machine.txt
+{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"; echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "torch: $($PY -c 'import torch; print(torch.__version__)')"; echo "load average at the end (1/5/15 min): $(cut -d' ' -f1-3 /proc/loadavg)"; } >results/dlrm-machine.txt

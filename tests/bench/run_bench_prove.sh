@@ -15,10 +15,15 @@
 # Environment:
 #   BENCH_PROVE_LOG2        domain sizes (default "12 16 20")
 #   BENCH_PROVE_REPS        runs per tool and size (default 3)
-#   BENCH_PROVE_REPS_LARGE  runs of snarkjs at 2^20 and above (default 1:
-#                           one run takes minutes on 2 cores)
+#   BENCH_PROVE_REPS_LARGE  runs per tool at 2^20 and above (default 1: one
+#                           snarkjs run takes minutes on 2 cores)
 #   BENCH_PROVE_TIMEOUT     seconds allowed per prove run (default 600)
 #   BENCH_PROVE_SETUP_TIMEOUT  seconds allowed for each key setup (default 1800)
+#   BENCH_PROVE_MERGE=1     keep the rows of other sizes already in
+#                           results/prove.csv (and append to the machine
+#                           notes) instead of starting afresh: sizes may then
+#                           be measured in separate runs, each size still
+#                           comparing both tools in one run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -28,6 +33,7 @@ LOG2=${BENCH_PROVE_LOG2:-12 16 20}
 REPS=${BENCH_PROVE_REPS:-3}
 REPS_LARGE=${BENCH_PROVE_REPS_LARGE:-1}
 LIMIT=${BENCH_PROVE_TIMEOUT:-600}
+MERGE=${BENCH_PROVE_MERGE:-0}
 SETUP_LIMIT=${BENCH_PROVE_SETUP_TIMEOUT:-1800}
 # snarkjs keeps the key and the witness in the JavaScript heap: let node use
 # the machine's memory rather than its default heap cap.
@@ -48,7 +54,9 @@ run_timed() {
 }
 
 CSV=results/prove.csv.tmp
-echo "constraints,domain,tool,runs,median_prove_s,peak_rss_mib,verified_by_snarkjs,outcome" >"$CSV"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+HEADER="constraints,domain,tool,runs,median_prove_s,peak_rss_mib,verified_by_snarkjs,outcome"
+echo "$HEADER" >"$CSV"
 setup_log=""
 for k in $LOG2; do
     n=$(( (1 << k) - 4 ))
@@ -60,7 +68,7 @@ for k in $LOG2; do
     "$NNCERT" zkey export verificationkey "$W/c.zkey" "$W/vk.json"
     for tool in nncert snarkjs; do
         reps=$REPS
-        [ "$tool" = snarkjs ] && [ "$k" -ge 20 ] && reps=$REPS_LARGE
+        [ "$k" -ge 20 ] && reps=$REPS_LARGE
         times="" peak=0 outcome=ok done_runs=0
         rm -f "$W/p.json" "$W/pub.json"
         for ((rep = 1; rep <= reps; rep++)); do
@@ -86,10 +94,24 @@ for k in $LOG2; do
         echo "2^$k: $tool prove median ${med:-n/a}s over $done_runs run(s), peak RSS ${mib} MiB, verified: $ok, $outcome"
     done
 done
+if [ "$MERGE" = 1 ] && [ -f results/prove.csv ] && [ "$(head -n 1 results/prove.csv)" = "$HEADER" ]; then
+    # earlier rows of the sizes not measured now, then this run's, by domain
+    { tail -n +2 results/prove.csv | awk -F, -v now=" $LOG2 " '{ k = 0; for (d = $2; d > 1; d /= 2) k++; if (index(now, " " k " ") == 0) print }'
+      tail -n +2 "$CSV"; } | sort -t, -k2,2n -s >"$CSV.rows"
+    { echo "$HEADER"; cat "$CSV.rows"; } >"$CSV"
+    rm -f "$CSV.rows"
+else
+    MERGE=0
+fi
 mv "$CSV" results/prove.csv
-{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
+{ echo "run of sizes (log2 of the domain): $LOG2"
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "load average (1, 5, 15 min) at start: $load_start, at end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "snarkjs: $(node -e 'console.log(require("./tests/peers/node_modules/snarkjs/package.json").version)') on node $(node --version), NODE_OPTIONS=$NODE_OPTIONS"
-  echo "prove runs: $REPS per tool and size ($REPS_LARGE for snarkjs at 2^20 and above), timeout ${LIMIT}s per run; wall = median, peak = max RSS over the runs (GNU time)"
-  echo "keys (nncert groth16 setup, not timed against a peer):$setup_log"; } >results/prove-machine.txt
+  echo "prove runs: $REPS per tool and size ($REPS_LARGE at 2^20 and above), timeout ${LIMIT}s per run; wall = median, peak = max RSS over the runs (GNU time)"
+  echo "keys (nncert groth16 setup, not timed against a peer):$setup_log"; } >results/prove-machine.txt.run
+if [ "$MERGE" = 1 ] && [ -f results/prove-machine.txt ]; then cat results/prove-machine.txt.run >>results/prove-machine.txt
+else mv results/prove-machine.txt.run results/prove-machine.txt; fi
+rm -f results/prove-machine.txt.run
 awk -F, 'NR > 1 && $5 != "" { t[$2 "," $3] = $5 } END { for (k in t) { split(k, a, ","); if (a[2] == "nncert" && ((a[1] ",snarkjs") in t)) printf "domain %s: snarkjs/nncert = %.2fx\n", a[1], t[a[1] ",snarkjs"] / t[k] } }' results/prove.csv

@@ -9,6 +9,9 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 NNCERT=${NNCERT:-bin/nncert}
 SHARED=${SHARED:-../shared}
+# idle OpenMP threads sleep instead of spinning: on a shared machine a
+# spinning waiter steals the core its partner needs (both measurements alike)
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 mkdir -p results
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -20,4 +23,4 @@ if [ -d "$A" ]; then
     "$BUILD/bench/bench_sampling" "$A/onnx/ACASXU_run2a_2_1_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 200000 >results/sampling-acasxu-2_1-prop_2.csv
     cat results/sampling-acasxu-2_1-prop_2.csv
 fi
-{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"; echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >results/sampling-machine.txt
+{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"; echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"; } >results/sampling-machine.txt

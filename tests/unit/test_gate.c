@@ -189,6 +189,7 @@ START_TEST(test_config_errors)
         {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\", \"proof\": \"q\"}]}", "given twice"},
         {"{\"checks\": [{\"name\": \"a\\n\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\"}]}", "control character"},
         {"{\"tolerance\": -0.1, \"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\"}]}", "\"tolerance\""},
+        {"{\"seed\": 18446744073709551616, \"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\"}]}", "\"seed\""},
         {"{\"seed\": \"1\", \"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\"}]}", "\"seed\""},
     };
     char err[NNC_ERRBUF_SIZE];
@@ -202,12 +203,12 @@ START_TEST(test_config_errors)
     nnc_gate_config *cfg;
     ck_assert_int_eq(nnc_gate_config_parse(&cfg, "{\"checks\": [", 12, ".", "c.json", err, sizeof err), NNC_STATUS_PARSE);
     /* a good one: defaults, relative paths taken from the base folder */
-    const char *ok = "{\"seed\": 5, \"checks\": [{\"name\": \"v\", \"type\": \"verify\", \"model\": \"m.onnx\", \"spec\": \"/abs/s\"}]}";
+    const char *ok = "{\"seed\": 18446744073709551615, \"checks\": [{\"name\": \"v\", \"type\": \"verify\", \"model\": \"m.onnx\", \"spec\": \"/abs/s\"}]}";
     ck_assert_int_eq(nnc_gate_config_parse(&cfg, ok, strlen(ok), "dir", "c.json", err, sizeof err), NNC_STATUS_OK);
     ck_assert_int_eq(nnc_gate_config_num_checks(cfg), 1);
     ck_assert_str_eq(cfg->checks[0].path[0], "dir/m.onnx");
     ck_assert_str_eq(cfg->checks[0].path[1], "/abs/s");
-    ck_assert_uint_eq(cfg->checks[0].seed, 5);
+    ck_assert(cfg->checks[0].seed == UINT64_MAX);
     ck_assert(cfg->checks[0].max_violation == 0 && cfg->checks[0].confidence == 0.999 && cfg->checks[0].split == 1);
     nnc_gate_config_destroy(cfg);
 }

@@ -72,9 +72,10 @@ static nnc_model *mlp_build(mlp *t)
     return m;
 }
 
-/* Exact forward pass (MPFR, 256 bits: every product and sum of these float
- * weights and double inputs is exact at this precision for our sizes).
- * Out: y (rounded to nearest), pre (pre-activations, flat ReLU order; signs exact). */
+/* Reference forward pass in MPFR at 256 bits (relative error far below
+ * 2^-200 for these sizes, so it stands for exact arithmetic against the
+ * 1e-12 tolerances below).  Out: y (rounded to nearest), pre_sign and pre
+ * (pre-activations in flat ReLU order), each optional. */
 static void mlp_eval_exact(const mlp *t, const double *x, double *y, int *pre_sign, double *pre)
 {
     mpfr_t a[MAXW], h[MAXW], p;
