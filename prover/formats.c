@@ -204,17 +204,31 @@ nnc_status nnc_prv_emit_file(const char *path, nnc_prv_emit_fn emit, const void 
     if (st != NNC_STATUS_OK)
         return nnc_err(err, errlen, st, "cannot write %s %s: the %s is %s", what, path, what,
                        st == NNC_STATUS_LIMIT ? "too large for the format" : "inconsistent");
-    s.f = fopen(path, "wb");
-    if (s.f == NULL)
-        return nnc_err(err, errlen, NNC_STATUS_IO, "cannot create %s: %s", path, strerror(errno));
+    /* write a temporary file beside PATH and rename it over PATH, so a
+     * failure (disk full, a signal) never leaves a half-written file */
+    size_t tl = strlen(path) + 32;
+    char *tmp = malloc(tl);
+    if (tmp == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
+    s.f = fopen(tmp, "wb");
+    if (s.f == NULL) {
+        st = nnc_err(err, errlen, NNC_STATUS_IO, "cannot create %s: %s", path, strerror(errno));
+        free(tmp);
+        return st;
+    }
     s.len = 0;
     (void)emit(&s, obj);
     if (fclose(s.f) != 0)
         s.failed = 1;
+    if (!s.failed && rename(tmp, path) != 0)
+        s.failed = 1;
     if (s.failed) {
         snprintf(buf, sizeof buf, "%s", strerror(errno));
+        remove(tmp);
+        free(tmp);
         return nnc_err(err, errlen, NNC_STATUS_IO, "cannot write %s: %s", path, buf);
     }
+    free(tmp);
     return NNC_STATUS_OK;
 }
 
