@@ -151,7 +151,7 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
     --year "$(date -u +%Y)" --out results/verify-vnncomp-summary.csv | tee "$tmp/summary.txt"
 
 {
-    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB"
+    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB, load average at the end $(cut -d" " -f1-3 /proc/loadavg) (other jobs share the machine)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "nncert: $NNCERT, commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')"
     echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample; device cpu"
