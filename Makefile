@@ -233,10 +233,13 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_SRC := $(filter-out cli/% gpu/%,$(LIB_SRC))
+# fuzz targets are host-only builds: the library without the CUDA and MPI
+# paths (gpu/*.c then compile to their CPU-only forms)
+FUZZ_SRC := $(filter-out cli/%,$(LIB_SRC))
+FUZZ_CPPFLAGS := $(filter-out -DNNC_HAVE_CUDA=1 -DNNC_HAVE_MPI=1,$(CPPFLAGS))
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN)/onnx.pb-c.c
 	@mkdir -p build-fuzz
-	clang -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) -std=c11 -o $@ $< $(FUZZ_SRC) $(GEN)/onnx.pb-c.c $(BASELIBS)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined $(FUZZ_CPPFLAGS) -std=c11 -o $@ $< $(FUZZ_SRC) $(GEN)/onnx.pb-c.c $(BASELIBS)
 
 fuzz: setup $(FUZZ_TARGETS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzz.sh

@@ -1077,6 +1077,7 @@ static double relu_leak(const nnc_node *n) { return n->op == NNC_OP_RELU ? 0.0 :
 static int refine_setup(nnc_bnd *b)
 {
     const nnc_model *m = b->m;
+    if (m->n_order < 0 || b->nv < 0) return -1;
     b->relu_off = malloc(sizeof(int64_t) * ((size_t)m->n_order + 1));
     b->rec = calloc((size_t)b->nv + 1, sizeof(double *));
     b->pre_off = malloc(sizeof(int64_t) * ((size_t)b->nv + 1));
