@@ -154,7 +154,7 @@ setup:
 # The whole suite: unit suites (Check), ONNX conformance, differential tests
 # against onnxruntime, CLI end-to-end and bad-input tests, fuzz-corpus replay.
 test: setup
-	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory -j$$(nproc) check
 
 check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 	@NNCERT=$(NNCERT) BUILD=$(BUILD) tests/run_all.sh

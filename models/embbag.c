@@ -2,11 +2,14 @@
  * one EmbeddingBag node, and the access-trace reader (models/embbag.h).
  *
  * Kernel layout: bags are split between OpenMP threads by output (each
- * thread owns whole bags, so no two threads write one output row); within a
- * bag the rows are accumulated in registers for the common widths (16, 32,
- * 64, 128 floats: the loop over columns is fixed-length and vectorises), and
- * the rows a few lookups ahead are prefetched, since the ids are random and
- * each row is a cache miss otherwise. */
+ * thread owns whole bags, so no two threads write one output row).  Ids are
+ * range-checked once, up front, so the kernels carry no bounds checks.  On
+ * x86-64 with AVX-512 (detected at run time) widths 16/32/64/128 use the
+ * explicit kernels below: a bag's sum lives in 1-8 zmm registers, several
+ * equal-length bags are summed side by side to hide the add latency, and the
+ * rows some lookups ahead are prefetched, since the ids are random and each
+ * row is a cache miss otherwise.  Other widths and machines use the portable
+ * loops (GCC target clones).  Every path sums each column in id order. */
 #include "models/embbag.h"
 #include "models/embbag_impl.h"
 #include "models/embbag_math.h"
@@ -26,6 +29,51 @@
 #endif
 /* Below this many row reads a call stays on one thread. */
 #define EB_PARALLEL_MIN 16384
+
+/* ----------------------------------------------------- id range check */
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define EB_X86 1
+#include <immintrin.h>
+
+static int eb_have_avx512(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    }
+    return cached;
+}
+
+/* max over ids[0..n) taken as unsigned, 8 ids per vpmaxuq, 4 chains. */
+__attribute__((target("avx512f"))) static uint64_t eb_ids_max_z(const int64_t *ids, int64_t n)
+{
+    __m512i m0 = _mm512_setzero_si512(), m1 = m0, m2 = m0, m3 = m0;
+    int64_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        m0 = _mm512_max_epu64(m0, _mm512_loadu_si512((const void *)(ids + k)));
+        m1 = _mm512_max_epu64(m1, _mm512_loadu_si512((const void *)(ids + k + 8)));
+        m2 = _mm512_max_epu64(m2, _mm512_loadu_si512((const void *)(ids + k + 16)));
+        m3 = _mm512_max_epu64(m3, _mm512_loadu_si512((const void *)(ids + k + 24)));
+    }
+    uint64_t m = _mm512_reduce_max_epu64(_mm512_max_epu64(_mm512_max_epu64(m0, m1), _mm512_max_epu64(m2, m3)));
+    for (; k < n; k++) m = (uint64_t)ids[k] > m ? (uint64_t)ids[k] : m;
+    return m;
+}
+#endif
+
+/* The largest id, taken as unsigned (so any negative id exceeds every table
+ * size); 0 for no ids. */
+static uint64_t eb_ids_max(const int64_t *ids, int64_t n)
+{
+#ifdef EB_X86
+    if (eb_have_avx512()) return eb_ids_max_z(ids, n);
+#endif
+    uint64_t m = 0;
+    for (int64_t k = 0; k < n; k++) m = (uint64_t)ids[k] > m ? (uint64_t)ids[k] : m;
+    return m;
+}
 
 /* ------------------------------------------------------------- checking */
 
@@ -73,11 +121,9 @@ nnc_status nnc_mdl_embbag_check(const nnc_embbag_bags *bags, int64_t rows, int a
     }
     /* Every id is checked here, once, so the kernels below never bounds-check:
      * a branch-free pass (it vectorises) finds whether any id is bad, and only
-     * then the slow loop finds the first one for the message.  Unsigned
-     * comparison rejects the negative ids too. */
-    uint64_t bad = rows < 0;
-    for (int64_t k = 0; k < bags->n_ids; k++) bad |= (uint64_t)((uint64_t)bags->ids[k] >= (uint64_t)rows);
-    if (bad)
+     * then the slow loop finds the first one for the message.  The maximum
+     * is taken unsigned, so a negative id counts as huge and is rejected. */
+    if (rows < 0 || eb_ids_max(bags->ids, bags->n_ids) >= (uint64_t)rows)
         for (int64_t k = 0; k < bags->n_ids; k++)
             if (nnc_eb_row(bags->ids[k], rows, 0) < 0)
                 return nnc_err(err, errlen, NNC_STATUS_INVALID, "embedding bag: id %lld at position %lld is outside the table's rows [0, %lld)",
@@ -97,8 +143,8 @@ static inline void eb_prefetch(const float *table, int64_t dim, int64_t row)
 #endif
 }
 
-/* The kernels are compiled for AVX-512, AVX2 and baseline x86-64, picked at
- * load time (GCC function multi-versioning): the column loops vectorise to
+/* The portable kernels are compiled for AVX-512, AVX2 and baseline x86-64,
+ * picked at load time (GCC function multi-versioning): the column loops vectorise to
  * the widest registers, while each column is still summed in id order. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define EB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -150,20 +196,7 @@ EB_CLONES static void eb_bag_any(float *restrict out, const float *restrict tabl
  * unchanged).  Rows are prefetched EB_PREFETCH_AHEAD lookups ahead, every
  * cache line of the row including the last (a row need not be 64-byte
  * aligned). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define EB_X86 1
-#include <immintrin.h>
-
-static int eb_have_avx512(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    }
-    return cached;
-}
-
+#ifdef EB_X86
 #ifndef EB_PF_HINT
 #define EB_PF_HINT _MM_HINT_T0
 #endif
@@ -199,11 +232,12 @@ static inline __attribute__((always_inline)) void eb_prefetch_row(const float *r
                 for (int v = 0; v < NV; v++) acc[g][v] = _mm512_add_ps(acc[g][v], _mm512_loadu_ps(w + 16 * v)); \
             }                                                                                       \
         }                                                                                           \
-        __m512 inv = _mm512_set1_ps((float)L);                                                      \
+        /* nnc_eb_finish_f32 per lane: one IEEE division by (float)L */        \
+        __m512 lenv = _mm512_set1_ps((float)L);                                                      \
         for (int g = 0; g < G; g++)                                                                 \
             for (int v = 0; v < NV; v++)                                                            \
                 _mm512_storeu_ps(out + g * D + 16 * v,                                              \
-                                 (mean && L > 0) ? _mm512_div_ps(acc[g][v], inv) : acc[g][v]);      \
+                                 (mean && L > 0) ? _mm512_div_ps(acc[g][v], lenv) : acc[g][v]);      \
     }
 /* Bags summed side by side per width: enough independent add chains to keep
  * the adder busy, with G * NV <= 16 of the 32 zmm registers as accumulators
@@ -320,6 +354,8 @@ nnc_status nnc_mdl_embbag_f32(float *out, const float *table, int64_t rows, int6
  * negative (ONNX Gather counts those from the end). */
 static int ids_in_range(const int64_t *ids, int64_t n, int64_t rows, int *neg)
 {
+    *neg = 0;
+    if (rows >= 0 && eb_ids_max(ids, n) < (uint64_t)rows) return 0; /* the common case: all in [0, rows) */
     int any = 0;
     for (int64_t k = 0; k < n; k++) {
         if (nnc_eb_row(ids[k], rows, 1) < 0) return -1;

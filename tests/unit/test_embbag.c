@@ -110,6 +110,36 @@ START_TEST(bad_bags)
 }
 END_TEST
 
+/* The id range check scans 32 ids at a time with a scalar tail: one bad id
+ * at every position of 100 (both parts), each kind of bad value, is found,
+ * named by its position, and nothing is written. */
+START_TEST(bad_id_every_position)
+{
+    enum { N = 100, R = 7, D = 16 };
+    static const int64_t bad[] = {R, R + 1, -1, -R, INT64_MIN, INT64_MAX};
+    float *w = calloc(R * D, sizeof *w), *out = malloc(N * D * sizeof *out);
+    int64_t ids[N];
+    char err[NNC_ERRBUF_SIZE], want[96];
+    for (int v = 0; v < 6; v++)
+        for (int pos = 0; pos < N; pos++) {
+            for (int i = 0; i < N; i++) ids[i] = i % R;
+            ids[pos] = bad[v];
+            memset(out, 0x5a, N * D * sizeof *out);
+            nnc_embbag_bags b = {ids, N, NULL, N / 4, 4};
+            CHECK(nnc_mdl_embbag_f32(out, w, R, D, &b, NNC_EMBBAG_MODE_SUM, 0, 1, err, sizeof err) == NNC_STATUS_INVALID);
+            snprintf(want, sizeof want, "id %lld at position %d is outside", (long long)bad[v], pos);
+            ck_assert_msg(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);
+            for (int i = 0; i < N * D; i++) CHECK(((unsigned char *)out)[4 * i] == 0x5a);
+        }
+    /* the largest valid id passes */
+    for (int i = 0; i < N; i++) ids[i] = R - 1;
+    nnc_embbag_bags b = {ids, N, NULL, N / 4, 4};
+    CHECK(nnc_mdl_embbag_f32(out, w, R, D, &b, NNC_EMBBAG_MODE_SUM, 0, 1, err, sizeof err) == NNC_STATUS_OK);
+    free(w);
+    free(out);
+}
+END_TEST
+
 START_TEST(empty_bags_allowed)
 {
     /* allow_empty: an empty bag pools to zeros (torch.nn.EmbeddingBag), also for mean */
@@ -277,6 +307,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, kernel_matches_naive);
     tcase_add_test(tc, bad_bags);
+    tcase_add_test(tc, bad_id_every_position);
     tcase_add_test(tc, empty_bags_allowed);
     tcase_add_test(tc, fused_equals_unfused);
     tcase_add_test(tc, file_op_refused);
