@@ -255,6 +255,10 @@ static nnc_json *parse_value(parser *ps, int depth)
                 }
                 key = parse_string(ps, &kl);
                 if (key == NULL) return NULL;
+                if (strlen(key) != kl) { /* keys are C strings: "a\u0000b" would read as "a" */
+                    fail(ps, NNC_STATUS_PARSE, "object member name contains \\u0000");
+                    return NULL;
+                }
                 ws(ps);
                 if (ps->p >= ps->end || *ps->p != ':') {
                     fail(ps, NNC_STATUS_PARSE, "':' expected");

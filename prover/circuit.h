@@ -171,7 +171,9 @@ void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment 
 
 typedef enum nnc_prv_zk_privacy {
     NNC_PRV_ZK_PRIVATE_INPUT = 1,    /* weights public (in the circuit), input private */
-    NNC_PRV_ZK_PRIVATE_WEIGHTS = 2,  /* input public (in the circuit), weights private */
+    NNC_PRV_ZK_PRIVATE_WEIGHTS = 2,  /* input public (in the circuit), weights private: the
+                                      * weights and biases of Gemm/MatMul/Conv; Add constants,
+                                      * graph adjacency and embedding tables stay public */
     NNC_PRV_ZK_PRIVATE_BOTH = 3
 } nnc_prv_zk_privacy;
 

@@ -200,6 +200,10 @@ void nnc_prv_g_max(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int k, in
 {
     nnc_prv_fr best;
     int64_t bi = 0, xi;
+    if (k < 1) { /* an empty window (all padding) would leave y unconstrained */
+        nnc_prv_cb_fail(cb, NNC_STATUS_INVALID, "max: empty window");
+        return;
+    }
     nnc_prv_lc_eval(cb, &best, &x[0]);
     eval_i64(cb, &bi, &x[0], "max: input is not a small integer");
     for (int i = 1; i < k; i++) {

@@ -11,9 +11,13 @@
 #define FAIL(st, ...) return nnc_err(err, errlen, st, __VA_ARGS__)
 
 /* Header words committed before the parameters: format tag, bits, layer
- * count, then per layer kind, shift, weight frac, input tensor, output tensor. */
-#define ZK_HDR_PER_LAYER 5
-#define ZK_HDR_BITS 32
+ * count, then per layer its whole public geometry (see layer_header), so two
+ * models that compute different functions never share a commitment. */
+#define ZK_HDR_PER_LAYER 34
+#define ZK_HDR_BITS 48
+/* Committed width of a (possibly private) bias: public, never derived from
+ * the private values, so the circuit's shape does not depend on them. */
+#define ZK_BIAS_BITS 48
 #define ZK_FORMAT_TAG 0x4e4e4331 /* "NNC1" */
 
 /* Signed bits that hold every value of v[n] (at least 2). */
@@ -39,27 +43,45 @@ static int64_t *model_header(const nnc_qmodel *q, int64_t *n)
     h[2] = q->n_l;
     for (int i = 0; i < q->n_l; i++) {
         const nnc_q_layer *l = &q->l[i];
-        int64_t *p = h + 3 + ZK_HDR_PER_LAYER * i;
-        p[0] = l->kind;
-        p[1] = l->shift;
-        p[2] = l->wfrac;
-        p[3] = l->in;
-        p[4] = l->out;
+        const int64_t v[ZK_HDR_PER_LAYER] = {
+            l->kind, l->shift, l->wfrac, l->wbits, l->in, l->in2, l->out, l->M, l->N, l->K, l->nw, l->b != NULL,
+            l->C, l->H, l->W, l->OC, l->OH, l->OW, l->kh, l->kw, l->sh, l->sw, l->ph, l->pw, l->group, l->dh, l->dw,
+            l->count_include_pad, l->lsh_a, l->lsh_b, l->V, l->D,
+            l->row_ptr ? l->M + 1 : 0, l->row_ptr ? l->row_ptr[l->M] : 0};
+        memcpy(h + 3 + ZK_HDR_PER_LAYER * i, v, sizeof v);
     }
     return h;
 }
 
-/* Parameter arrays of layer l (weights, then bias), with their sizes. */
-static int layer_params(const nnc_q_layer *l, const int64_t **p, int64_t *n)
+/* Parameter arrays of layer l (weights, then bias; for a sparse product
+ * also the adjacency's row pointers and columns), with their sizes and
+ * committed widths.  The widths of weights and biases that may be private
+ * are public constants of the layer; the others are public values anyway. */
+#define ZK_MAX_PARAMS 4
+static int layer_params(const nnc_q_layer *l, const int64_t **p, int64_t *n, int *bits)
 {
-    int k = 0;
+    int k = 0, dense = l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV;
     if (l->w && l->nw) {
         p[k] = l->w;
-        n[k++] = l->nw;
+        n[k] = l->nw;
+        bits[k] = dense ? (l->wbits < 2 ? 2 : l->wbits) : bits_for(l->w, l->nw);
+        k++;
     }
     if (l->b) {
         p[k] = l->b;
-        n[k++] = l->kind == NNC_Q_CONV ? l->OC : l->N;
+        n[k] = l->kind == NNC_Q_CONV ? l->OC : l->N;
+        bits[k] = dense ? ZK_BIAS_BITS : bits_for(p[k], n[k]);
+        k++;
+    }
+    if (l->kind == NNC_Q_SPMM && l->row_ptr && l->col) {
+        p[k] = l->row_ptr;
+        n[k] = l->M + 1;
+        bits[k] = bits_for(p[k], n[k]);
+        k++;
+        p[k] = l->col;
+        n[k] = l->row_ptr[l->M];
+        bits[k] = bits_for(p[k], n[k] ? n[k] : 1);
+        k++;
     }
     return k;
 }
@@ -68,7 +90,7 @@ nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, cha
 {
     int64_t nh;
     int64_t *h = model_header(q, &nh);
-    nnc_prv_zk_segment *seg = calloc((size_t)(1 + 2 * q->n_l), sizeof *seg);
+    nnc_prv_zk_segment *seg = calloc((size_t)(1 + ZK_MAX_PARAMS * q->n_l), sizeof *seg);
     if (!h || !seg) {
         free(h);
         free(seg);
@@ -77,10 +99,11 @@ nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, cha
     int ns = 0;
     seg[ns++] = (nnc_prv_zk_segment){h, NULL, nh, ZK_HDR_BITS};
     for (int i = 0; i < q->n_l; i++) {
-        const int64_t *p[2];
-        int64_t n[2];
-        int k = layer_params(&q->l[i], p, n);
-        for (int j = 0; j < k; j++) seg[ns++] = (nnc_prv_zk_segment){p[j], NULL, n[j], bits_for(p[j], n[j])};
+        const int64_t *p[ZK_MAX_PARAMS];
+        int64_t n[ZK_MAX_PARAMS];
+        int bits[ZK_MAX_PARAMS];
+        int k = layer_params(&q->l[i], p, n, bits);
+        for (int j = 0; j < k; j++) seg[ns++] = (nnc_prv_zk_segment){p[j], NULL, n[j], bits[j]};
     }
     nnc_status st = nnc_prv_zk_commit(out, seg, ns, err, errlen);
     free(h);
@@ -277,11 +300,11 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
     int64_t nh;
     int64_t *h = model_header(q, &nh);
     nnc_prv_lc *hl = calloc((size_t)(nh ? nh : 1), sizeof *hl);
-    nnc_prv_zk_segment *seg = calloc((size_t)(1 + 2 * q->n_l), sizeof *seg);
+    nnc_prv_zk_segment *seg = calloc((size_t)(1 + ZK_MAX_PARAMS * q->n_l), sizeof *seg);
     z->pw = calloc((size_t)q->n_l, sizeof *z->pw);
     nnc_status st = NNC_STATUS_OK;
-    nnc_prv_lc *consts[2 * 64];
-    int64_t const_n[2 * 64];
+    nnc_prv_lc *consts[ZK_MAX_PARAMS * 64];
+    int64_t const_n[ZK_MAX_PARAMS * 64];
     int n_const = 0;
     if (!h || !hl || !seg || !z->pw) {
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
@@ -292,18 +315,21 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
     seg[ns++] = (nnc_prv_zk_segment){NULL, hl, nh, ZK_HDR_BITS};
     for (int li = 0; li < q->n_l; li++) {
         const nnc_q_layer *l = &q->l[li];
-        const int64_t *p[2];
-        int64_t n[2];
-        int k = layer_params(l, p, n);
-        if (k == 0 || l->kind == NNC_Q_ADD || l->kind == NNC_Q_SPMM) {
-            /* Add constants and graph adjacency stay public; committed as constants. */
+        const int64_t *p[ZK_MAX_PARAMS];
+        int64_t n[ZK_MAX_PARAMS];
+        int bits[ZK_MAX_PARAMS];
+        int k = layer_params(l, p, n, bits);
+        if (k == 0 || (l->kind != NNC_Q_DENSE && l->kind != NNC_Q_CONV)) {
+            /* Add constants, graph adjacency and embedding tables (Gather's
+             * lookup gadget selects constants) stay public: committed as
+             * constants of the circuit. */
             for (int j = 0; j < k; j++) {
-                nnc_prv_lc *c = n_const < 2 * 64 ? calloc((size_t)n[j], sizeof *c) : NULL;
+                nnc_prv_lc *c = n_const < ZK_MAX_PARAMS * 64 ? calloc((size_t)(n[j] ? n[j] : 1), sizeof *c) : NULL;
                 if (!c) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory (or more than 64 constant layers)"); goto done; }
                 consts[n_const] = c;
                 const_n[n_const++] = n[j];
                 for (int64_t i = 0; i < n[j]; i++) nnc_prv_lc_term_i(cb, &c[i], 0, p[j][i]);
-                seg[ns++] = (nnc_prv_zk_segment){NULL, c, n[j], bits_for(p[j], n[j])};
+                seg[ns++] = (nnc_prv_zk_segment){NULL, c, n[j], bits[j]};
             }
             continue;
         }
@@ -316,7 +342,7 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
                 nnc_prv_fr_from_i64(&v, p[j][i]);
                 nnc_prv_lc_term_i(cb, &z->pw[li][o + i], nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PRV_IN, &v), 1);
             }
-            seg[ns++] = (nnc_prv_zk_segment){NULL, &z->pw[li][o], n[j], bits_for(p[j], n[j])};
+            seg[ns++] = (nnc_prv_zk_segment){NULL, &z->pw[li][o], n[j], bits[j]};
             o += n[j];
         }
     }

@@ -303,6 +303,12 @@ nnc_status nnc_vrf_dlrm_bounds(const char *path, const int64_t *const *ids, cons
             break;
         }
         st = node_bounds(m, n, &iv, err, errlen);
+        /* 0 * inf in a product makes NaN, which comparisons (ReLU) would
+         * silently turn into a finite bound: refuse instead */
+        for (int64_t k = 0; !st && k < m->vals[n->out[0]].numel; k++)
+            if (isnan(iv.lo[n->out[0]][k]) || isnan(iv.hi[n->out[0]][k]))
+                st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED,
+                             "node '%s' (%s): the bounds overflow (NaN); narrow the box", n->name, n->op_type);
     }
     if (!st) {
         int ov = m->outputs[0];

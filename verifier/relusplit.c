@@ -34,7 +34,9 @@ static nnc_status bound_sub(nnc_bnd *b, const nnc_rfn_problem *p, int alpha_iter
                 best = lw[r] - p->d[r];
                 *open_row = r;
             }
-        if (*open_row < 0) *open_row = p->dstart[j]; /* a disjunct without rows: always reachable */
+        /* not killed, yet no row compared above -inf (NaN bounds): still open
+         * (nnc_rsp_certify refuses disjuncts without rows, so the row exists) */
+        if (*open_row < 0) *open_row = p->dstart[j];
         return NNC_STATUS_OK; /* one open disjunct suffices to split on */
     }
     return NNC_STATUS_OK;
@@ -47,6 +49,8 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
     *nodes = 0;
     int64_t nr = nnc_bnd_relu_count(b);
     if (nr == 0 || p->nrows == 0) return NNC_STATUS_OK;
+    for (int j = 0; j < p->ndisj; j++) /* a disjunct without rows is reachable everywhere */
+        if (p->dstart[j] >= p->dstart[j + 1]) return NNC_STATUS_OK;
     size_t cap = 64, top = 0;
     signed char **stack = malloc(sizeof(signed char *) * cap);
     double *zero = calloc((size_t)p->nrows + 1, sizeof(double)), *lw = malloc(sizeof(double) * (size_t)(p->nrows + 1));

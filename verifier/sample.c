@@ -285,10 +285,12 @@ nnc_status nnc_smp_chain_errors(const nnc_smp_chain *ch, const double *lo, const
      * up to 2^-126 per operation: take the larger */
     double tiny_fast = u_fast > 1e-10 ? 1.1754943508222875e-38 : 4.4501477170144028e-308;
     double tiny_ref = 4.4501477170144028e-308;
+    int overflow = 0;
     for (int i = 0; i < ch->n_in; i++) {
         blo[i] = lo[i];
         bhi[i] = hi[i];
         H[i] = fmax(fabs(lo[i]), fabs(hi[i]));
+        if (!(H[i] < 0x1p126)) overflow = 1;
         ef[i] = in_round ? u_fast * H[i] + tiny_fast : 0;
         er[i] = 0;
     }
@@ -309,10 +311,14 @@ nnc_status nnc_smp_chain_errors(const nnc_smp_chain *ch, const double *lo, const
             H[j] = fmax(fabs(tlo[j]), fabs(thi[j]));
             ef[j] = nf[j];
             er[j] = nr[j];
+            if (!(H[j] + ef[j] < 0x1p126)) overflow = 1; /* also catches NaN */
         }
     }
     for (int i = 0; i < ch->n_out; i++) {
-        e_fast[i] = ef[i];
+        /* a float32 value that may overflow (here or in an earlier layer:
+         * H is the largest magnitude of each layer's interval) makes the
+         * fast path's error unbounded: every sample is then rechecked */
+        e_fast[i] = overflow ? INFINITY : ef[i];
         e_ref[i] = er[i];
         y_abs[i] = H[i];
     }
@@ -709,7 +715,15 @@ nnc_status nnc_smp_decide(nnc_smp *s, int cnt, double *xs, unsigned char *hit, c
     if ((st = nnc_rt_run(s->fast, cnt, in, out, err, errlen))) return st;
     double y[64], *yb = no <= 64 ? y : s->ys;
     for (int i = 0; i < cnt; i++) {
-        for (int j = 0; j < no; j++) yb[j] = s->yf[(size_t)i * (size_t)no + (size_t)j];
+        int finite = 1;
+        for (int j = 0; j < no; j++) {
+            yb[j] = s->yf[(size_t)i * (size_t)no + (size_t)j];
+            finite &= isfinite(yb[j]) != 0;
+        }
+        if (!finite) { /* the margin of a NaN or infinite output proves nothing */
+            s->idx[m++] = i;
+            continue;
+        }
         double mg = nnc_smp_margin(sc->C, sc->d, sc->dstart, sc->ndisj, no, yb);
         if (mg < -s->tau) hit[i] = 1;
         else if (mg > s->tau) hit[i] = 0;

@@ -344,7 +344,7 @@ EOF
        LD_LIBRARY_PATH="$P/lib" "$TMP/app" $Z/mlp.onnx >"$TMP/app.out" && grep -q "inputs 1 outputs 1 sha-match 1 version" "$TMP/app.out"; then
         pass install-pkgconfig-shared
     else fail "install-pkgconfig-shared: $(head -c 300 "$TMP/cc") $(cat "$TMP/app.out" 2>/dev/null)"; fi
-    if cc -std=c11 -o "$TMP/app_static" "$TMP/app.c" $(pkg-config --cflags nncert) "$P/lib/libnncert.a" $(pkg-config --libs-only-other --libs-only-l --static nncert | sed 's/-lnncert//') 2>"$TMP/cc" &&
+    if cc -std=c11 -o "$TMP/app_static" "$TMP/app.c" $(pkg-config --cflags nncert) "$P/lib/libnncert.a" $(pkg-config --libs --static nncert | sed 's/-lnncert//') 2>"$TMP/cc" &&
        "$TMP/app_static" $Z/mlp.onnx | grep -q "sha-match 1"; then
         pass install-pkgconfig-static
     else fail "install-pkgconfig-static: $(head -c 300 "$TMP/cc")"; fi

@@ -289,6 +289,14 @@ static int r1cs_equal(nnc_prv_cb *a, nnc_prv_cb *b)
 START_TEST(test_max)
 {
     rng r = rng_for(3);
+    { /* an empty window would leave the output free: refused */
+        nnc_prv_cb *cb = new_cb();
+        nnc_prv_lc y = {0}, x = {0};
+        nnc_prv_g_max(cb, &y, &x, 0, 8);
+        CHECK(nnc_prv_cb_status(cb, NULL, 0) != NNC_STATUS_OK);
+        nnc_prv_lc_clear(&y);
+        nnc_prv_cb_destroy(cb);
+    }
     for (int it = 0; it < 30; it++) {
         int k = 1 + (int)(rng_next(&r) % 4);
         int64_t xv[4], xw[4];
@@ -620,6 +628,39 @@ START_TEST(test_model_cnn)
     q.l[0].w[5] += 1;
     CHECK(nnc_prv_zk_model_commitment(&c2, &q, err, sizeof err) == NNC_STATUS_OK);
     CHECK(memcmp(&c1, &c2, sizeof c1) != 0);
+    /* ... and with the layer geometry, weights unchanged (another function
+     * over the same numbers must not share the commitment) */
+    for (int g = 0; g < 3; g++) {
+        nnc_q_layer save = q.l[0];
+        if (g == 0) q.l[0].sh++;
+        else if (g == 1) q.l[0].ph++;
+        else { int64_t t = q.l[0].kh; q.l[0].kh = q.l[0].kw; q.l[0].kw = t; q.l[0].group++; }
+        CHECK(nnc_prv_zk_model_commitment(&c1, &q, err, sizeof err) == NNC_STATUS_OK);
+        CHECK(memcmp(&c1, &c2, sizeof c1) != 0);
+        q.l[0] = save;
+    }
+    /* private weights: the circuit (constraints, hence the key) depends only
+     * on public data, not on the weights' values */
+    {
+        double x[72];
+        int64_t qa[72];
+        for (int i = 0; i < 72; i++) x[i] = 0.5;
+        const double *xi[1] = {x};
+        int64_t *qi[1] = {qa};
+        CHECK(nnc_qmodel_quantize_inputs(&q, xi, qi, err, sizeof err) == NNC_STATUS_OK);
+        nnc_prv_cb *a = compile(&q, NNC_PRV_ZK_PRIVATE_BOTH, qa, NULL);
+        int64_t *w = q.l[0].w;
+        int64_t saved[4];
+        for (int i = 0; i < 4; i++) {
+            saved[i] = w[i];
+            w[i] = i & 1 ? 1 : -1; /* small values: fewer bits than the others */
+        }
+        nnc_prv_cb *b = compile(&q, NNC_PRV_ZK_PRIVATE_BOTH, qa, NULL);
+        CHECK(r1cs_equal(a, b));
+        for (int i = 0; i < 4; i++) w[i] = saved[i];
+        nnc_prv_cb_destroy(a);
+        nnc_prv_cb_destroy(b);
+    }
     nnc_rt_destroy(rt);
     nnc_qmodel_clear(&q);
     nnc_mdl_destroy(m);

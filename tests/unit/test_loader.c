@@ -462,7 +462,9 @@ START_TEST(test_json_parser)
     ck_assert_double_eq(a->child->next->num, -2500.0);
     ck_assert_str_eq(nnc_json_get(nnc_json_root(d), "s")->str, "x\xc3\xa9\n");
     nnc_json_doc_free(d);
-    const char *bad[] = {"[1, 2", "{\"a\" 1}", "[01]", "[1.]", "\"abc", "[1] x", "{\"a\": tru}", "[-]", "\"\\ud800\""};
+    const char *bad[] = {"[1, 2", "{\"a\" 1}", "[01]", "[1.]", "\"abc", "[1] x", "{\"a\": tru}", "[-]", "\"\\ud800\"",
+                         /* a member name with NUL would read as a shorter name (two texts, one meaning) */
+                         "{\"verdict\\u0000x\": 1}"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         ck_assert_int_eq(nnc_json_parse(&d, bad[k], strlen(bad[k]), err, sizeof err), NNC_STATUS_PARSE);
         ck_assert_ptr_nonnull(strstr(err, "line 1 column"));
