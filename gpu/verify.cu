@@ -190,7 +190,13 @@ __global__ static void margin_kernel(const double *y, int cnt, int n_out, const 
 {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= cnt) return;
-    double m = nnc_smp_margin(C, d, dstart, ndisj, n_out, y + (size_t)s * (size_t)n_out);
+    const double *ys = y + (size_t)s * (size_t)n_out;
+    for (int i = 0; i < n_out; i++)
+        if (!isfinite(ys[i])) { /* as the CPU screen: a non-finite output is re-decided */
+            verdict[s] = -1;
+            return;
+        }
+    double m = nnc_smp_margin(C, d, dstart, ndisj, n_out, ys);
     verdict[s] = m < -tau ? 1 : m > tau ? 0 : -1; /* NaN: -1 */
 }
 

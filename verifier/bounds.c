@@ -871,11 +871,18 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
         int64_t no = V(b, vo)->numel;
         if (b->beta_on && b->pre_off[vo] >= 0) {
             /* beta-CROWN: on the split region s z >= 0, so f >= f - beta s z
-             * for beta >= 0; the term is exact (s = +-1) */
+             * for beta >= 0 (s = +-1; beta acts on objective 0 only) */
             const signed char *sp = b->split + b->pre_off[vo];
             const double *bt = b->beta + b->pre_off[vo];
+            /* the subtraction rounds the coefficient: |delta_j| <= u |L_j'|,
+             * an error of at most u |L_j'| max|z_j| <= u |L_j'| ew_j */
+            double dsum = 0;
             for (int64_t j = 0; j < no; j++)
-                if (sp[j] && bt[j] > 0) L[j] -= bt[j] * (double)sp[j];
+                if (sp[j] && bt[j] > 0) {
+                    L[j] -= bt[j] * (double)sp[j];
+                    if (L[j] != 0) dsum += fabs(L[j]) * x->ew[j];
+                }
+            err[0] += DBL_EPSILON * dsum * (1 + g);
         }
         /* rounding error committed here: gamma * |L| . ew */
         const double *ew = x->ew;

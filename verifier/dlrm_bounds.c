@@ -32,8 +32,11 @@ static double gamma_n(int64_t n)
     return nu / (1 - nu) * (1 + DBL_EPSILON); /* inflated once for its own rounding */
 }
 
-static double down(double x, double e) { return nextafter(x - e, -INFINITY); }
-static double up(double x, double e) { return nextafter(x + e, INFINITY); }
+/* Outward by e, plus an absolute 2^-1000 that covers the underflow of
+ * subnormal products (at most 2^-1075 each, for any realistic term count),
+ * which a relative error term alone does not. */
+static double down(double x, double e) { return nextafter(x - e - 0x1p-1000, -INFINITY); }
+static double up(double x, double e) { return nextafter(x + e + 0x1p-1000, INFINITY); }
 
 typedef struct ivals {
     double **lo, **hi;   /* per float value */
