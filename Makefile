@@ -9,6 +9,7 @@
 #   make bench-alpha    alpha-CROWN margins against CROWN and auto_LiRPA (results/alpha-mnist.csv)
 #   make bench-prove    Groth16 proving time and peak memory against snarkjs, 2^12..2^20 (results/prove.csv)
 #   make bench-msm      G1 MSM and NTT up to 2^20 (results/msm.csv)
+#   make bench-gnn      GCN aggregation (SpMM) vs scipy and torch.sparse, bandwidth bound (results/gnn.csv)
 #   make bench-dlrm     embedding bags vs torch, DLRM planner vs table/row-wise (results/dlrm.csv)
 #   make bench-zk       proofs of inference: constraints per MAC, prove time, accuracy (results/zk*.csv)
 #   make fuzz       run the libFuzzer targets for a bounded time
@@ -205,7 +206,7 @@ bench-msm:
 # GCN aggregation (SpMM) on Cora and PubMed against scipy and torch.sparse,
 # with the bandwidth bound: results/gnn.csv
 $(BUILD)/bench/bench_gnn: CFLAGS += -fopenmp
-bench-gnn:
+bench-gnn: setup
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_gnn
 	@BUILD=$(BUILD) tests/bench/run_bench_gnn.sh
 
