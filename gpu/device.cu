@@ -3,16 +3,9 @@
 // the caller's error buffer and returns an nnc_status instead of aborting.
 #include "common/act.h"
 #include "gpu/gpu.h"
+#include "gpu/cuda_check_impl.h"
 
 #include <cuda_runtime.h>
-
-#define NNC_CUDA_CHECK(call)                                                                        \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess)                                                                      \
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: %s failed at %s:%d: %s", #call, \
-                           __FILE__, __LINE__, cudaGetErrorString(e_));                             \
-    } while (0)
 
 extern "C" int nnc_gpu_compiled(void) { return 1; }
 

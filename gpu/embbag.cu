@@ -4,19 +4,10 @@
 // formula as the CPU kernel (models/embbag_math.h), so the results are
 // bit-identical to nnc_mdl_embbag_f32.
 #include "gpu/gpu.h"
+#include "gpu/cuda_check_impl.h"
 #include "models/embbag_math.h"
 
 #include <cuda_runtime.h>
-
-#define NNC_CUDA_CHECK(call)                                                                        \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                    \
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: %s failed at %s:%d: %s", #call, \
-                         __FILE__, __LINE__, cudaGetErrorString(e_));                               \
-            goto done;                                                                              \
-        }                                                                                           \
-    } while (0)
 
 // bounds[b] .. bounds[b+1]: bag b's ids
 __global__ static void embbag_vec4(float *out, const float *table, int64_t dim, const int64_t *ids,
@@ -70,30 +61,30 @@ extern "C" nnc_status nnc_gpu_embbag_f32(float *out, const float *table, int64_t
     if (bnd == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     for (int64_t b = 0; b < nb; b++) bnd[b] = bags->offsets ? bags->offsets[b] : b * bags->bag_len;
     bnd[nb] = n;
-    NNC_CUDA_CHECK(cudaMalloc(&d_out, (size_t)(nb * dim) * sizeof(float)));
-    NNC_CUDA_CHECK(cudaMalloc(&d_tab, (size_t)(rows * dim > 0 ? rows * dim : 1) * sizeof(float)));
-    NNC_CUDA_CHECK(cudaMalloc(&d_ids, (size_t)(n > 0 ? n : 1) * sizeof(int64_t)));
-    NNC_CUDA_CHECK(cudaMalloc(&d_bnd, (size_t)(nb + 1) * sizeof(int64_t)));
-    NNC_CUDA_CHECK(cudaMemcpy(d_tab, table, (size_t)(rows * dim) * sizeof(float), cudaMemcpyHostToDevice));
-    if (n) NNC_CUDA_CHECK(cudaMemcpy(d_ids, bags->ids, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice));
-    NNC_CUDA_CHECK(cudaMemcpy(d_bnd, bnd, (size_t)(nb + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
-    NNC_CUDA_CHECK(cudaEventCreate(&t0));
-    NNC_CUDA_CHECK(cudaEventCreate(&t1));
+    NNC_CUDA_CHECK_GOTO(cudaMalloc(&d_out, (size_t)(nb * dim) * sizeof(float)), done);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc(&d_tab, (size_t)(rows * dim > 0 ? rows * dim : 1) * sizeof(float)), done);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc(&d_ids, (size_t)(n > 0 ? n : 1) * sizeof(int64_t)), done);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc(&d_bnd, (size_t)(nb + 1) * sizeof(int64_t)), done);
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(d_tab, table, (size_t)(rows * dim) * sizeof(float), cudaMemcpyHostToDevice), done);
+    if (n) NNC_CUDA_CHECK_GOTO(cudaMemcpy(d_ids, bags->ids, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice), done);
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(d_bnd, bnd, (size_t)(nb + 1) * sizeof(int64_t), cudaMemcpyHostToDevice), done);
+    NNC_CUDA_CHECK_GOTO(cudaEventCreate(&t0), done);
+    NNC_CUDA_CHECK_GOTO(cudaEventCreate(&t1), done);
     {
         const int threads = 256; // 8 warps, 8 bags per block
         unsigned blocks = (unsigned)((nb * 32 + threads - 1) / threads);
         int m = mode == NNC_EMBBAG_MODE_MEAN;
-        NNC_CUDA_CHECK(cudaEventRecord(t0));
+        NNC_CUDA_CHECK_GOTO(cudaEventRecord(t0), done);
         if (dim % 4 == 0) embbag_vec4<<<blocks, threads>>>(d_out, d_tab, dim, d_ids, d_bnd, nb, m);
         else embbag_scalar<<<blocks, threads>>>(d_out, d_tab, dim, d_ids, d_bnd, nb, m);
-        NNC_CUDA_CHECK(cudaGetLastError());
-        NNC_CUDA_CHECK(cudaEventRecord(t1));
-        NNC_CUDA_CHECK(cudaEventSynchronize(t1));
+        NNC_CUDA_CHECK_GOTO(cudaGetLastError(), done);
+        NNC_CUDA_CHECK_GOTO(cudaEventRecord(t1), done);
+        NNC_CUDA_CHECK_GOTO(cudaEventSynchronize(t1), done);
         float ms = 0;
-        NNC_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+        NNC_CUDA_CHECK_GOTO(cudaEventElapsedTime(&ms, t0, t1), done);
         if (kernel_s) *kernel_s = ms * 1e-3;
     }
-    NNC_CUDA_CHECK(cudaMemcpy(out, d_out, (size_t)(nb * dim) * sizeof(float), cudaMemcpyDeviceToHost));
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(out, d_out, (size_t)(nb * dim) * sizeof(float), cudaMemcpyDeviceToHost), done);
 done:
     if (t0) cudaEventDestroy(t0);
     if (t1) cudaEventDestroy(t1);

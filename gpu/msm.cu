@@ -20,20 +20,13 @@
 // slower.  Every CUDA call goes through NNC_CUDA_CHECK; device buffers are
 // released by dev_buf's destructor on every return path.
 #include "gpu/gpu.h"
+#include "gpu/cuda_check_impl.h"
 #include "prover/msm_impl.h"
 
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
 #include <limits.h>
 #include <string.h>
-
-#define NNC_CUDA_CHECK(call)                                                                        \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess)                                                                      \
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: %s failed at %s:%d: %s", #call, \
-                           __FILE__, __LINE__, cudaGetErrorString(e_));                             \
-    } while (0)
 
 namespace {
 

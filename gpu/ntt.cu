@@ -12,18 +12,11 @@
 // x^j = lo[j mod 1024] * hi[j / 1024], so the host does ~1024 + n/1024
 // products and the device one per element.
 #include "gpu/gpu.h"
+#include "gpu/cuda_check_impl.h"
 #include "prover/ntt_impl.h"
 
 #include <cuda_runtime.h>
 #include <vector>
-
-#define NNC_CUDA_CHECK(call)                                                                        \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess)                                                                      \
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: %s failed at %s:%d: %s", #call, \
-                           __FILE__, __LINE__, cudaGetErrorString(e_));                             \
-    } while (0)
 
 namespace {
 

@@ -7,6 +7,7 @@
 // CPU's summation order (models/spmm.h), so that path is bit-identical to
 // the CPU.  See gpu/spmm_translate.h for the interface.
 #include "gpu/spmm_translate.h"
+#include "gpu/cuda_check_impl.h"
 
 #include <cuda_runtime.h>
 #include <mma.h>
@@ -14,16 +15,6 @@
 #include <algorithm>
 #include <stdlib.h>
 #include <vector>
-
-#define NNC_CUDA_CHECK(call)                                                                        \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                    \
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: %s failed at %s:%d: %s", #call, \
-                         __FILE__, __LINE__, cudaGetErrorString(e_));                               \
-            goto done;                                                                              \
-        }                                                                                           \
-    } while (0)
 
 using namespace nvcuda;
 
@@ -116,37 +107,37 @@ extern "C" nnc_status nnc_gpu_spmm_f32(const nnc_mdl_csr32 *a, const float *x, i
     tc.resize((size_t)t.n_windows + 1, 0);
     for (int32_t w = 0; w < t.n_windows; w++)
         tc[w] = mode == NNC_GPU_SPMM_TC ? 1 : mode == NNC_GPU_SPMM_CSR ? 0 : (unsigned char)nnc_gpu_sgt_dense_window(&t, a, w);
-    NNC_CUDA_CHECK(upload(&d_rp, a->row_ptr, (size_t)a->rows + 1));
-    NNC_CUDA_CHECK(upload(&d_col, a->col, (size_t)a->nnz));
-    NNC_CUDA_CHECK(upload(&d_val, a->val, (size_t)a->nnz));
-    NNC_CUDA_CHECK(upload(&d_pos, t.edge_pos, (size_t)a->nnz));
-    NNC_CUDA_CHECK(upload(&d_wcp, t.win_col_ptr, (size_t)t.n_windows + 1));
-    NNC_CUDA_CHECK(upload(&d_wc, t.win_cols, (size_t)t.win_col_ptr[t.n_windows]));
-    NNC_CUDA_CHECK(upload(&d_wtp, t.win_tile_ptr, (size_t)t.n_windows + 1));
-    NNC_CUDA_CHECK(upload(&d_tc, tc.data(), (size_t)t.n_windows + 1));
-    NNC_CUDA_CHECK(upload(&d_x, x, (size_t)a->cols * (size_t)F));
-    NNC_CUDA_CHECK(cudaMalloc(&d_y, ((size_t)a->rows * (size_t)F + 1) * sizeof(float)));
-    NNC_CUDA_CHECK(cudaEventCreate(&ev0));
-    NNC_CUDA_CHECK(cudaEventCreate(&ev1));
+    NNC_CUDA_CHECK_GOTO(upload(&d_rp, a->row_ptr, (size_t)a->rows + 1), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_col, a->col, (size_t)a->nnz), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_val, a->val, (size_t)a->nnz), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_pos, t.edge_pos, (size_t)a->nnz), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_wcp, t.win_col_ptr, (size_t)t.n_windows + 1), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_wc, t.win_cols, (size_t)t.win_col_ptr[t.n_windows]), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_wtp, t.win_tile_ptr, (size_t)t.n_windows + 1), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_tc, tc.data(), (size_t)t.n_windows + 1), done);
+    NNC_CUDA_CHECK_GOTO(upload(&d_x, x, (size_t)a->cols * (size_t)F), done);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc(&d_y, ((size_t)a->rows * (size_t)F + 1) * sizeof(float)), done);
+    NNC_CUDA_CHECK_GOTO(cudaEventCreate(&ev0), done);
+    NNC_CUDA_CHECK_GOTO(cudaEventCreate(&ev1), done);
     for (int r = 0; r < reps + 1; r++) { // the first launch warms up and is not timed
-        NNC_CUDA_CHECK(cudaEventRecord(ev0));
+        NNC_CUDA_CHECK_GOTO(cudaEventRecord(ev0), done);
         if (t.n_windows && mode != NNC_GPU_SPMM_CSR) {
             dim3 grid((unsigned)t.n_windows, (unsigned)((F + 15) / 16));
             sgt_tc_kernel<<<grid, 32>>>(d_rp, d_val, d_pos, d_wcp, d_wc, d_wtp, d_tc, a->rows, d_x, F, d_y);
-            NNC_CUDA_CHECK(cudaGetLastError());
+            NNC_CUDA_CHECK_GOTO(cudaGetLastError(), done);
         }
         if (a->rows && mode != NNC_GPU_SPMM_TC) {
             unsigned blocks = (unsigned)(((int64_t)a->rows * 32 + 127) / 128);
             csr_kernel<<<blocks, 128>>>(d_rp, d_col, d_val, d_tc, a->rows, d_x, F, d_y);
-            NNC_CUDA_CHECK(cudaGetLastError());
+            NNC_CUDA_CHECK_GOTO(cudaGetLastError(), done);
         }
-        NNC_CUDA_CHECK(cudaEventRecord(ev1));
-        NNC_CUDA_CHECK(cudaEventSynchronize(ev1));
+        NNC_CUDA_CHECK_GOTO(cudaEventRecord(ev1), done);
+        NNC_CUDA_CHECK_GOTO(cudaEventSynchronize(ev1), done);
         float t_ms = 0;
-        NNC_CUDA_CHECK(cudaEventElapsedTime(&t_ms, ev0, ev1));
+        NNC_CUDA_CHECK_GOTO(cudaEventElapsedTime(&t_ms, ev0, ev1), done);
         if (r > 0) times.push_back(t_ms);
     }
-    NNC_CUDA_CHECK(cudaMemcpy(y, d_y, (size_t)a->rows * (size_t)F * sizeof(float), cudaMemcpyDeviceToHost));
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(y, d_y, (size_t)a->rows * (size_t)F * sizeof(float), cudaMemcpyDeviceToHost), done);
     if (ms) {
         std::sort(times.begin(), times.end());
         *ms = times[times.size() / 2];
@@ -233,31 +224,31 @@ extern "C" nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float
         const nnc_gpu_halo *h = p.h;
         std::vector<int32_t> sl((size_t)h->send_ptr[ndev] + 1);
         for (int32_t i = 0; i < h->send_ptr[ndev]; i++) sl[i] = h->send_rows[i] - h->r0[d];
-        NNC_CUDA_CHECK(cudaSetDevice(d));
-        NNC_CUDA_CHECK(cudaStreamCreate(&p.comp));
-        NNC_CUDA_CHECK(cudaStreamCreate(&p.comm));
-        NNC_CUDA_CHECK(cudaEventCreateWithFlags(&p.halo_in, cudaEventDisableTiming));
-        NNC_CUDA_CHECK(upload(&p.rp, h->local.row_ptr, (size_t)h->nown + 1));
-        NNC_CUDA_CHECK(upload(&p.col, h->local.col, (size_t)h->local.nnz));
-        NNC_CUDA_CHECK(upload(&p.val, h->local.val, (size_t)h->local.nnz));
-        NNC_CUDA_CHECK(upload(&p.in_list, h->interior, (size_t)h->ninterior));
-        NNC_CUDA_CHECK(upload(&p.bd_list, h->boundary, (size_t)h->nboundary));
-        NNC_CUDA_CHECK(upload(&p.send_local, sl.data(), (size_t)h->send_ptr[ndev]));
+        NNC_CUDA_CHECK_GOTO(cudaSetDevice(d), done);
+        NNC_CUDA_CHECK_GOTO(cudaStreamCreate(&p.comp), done);
+        NNC_CUDA_CHECK_GOTO(cudaStreamCreate(&p.comm), done);
+        NNC_CUDA_CHECK_GOTO(cudaEventCreateWithFlags(&p.halo_in, cudaEventDisableTiming), done);
+        NNC_CUDA_CHECK_GOTO(upload(&p.rp, h->local.row_ptr, (size_t)h->nown + 1), done);
+        NNC_CUDA_CHECK_GOTO(upload(&p.col, h->local.col, (size_t)h->local.nnz), done);
+        NNC_CUDA_CHECK_GOTO(upload(&p.val, h->local.val, (size_t)h->local.nnz), done);
+        NNC_CUDA_CHECK_GOTO(upload(&p.in_list, h->interior, (size_t)h->ninterior), done);
+        NNC_CUDA_CHECK_GOTO(upload(&p.bd_list, h->boundary, (size_t)h->nboundary), done);
+        NNC_CUDA_CHECK_GOTO(upload(&p.send_local, sl.data(), (size_t)h->send_ptr[ndev]), done);
         // each device receives only its own rows of X
-        NNC_CUDA_CHECK(cudaMalloc(&p.xloc, ((size_t)(h->nown + h->nhalo) * (size_t)F + 1) * sizeof(float)));
-        NNC_CUDA_CHECK(cudaMalloc(&p.sendbuf, ((size_t)h->send_ptr[ndev] * (size_t)F + 1) * sizeof(float)));
-        NNC_CUDA_CHECK(cudaMalloc(&p.yloc, ((size_t)h->nown * (size_t)F + 1) * sizeof(float)));
-        NNC_CUDA_CHECK(cudaMemcpy(p.xloc, x + (size_t)h->r0[d] * F, (size_t)h->nown * F * sizeof(float),
-                                  cudaMemcpyHostToDevice));
+        NNC_CUDA_CHECK_GOTO(cudaMalloc(&p.xloc, ((size_t)(h->nown + h->nhalo) * (size_t)F + 1) * sizeof(float)), done);
+        NNC_CUDA_CHECK_GOTO(cudaMalloc(&p.sendbuf, ((size_t)h->send_ptr[ndev] * (size_t)F + 1) * sizeof(float)), done);
+        NNC_CUDA_CHECK_GOTO(cudaMalloc(&p.yloc, ((size_t)h->nown * (size_t)F + 1) * sizeof(float)), done);
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(p.xloc, x + (size_t)h->r0[d] * F, (size_t)h->nown * F * sizeof(float),
+                                  cudaMemcpyHostToDevice), done);
     }
     NNC_NCCL_CHECK(ncclCommInitAll(comms.data(), ndev, devs.data()));
     // pack the rows peers need, on the communication streams
     for (int d = 0; d < ndev; d++) {
         nnc_gpu_dev_part &p = P[d];
         int64_t n = (int64_t)p.h->send_ptr[ndev] * F;
-        NNC_CUDA_CHECK(cudaSetDevice(d));
+        NNC_CUDA_CHECK_GOTO(cudaSetDevice(d), done);
         if (n) pack_kernel<<<(unsigned)((n + 255) / 256), 256, 0, p.comm>>>(p.send_local, p.h->send_ptr[ndev], p.xloc, F, p.sendbuf);
-        NNC_CUDA_CHECK(cudaGetLastError());
+        NNC_CUDA_CHECK_GOTO(cudaGetLastError(), done);
     }
     // halo exchange (communication streams) ...
     NNC_NCCL_CHECK(ncclGroupStart());
@@ -275,23 +266,23 @@ extern "C" nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float
     for (int d = 0; d < ndev; d++) {
         nnc_gpu_dev_part &p = P[d];
         const nnc_gpu_halo *h = p.h;
-        NNC_CUDA_CHECK(cudaSetDevice(d));
+        NNC_CUDA_CHECK_GOTO(cudaSetDevice(d), done);
         if (h->ninterior)
             csr_rows_kernel<<<(unsigned)(((int64_t)h->ninterior * 32 + 127) / 128), 128, 0, p.comp>>>(
                 p.rp, p.col, p.val, p.in_list, h->ninterior, p.xloc, F, p.yloc);
-        NNC_CUDA_CHECK(cudaGetLastError());
-        NNC_CUDA_CHECK(cudaEventRecord(p.halo_in, p.comm));
-        NNC_CUDA_CHECK(cudaStreamWaitEvent(p.comp, p.halo_in, 0));
+        NNC_CUDA_CHECK_GOTO(cudaGetLastError(), done);
+        NNC_CUDA_CHECK_GOTO(cudaEventRecord(p.halo_in, p.comm), done);
+        NNC_CUDA_CHECK_GOTO(cudaStreamWaitEvent(p.comp, p.halo_in, 0), done);
         if (h->nboundary)
             csr_rows_kernel<<<(unsigned)(((int64_t)h->nboundary * 32 + 127) / 128), 128, 0, p.comp>>>(
                 p.rp, p.col, p.val, p.bd_list, h->nboundary, p.xloc, F, p.yloc);
-        NNC_CUDA_CHECK(cudaGetLastError());
-        NNC_CUDA_CHECK(cudaMemcpyAsync(y + (size_t)h->r0[d] * F, p.yloc, (size_t)h->nown * F * sizeof(float),
-                                       cudaMemcpyDeviceToHost, p.comp));
+        NNC_CUDA_CHECK_GOTO(cudaGetLastError(), done);
+        NNC_CUDA_CHECK_GOTO(cudaMemcpyAsync(y + (size_t)h->r0[d] * F, p.yloc, (size_t)h->nown * F * sizeof(float),
+                                       cudaMemcpyDeviceToHost, p.comp), done);
     }
     for (int d = 0; d < ndev; d++) {
-        NNC_CUDA_CHECK(cudaSetDevice(d));
-        NNC_CUDA_CHECK(cudaStreamSynchronize(P[d].comp));
+        NNC_CUDA_CHECK_GOTO(cudaSetDevice(d), done);
+        NNC_CUDA_CHECK_GOTO(cudaStreamSynchronize(P[d].comp), done);
     }
 done:
     for (int d = 0; d < (int)P.size(); d++) {

@@ -12,11 +12,12 @@
 // (common/act.h); margins with nnc_smp_margin.  Verdicts farther than tau
 // from the boundary are final; the host re-decides the rest on the CPU.
 //
-// Every CUDA and cuBLAS call goes through V_CUDA / V_BLAS, which record the
+// Every CUDA and cuBLAS call goes through NNC_CUDA_CHECK_GOTO / V_BLAS, which record the
 // statement, file and line in the caller's error buffer and jump to the
 // function's cleanup with NNC_STATUS_UNSUPPORTED, never aborting.
 #include "common/act.h"
 #include "gpu/gpu.h"
+#include "gpu/cuda_check_impl.h"
 #include "verifier/sample_math.h"
 
 #include <cublas_v2.h>
@@ -25,16 +26,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#define V_CUDA(call)                                                                                        \
-    do {                                                                                                    \
-        cudaError_t e_ = (call);                                                                            \
-        if (e_ != cudaSuccess) {                                                                            \
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: %s failed at %s:%d: %s", #call, __FILE__, \
-                         __LINE__, cudaGetErrorString(e_));                                                 \
-            goto fail;                                                                                      \
-        }                                                                                                   \
-    } while (0)
 
 #define V_BLAS(call)                                                                                          \
     do {                                                                                                      \
@@ -107,14 +98,14 @@ extern "C" nnc_status nnc_gpu_smp_create(nnc_gpu_smp **out, const nnc_gpu_dense 
         g->relu[l] = L->relu;
         if (L->N > g->width) g->width = L->N;
         size_t wb = sizeof(double) * (size_t)L->K * (size_t)L->N;
-        V_CUDA(cudaMalloc((void **)&g->w[l], wb));
-        V_CUDA(cudaMalloc((void **)&g->b[l], sizeof(double) * (size_t)L->N));
-        V_CUDA(cudaMemcpy(g->w[l], L->w, wb, cudaMemcpyHostToDevice));
-        V_CUDA(cudaMemcpy(g->b[l], L->b, sizeof(double) * (size_t)L->N, cudaMemcpyHostToDevice));
+        NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->w[l], wb), fail);
+        NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->b[l], sizeof(double) * (size_t)L->N), fail);
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(g->w[l], L->w, wb, cudaMemcpyHostToDevice), fail);
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(g->b[l], L->b, sizeof(double) * (size_t)L->N, cudaMemcpyHostToDevice), fail);
     }
-    V_CUDA(cudaMalloc((void **)&g->x, sizeof(double) * (size_t)max_batch * (size_t)g->width));
-    V_CUDA(cudaMalloc((void **)&g->y, sizeof(double) * (size_t)max_batch * (size_t)g->width));
-    V_CUDA(cudaMalloc((void **)&g->verdict, (size_t)max_batch));
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->x, sizeof(double) * (size_t)max_batch * (size_t)g->width), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->y, sizeof(double) * (size_t)max_batch * (size_t)g->width), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->verdict, (size_t)max_batch), fail);
     V_BLAS(cublasCreate(&g->blas));
     g->have_blas = 1;
     /* IEEE float64 products, no emulation or reduced-precision reductions:
@@ -137,18 +128,18 @@ extern "C" nnc_status nnc_gpu_smp_case(nnc_gpu_smp *g, const double *leaves, con
     g->leaves = g->cum = g->C = g->d = NULL;
     g->dstart = NULL;
     size_t lb = sizeof(double) * 2 * (size_t)g->n_in * nopen, cb = sizeof(double) * (size_t)(nrows ? nrows : 1) * (size_t)g->n_out;
-    V_CUDA(cudaMalloc((void **)&g->leaves, lb));
-    V_CUDA(cudaMalloc((void **)&g->cum, sizeof(double) * nopen));
-    V_CUDA(cudaMalloc((void **)&g->C, cb));
-    V_CUDA(cudaMalloc((void **)&g->d, sizeof(double) * (size_t)(nrows ? nrows : 1)));
-    V_CUDA(cudaMalloc((void **)&g->dstart, sizeof(int) * (size_t)(ndisj + 1)));
-    V_CUDA(cudaMemcpy(g->leaves, leaves, lb, cudaMemcpyHostToDevice));
-    V_CUDA(cudaMemcpy(g->cum, cum, sizeof(double) * nopen, cudaMemcpyHostToDevice));
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->leaves, lb), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->cum, sizeof(double) * nopen), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->C, cb), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->d, sizeof(double) * (size_t)(nrows ? nrows : 1)), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&g->dstart, sizeof(int) * (size_t)(ndisj + 1)), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(g->leaves, leaves, lb, cudaMemcpyHostToDevice), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(g->cum, cum, sizeof(double) * nopen, cudaMemcpyHostToDevice), fail);
     if (nrows) {
-        V_CUDA(cudaMemcpy(g->C, C, sizeof(double) * (size_t)nrows * (size_t)g->n_out, cudaMemcpyHostToDevice));
-        V_CUDA(cudaMemcpy(g->d, d, sizeof(double) * (size_t)nrows, cudaMemcpyHostToDevice));
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(g->C, C, sizeof(double) * (size_t)nrows * (size_t)g->n_out, cudaMemcpyHostToDevice), fail);
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(g->d, d, sizeof(double) * (size_t)nrows, cudaMemcpyHostToDevice), fail);
     }
-    V_CUDA(cudaMemcpy(g->dstart, dstart, sizeof(int) * (size_t)(ndisj + 1), cudaMemcpyHostToDevice));
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(g->dstart, dstart, sizeof(int) * (size_t)(ndisj + 1), cudaMemcpyHostToDevice), fail);
     g->nopen = nopen;
     g->tw = tw;
     g->tau = tau;
@@ -212,8 +203,8 @@ extern "C" nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t su
     double *in = g->x, *out = g->y;
     sample_kernel<<<blocks_for((size_t)cnt), V_THREADS>>>(seed, sub0, cnt, g->n_in, g->leaves, g->cum, g->nopen, g->tw,
                                                           g->x);
-    V_CUDA(cudaGetLastError());
-    if (xs) V_CUDA(cudaMemcpy(xs, g->x, sizeof(double) * (size_t)cnt * (size_t)g->n_in, cudaMemcpyDeviceToHost));
+    NNC_CUDA_CHECK_GOTO(cudaGetLastError(), fail);
+    if (xs) NNC_CUDA_CHECK_GOTO(cudaMemcpy(xs, g->x, sizeof(double) * (size_t)cnt * (size_t)g->n_in, cudaMemcpyDeviceToHost), fail);
     for (int l = 0; l < g->n_layers; l++) {
         /* row-major out[cnt][N] = in[cnt][K] w[K][N] is column-major
          * out^T (N x cnt) = w^T (N x K, ld N) in^T (K x cnt, ld K) */
@@ -221,15 +212,15 @@ extern "C" nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t su
                            g->K[l], &zero, out, g->N[l]));
         size_t total = (size_t)cnt * (size_t)g->N[l];
         bias_act_kernel<<<blocks_for(total), V_THREADS>>>(out, g->b[l], g->N[l], total, g->relu[l]);
-        V_CUDA(cudaGetLastError());
+        NNC_CUDA_CHECK_GOTO(cudaGetLastError(), fail);
         double *t = in;
         in = out;
         out = t;
     }
     margin_kernel<<<blocks_for((size_t)cnt), V_THREADS>>>(in, cnt, g->n_out, g->C, g->d, g->dstart, g->ndisj, g->tau,
                                                           g->verdict);
-    V_CUDA(cudaGetLastError());
-    V_CUDA(cudaMemcpy(verdict, g->verdict, (size_t)cnt, cudaMemcpyDeviceToHost));
+    NNC_CUDA_CHECK_GOTO(cudaGetLastError(), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(verdict, g->verdict, (size_t)cnt, cudaMemcpyDeviceToHost), fail);
     return NNC_STATUS_OK;
 fail:
     return st;
@@ -267,21 +258,21 @@ extern "C" nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layer
     size_t wmax = 0;
     for (int l = 0; l < n_layers; l++)
         if ((size_t)layers[l].K * (size_t)layers[l].N > wmax) wmax = (size_t)layers[l].K * (size_t)layers[l].N;
-    V_CUDA(cudaMalloc((void **)&a_lo, vb));
-    V_CUDA(cudaMalloc((void **)&a_hi, vb));
-    V_CUDA(cudaMalloc((void **)&b_lo, vb));
-    V_CUDA(cudaMalloc((void **)&b_hi, vb));
-    V_CUDA(cudaMalloc((void **)&w, sizeof(double) * wmax));
-    V_CUDA(cudaMalloc((void **)&bias, sizeof(double) * (size_t)width));
-    V_CUDA(cudaMemcpy(a_lo, lo, sizeof(double) * nin, cudaMemcpyHostToDevice));
-    V_CUDA(cudaMemcpy(a_hi, hi, sizeof(double) * nin, cudaMemcpyHostToDevice));
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&a_lo, vb), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&a_hi, vb), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&b_lo, vb), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&b_hi, vb), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&w, sizeof(double) * wmax), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMalloc((void **)&bias, sizeof(double) * (size_t)width), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(a_lo, lo, sizeof(double) * nin, cudaMemcpyHostToDevice), fail);
+    NNC_CUDA_CHECK_GOTO(cudaMemcpy(a_hi, hi, sizeof(double) * nin, cudaMemcpyHostToDevice), fail);
     for (int l = 0; l < n_layers; l++) {
         const nnc_gpu_dense *L = &layers[l];
-        V_CUDA(cudaMemcpy(w, L->w, sizeof(double) * (size_t)L->K * (size_t)L->N, cudaMemcpyHostToDevice));
-        V_CUDA(cudaMemcpy(bias, L->b, sizeof(double) * (size_t)L->N, cudaMemcpyHostToDevice));
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(w, L->w, sizeof(double) * (size_t)L->K * (size_t)L->N, cudaMemcpyHostToDevice), fail);
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(bias, L->b, sizeof(double) * (size_t)L->N, cudaMemcpyHostToDevice), fail);
         size_t total = (size_t)nbox * (size_t)L->N;
         ibp_kernel<<<blocks_for(total), V_THREADS>>>(w, bias, L->K, L->N, L->relu, nbox, a_lo, a_hi, b_lo, b_hi);
-        V_CUDA(cudaGetLastError());
+        NNC_CUDA_CHECK_GOTO(cudaGetLastError(), fail);
         double *t = a_lo;
         a_lo = b_lo;
         b_lo = t;
@@ -291,8 +282,8 @@ extern "C" nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layer
     }
     {
         size_t ob = sizeof(double) * (size_t)nbox * (size_t)layers[n_layers - 1].N;
-        V_CUDA(cudaMemcpy(out_lo, a_lo, ob, cudaMemcpyDeviceToHost));
-        V_CUDA(cudaMemcpy(out_hi, a_hi, ob, cudaMemcpyDeviceToHost));
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(out_lo, a_lo, ob, cudaMemcpyDeviceToHost), fail);
+        NNC_CUDA_CHECK_GOTO(cudaMemcpy(out_hi, a_hi, ob, cudaMemcpyDeviceToHost), fail);
     }
 fail:
     cudaFree(a_lo); cudaFree(a_hi); cudaFree(b_lo); cudaFree(b_hi); cudaFree(w); cudaFree(bias);
