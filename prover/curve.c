@@ -43,45 +43,23 @@ void nnc_prv_g2_add(nnc_prv_g2 *out, const nnc_prv_g2 *a, const nnc_prv_g2 *b)
 void nnc_prv_g1_neg(nnc_prv_g1 *out, const nnc_prv_g1 *a) { nnc_g1_aff_neg(out, a); }
 void nnc_prv_g2_neg(nnc_prv_g2 *out, const nnc_prv_g2 *a) { nnc_g2_aff_neg(out, a); }
 
-void nnc_prv_g1_mul(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k)
-{
-    uint64_t e[4];
-    nnc_g1_jac j;
-    nnc_fr_to_int(e, k);
-    nnc_g1_aff_to_jac(&j, p);
-    nnc_g1_jac_mul(&j, &j, e);
-    nnc_g1_jac_to_aff(out, &j);
-}
+/* Body of the scalar multiplications: out = [k]p in Jacobian coordinates of
+ * group G, with the constant-time (SUFFIX empty) or the variable-time
+ * (SUFFIX _var) multiplication and normalisation. */
+#define CURVE_MUL_BODY(G, SUFFIX)                 \
+    {                                             \
+        uint64_t e[4];                            \
+        nnc_##G##_jac j;                          \
+        nnc_fr_to_int(e, k);                      \
+        nnc_##G##_aff_to_jac(&j, p);              \
+        nnc_##G##_jac_mul##SUFFIX(&j, &j, e);     \
+        nnc_##G##_jac_to_aff##SUFFIX(out, &j);    \
+    }
 
-void nnc_prv_g1_mul_var(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k)
-{
-    uint64_t e[4];
-    nnc_g1_jac j;
-    nnc_fr_to_int(e, k);
-    nnc_g1_aff_to_jac(&j, p);
-    nnc_g1_jac_mul_var(&j, &j, e);
-    nnc_g1_jac_to_aff_var(out, &j);
-}
-
-void nnc_prv_g2_mul(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k)
-{
-    uint64_t e[4];
-    nnc_g2_jac j;
-    nnc_fr_to_int(e, k);
-    nnc_g2_aff_to_jac(&j, p);
-    nnc_g2_jac_mul(&j, &j, e);
-    nnc_g2_jac_to_aff(out, &j);
-}
-
-void nnc_prv_g2_mul_var(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k)
-{
-    uint64_t e[4];
-    nnc_g2_jac j;
-    nnc_fr_to_int(e, k);
-    nnc_g2_aff_to_jac(&j, p);
-    nnc_g2_jac_mul_var(&j, &j, e);
-    nnc_g2_jac_to_aff_var(out, &j);
-}
+void nnc_prv_g1_mul(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k) CURVE_MUL_BODY(g1, )
+void nnc_prv_g1_mul_var(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k) CURVE_MUL_BODY(g1, _var)
+void nnc_prv_g2_mul(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k) CURVE_MUL_BODY(g2, )
+void nnc_prv_g2_mul_var(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k) CURVE_MUL_BODY(g2, _var)
 
 int nnc_prv_g1_eq(const nnc_prv_g1 *a, const nnc_prv_g1 *b) { return nnc_g1_aff_eq(a, b); }
 int nnc_prv_g2_eq(const nnc_prv_g2 *a, const nnc_prv_g2 *b) { return nnc_g2_aff_eq(a, b); }

@@ -34,6 +34,13 @@ NNC_FORCEINLINE void G_(jac_set_inf)(JAC_ *r)
     F_(set_zero)(&r->z);
 }
 NNC_FORCEINLINE int G_(jac_is_inf)(const JAC_ *a) { return F_(is_zero)(&a->z); }
+/* r = a if flag, else unchanged; flag is 0 or 1 and is not branched on. */
+NNC_FORCEINLINE void G_(jac_cmov)(JAC_ *r, const JAC_ *a, int flag)
+{
+    F_(cmov)(&r->x, &a->x, flag);
+    F_(cmov)(&r->y, &a->y, flag);
+    F_(cmov)(&r->z, &a->z, flag);
+}
 
 /* r = (x, y, 1), or (1, 1, 0) for infinity */
 NNC_INLINE void G_(aff_to_jac)(JAC_ *r, const AFF_ *a)
@@ -44,9 +51,7 @@ NNC_INLINE void G_(aff_to_jac)(JAC_ *r, const AFF_ *a)
     r->x = a->x;
     r->y = a->y;
     F_(set_one)(&r->z);
-    F_(cmov)(&r->x, &inf.x, is_inf);
-    F_(cmov)(&r->y, &inf.y, is_inf);
-    F_(cmov)(&r->z, &inf.z, is_inf);
+    G_(jac_cmov)(r, &inf, is_inf);
 }
 
 /* r = (X/Z^2, Y/Z^3); infinity gives (0, 0) because inv(0) = 0. */
@@ -204,15 +209,9 @@ NNC_INLINE void G_(jac_add)(JAC_ *r, const JAC_ *a, const JAC_ *b)
     int h0, r0, ia = G_(jac_is_inf)(a), ib = G_(jac_is_inf)(b);
     G_(jac_add_core)(&s, &h0, &r0, a, b);
     G_(jac_dbl)(&d, a);
-    F_(cmov)(&s.x, &d.x, h0 & r0);
-    F_(cmov)(&s.y, &d.y, h0 & r0);
-    F_(cmov)(&s.z, &d.z, h0 & r0);
-    F_(cmov)(&s.x, &b->x, ia);
-    F_(cmov)(&s.y, &b->y, ia);
-    F_(cmov)(&s.z, &b->z, ia);
-    F_(cmov)(&s.x, &a->x, ib);
-    F_(cmov)(&s.y, &a->y, ib);
-    F_(cmov)(&s.z, &a->z, ib);
+    G_(jac_cmov)(&s, &d, h0 & r0);
+    G_(jac_cmov)(&s, b, ia);
+    G_(jac_cmov)(&s, a, ib);
     *r = s;
 }
 /* r = a + b, branching on the special cases. */
@@ -277,15 +276,9 @@ NNC_INLINE void G_(jac_add_aff)(JAC_ *r, const JAC_ *a, const AFF_ *b)
     G_(jac_add_aff_core)(&s, &h0, &r0, a, b);
     G_(jac_dbl)(&d, a);
     G_(aff_to_jac)(&bj, b);
-    F_(cmov)(&s.x, &d.x, h0 & r0);
-    F_(cmov)(&s.y, &d.y, h0 & r0);
-    F_(cmov)(&s.z, &d.z, h0 & r0);
-    F_(cmov)(&s.x, &bj.x, ia);
-    F_(cmov)(&s.y, &bj.y, ia);
-    F_(cmov)(&s.z, &bj.z, ia);
-    F_(cmov)(&s.x, &a->x, ib);
-    F_(cmov)(&s.y, &a->y, ib);
-    F_(cmov)(&s.z, &a->z, ib);
+    G_(jac_cmov)(&s, &d, h0 & r0);
+    G_(jac_cmov)(&s, &bj, ia);
+    G_(jac_cmov)(&s, a, ib);
     *r = s;
 }
 /* r = a + b (b affine), branching on the special cases. */
@@ -330,9 +323,7 @@ NNC_NOINLINE void G_(jac_mul)(JAC_ *r, const JAC_ *p, const uint64_t k[4])
         sel = tab[0];
         for (j = 1; j < 16; j++) {
             int hit = (int)((((uint32_t)j ^ nib) - 1) >> 31); /* 1 iff j == nib */
-            F_(cmov)(&sel.x, &tab[j].x, hit);
-            F_(cmov)(&sel.y, &tab[j].y, hit);
-            F_(cmov)(&sel.z, &tab[j].z, hit);
+            G_(jac_cmov)(&sel, &tab[j], hit);
         }
         G_(jac_add)(&acc, &acc, &sel);
     }

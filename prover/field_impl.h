@@ -280,79 +280,67 @@ NNC_FORCEINLINE void nnc_fe4_mul(uint64_t r[4], const uint64_t a[4], const uint6
     !defined(NNC_FE4_NO_ASM)
 #define NNC_FE4_ADX 1
 
-/* One CIOS round on t = (t3..t0), a, b_i: t = (t + a b_i + q p) / 2^64 with
- * q = (t0 + a0 b_i) n0 mod 2^64.  Two carry chains (CF through ADCX on the
- * low words, OF through ADOX on the high words) run interleaved.  Needs
- * a, b < p and p < 2^254 (both BN254 moduli): then t < 2p before and after
- * the round and every partial sum fits five words, so neither chain carries
- * out of t4. */
-NNC_FORCEINLINE void nnc_fe4_adx_round(uint64_t t[4], const uint64_t a[4], uint64_t bi,
-                                      const uint64_t p[4], uint64_t n0)
-{
-    uint64_t t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3], t4, lo, hi, z;
-    __asm__("xorq %[z], %[z]\n\t"                /* z = 0, CF = OF = 0 */
-            "movq $0, %[t4]\n\t"
-            "mulxq 0(%[a]), %[lo], %[hi]\n\t"    /* t += a * b_i */
-            "adcxq %[lo], %[t0]\n\t"
-            "adoxq %[hi], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-            "adcxq %[lo], %[t1]\n\t"
-            "adoxq %[hi], %[t2]\n\t"
-            "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-            "adcxq %[lo], %[t2]\n\t"
-            "adoxq %[hi], %[t3]\n\t"
-            "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-            "adcxq %[lo], %[t3]\n\t"
-            "adoxq %[hi], %[t4]\n\t"
-            "adcxq %[z], %[t4]\n\t"
-            "movq %[t0], %%rdx\n\t"               /* q = t0 n0 */
-            "imulq %[n0], %%rdx\n\t"
-            "xorq %[z], %[z]\n\t"
-            "mulxq 0(%[p]), %[lo], %[hi]\n\t"    /* t += q p; t0 becomes 0 */
-            "adcxq %[lo], %[t0]\n\t"
-            "adoxq %[hi], %[t1]\n\t"
-            "mulxq 8(%[p]), %[lo], %[hi]\n\t"
-            "adcxq %[lo], %[t1]\n\t"
-            "adoxq %[hi], %[t2]\n\t"
-            "mulxq 16(%[p]), %[lo], %[hi]\n\t"
-            "adcxq %[lo], %[t2]\n\t"
-            "adoxq %[hi], %[t3]\n\t"
-            "mulxq 24(%[p]), %[lo], %[hi]\n\t"
-            "adcxq %[lo], %[t3]\n\t"
-            "adoxq %[hi], %[t4]\n\t"
-            "adcxq %[z], %[t4]"
-            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "=&r"(t4),
-              [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z), "+&d"(bi)
-            : [a] "r"(a), [p] "r"(p), [n0] "r"(n0)
-            : "cc", "memory");
-    t[0] = t1; /* divide by 2^64: t0 is 0 */
-    t[1] = t2;
-    t[2] = t3;
-    t[3] = t4;
-}
+/* One CIOS round of nnc_fe4_mul_adx in assembly text: t += a b_i, then
+ * t = (t + q p) / 2^64 with q = t0 n0 mod 2^64.  The five words of t are
+ * the operands T0..T4 (T4 is written, not read: it starts the round as
+ * zero, so the first product's high word goes straight into it), and
+ * after the round t is (T1 T2 T3 T4) with T0 = 0: the next round renames
+ * instead of moving words.  Two carry chains (CF through ADCX on the low
+ * words, OF through ADOX on the high words) run interleaved; since a, b < p
+ * and p < 2^254, t < 2p before and after every round and every partial sum
+ * fits five words, so neither chain carries out of T4. */
+#define NNC_FE4_ADX_ROUND(T0, T1, T2, T3, T4, BI)                                                              \
+    "movq " BI ", %%rdx\n\t"                                                                                    \
+    "xorl %k[z], %k[z]\n\t"                                                                                     \
+    "mulxq 0(%[a]), %[lo], %[hi]\n\tadcxq %[lo], %[" #T0 "]\n\tadoxq %[hi], %[" #T1 "]\n\t"                     \
+    "mulxq 8(%[a]), %[lo], %[hi]\n\tadcxq %[lo], %[" #T1 "]\n\tadoxq %[hi], %[" #T2 "]\n\t"                     \
+    "mulxq 16(%[a]), %[lo], %[hi]\n\tadcxq %[lo], %[" #T2 "]\n\tadoxq %[hi], %[" #T3 "]\n\t"                    \
+    "mulxq 24(%[a]), %[lo], %[" #T4 "]\n\tadcxq %[lo], %[" #T3 "]\n\t"                                          \
+    "adoxq %[z], %[" #T4 "]\n\tadcxq %[z], %[" #T4 "]\n\t"                                                      \
+    "movq %[n0], %%rdx\n\timulq %[" #T0 "], %%rdx\n\t"                                                         \
+    "xorl %k[z], %k[z]\n\t"                                                                                     \
+    "mulxq 0(%[p]), %[lo], %[hi]\n\tadcxq %[lo], %[" #T0 "]\n\tadoxq %[hi], %[" #T1 "]\n\t"                     \
+    "mulxq 8(%[p]), %[lo], %[hi]\n\tadcxq %[lo], %[" #T1 "]\n\tadoxq %[hi], %[" #T2 "]\n\t"                     \
+    "mulxq 16(%[p]), %[lo], %[hi]\n\tadcxq %[lo], %[" #T2 "]\n\tadoxq %[hi], %[" #T3 "]\n\t"                    \
+    "mulxq 24(%[p]), %[lo], %[hi]\n\tadcxq %[lo], %[" #T3 "]\n\tadoxq %[hi], %[" #T4 "]\n\t"                    \
+    "adcxq %[z], %[" #T4 "]\n\t"
 
-/* As nnc_fe4_mul for a, b < p and p < 2^254. */
+/* As nnc_fe4_mul for a, b < p and p < 2^254: the four rounds in one
+ * assembly block, so t stays in registers and the compiler keeps its own
+ * values live across the product (no memory clobber: the block declares
+ * the words of a, b and p it reads). */
 NNC_FORCEINLINE void nnc_fe4_mul_adx(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
                                      const nnc_fe4_mod *m)
 {
-    uint64_t t[4] = {0, 0, 0, 0}, d[4], br = 0, keep;
-    nnc_fe4_adx_round(t, a, b[0], m->p, m->n0);
-    nnc_fe4_adx_round(t, a, b[1], m->p, m->n0);
-    nnc_fe4_adx_round(t, a, b[2], m->p, m->n0);
-    nnc_fe4_adx_round(t, a, b[3], m->p, m->n0);
-    br = nnc_sbb64(&d[0], t[0], m->p[0], br);
-    br = nnc_sbb64(&d[1], t[1], m->p[1], br);
-    br = nnc_sbb64(&d[2], t[2], m->p[2], br);
-    br = nnc_sbb64(&d[3], t[3], m->p[3], br);
+    uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4, lo, hi, z, d[4], br = 0, keep;
+    __asm__(NNC_FE4_ADX_ROUND(t0, t1, t2, t3, t4, "0(%[b])")
+            NNC_FE4_ADX_ROUND(t1, t2, t3, t4, t0, "8(%[b])")
+            NNC_FE4_ADX_ROUND(t2, t3, t4, t0, t1, "16(%[b])")
+            NNC_FE4_ADX_ROUND(t3, t4, t0, t1, t2, "24(%[b])")
+            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "=&r"(t4),
+              [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+            : [a] "r"(a), [b] "r"(b), [p] "r"(m->p), [n0] "rm"(m->n0), "m"(*(const uint64_t(*)[4])a),
+              "m"(*(const uint64_t(*)[4])b), "m"(*(const uint64_t(*)[4])m->p)
+            : "rdx", "cc");
+    /* t = (t2 t1 t0 t4), < 2p */
+    br = nnc_sbb64(&d[0], t4, m->p[0], br);
+    br = nnc_sbb64(&d[1], t0, m->p[1], br);
+    br = nnc_sbb64(&d[2], t1, m->p[2], br);
+    br = nnc_sbb64(&d[3], t2, m->p[3], br);
     keep = 0 - br; /* t < p */
-    r[0] = (t[0] & keep) | (d[0] & ~keep);
-    r[1] = (t[1] & keep) | (d[1] & ~keep);
-    r[2] = (t[2] & keep) | (d[2] & ~keep);
-    r[3] = (t[3] & keep) | (d[3] & ~keep);
+    r[0] = (t4 & keep) | (d[0] & ~keep);
+    r[1] = (t0 & keep) | (d[1] & ~keep);
+    r[2] = (t1 & keep) | (d[2] & ~keep);
+    r[3] = (t2 & keep) | (d[3] & ~keep);
 }
+#undef NNC_FE4_ADX_ROUND
 #define NNC_FE4_MUL_ELEM nnc_fe4_mul_adx
+/* the assembly reads p from memory: a static copy, not one built on the
+ * stack at every product */
+#define NNC_FE4_MUL_MOD static
 #else
 #define NNC_FE4_MUL_ELEM nnc_fe4_mul
+#define NNC_FE4_MUL_MOD
 #endif
 
 /* r = a^e (Montgomery in, Montgomery out), e a public 256-bit exponent in
@@ -556,12 +544,12 @@ NNC_FORCEINLINE void nnc_fe4_int_from_b32(uint64_t x[4], const unsigned char *in
     }                                                                                         \
     NNC_INLINE void P##_mul(T *r, const T *a, const T *b)                                     \
     {                                                                                         \
-        const nnc_fe4_mod m = MODINIT;                                                        \
+        NNC_FE4_MUL_MOD const nnc_fe4_mod m = MODINIT;                                        \
         NNC_FE4_MUL_ELEM(r->v, a->v, b->v, &m);                                               \
     }                                                                                         \
     NNC_INLINE void P##_sqr(T *r, const T *a)                                                 \
     {                                                                                         \
-        const nnc_fe4_mod m = MODINIT;                                                        \
+        NNC_FE4_MUL_MOD const nnc_fe4_mod m = MODINIT;                                        \
         NNC_FE4_MUL_ELEM(r->v, a->v, a->v, &m);                                               \
     }                                                                                         \
     /* r = a^e, e a public integer (little-endian limbs) */                                   \

@@ -39,12 +39,8 @@ static void FB_NAME(add)(FB_JAC *acc, const FB_AFF *b)
     int h0, r0, ia = FB_G(jac_is_inf)(acc), ib = FB_G(aff_is_inf)(b);
     FB_G(jac_add_aff_core)(&s, &h0, &r0, acc, b);
     FB_G(aff_to_jac)(&bj, b);
-    FB_F(cmov)(&s.x, &bj.x, ia);
-    FB_F(cmov)(&s.y, &bj.y, ia);
-    FB_F(cmov)(&s.z, &bj.z, ia);
-    FB_F(cmov)(&s.x, &acc->x, ib);
-    FB_F(cmov)(&s.y, &acc->y, ib);
-    FB_F(cmov)(&s.z, &acc->z, ib);
+    FB_G(jac_cmov)(&s, &bj, ia);
+    FB_G(jac_cmov)(&s, acc, ib);
     *acc = s;
 }
 

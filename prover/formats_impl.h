@@ -134,6 +134,26 @@ nnc_status nnc_prv_emit_file(const char *path, nnc_prv_emit_fn emit, const void 
 nnc_status nnc_prv_file_map(const unsigned char **p, size_t *len, const char *path, char *err, size_t errlen);
 void nnc_prv_file_unmap(const unsigned char *p, size_t len);
 
+/* A reader of one file kind, shared by its _parse and _read_file functions:
+ * parse fills *out (all zero on entry) from in[0..len) and may leave it
+ * partly filled on failure; clear then frees that (NULL: parse leaves *out
+ * clear itself).  flags: the kind's reader options (zkey: NNC_PRV_ZKEY_*),
+ * 0 for the others. */
+typedef struct nnc_prv_reader {
+    size_t size; /* bytes of *out */
+    nnc_status (*parse)(void *out, const unsigned char *in, size_t len, unsigned flags, char *err,
+                        size_t errlen);
+    void (*clear)(void *out);
+} nnc_prv_reader;
+/* The _parse functions: zero *out and run rd->parse; on failure *out is left
+ * cleared (all zero), as the top of this file promises. */
+nnc_status nnc_prv_read_mem(const nnc_prv_reader *rd, void *out, const unsigned char *in, size_t len, unsigned flags,
+                            char *err, size_t errlen);
+/* The _read_file functions: the same over the bytes of the file at path
+ * (mapped read-only for the call); *out is zero when the file cannot be read. */
+nnc_status nnc_prv_read_file(const nnc_prv_reader *rd, void *out, const char *path, unsigned flags, char *err,
+                             size_t errlen);
+
 /* malloc(n * size) with the nnc_max_tensor_bytes() limit and overflow check.
  * Returns: the block (n = 0: a valid 1-byte block) or NULL with *st set to
  * NNC_STATUS_LIMIT or NNC_STATUS_NOMEM. */

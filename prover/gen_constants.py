@@ -10,41 +10,11 @@ Usage: python3 prover/gen_constants.py            constants
            from a plain affine implementation independent of the C code"""
 import sys
 
-P = 21888242871839275222246405745257275088696311157297823662689037894645226208583
-R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
-B = 1 << 256
-
-
-def limbs(x):
-    return "{" + ", ".join("0x%016xULL" % ((x >> (64 * i)) & (2**64 - 1)) for i in range(4)) + "}"
-
-
-def mont(x, m):
-    return (x * B) % m
+from gen_bn254 import B, F1, F2, G1, G2X, G2Y, P, R, aff_mul, f2inv, f2mul, f2pow, limbs, mont
 
 
 def n0(m):
     return (-pow(m, -1, 2**64)) % 2**64
-
-
-# Fq2 = Fq[u]/(u^2+1) with python ints, pairs (c0, c1)
-def f2mul(a, b):
-    return ((a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P)
-
-
-def f2pow(a, e):
-    r = (1, 0)
-    while e:
-        if e & 1:
-            r = f2mul(r, a)
-        a = f2mul(a, a)
-        e >>= 1
-    return r
-
-
-def f2inv(a):
-    n = pow(a[0] * a[0] + a[1] * a[1], P - 2, P)
-    return (a[0] * n % P, (-a[1]) * n % P)
 
 
 def f2m(a, indent="    "):
@@ -62,52 +32,8 @@ def field(name, m):
     print("p-2    ", limbs(m - 2))
 
 
-def f2add(a, b):
-    return ((a[0] + b[0]) % P, (a[1] + b[1]) % P)
-
-
-def f2sub(a, b):
-    return ((a[0] - b[0]) % P, (a[1] - b[1]) % P)
-
-
-def aff_add(a, b, F):
-    """Affine addition on y^2 = x^3 + b; None is infinity.  F: (add, sub, mul, inv, zero)."""
-    add, sub, mul, inv, zero = F
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if a[0] == b[0]:
-        if add(a[1], b[1]) == zero:
-            return None
-        lam = mul(mul(mul(a[0], a[0]), 3 if zero == 0 else (3, 0)), inv(add(a[1], a[1])))
-    else:
-        lam = mul(sub(b[1], a[1]), inv(sub(b[0], a[0])))
-    x = sub(sub(mul(lam, lam), a[0]), b[0])
-    y = sub(mul(lam, sub(a[0], x)), a[1])
-    return (x, y)
-
-
-def aff_mul(k, a, F):
-    r = None
-    while k:
-        if k & 1:
-            r = aff_add(r, a, F)
-        a = aff_add(a, a, F)
-        k >>= 1
-    return r
-
-
-F1 = (lambda a, b: (a + b) % P, lambda a, b: (a - b) % P, lambda a, b: a * b % P,
-      lambda a: pow(a, P - 2, P), 0)
-F2 = (f2add, f2sub, f2mul, f2inv, (0, 0))
-
 if len(sys.argv) > 1 and sys.argv[1] == "--vectors":
-    G1 = (1, 2)
-    G2 = ((10857046999023057135944570762232829481370756359578518086990519993285655852781,
-           11559732032986387107991004021392285783925812861821192530917403151452391805634),
-          (8495653923123431417604973247489272438418190587263600148770280649306958101930,
-           4082367875863433681332203403145435568316851327593401208105741076214120093531))
+    G2 = (G2X, G2Y)
     k = 0x1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef % R
     print("k =", k)
     for n in (2, 3, k):
@@ -142,10 +68,7 @@ print("b2 = 3/(9+u) =", b2)
 print("b2 mont", f2m(b2))
 print("3 mont Fq", limbs(mont(3, P)))
 print("G1 mont x", limbs(mont(1, P)), "y", limbs(mont(2, P)))
-g2x = (10857046999023057135944570762232829481370756359578518086990519993285655852781,
-       11559732032986387107991004021392285783925812861821192530917403151452391805634)
-g2y = (8495653923123431417604973247489272438418190587263600148770280649306958101930,
-       4082367875863433681332203403145435568316851327593401208105741076214120093531)
+g2x, g2y = G2X, G2Y
 lhs = f2mul(g2y, g2y)
 rhs = f2mul(f2mul(g2x, g2x), g2x)
 rhs = ((rhs[0] + b2[0]) % P, (rhs[1] + b2[1]) % P)

@@ -18,57 +18,15 @@ Usage:
       the tower basis of prover/tower_impl.h."""
 import sys
 
-P = 21888242871839275222246405745257275088696311157297823662689037894645226208583
-R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+from gen_bn254 import F1, F2, G2X, G2Y, P, R, aff_mul, f2inv, f2mul, f2pow, limbs, mont
+
 X = 4965661367192848881  # BN parameter: p = 36x^4 + 36x^3 + 24x^2 + 6x + 1
 ATE = 6 * X + 2
-B = 1 << 256
 
 assert P == 36 * X**4 + 36 * X**3 + 24 * X**2 + 6 * X + 1
 assert R == 36 * X**4 + 36 * X**3 + 18 * X**2 + 6 * X + 1
 
-G2X = (10857046999023057135944570762232829481370756359578518086990519993285655852781,
-       11559732032986387107991004021392285783925812861821192530917403151452391805634)
-G2Y = (8495653923123431417604973247489272438418190587263600148770280649306958101930,
-       4082367875863433681332203403145435568316851327593401208105741076214120093531)
-
-
-def limbs(x):
-    return "{" + ", ".join("0x%016xULL" % ((x >> (64 * i)) & (2**64 - 1)) for i in range(4)) + "}"
-
-
-def mont(x):
-    return (x * B) % P
-
-
-# ---- Fq2 = Fq[u]/(u^2 + 1), pairs (c0, c1) ----
-def f2add(a, b):
-    return ((a[0] + b[0]) % P, (a[1] + b[1]) % P)
-
-
-def f2sub(a, b):
-    return ((a[0] - b[0]) % P, (a[1] - b[1]) % P)
-
-
-def f2mul(a, b):
-    return ((a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P)
-
-
-def f2pow(a, e):
-    r = (1, 0)
-    while e:
-        if e & 1:
-            r = f2mul(r, a)
-        a = f2mul(a, a)
-        e >>= 1
-    return r
-
-
-def f2inv(a):
-    n = pow(a[0] * a[0] + a[1] * a[1], P - 2, P)
-    return (a[0] * n % P, (-a[1]) * n % P)
-
-
+# ---- Fq2 (prover/gen_bn254.py) ----
 def f2conj(a):
     return (a[0], (-a[1]) % P)
 
@@ -77,30 +35,9 @@ XI = (9, 1)
 B2 = f2mul((3, 0), f2inv(XI))
 
 
-def g2_add(a, b):
-    """Affine addition on the twist y^2 = x^3 + 3/xi; None is infinity."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if a[0] == b[0]:
-        if f2add(a[1], b[1]) == (0, 0):
-            return None
-        m = f2mul(f2mul((3, 0), f2mul(a[0], a[0])), f2inv(f2add(a[1], a[1])))
-    else:
-        m = f2mul(f2sub(b[1], a[1]), f2inv(f2sub(b[0], a[0])))
-    x = f2sub(f2sub(f2mul(m, m), a[0]), b[0])
-    return (x, f2sub(f2mul(m, f2sub(a[0], x)), a[1]))
-
-
 def g2_mul(k, a):
-    r = None
-    while k:
-        if k & 1:
-            r = g2_add(r, a)
-        a = g2_add(a, a)
-        k >>= 1
-    return r
+    """[k]a on the twist y^2 = x^3 + 3/xi."""
+    return aff_mul(k, a, F2)
 
 
 def naf(k):
@@ -351,26 +288,7 @@ def to_tower(a):
 
 
 def g1_mul(k, p):
-    def add(a, b):
-        if a is None:
-            return b
-        if b is None:
-            return a
-        if a[0] == b[0]:
-            if (a[1] + b[1]) % P == 0:
-                return None
-            m = 3 * a[0] * a[0] * pow(2 * a[1], P - 2, P) % P
-        else:
-            m = (b[1] - a[1]) * pow(b[0] - a[0], P - 2, P) % P
-        x = (m * m - a[0] - b[0]) % P
-        return (x, (m * (a[0] - x) - a[1]) % P)
-    r = None
-    while k:
-        if k & 1:
-            r = add(r, p)
-        p = add(p, p)
-        k >>= 1
-    return r
+    return aff_mul(k, p, F1)
 
 
 def vectors():

@@ -25,9 +25,11 @@ void nnc_prv_r1cs_clear(nnc_prv_r1cs *r)
     memset(r, 0, sizeof *r);
 }
 
-static nnc_status r1cs_parse(nnc_prv_r1cs *o, const unsigned char *in, size_t len, char *err, size_t errlen)
+static nnc_status r1cs_parse(void *out, const unsigned char *in, size_t len, unsigned flags, char *err,
+                             size_t errlen)
 {
     const uint64_t rmod[4] = NNC_FR_MODULUS_INIT;
+    nnc_prv_r1cs *o = out;
     nnc_prv_bin b;
     nnc_prv_rd h, c, m;
     nnc_status st;
@@ -123,27 +125,17 @@ static nnc_status r1cs_parse(nnc_prv_r1cs *o, const unsigned char *in, size_t le
     return NNC_STATUS_OK;
 }
 
+static void r1cs_clear(void *r) { nnc_prv_r1cs_clear(r); }
+static const nnc_prv_reader r1cs_reader = {sizeof(nnc_prv_r1cs), r1cs_parse, r1cs_clear};
+
 nnc_status nnc_prv_r1cs_parse(nnc_prv_r1cs *out, const unsigned char *in, size_t len, char *err, size_t errlen)
 {
-    nnc_status st;
-    memset(out, 0, sizeof *out);
-    st = r1cs_parse(out, in, len, err, errlen);
-    if (st != NNC_STATUS_OK)
-        nnc_prv_r1cs_clear(out);
-    return st;
+    return nnc_prv_read_mem(&r1cs_reader, out, in, len, 0, err, errlen);
 }
 
 nnc_status nnc_prv_r1cs_read_file(nnc_prv_r1cs *out, const char *path, char *err, size_t errlen)
 {
-    const unsigned char *p;
-    size_t len;
-    nnc_status st;
-    memset(out, 0, sizeof *out);
-    if ((st = nnc_prv_file_map(&p, &len, path, err, errlen)) != NNC_STATUS_OK)
-        return st;
-    st = nnc_prv_r1cs_parse(out, p, len, err, errlen);
-    nnc_prv_file_unmap(p, len);
-    return st;
+    return nnc_prv_read_file(&r1cs_reader, out, path, 0, err, errlen);
 }
 
 /* Returns: NNC_STATUS_OK if r is consistent enough to write. */

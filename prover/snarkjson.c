@@ -613,45 +613,32 @@ nnc_status nnc_prv_g16_vk_from_zkey(nnc_prv_g16_vk *out, const nnc_prv_zkey *z)
 
 /* ---------------------------------------------------------------- files */
 
-typedef nnc_status (*json_parse_fn)(void *out, const char *text, size_t len, char *err, size_t errlen);
-
-static nnc_status json_read_file(json_parse_fn fn, void *out, const char *path, char *err, size_t errlen)
+/* The JSON parsers leave their output clear on failure themselves: no clear. */
+static nnc_status proof_parse_v(void *o, const unsigned char *t, size_t l, unsigned flags, char *e, size_t el)
 {
-    const unsigned char *p;
-    size_t len;
-    nnc_status st = nnc_prv_file_map(&p, &len, path, err, errlen);
-    if (st != NNC_STATUS_OK)
-        return st;
-    st = fn(out, (const char *)p, len, err, errlen);
-    nnc_prv_file_unmap(p, len);
-    return st;
+    return nnc_prv_g16_proof_parse_json(o, (const char *)t, l, e, el);
 }
-
-static nnc_status proof_parse_v(void *o, const char *t, size_t l, char *e, size_t el)
+static nnc_status public_parse_v(void *o, const unsigned char *t, size_t l, unsigned flags, char *e, size_t el)
 {
-    return nnc_prv_g16_proof_parse_json(o, t, l, e, el);
+    return nnc_prv_public_parse_json(o, (const char *)t, l, e, el);
 }
-static nnc_status public_parse_v(void *o, const char *t, size_t l, char *e, size_t el)
+static nnc_status vk_parse_v(void *o, const unsigned char *t, size_t l, unsigned flags, char *e, size_t el)
 {
-    return nnc_prv_public_parse_json(o, t, l, e, el);
+    return nnc_prv_g16_vk_parse_json(o, (const char *)t, l, e, el);
 }
-static nnc_status vk_parse_v(void *o, const char *t, size_t l, char *e, size_t el)
-{
-    return nnc_prv_g16_vk_parse_json(o, t, l, e, el);
-}
+static const nnc_prv_reader proof_reader = {sizeof(nnc_prv_g16_proof), proof_parse_v, NULL};
+static const nnc_prv_reader public_reader = {sizeof(nnc_prv_fr_vec), public_parse_v, NULL};
+static const nnc_prv_reader vk_reader = {sizeof(nnc_prv_g16_vk), vk_parse_v, NULL};
 
 nnc_status nnc_prv_g16_proof_read_file(nnc_prv_g16_proof *out, const char *path, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    return json_read_file(proof_parse_v, out, path, err, errlen);
+    return nnc_prv_read_file(&proof_reader, out, path, 0, err, errlen);
 }
 nnc_status nnc_prv_public_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    return json_read_file(public_parse_v, out, path, err, errlen);
+    return nnc_prv_read_file(&public_reader, out, path, 0, err, errlen);
 }
 nnc_status nnc_prv_g16_vk_read_file(nnc_prv_g16_vk *out, const char *path, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    return json_read_file(vk_parse_v, out, path, err, errlen);
+    return nnc_prv_read_file(&vk_reader, out, path, 0, err, errlen);
 }

@@ -18,9 +18,11 @@ void nnc_prv_fr_vec_clear(nnc_prv_fr_vec *v)
     v->n = 0;
 }
 
-static nnc_status wtns_parse(nnc_prv_fr_vec *o, const unsigned char *in, size_t len, char *err, size_t errlen)
+static nnc_status wtns_parse(void *out, const unsigned char *in, size_t len, unsigned flags, char *err,
+                             size_t errlen)
 {
     const uint64_t rmod[4] = NNC_FR_MODULUS_INIT;
+    nnc_prv_fr_vec *o = out;
     nnc_prv_bin b;
     nnc_prv_rd h, d;
     nnc_status st;
@@ -51,27 +53,17 @@ static nnc_status wtns_parse(nnc_prv_fr_vec *o, const unsigned char *in, size_t 
     return NNC_STATUS_OK;
 }
 
+static void wtns_clear(void *v) { nnc_prv_fr_vec_clear(v); }
+static const nnc_prv_reader wtns_reader = {sizeof(nnc_prv_fr_vec), wtns_parse, wtns_clear};
+
 nnc_status nnc_prv_wtns_parse(nnc_prv_fr_vec *out, const unsigned char *in, size_t len, char *err, size_t errlen)
 {
-    nnc_status st;
-    memset(out, 0, sizeof *out);
-    st = wtns_parse(out, in, len, err, errlen);
-    if (st != NNC_STATUS_OK)
-        nnc_prv_fr_vec_clear(out);
-    return st;
+    return nnc_prv_read_mem(&wtns_reader, out, in, len, 0, err, errlen);
 }
 
 nnc_status nnc_prv_wtns_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen)
 {
-    const unsigned char *p;
-    size_t len;
-    nnc_status st;
-    memset(out, 0, sizeof *out);
-    if ((st = nnc_prv_file_map(&p, &len, path, err, errlen)) != NNC_STATUS_OK)
-        return st;
-    st = nnc_prv_wtns_parse(out, p, len, err, errlen);
-    nnc_prv_file_unmap(p, len);
-    return st;
+    return nnc_prv_read_file(&wtns_reader, out, path, 0, err, errlen);
 }
 
 static nnc_status wtns_emit(nnc_prv_sink *s, const void *obj)

@@ -222,29 +222,24 @@ static nnc_status zkey_parse(nnc_prv_zkey *z, const unsigned char *in, size_t le
     return NNC_STATUS_OK;
 }
 
+static nnc_status zkey_parse_any(void *out, const unsigned char *in, size_t len, unsigned flags, char *err,
+                                 size_t errlen)
+{
+    zkey_ctx cx = {err, errlen, flags};
+    return zkey_parse(out, in, len, &cx);
+}
+static void zkey_clear(void *z) { nnc_prv_zkey_clear(z); }
+static const nnc_prv_reader zkey_reader = {sizeof(nnc_prv_zkey), zkey_parse_any, zkey_clear};
+
 nnc_status nnc_prv_zkey_parse(nnc_prv_zkey *out, const unsigned char *in, size_t len, unsigned flags, char *err,
                               size_t errlen)
 {
-    zkey_ctx cx = {err, errlen, flags};
-    nnc_status st;
-    memset(out, 0, sizeof *out);
-    st = zkey_parse(out, in, len, &cx);
-    if (st != NNC_STATUS_OK)
-        nnc_prv_zkey_clear(out);
-    return st;
+    return nnc_prv_read_mem(&zkey_reader, out, in, len, flags, err, errlen);
 }
 
 nnc_status nnc_prv_zkey_read_file(nnc_prv_zkey *out, const char *path, unsigned flags, char *err, size_t errlen)
 {
-    const unsigned char *p;
-    size_t len;
-    nnc_status st;
-    memset(out, 0, sizeof *out);
-    if ((st = nnc_prv_file_map(&p, &len, path, err, errlen)) != NNC_STATUS_OK)
-        return st;
-    st = nnc_prv_zkey_parse(out, p, len, flags, err, errlen);
-    nnc_prv_file_unmap(p, len);
-    return st;
+    return nnc_prv_read_file(&zkey_reader, out, path, flags, err, errlen);
 }
 
 static void put_g1(nnc_prv_sink *s, const nnc_prv_g1 *p)

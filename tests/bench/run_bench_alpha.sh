@@ -5,19 +5,11 @@
 # test images), next to auto_LiRPA's alpha-CROWN count and time read from
 # ../shared/peers/README.md.  Writes results/alpha-mnist.csv and
 # results/alpha-mnist-machine.txt.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-SHARED=${SHARED:-../shared}
-NET=$SHARED/data/verification/mnist_fc/onnx/mnist-net_256x2.onnx
-IMG=$SHARED/data/verification/mnist_images/mnist_test_first100.csv
-PEERS=$SHARED/peers/README.md
-if [ ! -f "$NET" ] || [ ! -f "$IMG" ]; then echo "bench-alpha: ../shared data not found"; exit 0; fi
-mkdir -p results
+BENCH=bench-alpha
+. "$(dirname "$0")/mnist_bench.bash"
 OPENBLAS_NUM_THREADS=1 "$BUILD/bench/bench_alpha" "$NET" "$IMG" 0.02 10 20 >results/alpha-mnist.csv
 peer=$(grep -o 'alpha-CROWN (20 iterations) [0-9]*/10 at [0-9.]* ms' "$PEERS" | head -n 1 || true)
-{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+{ mnist_bench_machine ", load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "nncert: 1 BLAS thread, float64 with outward error terms, 20 Adam steps per objective (slopes of the final back-substitution only)"
   echo "auto_LiRPA (../shared/peers/README.md, v0.4.0, 1 thread, float32): ${peer:-not recorded}"; } >results/alpha-mnist-machine.txt
 cat results/alpha-mnist.csv

@@ -4,15 +4,8 @@
 # ERAN MNIST test images), next to auto_LiRPA's CROWN numbers for the same
 # setting as recorded in ../shared/peers/README.md (read from that file, not
 # typed here).  Writes results/crown-mnist.csv.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-SHARED=${SHARED:-../shared}
-NET=$SHARED/data/verification/mnist_fc/onnx/mnist-net_256x2.onnx
-IMG=$SHARED/data/verification/mnist_images/mnist_test_first100.csv
-PEERS=$SHARED/peers/README.md
-if [ ! -f "$NET" ] || [ ! -f "$IMG" ]; then echo "bench-crown: ../shared data not found"; exit 0; fi
-mkdir -p results
+BENCH=bench-crown
+. "$(dirname "$0")/mnist_bench.bash"
 ours=$(OPENBLAS_NUM_THREADS=1 "$BUILD/bench/bench_crown" "$NET" "$IMG" 0.02 10)
 peer_line=$(grep -o 'Lower bounds of the margin (CROWN) per image for 256x2: .*' "$PEERS" | head -n 1 || true)
 peer_ms=$(grep -o 'CROWN verifies [0-9]*/10 at [0-9.]* ms per image' "$PEERS" | head -n 1 | grep -o '[0-9.]* ms' | cut -d' ' -f1 || true)
@@ -24,7 +17,7 @@ peer_vals=$(echo "${peer_line#*: }" | grep -oE '[-+]?[0-9]+\.[0-9]+' | tr -d '+'
         echo "$img,$label,$m,$ms,$p,$peer_ms,$tight"
     done
 } >results/crown-mnist.csv
-{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"; echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)";
+{ mnist_bench_machine
   echo "nncert: 1 BLAS thread, float64 with outward error terms; auto_LiRPA: numbers from ../shared/peers/README.md (v0.4.0, 1 thread, float32)"; } >results/crown-mnist-machine.txt
 cat results/crown-mnist.csv
 awk -F, 'NR>1 { n++; t += $4; if ($7 == "yes") k++ } END { printf "nncert at least as tight on %d/%d images; median-of-5 time per image, mean over images %.1f ms\n", k, n, t / n }' results/crown-mnist.csv

@@ -1,5 +1,6 @@
 /* Helpers shared by the prover's unit tests: a replayable seed, a check
- * macro that reports it, and a splitmix64 stream per test tag. */
+ * macro that reports it, a splitmix64 stream per test tag and uniform Fr
+ * elements drawn from it. */
 #ifndef NNC_PROVER_TEST_UTIL_H
 #define NNC_PROVER_TEST_UTIL_H
 
@@ -8,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "prover/tower_impl.h"
+#include "tests/unit/check_main_impl.h"
 
 static uint64_t g_seed; /* set once in main, before the runner forks */
 
@@ -18,6 +22,14 @@ static uint64_t g_seed; /* set once in main, before the runner forks */
         if (!(cond))                                                                          \
             ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond,                  \
                          (unsigned long long)g_seed);                                         \
+    } while (0)
+/* a == b as integers; a failure shows both values. */
+#define CHECK_EQ(a, b)                                                                        \
+    do {                                                                                      \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                   \
+        if (a_ != b_)                                                                         \
+            ck_abort_msg("%s:%d: %s == %s: %lld != %lld (seed %llu)", __FILE__, __LINE__, #a, #b, \
+                         a_, b_, (unsigned long long)g_seed);                                 \
     } while (0)
 
 typedef struct rng { uint64_t s; } rng;
@@ -35,20 +47,49 @@ static inline rng rng_for(uint64_t tag)
     return r;
 }
 
-/* main() of a prover test: seed from NNC_TEST_SEED (else the clock), printed
- * so a failure replays, then the suite.  Returns the process exit code. */
+/* x = 254 random bits (the size of both BN254 moduli), little-endian limbs. */
+static inline void rng_bits254(uint64_t x[4], rng *r)
+{
+    x[0] = rng_next(r);
+    x[1] = rng_next(r);
+    x[2] = rng_next(r);
+    x[3] = rng_next(r) & 0x3fffffffffffffffULL;
+}
+
+/* Uniform elements of Fr, Fq and Fq2 (c0 first): 254 random bits, drawn
+ * again until below the modulus. */
+static inline void rng_fr_uniform(nnc_fr *k, rng *r)
+{
+    uint64_t x[4];
+    do
+        rng_bits254(x, r);
+    while (!nnc_fr_from_int(k, x));
+}
+static inline void rng_fq_uniform(nnc_fq *e, rng *r)
+{
+    uint64_t x[4];
+    do
+        rng_bits254(x, r);
+    while (!nnc_fq_from_int(e, x));
+}
+static inline void rng_fq2_uniform(nnc_fq2 *e, rng *r)
+{
+    rng_fq_uniform(&e->c0, r);
+    rng_fq_uniform(&e->c1, r);
+}
+
+/* g_seed from NNC_TEST_SEED (else the clock), printed so a failure replays. */
+static inline void prover_test_seed(const char *name)
+{
+    g_seed = check_main_seed(name);
+}
+
+/* main() of a prover test: the seed, then the suite.  Returns the process
+ * exit code. */
 static inline int prover_test_main(const char *name, Suite *(*suite)(void))
 {
-    const char *env = getenv("NNC_TEST_SEED");
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("%s: seed %llu (replay with NNC_TEST_SEED=%llu)\n", name, (unsigned long long)g_seed,
-           (unsigned long long)g_seed);
-    fflush(stdout);
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    prover_test_seed(name);
+    return check_main_run(suite());
 }
 
 #endif

@@ -5,6 +5,7 @@
 #include "gate/gate_impl.h"
 
 #include "common/json.h"
+#include "tests/unit/check_main_impl.h"
 
 #include <check.h>
 #include <math.h>
@@ -299,9 +300,5 @@ int main(void)
     tcase_add_test(tc, test_writers_escape);
     tcase_add_test(tc, test_volumes_svg);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main_run(s);
 }

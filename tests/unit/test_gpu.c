@@ -3,7 +3,7 @@
  * program reports "skipped" and exits 77, which tests/run_all.sh counts as a
  * skip, never a pass. */
 #include "common/act.h"
-#include "gpu/gpu.h"
+#include "gpu_test_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,15 +23,7 @@ static int ulps(float a, float b)
 int main(void)
 {
     char err[NNC_ERRBUF_SIZE] = "";
-    int count = 0;
-    if (!nnc_gpu_compiled()) {
-        printf("skipped: built without CUDA (make GPU=0)\n");
-        return 77;
-    }
-    if (nnc_gpu_device_count(&count, err, sizeof err) != NNC_STATUS_OK || count == 0) {
-        printf("skipped: no CUDA device (%s)\n", err[0] ? err : "none found");
-        return 77;
-    }
+    gpu_test_devices_or_skip();
     size_t n = 1 << 20;
     float *in = malloc(n * sizeof(float)), *gpu = malloc(n * sizeof(float));
     srand(12345);

@@ -3,13 +3,12 @@
  * widths that take the float4 path and the scalar path; prints one timing
  * line per width ("time embbag dim D lookups gpu_kernel_s cpu_s").  Without
  * the CUDA unit or a device it reports "skipped" and exits 77. */
-#include "gpu/gpu.h"
+#include "gpu_test_impl.h"
 #include "models/embbag.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static uint64_t s_rng = 88172645463325252ull;
 static uint64_t rnd(void)
@@ -20,25 +19,11 @@ static uint64_t rnd(void)
     return s_rng;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 int main(void)
 {
     char err[NNC_ERRBUF_SIZE] = "";
-    int count = 0, failed = 0;
-    if (!nnc_gpu_compiled()) {
-        printf("skipped: built without CUDA (make GPU=0)\n");
-        return 77;
-    }
-    if (nnc_gpu_device_count(&count, err, sizeof err) != NNC_STATUS_OK || count == 0) {
-        printf("skipped: no CUDA device (%s)\n", err[0] ? err : "none found");
-        return 77;
-    }
+    int failed = 0;
+    gpu_test_devices_or_skip();
     static const int64_t dims[] = {1, 3, 16, 64, 100, 128};
     for (int di = 0; di < 6; di++)
         for (int var = 0; var < 2; var++)
@@ -56,12 +41,12 @@ int main(void)
                 for (int64_t i = 0; i < n; i++) ids[i] = (int64_t)(rnd() % (uint64_t)rows);
                 nnc_embbag_bags b = {ids, n, var ? off : NULL, nb, L};
                 nnc_embbag_mode m = mean ? NNC_EMBBAG_MODE_MEAN : NNC_EMBBAG_MODE_SUM;
-                double t0 = now(), ks = 0;
+                double t0 = gpu_test_now(), ks = 0;
                 if (nnc_mdl_embbag_f32(a, w, rows, dim, &b, m, 1, 0, err, sizeof err)) {
                     printf("FAIL cpu: %s\n", err);
                     return 1;
                 }
-                double cpu = now() - t0;
+                double cpu = gpu_test_now() - t0;
                 if (nnc_gpu_embbag_f32(g, w, rows, dim, &b, m, 1, &ks, err, sizeof err)) {
                     printf("FAIL gpu: %s\n", err);
                     return 1;

@@ -6,7 +6,7 @@
  * ([1]G + [2]G = [3]G) runs first.  Without a CUDA build or a device the
  * program prints "skipped" and exits 77, which tests/run_all.sh counts as
  * a skip, never a pass.  NNC_TEST_SEED=<n> replays the random inputs. */
-#include "gpu/gpu.h"
+#include "gpu_test_impl.h"
 #include "prover/prover.h"
 #include "prover/msm_impl.h"
 #include "prover/ntt_impl.h"
@@ -14,37 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static uint64_t g_seed;
+#include "prover_test_util.h"
+
 static int g_checks, g_fail;
+static rng g_rng; /* one stream from g_seed: the inputs in the order drawn */
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static uint64_t rng_s;
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static void rand_fr(nnc_fr *k)
-{
-    uint64_t x[4];
-    do {
-        x[0] = rng_next();
-        x[1] = rng_next();
-        x[2] = rng_next();
-        x[3] = rng_next() & 0x3fffffffffffffffULL;
-    } while (!nnc_fr_from_int(k, x));
-}
+static void rand_fr(nnc_fr *k) { rng_fr_uniform(k, &g_rng); }
 
 /* kind 0: uniform; 1: edge values (0, 1, r-1, small, repeated);
  * 2: all equal */
@@ -54,12 +30,12 @@ static void make_scalars(nnc_fr *k, size_t n, int kind)
     size_t i;
     rand_fr(&rep);
     for (i = 0; i < n; i++) {
-        unsigned t = kind == 0 ? 0 : kind == 2 ? 9 : (unsigned)(rng_next() % 6);
+        unsigned t = kind == 0 ? 0 : kind == 2 ? 9 : (unsigned)(rng_next(&g_rng) % 6);
         switch (t) {
         case 1: nnc_fr_set_zero(&k[i]); break;
         case 2: nnc_fr_set_one(&k[i]); break;
         case 3: nnc_fr_set_one(&k[i]); nnc_fr_neg(&k[i], &k[i]); break;
-        case 4: nnc_fr_set_u64(&k[i], rng_next() % 100); break;
+        case 4: nnc_fr_set_u64(&k[i], rng_next(&g_rng) % 100); break;
         case 9: case 5: k[i] = rep; break;
         default: rand_fr(&k[i]); break;
         }
@@ -102,7 +78,7 @@ static void make_g1(nnc_g1 *p, size_t n, int kind)
     }
     if (kind == 1)
         for (i = 1; i < n; i++) {
-            unsigned r = (unsigned)(rng_next() % 8);
+            unsigned r = (unsigned)(rng_next(&g_rng) % 8);
             if (r == 0)
                 memset(&p[i], 0, sizeof p[i]);
             else if (r == 1)
@@ -128,7 +104,7 @@ static void make_g2(nnc_g2 *p, size_t n, int kind)
         if (kind != 2)
             nnc_g2_jac_add_aff_var(&q, &q, i % 2 ? &gen : &step);
         if (kind == 1 && i > 0) {
-            unsigned r = (unsigned)(rng_next() % 8);
+            unsigned r = (unsigned)(rng_next(&g_rng) % 8);
             if (r == 0)
                 memset(&p[i], 0, sizeof p[i]);
             else if (r == 1)
@@ -146,48 +122,36 @@ static void check(int ok, const char *what, size_t n, const char *err)
     }
 }
 
-static void msm_g1_case(size_t n, int kind)
+/* One MSM of n points and scalars of the given kind, on the GPU and the CPU:
+ * over G2 when g2, else over G1. */
+static void msm_case(int g2, size_t n, int kind)
 {
-    nnc_g1 *p = malloc((n + 1) * sizeof *p), cpu, gpu;
+    const char *op = g2 ? "g2_msm" : "g1_msm";
+    size_t psize = g2 ? sizeof(nnc_g2) : sizeof(nnc_g1);
+    void *p = malloc((n + 1) * psize);
     nnc_fr *k = malloc((n + 1) * sizeof *k);
+    union { nnc_g1 g1; nnc_g2 g2; } cpu, gpu;
     char err[NNC_ERRBUF_SIZE] = "", name[64];
     double t0, t1, t2;
     nnc_status st;
     if (!p || !k)
         exit(1);
-    make_g1(p, n, kind);
+    if (g2)
+        make_g2(p, n, kind);
+    else
+        make_g1(p, n, kind);
     make_scalars(k, n, kind);
-    t0 = now_s();
-    st = nnc_gpu_g1_msm(&gpu, p, k, n, err, sizeof err);
-    t1 = now_s();
-    nnc_prv_g1_msm(&cpu, p, k, n, 0);
-    t2 = now_s();
-    snprintf(name, sizeof name, "g1_msm kind %d", kind);
-    check(st == NNC_STATUS_OK && memcmp(&cpu, &gpu, sizeof cpu) == 0, name, n, err);
-    printf("time g1_msm%s %zu %.6f %.6f\n", kind ? "_edge" : "", n, t1 - t0, t2 - t1);
-    free(p);
-    free(k);
-}
-
-static void msm_g2_case(size_t n, int kind)
-{
-    nnc_g2 *p = malloc((n + 1) * sizeof *p), cpu, gpu;
-    nnc_fr *k = malloc((n + 1) * sizeof *k);
-    char err[NNC_ERRBUF_SIZE] = "", name[64];
-    double t0, t1, t2;
-    nnc_status st;
-    if (!p || !k)
-        exit(1);
-    make_g2(p, n, kind);
-    make_scalars(k, n, kind);
-    t0 = now_s();
-    st = nnc_gpu_g2_msm(&gpu, p, k, n, err, sizeof err);
-    t1 = now_s();
-    nnc_prv_g2_msm(&cpu, p, k, n, 0);
-    t2 = now_s();
-    snprintf(name, sizeof name, "g2_msm kind %d", kind);
-    check(st == NNC_STATUS_OK && memcmp(&cpu, &gpu, sizeof cpu) == 0, name, n, err);
-    printf("time g2_msm%s %zu %.6f %.6f\n", kind ? "_edge" : "", n, t1 - t0, t2 - t1);
+    t0 = gpu_test_now();
+    st = g2 ? nnc_gpu_g2_msm(&gpu.g2, p, k, n, err, sizeof err) : nnc_gpu_g1_msm(&gpu.g1, p, k, n, err, sizeof err);
+    t1 = gpu_test_now();
+    if (g2)
+        nnc_prv_g2_msm(&cpu.g2, p, k, n, 0);
+    else
+        nnc_prv_g1_msm(&cpu.g1, p, k, n, 0);
+    t2 = gpu_test_now();
+    snprintf(name, sizeof name, "%s kind %d", op, kind);
+    check(st == NNC_STATUS_OK && memcmp(&cpu, &gpu, psize) == 0, name, n, err);
+    printf("time %s%s %zu %.6f %.6f\n", op, kind ? "_edge" : "", n, t1 - t0, t2 - t1);
     free(p);
     free(k);
 }
@@ -208,12 +172,12 @@ static void ntt_case(size_t n, int variant)
         rand_fr(&a[i]);
     memcpy(b, a, n * sizeof *a);
     nnc_fr_set_u64(&five, 5);
-    t0 = now_s();
+    t0 = gpu_test_now();
     if (variant < 2)
         sg = nnc_gpu_ntt(a, n, variant, err, sizeof err);
     else
         sg = nnc_gpu_coset_ntt(a, n, variant & 1, variant >= 4 ? &five : NULL, err, sizeof err);
-    t1 = now_s();
+    t1 = gpu_test_now();
     switch (variant) {
     case 0: case 1: sc = nnc_prv_ntt(b, n, variant, 0); break;
     case 2: sc = nnc_prv_coset_ntt(b, n, NULL, 0); break;
@@ -221,7 +185,7 @@ static void ntt_case(size_t n, int variant)
     case 4: sc = nnc_prv_coset_ntt(b, n, &five, 0); break;
     default: sc = nnc_prv_coset_intt(b, n, &five, 0); break;
     }
-    t2 = now_s();
+    t2 = gpu_test_now();
     check(sg == NNC_STATUS_OK && sc == NNC_STATUS_OK && memcmp(a, b, n * sizeof *a) == 0, names[variant], n, err);
     printf("time %s %zu %.6f %.6f\n", names[variant], n, t1 - t0, t2 - t1);
     free(a);
@@ -231,21 +195,11 @@ static void ntt_case(size_t n, int variant)
 int main(void)
 {
     char err[NNC_ERRBUF_SIZE] = "";
-    const char *env = getenv("NNC_TEST_SEED");
-    int count = 0, v, kind;
+    int v, kind;
     size_t i;
-    if (!nnc_gpu_compiled()) {
-        printf("skipped: built without CUDA (make GPU=0)\n");
-        return 77;
-    }
-    if (nnc_gpu_device_count(&count, err, sizeof err) != NNC_STATUS_OK || count == 0) {
-        printf("skipped: no CUDA device (%s)\n", err[0] ? err : "none found");
-        return 77;
-    }
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    rng_s = g_seed;
-    printf("test_gpu_prover: seed %llu (replay with NNC_TEST_SEED=%llu)\n", (unsigned long long)g_seed,
-           (unsigned long long)g_seed);
+    gpu_test_devices_or_skip();
+    prover_test_seed("test_gpu_prover");
+    g_rng.s = g_seed;
 
     { /* known answer first: [1]G + [2]G = [3]G */
         nnc_g1 p[2], got, want;
@@ -268,15 +222,15 @@ int main(void)
         static const size_t g1n[] = {0, 1, 3, 100, 1000, 1 << 12, 1 << 16, 1 << 20};
         for (i = 0; i < sizeof g1n / sizeof g1n[0]; i++)
             for (kind = 0; kind < 2; kind++)
-                msm_g1_case(g1n[i], kind);
-        msm_g1_case(1 << 12, 2); /* one point, one scalar: one long run */
+                msm_case(0, g1n[i], kind);
+        msm_case(0, 1 << 12, 2); /* one point, one scalar: one long run */
     }
     {
         static const size_t g2n[] = {0, 1, 17, 1000, 1 << 14};
         for (i = 0; i < sizeof g2n / sizeof g2n[0]; i++)
             for (kind = 0; kind < 2; kind++)
-                msm_g2_case(g2n[i], kind);
-        msm_g2_case(512, 2);
+                msm_case(1, g2n[i], kind);
+        msm_case(1, 512, 2);
     }
     {
         static const int logs[] = {0, 1, 4, 10, 11, 16, 20, 22};

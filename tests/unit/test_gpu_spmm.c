@@ -5,7 +5,7 @@
  * on random, power-law and (when ../shared is present) Cora and PubMed
  * graphs; prints "time spmm GRAPH F MODE gpu_ms cpu_ms" lines.  Without a
  * CUDA build or a device it reports skipped and exits 77. */
-#include "gpu/gpu.h"
+#include "gpu_test_impl.h"
 #include "gpu/spmm_translate.h"
 
 #include <float.h>
@@ -13,17 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static int failures, checks;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void check_graph(const char *name, const nnc_mdl_csr32 *a, int ndev)
 {
@@ -36,9 +28,9 @@ static void check_graph(const char *name, const nnc_mdl_csr32 *a, int ndev)
         for (size_t k = 0; k < nx; k++) x[k] = (float)sin(0.61 * (double)k);
         nnc_mdl_spmm_plan *p;
         nnc_mdl_spmm_plan_create(&p, a, 2, NULL, 0);
-        double t = now();
+        double t = gpu_test_now();
         nnc_mdl_spmm(p, x, F, cpu);
-        double cpu_ms = (now() - t) * 1e3;
+        double cpu_ms = (gpu_test_now() - t) * 1e3;
         nnc_mdl_spmm_plan_destroy(p);
         static const char *modes[3] = {"auto", "csr", "tc"};
         for (int mode = 0; mode < 3; mode++) {
@@ -82,15 +74,7 @@ static void check_graph(const char *name, const nnc_mdl_csr32 *a, int ndev)
 int main(void)
 {
     char err[NNC_ERRBUF_SIZE] = "";
-    int count = 0;
-    if (!nnc_gpu_compiled()) {
-        printf("skipped: built without CUDA (make GPU=0)\n");
-        return 77;
-    }
-    if (nnc_gpu_device_count(&count, err, sizeof err) != NNC_STATUS_OK || count == 0) {
-        printf("skipped: no CUDA device (%s)\n", err[0] ? err : "none found");
-        return 77;
-    }
+    int count = gpu_test_devices_or_skip();
     int ndev = count < 2 ? count : 2;
     nnc_mdl_csr32 g, a;
     nnc_mdl_graph_powerlaw(&g, 20001, 10.0, 2.3, 7, NULL, 0);

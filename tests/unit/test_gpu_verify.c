@@ -10,7 +10,7 @@
  *  - timing: sampling throughput on CPU and GPU, as CSV lines
  *    "sampling,DEVICE,SAMPLES,SECONDS,SAMPLES_PER_S" into $NNC_GPU_CSV when set.
  * Without a CUDA build or a device it reports "skipped" and exits 77. */
-#include "gpu/gpu.h"
+#include "gpu_test_impl.h"
 #include "models/model.h"
 #include "specs/spec.h"
 #include "verifier/sample_impl.h"
@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int failures, checks;
 
@@ -35,13 +34,6 @@ static int failures, checks;
             printf("\n");                                 \
         }                                                 \
     } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void robust_rows(int label, double *C, double *d, int *dstart)
 {
@@ -124,9 +116,9 @@ static void kernels(const nnc_model *m, const double *x0)
             hi[(size_t)b * (size_t)n + (size_t)i] = fmin(x0[i] + r, 1);
         }
     nnc_smp_ibp_batch(ch, nbox, lo, hi, cl, chh);
-    double t0 = now();
+    double t0 = gpu_test_now();
     CHECK(nnc_gpu_ibp_dense(ch->layers, ch->n_layers, nbox, lo, hi, gl, gh, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-    double tg = now() - t0;
+    double tg = gpu_test_now() - t0;
     CHECK(memcmp(cl, gl, sizeof(double) * (size_t)nbox * 10) == 0 && memcmp(chh, gh, sizeof(double) * (size_t)nbox * 10) == 0,
           "batched interval bounds differ between GPU and CPU");
     printf("interval bounds of %d boxes: equal bit for bit (GPU %.4f s incl. transfers)\n", nbox, tg);
@@ -203,9 +195,9 @@ static void timing(const nnc_model *m, const double *x0)
         o.samples = N[dev];
         o.device = dev;
         nnc_vrf_report r;
-        double t0 = now();
+        double t0 = gpu_test_now();
         nnc_status st = nnc_vrf_run(m, s, &o, &r, err, sizeof err);
-        double t = now() - t0;
+        double t = gpu_test_now() - t0;
         CHECK(st == NNC_STATUS_OK, "timing run: %s", err);
         if (st) continue;
         printf("time sampling %s: %llu samples in %.3f s = %.0f samples/s\n", dev ? "gpu" : "cpu",
@@ -221,15 +213,7 @@ static void timing(const nnc_model *m, const double *x0)
 int main(void)
 {
     char err[NNC_ERRBUF_SIZE] = "";
-    int count = 0;
-    if (!nnc_gpu_compiled()) {
-        printf("skipped: built without CUDA (make GPU=0)\n");
-        return 77;
-    }
-    if (nnc_gpu_device_count(&count, err, sizeof err) != NNC_STATUS_OK || count == 0) {
-        printf("skipped: no CUDA device (%s)\n", err[0] ? err : "none found");
-        return 77;
-    }
+    gpu_test_devices_or_skip();
     nnc_model *m;
     nnc_prepare_opts po;
     nnc_prepare_opts_default(&po);

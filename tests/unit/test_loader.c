@@ -5,6 +5,7 @@
 #include "models/model.h"
 #include "onnx.pb-c.h"
 #include "tests/unit/onnx_builder.h"
+#include "tests/unit/check_main_impl.h"
 
 #include <check.h>
 #include <math.h>
@@ -642,9 +643,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(suite());
 }

@@ -35,16 +35,6 @@
             ck_abort_msg(__VA_ARGS__);                                                        \
     } while (0)
 
-static void rand_fr(nnc_fr *k, rng *r)
-{
-    uint64_t x[4];
-    do {
-        x[0] = rng_next(r);
-        x[1] = rng_next(r);
-        x[2] = rng_next(r);
-        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
-    } while (!nnc_fr_from_int(k, x));
-}
 static void unhex(unsigned char *out, const char *hex, size_t n)
 {
     size_t i;
@@ -273,7 +263,7 @@ START_TEST(test_round_trip_random)
         nnc_g2 P[2], Q;
         unsigned char b1[2][2][32], b2[2][2][64], t1[32], t2[64];
         char err[NNC_ERRBUF_SIZE] = "";
-        rand_fr(&k, &r);
+        rng_fr_uniform(&k, &r);
         nnc_prv_g1_mul_var(&p[0], &g1, &k);
         nnc_prv_g1_neg(&p[1], &p[0]);
         if (i < 24) { /* G2 is slower: fewer */

@@ -16,38 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t g_seed; /* set once in main, before the runner forks */
-
-/* Check's ck_assert records every passing assertion; these report only
- * failures (with the seed), so loops stay fast. */
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond,                  \
-                         (unsigned long long)g_seed);                                         \
-    } while (0)
-#define CHECK_EQ(a, b)                                                                        \
-    do {                                                                                      \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                   \
-        if (a_ != b_)                                                                         \
-            ck_abort_msg("%s:%d: %s == %s: %lld != %lld (seed %llu)", __FILE__, __LINE__, #a, #b, \
-                         a_, b_, (unsigned long long)g_seed);                                 \
-    } while (0)
-
-typedef struct rng { uint64_t s; } rng;
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static rng rng_for(uint64_t tag)
-{
-    rng r = {g_seed ^ (tag * 0xd1b54a32d192ed03ULL)};
-    rng_next(&r);
-    return r;
-}
+#include "prover_test_util.h"
 
 #define FQ_DEC "21888242871839275222246405745257275088696311157297823662689037894645226208583"
 #define FR_DEC "21888242871839275222246405745257275088548364400416034343698204186575808495617"
@@ -55,7 +24,6 @@ static rng rng_for(uint64_t tag)
 /* a random Fr element, sometimes a small or near-r one */
 static void rand_fr(nnc_fr *k, rng *r)
 {
-    uint64_t x[4];
     unsigned kind = (unsigned)(rng_next(r) % 8);
     if (kind == 0) {
         nnc_fr_set_u64(k, rng_next(r) % 64);
@@ -66,12 +34,7 @@ static void rand_fr(nnc_fr *k, rng *r)
         nnc_fr_neg(k, k);
         return;
     }
-    do {
-        x[0] = rng_next(r);
-        x[1] = rng_next(r);
-        x[2] = rng_next(r);
-        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
-    } while (!nnc_fr_from_int(k, x));
+    rng_fr_uniform(k, r);
 }
 
 static void fr_int(uint64_t x[4], const nnc_fr *k) { nnc_fr_to_int(x, k); }
@@ -89,25 +52,10 @@ static void fr_int(uint64_t x[4], const nnc_fr *k) { nnc_fr_to_int(x, k); }
         nnc_##FE##_mul(&p->y, &p->y, &l3);                                        \
         nnc_##FE##_mul(&p->z, &p->z, &l);                                         \
     }
-static void rand_fq(nnc_fq *e, rng *r)
-{
-    uint64_t x[4];
-    do {
-        x[0] = rng_next(r);
-        x[1] = rng_next(r);
-        x[2] = rng_next(r);
-        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
-    } while (!nnc_fq_from_int(e, x));
-}
-static void rand_fq2(nnc_fq2 *e, rng *r)
-{
-    rand_fq(&e->c0, r);
-    rand_fq(&e->c1, r);
-}
 typedef nnc_fq fq;
 typedef nnc_fq2 fq2;
-DEF_RESCALE(nnc_g1, fq, rand_fq)
-DEF_RESCALE(nnc_g2, fq2, rand_fq2)
+DEF_RESCALE(nnc_g1, fq, rng_fq_uniform)
+DEF_RESCALE(nnc_g2, fq2, rng_fq2_uniform)
 
 /* Known vectors (prover/gen_constants.py --vectors); k below in decimal */
 #define KNOWN_K "8234104122482341265491137074636836252947884782870784360943022469005013929455"
@@ -499,7 +447,7 @@ START_TEST(test_validity_and_subgroup)
     while (found < 5 && tries < 200) {
         nnc_fq2 rhs, b;
         tries++;
-        rand_fq2(&p2.x, &r);
+        rng_fq2_uniform(&p2.x, &r);
         nnc_fq2_sqr(&rhs, &p2.x);
         nnc_fq2_mul(&rhs, &rhs, &p2.x);
         nnc_g2_set_b(&b);
@@ -581,7 +529,7 @@ START_TEST(test_validity_and_subgroup)
         const uint64_t rr[4] = NNC_FR_MODULUS_INIT;
         nnc_fq rhs, b;
         nnc_g1_jac j1;
-        rand_fq(&p1.x, &r);
+        rng_fq_uniform(&p1.x, &r);
         nnc_fq_sqr(&rhs, &p1.x);
         nnc_fq_mul(&rhs, &rhs, &p1.x);
         nnc_g1_set_b(&b);
@@ -620,16 +568,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    const char *env = getenv("NNC_TEST_SEED");
-    SRunner *sr;
-    int failed;
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("test_prover_curve: seed %llu (replay with NNC_TEST_SEED=%llu)\n",
-           (unsigned long long)g_seed, (unsigned long long)g_seed);
-    fflush(stdout);
-    sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return prover_test_main("test_prover_curve", suite);
 }

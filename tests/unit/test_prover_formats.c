@@ -34,23 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t g_seed;
+#include "prover_test_util.h"
+
 static char g_dir[256];   /* temporary folder with the snarkjs files, "" when none */
 static char g_bin[1024];  /* absolute path of node_modules/.bin */
 
-#define CHECK(cond)                                                                              \
-    do {                                                                                         \
-        if (!(cond))                                                                             \
-            ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond,                     \
-                         (unsigned long long)g_seed);                                            \
-    } while (0)
-#define CHECK_EQ(a, b)                                                                           \
-    do {                                                                                         \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                      \
-        if (a_ != b_)                                                                            \
-            ck_abort_msg("%s:%d: %s == %s: %lld != %lld (seed %llu)", __FILE__, __LINE__, #a, #b, \
-                         a_, b_, (unsigned long long)g_seed);                                    \
-    } while (0)
 /* st must be `want` with a nonempty one-line message in err */
 #define CHECK_ST(st, want, err)                                                                  \
     do {                                                                                         \
@@ -61,15 +49,6 @@ static char g_bin[1024];  /* absolute path of node_modules/.bin */
         if (s_ != NNC_STATUS_OK && ((err)[0] == '\0' || strchr((err), '\n') != NULL))            \
             ck_abort_msg("%s:%d: message not one line: \"%s\"", __FILE__, __LINE__, err);        \
     } while (0)
-
-typedef struct rng { uint64_t s; } rng;
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -1301,15 +1280,12 @@ static Suite *suite(int interop)
 
 int main(void)
 {
-    const char *env = getenv("NNC_TEST_SEED"), *bin = getenv("NNC_PEERS_BIN");
+    const char *bin = getenv("NNC_PEERS_BIN");
     char tool[1200], skip[256] = "";
-    SRunner *sr;
     int failed, interop = 0;
     time_t t0 = time(NULL);
 
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("test_prover_formats: seed %llu (replay with NNC_TEST_SEED=%llu)\n", (unsigned long long)g_seed,
-           (unsigned long long)g_seed);
+    prover_test_seed("test_prover_formats");
     if (realpath(bin && *bin ? bin : "tests/peers/node_modules/.bin", g_bin) == NULL)
         snprintf(skip, sizeof skip, "snarkjs and circom2 not installed (npm ci --prefix tests/peers)");
     snprintf(tool, sizeof tool, "%s/snarkjs", g_bin);
@@ -1333,10 +1309,7 @@ int main(void)
         }
     }
     fflush(stdout);
-    sr = srunner_create(suite(interop));
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    failed = check_main_run(suite(interop));
     if (g_dir[0] && !failed && !(getenv("NNC_TEST_KEEP") && *getenv("NNC_TEST_KEEP")))
         sh("cd / && rm -rf '%s'", g_dir);
     printf("test_prover_formats: %lds\n", (long)(time(NULL) - t0));

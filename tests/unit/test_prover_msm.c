@@ -23,18 +23,6 @@
 
 #include "tests/unit/prover_test_util.h"
 
-/* a uniform random Fr element */
-static void rand_fr_uniform(nnc_fr *k, rng *r)
-{
-    uint64_t x[4];
-    do {
-        x[0] = rng_next(r);
-        x[1] = rng_next(r);
-        x[2] = rng_next(r);
-        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
-    } while (!nnc_fr_from_int(k, x));
-}
-
 /* Scalars.  kind 0: uniform.  kind 1: edge values: 0, 1, 2, r-1, r-2,
  * small, 2^j, and a few values repeated across the array. */
 static void make_scalars(nnc_fr *k, size_t n, int kind, rng *r)
@@ -42,7 +30,7 @@ static void make_scalars(nnc_fr *k, size_t n, int kind, rng *r)
     nnc_fr rep[3];
     size_t i;
     for (i = 0; i < 3; i++)
-        rand_fr_uniform(&rep[i], r);
+        rng_fr_uniform(&rep[i], r);
     for (i = 0; i < n; i++) {
         unsigned t = kind == 0 ? 0 : (unsigned)(rng_next(r) % 9);
         switch (t) {
@@ -59,7 +47,7 @@ static void make_scalars(nnc_fr *k, size_t n, int kind, rng *r)
             break;
         }
         case 7: case 8: k[i] = rep[rng_next(r) % 3]; break;
-        default: rand_fr_uniform(&k[i], r); break;
+        default: rng_fr_uniform(&k[i], r); break;
         }
     }
 }
@@ -76,7 +64,7 @@ static void make_scalars(nnc_fr *k, size_t n, int kind, rng *r)
         size_t i;                                                                       \
         nnc_prv_##G##_generator(&gen);                                                  \
         for (i = 0; i < 16; i++) {                                                      \
-            rand_fr_uniform(&pe[i], r);                                                 \
+            rng_fr_uniform(&pe[i], r);                                                 \
             nnc_prv_##G##_mul_var(&pool[i], &gen, &pe[i]);                              \
         }                                                                               \
         for (i = 0; i < n; i++) {                                                       \
@@ -235,7 +223,7 @@ END_TEST
         rng r = rng_for(77);                                                            \
         size_t i;                                                                       \
         nnc_prv_##G##_generator(&gen);                                                  \
-        rand_fr_uniform(&s, &r);                                                        \
+        rng_fr_uniform(&s, &r);                                                        \
         /* one point, one scalar */                                                     \
         for (i = 0; i < N; i++) {                                                       \
             nnc_fr_set_u64(&e[i], 7);                                                   \
@@ -246,11 +234,11 @@ END_TEST
         run_all_##G(p, k, N, &want, "same point and scalar");                           \
         /* P, -P pairs with equal scalars: infinity */                                  \
         for (i = 0; i + 1 < N; i += 2) {                                                \
-            rand_fr_uniform(&e[i], &r);                                                 \
+            rng_fr_uniform(&e[i], &r);                                                 \
             nnc_prv_##G##_mul_var(&p[i], &gen, &e[i]);                                  \
             nnc_prv_##G##_neg(&p[i + 1], &p[i]);                                        \
             nnc_fr_neg(&e[i + 1], &e[i]);                                               \
-            rand_fr_uniform(&k[i], &r);                                                 \
+            rng_fr_uniform(&k[i], &r);                                                 \
             k[i + 1] = k[i];                                                            \
         }                                                                               \
         memset(&want, 0, sizeof want);                                                  \
@@ -270,7 +258,7 @@ END_TEST
         /* all points infinity */                                                       \
         for (i = 0; i < N; i++) {                                                       \
             memset(&p[i], 0, sizeof p[i]);                                              \
-            rand_fr_uniform(&k[i], &r);                                                 \
+            rng_fr_uniform(&k[i], &r);                                                 \
         }                                                                               \
         run_all_##G(p, k, N, &want, "points infinity");                                 \
     }
@@ -301,7 +289,7 @@ START_TEST(test_digits)
         } else if (trial == 2) {
             nnc_fr_set_one(&f);
         } else {
-            rand_fr_uniform(&f, &r);
+            rng_fr_uniform(&f, &r);
         }
         nnc_fr_to_int(x, &f);
         mpz_import(k, 4, -1, 8, 0, 0, x);

@@ -19,24 +19,13 @@
 
 #include "tests/unit/prover_test_util.h"
 
-static void rand_fr(nnc_fr *k, rng *r)
-{
-    uint64_t x[4];
-    do {
-        x[0] = rng_next(r);
-        x[1] = rng_next(r);
-        x[2] = rng_next(r);
-        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
-    } while (!nnc_fr_from_int(k, x));
-}
-
 static nnc_fr *rand_vec(size_t n, rng *r)
 {
     nnc_fr *a = malloc((n ? n : 1) * sizeof *a);
     size_t i;
     CHECK(a != NULL);
     for (i = 0; i < n; i++)
-        rand_fr(&a[i], r);
+        rng_fr_uniform(&a[i], r);
     return a;
 }
 
@@ -213,8 +202,8 @@ START_TEST(test_convolution)
         int th = n >= 4096 ? 2 : 1;
         CHECK(a && b && fa && fb);
         for (i = 0; i < h; i++) {
-            rand_fr(&a[i], &r);
-            rand_fr(&b[i], &r);
+            rng_fr_uniform(&a[i], &r);
+            rng_fr_uniform(&b[i], &r);
         }
         memcpy(fa, a, n * sizeof *a);
         memcpy(fb, b, n * sizeof *b);
@@ -237,7 +226,7 @@ START_TEST(test_convolution)
             int k;
             for (k = 0; k < 3; k++) {
                 nnc_fr x, ea, eb, ec;
-                rand_fr(&x, &r);
+                rng_fr_uniform(&x, &r);
                 ea = eval(a, n, &x);
                 eb = eval(b, n, &x);
                 ec = eval(fa, n, &x);
@@ -261,7 +250,7 @@ START_TEST(test_errors)
     rng r = rng_for(90);
     size_t i;
     for (i = 0; i < 8; i++)
-        rand_fr(&a[i], &r);
+        rng_fr_uniform(&a[i], &r);
     memcpy(save, a, sizeof a);
     nnc_fr_set_zero(&zero);
     CHECK(nnc_prv_ntt(a, 0, 0, 1) == NNC_STATUS_INVALID);

@@ -29,26 +29,11 @@
 #define FQ_DEC "21888242871839275222246405745257275088696311157297823662689037894645226208583"
 #define FR_DEC "21888242871839275222246405745257275088548364400416034343698204186575808495617"
 
-static void rand_fq(nnc_fq *e, rng *r)
-{
-    uint64_t x[4];
-    do {
-        x[0] = rng_next(r);
-        x[1] = rng_next(r);
-        x[2] = rng_next(r);
-        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
-    } while (!nnc_fq_from_int(e, x));
-}
-static void rand_fq2(nnc_fq2 *e, rng *r)
-{
-    rand_fq(&e->c0, r);
-    rand_fq(&e->c1, r);
-}
 static void rand_fq6(nnc_fq6 *e, rng *r)
 {
-    rand_fq2(&e->c0, r);
-    rand_fq2(&e->c1, r);
-    rand_fq2(&e->c2, r);
+    rng_fq2_uniform(&e->c0, r);
+    rng_fq2_uniform(&e->c1, r);
+    rng_fq2_uniform(&e->c2, r);
 }
 static void rand_fq12(nnc_fq12 *e, rng *r)
 {
@@ -58,13 +43,9 @@ static void rand_fq12(nnc_fq12 *e, rng *r)
 /* nonzero Fr element */
 static void rand_fr(nnc_fr *k, rng *r)
 {
-    uint64_t x[4];
-    do {
-        x[0] = rng_next(r);
-        x[1] = rng_next(r);
-        x[2] = rng_next(r);
-        x[3] = rng_next(r) & 0x3fffffffffffffffULL;
-    } while (!nnc_fr_from_int(k, x) || nnc_fr_is_zero(k));
+    do
+        rng_fr_uniform(k, r);
+    while (nnc_fr_is_zero(k));
 }
 
 /* The integer of a GMP value as n little-endian limbs (zero-padded). */
@@ -255,9 +236,9 @@ START_TEST(test_fq12_helpers)
         nnc_fq6_mul_by_01(&a6, &a6, &b6.c0, &b6.c1); /* aliasing output */
         CHECK(nnc_fq6_eq(&a6, &c6));
         /* mul_by_034 = full product with the sparse element */
-        rand_fq2(&l.c0, &rg);
-        rand_fq2(&l.c3, &rg);
-        rand_fq2(&l.c4, &rg);
+        rng_fq2_uniform(&l.c0, &rg);
+        rng_fq2_uniform(&l.c3, &rg);
+        rng_fq2_uniform(&l.c4, &rg);
         nnc_fq12_set_zero(&b);
         b.c0.c0 = l.c0;
         b.c1.c0 = l.c3;
@@ -326,7 +307,7 @@ START_TEST(test_steps)
         g2_gen_mul(&q1, &k1);
         g2_gen_mul(&q2, &k2);
         /* random projective representative of q1 */
-        rand_fq2(&lam, &rg);
+        rng_fq2_uniform(&lam, &rg);
         nnc_g2_proj_from_aff(&tp, &q1);
         nnc_fq2_mul(&tp.x, &tp.x, &lam);
         nnc_fq2_mul(&tp.y, &tp.y, &lam);

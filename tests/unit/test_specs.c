@@ -4,6 +4,7 @@
  * ../shared) are parsed when present; without them those tests print a note
  * and check nothing else. */
 #include "specs/spec.h"
+#include "tests/unit/check_main_impl.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -909,9 +910,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(suite());
 }

@@ -7,6 +7,7 @@
 #include "models/spmm.h"
 #include "gpu/spmm_translate.h"
 #include "onnx_builder.h"
+#include "check_main_impl.h"
 
 #include <check.h>
 #include <float.h>
@@ -409,9 +410,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(suite());
 }

@@ -9,6 +9,7 @@
 #include "specs/spec.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/verifier.h"
+#include "tests/unit/check_main_impl.h"
 
 #include <check.h>
 #include <math.h>
@@ -250,9 +251,5 @@ int main(void)
     tcase_add_test(tc, test_relu_grid_consistency);
     tcase_add_test(tc, test_holds_and_bad_dims);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(su);
 }
