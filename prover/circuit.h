@@ -117,6 +117,10 @@ int nnc_prv_fr_to_i64(int64_t *out, const nnc_prv_fr *a);
 /* Unsigned range check: x = sum bits[i] 2^i, bits boolean.  n + 1 constraints.
  * Out: bits[n] wire ids (may be NULL). */
 void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits);
+/* A new private signed value v in [-2^(n-1), 2^(n-1)) carried by n boolean
+ * wires of class cls and no wire of its own: *x = sum 2^i b_i - 2^(n-1).
+ * n constraints (a range check that costs no linear constraint). */
+void nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls);
 /* Signed range check x in [-2^(n-1), 2^(n-1)).  n + 1 constraints.
  * Returns: the wire of the "x >= 0" bit. */
 uint32_t nnc_prv_g_range_signed(nnc_prv_cb *cb, const nnc_prv_lc *x, int n);
@@ -128,6 +132,13 @@ void nnc_prv_g_mul(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_lc *a, const n
  * s + rbits + 1 constraints.  Out: *y (a combination of y's bits);
  * *nonneg (may be NULL) the wire of "y >= 0". */
 void nnc_prv_g_requant(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nnc_prv_lc *acc, int s, int rbits);
+/* The same requantisation for an accumulator the caller constrains itself
+ * (e.g. inside a knit-packed sum): given its value a, allocates the
+ * remainder's s bits and y's rbits bits (the wire order of
+ * nnc_prv_g_requant) and returns *acc = y 2^s + rem - 2^(s-1) (s = 0: y), a
+ * combination that lies in [-2^(rbits-1+s) - 2^(s-1), 2^(rbits-1+s) - 2^(s-1))
+ * for every witness.  s + rbits constraints. */
+void nnc_prv_g_requant_open(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, nnc_prv_lc *acc, int64_t a, int s, int rbits);
 /* Division by a public constant d >= 1 with rounding: y = floor((x + floor(d/2)) / d),
  * remainder range-checked below d; y in signed rbits. */
 void nnc_prv_g_divround(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int64_t d, int rbits);
@@ -147,6 +158,37 @@ uint32_t nnc_prv_g_wire_of(nnc_prv_cb *cb, const nnc_prv_lc *x, nnc_prv_wire_cla
  * the combinations.  Returns: 0, or -1 for t outside 2..17. */
 int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t);
 
+/* ---------------------------------------------------------------- knit packing
+ *
+ * ZENO's knit encoding of products: k dot products of one shared input
+ * vector x[0..K) with k weight rows, z_i = add_i + sum_j w_ij x_j, cost K
+ * product constraints and one linear constraint instead of k K products:
+ *     P_j = (sum_i w_ij B^i) * x_j                 (j < K; free when x_j is constant)
+ *     sum_j P_j + sum_i B^i add_i - sum_i B^i z_i = 0,        B = 2^n.
+ * The second line holds mod r; it pins every z_i when the caller guarantees,
+ * for every witness the rest of the circuit accepts, |d_i| < B with
+ * d_i = add_i + sum_j w_ij x_j - z_i over the integers (the values of
+ * range-checked wires), and k n <= NNC_PRV_KNIT_FIELD_BITS: then
+ * |sum_i d_i B^i| <= B^k - 1 < r, so the sum is 0 over the integers, and
+ * base-B digits of size below B are all 0.  No offsets are needed: the
+ * digits are signed differences, bounded in absolute value. */
+
+/* r > 2^253: packed sums of magnitude below 2^253 do not wrap. */
+#define NNC_PRV_KNIT_FIELD_BITS 253
+
+/* The smallest n with 2^n > dmax (dmax: a bound on every |d_i|); 64 when
+ * dmax >= 2^63. */
+int nnc_prv_knit_base_bits(uint64_t dmax);
+/* Products packed per constraint for base 2^n: floor(253 / n). */
+int nnc_prv_knit_slots(int n);
+/* The packed constraints above.  Row i of the weights is
+ * w[wi[j] + i wstride] (j < K), the input x[xi[j]]; add (may be NULL) and z
+ * hold k combinations each.  Requires 1 <= k <= nnc_prv_knit_slots(n).
+ * Cost: one constraint per j with a non-constant x[xi[j]] (and a
+ * non-constant weight row), plus one. */
+void nnc_prv_g_knit_dot(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *add, int k, int n, const nnc_prv_lc *w,
+                        const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K);
+
 /* ---------------------------------------------------------------- commitments */
 
 /* A tensor to commit: values v[n], each in signed `bits` bits. */
@@ -155,6 +197,8 @@ typedef struct nnc_prv_zk_segment {
     const nnc_prv_lc *lc;  /* circuit values (NULL in the native form) */
     int64_t n;
     int bits;
+    int ranged;            /* circuit form: 1 when every lc is already a signed `bits`-bit
+                            * decomposition (nnc_prv_g_signed_bits): not range-checked again */
 } nnc_prv_zk_segment;
 
 /* Native commitment: elements e = knit-packed segments (slot = v + 2^(bits-1),
@@ -163,7 +207,8 @@ typedef struct nnc_prv_zk_segment {
  * (zero-padded), len = the number of packed elements.
  * Returns: NNC_STATUS_INVALID when a value is out of its range. */
 nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int n_seg, char *err, size_t errlen);
-/* The same inside the circuit: range-checks every value, packs, hashes.
+/* The same inside the circuit: range-checks every value (of segments not
+ * `ranged`), packs, hashes.
  * Out: *out a combination equal to the commitment. */
 void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment *seg, int n_seg);
 
@@ -174,12 +219,14 @@ typedef enum nnc_prv_zk_privacy {
     NNC_PRV_ZK_PRIVATE_WEIGHTS = 2,  /* input public (in the circuit), weights private: the
                                       * weights and biases of Gemm/MatMul/Conv; Add constants,
                                       * graph adjacency and embedding tables stay public */
-    NNC_PRV_ZK_PRIVATE_BOTH = 3
+    NNC_PRV_ZK_PRIVATE_BOTH = 3,
+    NNC_PRV_ZK_UNPACKED = 4          /* flag, for ablations: no knit packing (one constraint
+                                      * per private-by-private product) */
 } nnc_prv_zk_privacy;
 
 /* Build the circuit of q for the quantised input qin (one array per model
  * input; the witness is that sample's; NULL: all zero).  count_only: see
- * nnc_prv_cb_set_count_only.
+ * nnc_prv_cb_set_count_only.  priv may carry NNC_PRV_ZK_UNPACKED.
  * Out: *cb (nnc_prv_cb_destroy); out_vals (may be NULL) the proven integer
  *      outputs, numel of the output tensor.
  * Returns: NNC_STATUS_OK, or the builder's error (e.g. a value outside the

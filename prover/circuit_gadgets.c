@@ -48,16 +48,17 @@ static int eval_i64(nnc_prv_cb *cb, int64_t *out, const nnc_prv_lc *x, const cha
     return 0;
 }
 
-/* Allocate n boolean wires holding the bits of u (n booleanity constraints);
- * sum = sum 2^i bit_i.  bits (may be NULL) receives the ids. */
-static void bits_alloc(nnc_prv_cb *cb, nnc_prv_lc *sum, uint64_t u, int n, uint32_t *bits)
+/* Allocate n boolean wires of class cls holding the bits of u (n
+ * booleanity constraints); sum = sum 2^i bit_i.  bits (may be NULL)
+ * receives the ids. */
+static void bits_alloc_cls(nnc_prv_cb *cb, nnc_prv_lc *sum, uint64_t u, int n, uint32_t *bits, nnc_prv_wire_class cls)
 {
     nnc_prv_lc b = {0};
     nnc_prv_fr v, p;
     nnc_prv_lc_reset(sum);
     for (int i = 0; i < n; i++) {
         nnc_fr_set_u64(&v, (u >> i) & 1);
-        uint32_t id = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &v);
+        uint32_t id = nnc_prv_cb_wire(cb, cls, &v);
         if (bits) bits[i] = id;
         lc_one(cb, &b, id);
         nnc_prv_cb_constrain(cb, &b, &b, &b); /* b * b = b */
@@ -65,6 +66,11 @@ static void bits_alloc(nnc_prv_cb *cb, nnc_prv_lc *sum, uint64_t u, int n, uint3
         nnc_prv_lc_term(cb, sum, id, &p);
     }
     nnc_prv_lc_clear(&b);
+}
+
+static void bits_alloc(nnc_prv_cb *cb, nnc_prv_lc *sum, uint64_t u, int n, uint32_t *bits)
+{
+    bits_alloc_cls(cb, sum, u, n, bits, NNC_PRV_WIRE_INTERNAL);
 }
 
 /* Constraint (lc) * 1 = 0. */
@@ -96,6 +102,13 @@ void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits)
     assert_zero(cb, &d);
     nnc_prv_lc_clear(&sum);
     nnc_prv_lc_clear(&d);
+}
+
+void nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls)
+{
+    int64_t off = (int64_t)1 << (n - 1);
+    bits_alloc_cls(cb, x, checked_unsigned(cb, v + off, n, "private value outside its committed width"), n, NULL, cls);
+    nnc_prv_lc_term_i(cb, x, 0, -off);
 }
 
 uint32_t nnc_prv_g_range_signed(nnc_prv_cb *cb, const nnc_prv_lc *x, int n)
@@ -155,15 +168,33 @@ static void quotient(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nnc_
     nnc_prv_lc_clear(&t);
 }
 
-void nnc_prv_g_requant(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nnc_prv_lc *acc, int s, int rbits)
+void nnc_prv_g_requant_open(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, nnc_prv_lc *acc, int64_t a, int s, int rbits)
 {
-    int64_t a, c = s ? (int64_t)1 << (s - 1) : 0;
-    eval_i64(cb, &a, acc, "accumulator is not a small integer");
+    uint32_t bits[64];
+    int64_t c = s ? (int64_t)1 << (s - 1) : 0, off = (int64_t)1 << (rbits - 1);
     int64_t q = floordiv(a + c, (int64_t)1 << s), r = a + c - q * ((int64_t)1 << s);
     nnc_prv_lc rem = {0};
     bits_alloc(cb, &rem, (uint64_t)r, s, NULL);
-    quotient(cb, y, nonneg, acc, c, (int64_t)1 << s, q, &rem, rbits);
+    bits_alloc(cb, y, checked_unsigned(cb, q + off, rbits, "requantised value outside its range (compile with more bits)"), rbits, bits);
+    nnc_prv_lc_term_i(cb, y, 0, -off);
+    if (nonneg) *nonneg = bits[rbits - 1];
+    nnc_prv_lc_reset(acc);
+    nnc_prv_lc_add_i(cb, acc, y, (int64_t)1 << s);
+    nnc_prv_lc_add_i(cb, acc, &rem, 1);
+    nnc_prv_lc_term_i(cb, acc, 0, -c);
     nnc_prv_lc_clear(&rem);
+}
+
+void nnc_prv_g_requant(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nnc_prv_lc *acc, int s, int rbits)
+{
+    int64_t a;
+    nnc_prv_lc t = {0};
+    eval_i64(cb, &a, acc, "accumulator is not a small integer");
+    nnc_prv_g_requant_open(cb, y, nonneg, &t, a, s, rbits); /* t = y 2^s + rem - c */
+    nnc_prv_lc_add_i(cb, &t, acc, -1);
+    nnc_prv_lc_compact(cb, &t);
+    assert_zero(cb, &t);
+    nnc_prv_lc_clear(&t);
 }
 
 void nnc_prv_g_divround(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int64_t d, int rbits)
@@ -406,7 +437,9 @@ void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment 
         for (int64_t i = 0; i < seg[s].n; i++) {
             nnc_prv_lc_copy(cb, &u, &seg[s].lc[i]);
             nnc_prv_lc_term_i(cb, &u, 0, off);
-            if (nnc_prv_lc_is_const(&u)) { /* a public constant: checked here, costs nothing */
+            if (seg[s].ranged) {
+                /* held by its bits already (nnc_prv_g_signed_bits) */
+            } else if (nnc_prv_lc_is_const(&u)) { /* a public constant: checked here, costs nothing */
                 int64_t x;
                 if (eval_i64(cb, &x, &u, "commitment: constant out of range") == 0)
                     checked_unsigned(cb, x, bits, "commitment: constant out of range");

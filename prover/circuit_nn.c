@@ -53,13 +53,86 @@ static int64_t *model_header(const nnc_qmodel *q, int64_t *n)
     return h;
 }
 
-/* Parameter arrays of layer l (weights, then bias; for a sparse product
+/* ---------------------------------------------------------------- bounds
+ *
+ * bnd[t] >= |v| for every value v of tensor t in every witness the circuit
+ * accepts, derived from public data only (the range checks each layer
+ * makes), saturating at ZK_SAT.  They size the knit packing's base and the
+ * committed width of dense biases. */
+#define ZK_SAT ((uint64_t)1 << 62)
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a >= ZK_SAT || b >= ZK_SAT - a ? ZK_SAT : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > ZK_SAT / a ? ZK_SAT : a * b; }
+static uint64_t pow2_sat(int e) { return e >= 62 ? ZK_SAT : (uint64_t)1 << (e < 0 ? 0 : e); }
+
+static uint64_t max_abs(const int64_t *v, int64_t n)
+{
+    uint64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t a = v[i] < 0 ? (uint64_t)0 - (uint64_t)v[i] : (uint64_t)v[i];
+        if (a > m) m = a;
+    }
+    return m;
+}
+
+static int input_bits(const nnc_q_tensor *t);
+
+/* Returns: bnd[n_t] (free()), or NULL when out of memory. */
+static uint64_t *zk_bounds(const nnc_qmodel *q)
+{
+    uint64_t *b = calloc((size_t)(q->n_t ? q->n_t : 1), sizeof *b);
+    if (!b) return NULL;
+    for (int i = 0; i < q->n_inputs; i++) /* committed in input_bits signed bits */
+        b[q->inputs[i]] = pow2_sat(input_bits(&q->t[q->inputs[i]]) - 1);
+    for (int li = 0; li < q->n_l; li++) {
+        const nnc_q_layer *l = &q->l[li];
+        uint64_t *y = &b[l->out], x = b[l->in], ry = pow2_sat(q->t[l->out].rbits - 1);
+        switch (l->kind) {
+        case NNC_Q_DENSE: case NNC_Q_CONV: case NNC_Q_SPMM: *y = ry; break;            /* requantised */
+        case NNC_Q_RELU: case NNC_Q_MAXPOOL: case NNC_Q_RESHAPE: *y = x; break;        /* x, 0 or one of x */
+        case NNC_Q_AVGPOOL: *y = x < ry ? x : ry; break;                               /* rounded mean; quotient checked */
+        case NNC_Q_GATHER: *y = max_abs(l->w, l->V * l->D); break;                     /* a table row */
+        case NNC_Q_ADD:
+            *y = sat_add(sat_mul(x, pow2_sat(l->lsh_a)),
+                         sat_mul(l->in2 >= 0 ? b[l->in2] : max_abs(l->w, q->t[l->out].numel), pow2_sat(l->lsh_b)));
+            break;
+        }
+    }
+    return b;
+}
+
+/* A DENSE/CONV layer's accumulator (before requantisation) for every
+ * accepted witness: *A >= |sum_k w x| (fan-in times the weight and input
+ * bounds), *Z >= |acc| (the requantisation's range: quotient in rbits
+ * signed bits, remainder in s bits). */
+static void acc_bounds(const nnc_qmodel *q, const nnc_q_layer *l, const uint64_t *bnd, uint64_t *A, uint64_t *Z)
+{
+    int64_t fan = l->kind == NNC_Q_CONV ? (l->C / l->group) * l->kh * l->kw : l->K;
+    int wb = l->wbits < 2 ? 2 : l->wbits;
+    *A = sat_mul(sat_mul((uint64_t)fan, pow2_sat(wb - 1)), bnd[l->in]);
+    *Z = sat_add(pow2_sat(q->t[l->out].rbits - 1 + l->shift), l->shift ? pow2_sat(l->shift - 1) : 0);
+}
+
+/* Committed width of a DENSE/CONV bias: public, never derived from the
+ * private values.  acc = b + sum w x with |acc| <= Z and |sum w x| <= A in
+ * every proof, so a bias with |b| > A + Z admits no proof at all: the
+ * width holding +-(A + Z) loses nothing (ZK_BIAS_BITS at most). */
+static int dense_bias_bits(const nnc_qmodel *q, const nnc_q_layer *l, const uint64_t *bnd)
+{
+    uint64_t A, Z;
+    acc_bounds(q, l, bnd, &A, &Z);
+    int b = nnc_prv_knit_base_bits(sat_add(A, Z)) + 1;
+    return b > ZK_BIAS_BITS ? ZK_BIAS_BITS : b < 2 ? 2 : b;
+}
+
+/* Parameter arrays of layer li (weights, then bias; for a sparse product
  * also the adjacency's row pointers and columns), with their sizes and
  * committed widths.  The widths of weights and biases that may be private
  * are public constants of the layer; the others are public values anyway. */
 #define ZK_MAX_PARAMS 4
-static int layer_params(const nnc_q_layer *l, const int64_t **p, int64_t *n, int *bits)
+static int layer_params(const nnc_qmodel *q, int li, const uint64_t *bnd, const int64_t **p, int64_t *n, int *bits)
 {
+    const nnc_q_layer *l = &q->l[li];
     int k = 0, dense = l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV;
     if (l->w && l->nw) {
         p[k] = l->w;
@@ -70,7 +143,7 @@ static int layer_params(const nnc_q_layer *l, const int64_t **p, int64_t *n, int
     if (l->b) {
         p[k] = l->b;
         n[k] = l->kind == NNC_Q_CONV ? l->OC : l->N;
-        bits[k] = dense ? ZK_BIAS_BITS : bits_for(p[k], n[k]);
+        bits[k] = dense ? dense_bias_bits(q, l, bnd) : bits_for(p[k], n[k]);
         k++;
     }
     if (l->kind == NNC_Q_SPMM && l->row_ptr && l->col) {
@@ -91,23 +164,26 @@ nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, cha
     int64_t nh;
     int64_t *h = model_header(q, &nh);
     nnc_prv_zk_segment *seg = calloc((size_t)(1 + ZK_MAX_PARAMS * q->n_l), sizeof *seg);
-    if (!h || !seg) {
+    uint64_t *bnd = zk_bounds(q);
+    if (!h || !seg || !bnd) {
         free(h);
         free(seg);
+        free(bnd);
         FAIL(NNC_STATUS_NOMEM, "out of memory");
     }
     int ns = 0;
-    seg[ns++] = (nnc_prv_zk_segment){h, NULL, nh, ZK_HDR_BITS};
+    seg[ns++] = (nnc_prv_zk_segment){h, NULL, nh, ZK_HDR_BITS, 0};
     for (int i = 0; i < q->n_l; i++) {
         const int64_t *p[ZK_MAX_PARAMS];
         int64_t n[ZK_MAX_PARAMS];
         int bits[ZK_MAX_PARAMS];
-        int k = layer_params(&q->l[i], p, n, bits);
-        for (int j = 0; j < k; j++) seg[ns++] = (nnc_prv_zk_segment){p[j], NULL, n[j], bits[j]};
+        int k = layer_params(q, i, bnd, p, n, bits);
+        for (int j = 0; j < k; j++) seg[ns++] = (nnc_prv_zk_segment){p[j], NULL, n[j], bits[j], 0};
     }
     nnc_status st = nnc_prv_zk_commit(out, seg, ns, err, errlen);
     free(h);
     free(seg);
+    free(bnd);
     return st;
 }
 
@@ -126,7 +202,7 @@ nnc_status nnc_prv_zk_input_commitment(nnc_prv_fr *out, const nnc_qmodel *q, con
     if (q->n_inputs > 64) FAIL(NNC_STATUS_LIMIT, "more than 64 inputs");
     for (int i = 0; i < q->n_inputs; i++) {
         const nnc_q_tensor *t = &q->t[q->inputs[i]];
-        seg[i] = (nnc_prv_zk_segment){qin[i], NULL, t->numel, input_bits(t)};
+        seg[i] = (nnc_prv_zk_segment){qin[i], NULL, t->numel, input_bits(t), 0};
     }
     return nnc_prv_zk_commit(out, seg, q->n_inputs, err, errlen);
 }
@@ -144,6 +220,8 @@ typedef struct zk_ctx {
     const nnc_qmodel *q;
     zk_tensor *t;
     nnc_prv_lc **pw;    /* private weights: per layer, per parameter (w then b) */
+    uint64_t *bnd;      /* proven bounds per tensor (zk_bounds) */
+    int knit;           /* 1: knit-pack private-by-private products */
 } zk_ctx;
 
 static void tensor_free(zk_tensor *t)
@@ -189,6 +267,107 @@ static void finish_acc(zk_ctx *z, zk_tensor *y, int64_t i, nnc_prv_lc *acc, cons
     nnc_prv_g_requant(z->cb, &y->v[i], &y->nonneg[i], acc, l->shift, z->q->t[l->out].rbits);
 }
 
+/* ---------------------------------------------------------------- knit packing */
+
+/* Base bits n of the knit packing of DENSE/CONV layer li: every digit
+ * d_i = b_i + sum_j w_ij x_j - acc_i has |d_i| <= A + |b| + Z, with acc_i
+ * the requantisation's claimed accumulator (|acc_i| <= Z by its range
+ * checks), |b_i| below its committed width and A from the range checks on
+ * the weights (commitment) and inputs (bnd).  Returns: products per
+ * constraint (< 2: do not pack). */
+static int knit_plan(const zk_ctx *z, int li, int *n)
+{
+    const nnc_q_layer *l = &z->q->l[li];
+    uint64_t A, Z;
+    acc_bounds(z->q, l, z->bnd, &A, &Z);
+    uint64_t d = sat_add(A, Z);
+    if (l->b) d = sat_add(d, pow2_sat(dense_bias_bits(z->q, l, z->bnd) - 1));
+    *n = nnc_prv_knit_base_bits(d);
+    return d >= ZK_SAT ? 0 : nnc_prv_knit_slots(*n);
+}
+
+/* Witness values of a tensor or parameter array (one evaluation each). */
+static int64_t *lc_values(zk_ctx *z, const nnc_prv_lc *v, int64_t n)
+{
+    int64_t *o = malloc((size_t)(n ? n : 1) * sizeof *o);
+    if (!o) {
+        nnc_prv_cb_fail(z->cb, NNC_STATUS_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        nnc_prv_fr f;
+        nnc_prv_lc_eval(z->cb, &f, &v[i]);
+        if (nnc_prv_fr_to_i64(&o[i], &f)) {
+            nnc_prv_cb_fail(z->cb, NNC_STATUS_INVALID, "knit packing: a value is not a small integer");
+            o[i] = 0;
+        }
+    }
+    return o;
+}
+
+/* One block of k outputs y->v[y0 + i ystride] (weight row i at wi[j] +
+ * i wstride, bias pw[li][nw + o0 + i]) sharing the inputs x[xi[0..K)]:
+ * requantisations whose accumulators the packed sum constrains. */
+typedef struct knit_layer {
+    int64_t *wv, *xv;   /* witness values of the weights (then biases) and of the input tensor */
+    nnc_prv_lc *acc;    /* k accumulator combinations */
+    int n;              /* base bits */
+} knit_layer;
+
+static void knit_block(zk_ctx *z, int li, const knit_layer *kl, zk_tensor *y, int64_t y0, int64_t ystride, int64_t o0, int k,
+                       const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K)
+{
+    const nnc_q_layer *l = &z->q->l[li];
+    for (int i = 0; i < k; i++) {
+        int64_t a = l->b ? kl->wv[l->nw + o0 + i] : 0;
+        for (int64_t j = 0; j < K; j++) a += kl->wv[wi[j] + i * wstride] * kl->xv[xi[j]];
+        int64_t yi = y0 + i * ystride;
+        nnc_prv_g_requant_open(z->cb, &y->v[yi], &y->nonneg[yi], &kl->acc[i], a, l->shift, z->q->t[l->out].rbits);
+    }
+    nnc_prv_g_knit_dot(z->cb, kl->acc, l->b ? &z->pw[li][l->nw + o0] : NULL, k, kl->n, z->pw[li], wi, wstride, x, xi, K);
+}
+
+/* DENSE/CONV with private weights, k outputs per packed constraint. */
+static nnc_status compile_knit(zk_ctx *z, int li, int k, int n, char *err, size_t errlen)
+{
+    const nnc_q_layer *l = &z->q->l[li];
+    zk_tensor *x = &z->t[l->in], *y = &z->t[l->out];
+    int64_t nb = l->b ? (l->kind == NNC_Q_CONV ? l->OC : l->N) : 0;
+    int64_t taps = l->kind == NNC_Q_CONV ? (l->C / l->group) * l->kh * l->kw : l->K;
+    knit_layer kl = {lc_values(z, z->pw[li], l->nw + nb), lc_values(z, x->v, x->numel), calloc((size_t)k, sizeof(nnc_prv_lc)), n};
+    int64_t *xi = malloc((size_t)(2 * taps) * sizeof *xi), *wi = xi + taps;
+    if (kl.wv && kl.xv && kl.acc && xi) {
+        if (l->kind == NNC_Q_DENSE) {
+            for (int64_t j = 0; j < l->K; j++) xi[j] = j;
+            for (int64_t m = 0; m < l->M; m++)
+                for (int64_t o0 = 0; o0 < l->N; o0 += k) {
+                    int kk = l->N - o0 < k ? (int)(l->N - o0) : k;
+                    for (int64_t j = 0; j < l->K; j++) wi[j] = o0 * l->K + j;
+                    knit_block(z, li, &kl, y, m * l->N + o0, 1, o0, kk, wi, l->K, x->v + m * l->K, xi, l->K);
+                }
+        } else { /* blocks of output channels inside one group share the window */
+            int64_t ocg = l->OC / l->group, plane = l->OH * l->OW;
+            for (int64_t oy = 0; oy < l->OH; oy++)
+                for (int64_t ox = 0; ox < l->OW; ox++)
+                    for (int64_t g = 0; g < l->group; g++)
+                        for (int64_t o0 = g * ocg; o0 < (g + 1) * ocg; o0 += k) {
+                            int kk = (g + 1) * ocg - o0 < k ? (int)((g + 1) * ocg - o0) : k;
+                            int64_t cnt = nnc_qmodel_window(l, o0, oy, ox, xi, wi);
+                            knit_block(z, li, &kl, y, (o0 * l->OH + oy) * l->OW + ox, plane, o0, kk, wi, taps, x->v, xi, cnt);
+                        }
+        }
+    } else {
+        nnc_prv_cb_fail(z->cb, NNC_STATUS_NOMEM, "out of memory");
+    }
+    if (kl.acc)
+        for (int i = 0; i < k; i++) nnc_prv_lc_clear(&kl.acc[i]);
+    free(kl.acc);
+    free(kl.wv);
+    free(kl.xv);
+    free(xi);
+    return nnc_prv_cb_status(z->cb, err, errlen);
+}
+
 static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
 {
     const nnc_qmodel *q = z->q;
@@ -199,6 +378,8 @@ static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
     int sign = l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV || l->kind == NNC_Q_SPMM || l->kind == NNC_Q_RESHAPE;
     if (tensor_alloc(y, to->numel, sign)) FAIL(NNC_STATUS_NOMEM, "out of memory");
     nnc_prv_lc acc = {0}, tmp = {0};
+    int n = 0, k = (l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV) && z->knit && z->pw && z->pw[li] ? knit_plan(z, li, &n) : 0;
+    if (k >= 2) return compile_knit(z, li, k, n, err, errlen);
     switch (l->kind) {
     case NNC_Q_DENSE:
         for (int64_t m = 0; m < l->M; m++)
@@ -312,13 +493,13 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
     }
     for (int64_t i = 0; i < nh; i++) nnc_prv_lc_term_i(cb, &hl[i], 0, h[i]);
     int ns = 0;
-    seg[ns++] = (nnc_prv_zk_segment){NULL, hl, nh, ZK_HDR_BITS};
+    seg[ns++] = (nnc_prv_zk_segment){NULL, hl, nh, ZK_HDR_BITS, 0};
     for (int li = 0; li < q->n_l; li++) {
         const nnc_q_layer *l = &q->l[li];
         const int64_t *p[ZK_MAX_PARAMS];
         int64_t n[ZK_MAX_PARAMS];
         int bits[ZK_MAX_PARAMS];
-        int k = layer_params(l, p, n, bits);
+        int k = layer_params(q, li, z->bnd, p, n, bits);
         if (k == 0 || (l->kind != NNC_Q_DENSE && l->kind != NNC_Q_CONV)) {
             /* Add constants, graph adjacency and embedding tables (Gather's
              * lookup gadget selects constants) stay public: committed as
@@ -329,7 +510,7 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
                 consts[n_const] = c;
                 const_n[n_const++] = n[j];
                 for (int64_t i = 0; i < n[j]; i++) nnc_prv_lc_term_i(cb, &c[i], 0, p[j][i]);
-                seg[ns++] = (nnc_prv_zk_segment){NULL, c, n[j], bits[j]};
+                seg[ns++] = (nnc_prv_zk_segment){NULL, c, n[j], bits[j], 0};
             }
             continue;
         }
@@ -337,12 +518,8 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
         if (!(z->pw[li] = calloc((size_t)tot, sizeof **z->pw))) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
         int64_t o = 0;
         for (int j = 0; j < k; j++) {
-            for (int64_t i = 0; i < n[j]; i++) {
-                nnc_prv_fr v;
-                nnc_prv_fr_from_i64(&v, p[j][i]);
-                nnc_prv_lc_term_i(cb, &z->pw[li][o + i], nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PRV_IN, &v), 1);
-            }
-            seg[ns++] = (nnc_prv_zk_segment){NULL, &z->pw[li][o], n[j], bits[j]};
+            for (int64_t i = 0; i < n[j]; i++) nnc_prv_g_signed_bits(cb, &z->pw[li][o + i], p[j][i], bits[j], NNC_PRV_WIRE_PRV_IN);
+            seg[ns++] = (nnc_prv_zk_segment){NULL, &z->pw[li][o], n[j], bits[j], 1};
             o += n[j];
         }
     }
@@ -364,8 +541,10 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
                               int count_only, const int64_t *const *qin, int64_t *out_vals, char *err, size_t errlen)
 {
     *cbo = NULL;
-    if (priv < NNC_PRV_ZK_PRIVATE_INPUT || priv > NNC_PRV_ZK_PRIVATE_BOTH) FAIL(NNC_STATUS_ARG, "unknown privacy setting");
     zk_ctx z = {0};
+    z.knit = !(priv & NNC_PRV_ZK_UNPACKED);
+    priv = (nnc_prv_zk_privacy)(priv & ~NNC_PRV_ZK_UNPACKED);
+    if (priv < NNC_PRV_ZK_PRIVATE_INPUT || priv > NNC_PRV_ZK_PRIVATE_BOTH) FAIL(NNC_STATUS_ARG, "unknown privacy setting");
     z.q = q;
     nnc_status st = nnc_prv_cb_create(&z.cb);
     if (st) FAIL(st, "out of memory");
@@ -375,7 +554,8 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
     nnc_prv_fr c;
     int64_t **zero = NULL;
     z.t = calloc((size_t)q->n_t, sizeof *z.t);
-    if (!z.t) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
+    z.bnd = zk_bounds(q);
+    if (!z.t || !z.bnd) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
     if (!qin) { /* compile without an input: an all-zero sample */
         zero = calloc((size_t)q->n_inputs, sizeof *zero);
         if (!zero) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
@@ -408,10 +588,10 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
         for (int64_t k = 0; k < t->numel; k++) {
             nnc_prv_fr v;
             nnc_prv_fr_from_i64(&v, qin[i][k]);
-            if (priv & NNC_PRV_ZK_PRIVATE_INPUT) nnc_prv_lc_term_i(cb, &x->v[k], nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PRV_IN, &v), 1);
+            if (priv & NNC_PRV_ZK_PRIVATE_INPUT) nnc_prv_g_signed_bits(cb, &x->v[k], qin[i][k], input_bits(t), NNC_PRV_WIRE_PRV_IN);
             else nnc_prv_lc_term(cb, &x->v[k], 0, &v);
         }
-        seg[i] = (nnc_prv_zk_segment){NULL, x->v, t->numel, input_bits(t)};
+        seg[i] = (nnc_prv_zk_segment){NULL, x->v, t->numel, input_bits(t), (priv & NNC_PRV_ZK_PRIVATE_INPUT) != 0};
     }
     nnc_prv_lc_reset(&commit);
     if (priv & NNC_PRV_ZK_PRIVATE_INPUT) {
@@ -448,6 +628,7 @@ done:
     if (z.t)
         for (int t = 0; t < q->n_t; t++) tensor_free(&z.t[t]);
     free(z.t);
+    free(z.bnd);
     if (z.pw) {
         for (int li = 0; li < q->n_l; li++) {
             if (!z.pw[li]) continue;

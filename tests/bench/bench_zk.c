@@ -6,6 +6,9 @@
  *       time, and when PROVE = 1 the Groth16 setup, prove and verify times and
  *       the proof size (proof.json bytes); peak RSS of this process.  PROVE = 0
  *       counts constraints without storing them (models too large here).
+ *       Last column: the constraints without knit packing (weights/both;
+ *       counted only).  With BENCH_ZK_FILES=DIR, a proved case also writes
+ *       DIR/NAME-PRIVACY-{vk,proof,public}.json (for snarkjs).
  *   bench_zk accuracy NAME MODEL CALIB.npy IMAGES.npy LABELS.npy BITS...
  *       one CSV row per BITS: float and quantised top-1 accuracy on the
  *       images, and the share of images where the two argmaxes agree.
@@ -131,15 +134,35 @@ static int cmd_circuit(int argc, char **argv)
         size_t len = 0;
         nnc_prv_g16_proof_serialize_json(NULL, &len, &proof);
         proof_bytes = (long)len;
+        const char *dir = getenv("BENCH_ZK_FILES"); /* the runner checks these with snarkjs */
+        if (dir && *dir) {
+            char path[3][1024];
+            snprintf(path[0], sizeof path[0], "%s/%s-%s-vk.json", dir, name, ps);
+            snprintf(path[1], sizeof path[1], "%s/%s-%s-proof.json", dir, name, ps);
+            snprintf(path[2], sizeof path[2], "%s/%s-%s-public.json", dir, name, ps);
+            if (nnc_prv_g16_vk_write_file(path[0], &vk, err, sizeof err) || nnc_prv_g16_proof_write_file(path[1], &proof, err, sizeof err) ||
+                nnc_prv_public_write_file(path[2], &pub, err, sizeof err))
+                return die("write", err);
+        }
         nnc_prv_g16_vk_clear(&vk);
         nnc_prv_zkey_clear(&z);
         nnc_prv_r1cs_clear(&r);
         nnc_prv_fr_vec_clear(&w);
         nnc_prv_fr_vec_clear(&pub);
     }
-    printf("%s,%s,%d,%lld,%llu,%u,%.4f,%.3f,%.3f,%.3f,%.4f,%ld,%.1f\n", name, ps, q.bits, (long long)macs, (unsigned long long)cons,
-           wires, macs ? (double)cons / (double)macs : 0.0, t_wit, t_setup, t_prove, t_verify, proof_bytes, peak_mb());
+    double rss = peak_mb();
     nnc_prv_cb_destroy(cb);
+    /* ablation: the same circuit without knit packing (counted only) */
+    char unpacked[32] = "";
+    if (priv != NNC_PRV_ZK_PRIVATE_INPUT) {
+        if (nnc_prv_zk_compile(&cb, &q, (nnc_prv_zk_privacy)(priv | NNC_PRV_ZK_UNPACKED), 1, (const int64_t *const *)qi, NULL, err,
+                               sizeof err))
+            return die("compile (unpacked)", err);
+        snprintf(unpacked, sizeof unpacked, "%llu", (unsigned long long)nnc_prv_cb_n_constraints(cb));
+        nnc_prv_cb_destroy(cb);
+    }
+    printf("%s,%s,%d,%lld,%llu,%u,%.4f,%.3f,%.3f,%.3f,%.4f,%ld,%.1f,%s\n", name, ps, q.bits, (long long)macs, (unsigned long long)cons,
+           wires, macs ? (double)cons / (double)macs : 0.0, t_wit, t_setup, t_prove, t_verify, proof_bytes, rss, unpacked);
     free(qin);
     free(x);
     nnc_qmodel_clear(&q);

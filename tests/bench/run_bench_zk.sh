@@ -5,24 +5,33 @@
 # on the Fashion-MNIST test set -> results/zk-accuracy.csv; published figures
 # of other systems -> results/zk-published.csv; the machine -> results/zk-machine.txt.
 # Proving (Groth16 setup + prove + verify) runs where the development setup
-# fits this CPU (BENCH_ZK_PROVE: space-separated model/privacy pairs).
+# fits this CPU (BENCH_ZK_PROVE: space-separated model/privacy pairs); each
+# proof is verified in process by nncert and, from the files it writes, by
+# snarkjs groth16 verify (column snarkjs_verify: ok, FAIL, or empty).
 set -e
 BUILD=${BUILD:-build}
 B=$BUILD/bench/bench_zk
 D=$BUILD/bench/zk
 PY=/usr/bin/python3
 mkdir -p results "$D"
-PROVE=${BENCH_ZK_PROVE:-"mlp/input"}
+PROVE=${BENCH_ZK_PROVE:-"mlp/input cnn/input lenet5/input cnn/both"}
+SNARKJS=tests/peers/node_modules/.bin/snarkjs
 { echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >results/zk-machine.txt
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"; } >results/zk-machine.txt
 have_models=1
 $PY tests/bench/zk_models.py "$D" >/dev/null 2>&1 || { echo "bench-zk: LeNet-5/VGG16 skipped (python3-torch/onnx missing)" >&2; have_models=0; }
 out=results/zk.csv
-echo "model,privacy,bits,macs,constraints,wires,constraints_per_mac,witness_s,setup_s,prove_s,verify_s,proof_json_bytes,peak_rss_mb" >"$out"
+echo "model,privacy,bits,macs,constraints,wires,constraints_per_mac,witness_s,setup_s,prove_s,verify_s,proof_json_bytes,peak_rss_mb,constraints_unpacked,snarkjs_verify" >"$out"
 run() { # NAME MODEL PRIVACY [CALIB]
-    local p=0
+    local p=0 row js=""
     case " $PROVE " in *" $1/$3 "*) p=1;; esac
-    "$B" circuit "$1" "$2" "$3" "$p" ${4:+"$4"} | tee -a "$out"
+    row=$(BENCH_ZK_FILES="$D" "$B" circuit "$1" "$2" "$3" "$p" ${4:+"$4"}) || { echo "bench-zk: $1/$3 failed" >&2; return 0; }
+    if [ "$p" = 1 ] && [ -x "$SNARKJS" ]; then
+        js=FAIL
+        "$SNARKJS" groth16 verify "$D/$1-$3-vk.json" "$D/$1-$3-public.json" "$D/$1-$3-proof.json" 2>&1 | grep -q 'OK!' && js=ok
+    fi
+    echo "$row,$js" | tee -a "$out"
 }
 for priv in input weights both; do
     run mlp models/zoo/mlp.onnx "$priv" models/zoo/sample_batch.npy

@@ -10,6 +10,8 @@
 #    rejected by both tools; the proof does not verify for another input or
 #    model;
 #  - a second input proved with the saved key verifies with the same vk;
+#  - a small model with --private both (knit-packed products) proves and
+#    verifies with both tools, and a tampered output is rejected;
 #  - bad input: an unsupported operator is named; a model too large for the
 #    key is refused with the constraint count it needs.
 . "$(dirname "$0")/lib.bash"
@@ -112,6 +114,10 @@ w2 = rng.standard_normal((64, 784)).astype(np.float32) * 0.05; b2 = np.zeros(64,
 w3 = rng.standard_normal((10, 64)).astype(np.float32) * 0.2; b3 = np.zeros(10, np.float32)
 save([helper.make_node("Gemm", ["x", "w", "b"], ["h"], transB=1), helper.make_node("Relu", ["h"], ["r"]),
       helper.make_node("Gemm", ["r", "w3", "b3"], ["y"], transB=1)], {"w": w2, "b": b2, "w3": w3, "b3": b3}, "bigger", 784, 10)
+w4 = rng.standard_normal((12, 16)).astype(np.float32) * 0.3; b4 = rng.standard_normal(12).astype(np.float32) * 0.1
+w5 = rng.standard_normal((10, 12)).astype(np.float32) * 0.3; b5 = rng.standard_normal(10).astype(np.float32) * 0.1
+save([helper.make_node("Gemm", ["x", "w4", "b4"], ["h"], transB=1), helper.make_node("Relu", ["h"], ["r"]),
+      helper.make_node("Gemm", ["r", "w5", "b5"], ["y"], transB=1)], {"w4": w4, "b4": b4, "w5": w5, "b5": b5}, "small", 16, 10)
 EOF
     echo '[0.5, 0.25, 1.0, 0.0]' >"$W/tiny_in.json"
     expect_error zk-unsupported-operator 69 "Sigmoid.*squash|squash.*Sigmoid" "$NNCERT" compile "$W/sigmoid.onnx" -o "$W/s.r1cs"
@@ -122,6 +128,18 @@ EOF
        "$NNCERT" check --vk "$W/tvk.json" "$W/tp.json" "$W/tpub.json" --model "$W/tiny.onnx" --input "$W/tiny_in.json" >/dev/null; then
         pass zk-prove-tiny
     else fail "zk-prove-tiny ($(head -c 300 "$W/err"))"; fi
+    # everything private: the knit-packed products (one constraint per input
+    # and block of output rows) prove and verify with both tools
+    "$PY" -c "import json; json.dump([round(0.06 * i, 3) for i in range(16)], open('$W/small_in.json', 'w'))"
+    if "$NNCERT" prove "$W/small.onnx" --private both --input "$W/small_in.json" -o "$W/sp.json" --public "$W/spub.json" \
+            --vk "$W/svk.json" >/dev/null 2>"$W/err" && "$NNCERT" check --vk "$W/svk.json" "$W/sp.json" "$W/spub.json" >/dev/null; then
+        pass zk-prove-private-both
+    else fail "zk-prove-private-both ($(head -c 300 "$W/err"))"; fi
+    if [ "$have_snarkjs" = 1 ]; then
+        if js_ok "$W/svk.json" "$W/spub.json" "$W/sp.json"; then pass zk-snarkjs-verify-private-both; else fail zk-snarkjs-verify-private-both; fi
+        "$PY" -c "import json,sys; p=json.load(open(sys.argv[1])); p[3]=str(int(p[3])+1); json.dump(p,open(sys.argv[2],'w'))" "$W/spub.json" "$W/spub_t.json"
+        if js_ok "$W/svk.json" "$W/spub_t.json" "$W/sp.json"; then fail zk-tampered-private-both-snarkjs; else pass zk-tampered-private-both-snarkjs; fi
+    fi
     expect_error zk-key-too-small 75 "needs [0-9]+ constraints" "$NNCERT" prove "$W/bigger.onnx" --input models/zoo/sample_input.json \
         --key "$W/tiny.zkey" -o "$W/bp.json" --public "$W/bpub.json"
     [ ! -e "$W/bp.json" ] && pass zk-key-too-small-nothing-written || fail zk-key-too-small-nothing-written

@@ -426,7 +426,7 @@ START_TEST(test_commit)
     int64_t a[70], b[5];
     for (int i = 0; i < 70; i++) a[i] = (int64_t)(rng_next(&r) % 256) - 128;
     for (int i = 0; i < 5; i++) b[i] = (int64_t)(rng_next(&r) % 2000) - 1000;
-    nnc_prv_zk_segment ns[2] = {{a, NULL, 70, 8}, {b, NULL, 5, 12}};
+    nnc_prv_zk_segment ns[2] = {{a, NULL, 70, 8, 0}, {b, NULL, 5, 12, 0}};
     nnc_prv_fr want, got, other;
     CHECK(nnc_prv_zk_commit(&want, ns, 2, err, sizeof err) == NNC_STATUS_OK);
     /* one value changed: another commitment */
@@ -447,7 +447,7 @@ START_TEST(test_commit)
     uint32_t ids[70];
     for (int i = 0; i < 70; i++) ids[i] = input(cb, &la[i], a[i]);
     for (int i = 0; i < 5; i++) nnc_prv_lc_term_i(cb, &lb[i], 0, b[i]);
-    nnc_prv_zk_segment cs[2] = {{NULL, la, 70, 8}, {NULL, lb, 5, 12}};
+    nnc_prv_zk_segment cs[2] = {{NULL, la, 70, 8, 0}, {NULL, lb, 5, 12, 0}};
     uint64_t c0 = nnc_prv_cb_n_constraints(cb);
     nnc_prv_g_commit(cb, &out, cs, 2);
     CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_OK);
@@ -667,19 +667,26 @@ START_TEST(test_model_cnn)
 }
 END_TEST
 
+/* The small CNN quantised to 6 bits and one random sample of it. */
+static nnc_model *small_cnn_sample(rng *r, nnc_qmodel *q, int64_t qa[72])
+{
+    nnc_model *m = small_cnn(rng_next(r));
+    ck_assert_msg(nnc_qmodel_build(q, m, 6, NULL, 0, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    double x[72];
+    for (int i = 0; i < 72; i++) x[i] = (double)(rng_next(r) % 1000) / 1000.0;
+    const double *xi[1] = {x};
+    int64_t *qi[1] = {qa};
+    CHECK(nnc_qmodel_quantize_inputs(q, xi, qi, err, sizeof err) == NNC_STATUS_OK);
+    return m;
+}
+
 START_TEST(test_model_every_wire)
 {
     /* the whole small CNN, private input: every wire determined */
     rng r = rng_for(7);
-    nnc_model *m = small_cnn(rng_next(&r));
     nnc_qmodel q;
-    ck_assert_msg(nnc_qmodel_build(&q, m, 6, NULL, 0, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-    double x[72];
     int64_t qa[72];
-    for (int i = 0; i < 72; i++) x[i] = (double)(rng_next(&r) % 1000) / 1000.0;
-    const double *xi[1] = {x};
-    int64_t *qi[1] = {qa};
-    CHECK(nnc_qmodel_quantize_inputs(&q, xi, qi, err, sizeof err) == NNC_STATUS_OK);
+    nnc_model *m = small_cnn_sample(&r, &q, qa);
     nnc_prv_cb *a = compile(&q, NNC_PRV_ZK_PRIVATE_INPUT, qa, NULL);
     every_wire_determined(a, 1);
     nnc_prv_cb_destroy(a);
@@ -761,6 +768,263 @@ START_TEST(test_unsupported)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- knit packing */
+
+/* A k x K knit-packed layer as the compiler builds it: private weights w
+ * (wb signed bits), inputs x (xb bits) and biases (bb bits), each
+ * range-checked; accumulators from nnc_prv_g_requant_open (shift s,
+ * rbits rb); base bits n.  Out: the values of the proven y, the first wire
+ * the knit part creates, ids of the quotient bits (rb per output). */
+typedef struct knit_case {
+    int k, K, wb, xb, bb, s, rb, n;
+    int64_t w[64], x[16], b[8];
+} knit_case;
+
+static nnc_prv_cb *knit_build(const knit_case *c, int64_t *y, uint32_t *first, uint32_t *qbits)
+{
+    nnc_prv_cb *cb = new_cb();
+    nnc_prv_lc w[64], x[16], b[8], acc[8], yl[8];
+    memset(w, 0, sizeof w);
+    memset(x, 0, sizeof x);
+    memset(b, 0, sizeof b);
+    memset(acc, 0, sizeof acc);
+    memset(yl, 0, sizeof yl);
+    for (int i = 0; i < c->k * c->K; i++) {
+        input(cb, &w[i], c->w[i]);
+        nnc_prv_g_range_signed(cb, &w[i], c->wb);
+    }
+    for (int j = 0; j < c->K; j++) {
+        input(cb, &x[j], c->x[j]);
+        nnc_prv_g_range_signed(cb, &x[j], c->xb);
+    }
+    for (int i = 0; i < c->k; i++) {
+        input(cb, &b[i], c->b[i]);
+        nnc_prv_g_range_signed(cb, &b[i], c->bb);
+    }
+    *first = nnc_prv_cb_n_wires(cb);
+    int64_t idx[16];
+    for (int j = 0; j < c->K; j++) idx[j] = j;
+    for (int i = 0; i < c->k; i++) {
+        int64_t a = c->b[i];
+        for (int j = 0; j < c->K; j++) a += c->w[i * c->K + j] * c->x[j];
+        uint32_t q0 = nnc_prv_cb_n_wires(cb) + (uint32_t)c->s; /* remainder bits come first */
+        nnc_prv_g_requant_open(cb, &yl[i], NULL, &acc[i], a, c->s, c->rb);
+        if (qbits)
+            for (int t = 0; t < c->rb; t++) qbits[i * c->rb + t] = q0 + (uint32_t)t;
+        y[i] = eval_i(cb, &yl[i]);
+    }
+    uint64_t c0 = nnc_prv_cb_n_constraints(cb);
+    nnc_prv_g_knit_dot(cb, acc, b, c->k, c->n, w, idx, c->K, x, idx, c->K);
+    CHECK(nnc_prv_cb_n_constraints(cb) - c0 == (uint64_t)c->K + 1); /* K products for k K MACs, one tie */
+    for (int i = 0; i < 64; i++) nnc_prv_lc_clear(&w[i]);
+    for (int i = 0; i < 16; i++) nnc_prv_lc_clear(&x[i]);
+    for (int i = 0; i < 8; i++) {
+        nnc_prv_lc_clear(&b[i]);
+        nnc_prv_lc_clear(&acc[i]);
+        nnc_prv_lc_clear(&yl[i]);
+    }
+    return cb;
+}
+
+/* The base from the bounds: |b + w.x - acc| <= K wmax xmax + bmax + Z. */
+static int knit_n(const knit_case *c)
+{
+    uint64_t A = (uint64_t)c->K << (c->wb - 1 + c->xb - 1), bm = (uint64_t)1 << (c->bb - 1);
+    uint64_t Z = ((uint64_t)1 << (c->rb - 1 + c->s)) + (c->s ? (uint64_t)1 << (c->s - 1) : 0);
+    return nnc_prv_knit_base_bits(A + bm + Z);
+}
+
+START_TEST(test_knit_base)
+{
+    CHECK(nnc_prv_knit_base_bits(0) == 1 && nnc_prv_knit_base_bits(1) == 1 && nnc_prv_knit_base_bits(2) == 2);
+    CHECK(nnc_prv_knit_base_bits(24) == 5 && nnc_prv_knit_base_bits(31) == 5 && nnc_prv_knit_base_bits(32) == 6);
+    CHECK(nnc_prv_knit_base_bits(UINT64_MAX) == 64);
+    CHECK(nnc_prv_knit_slots(5) == 50 && nnc_prv_knit_slots(26) == 9 && nnc_prv_knit_slots(253) == 1 && nnc_prv_knit_slots(254) == 0);
+    /* more products than the field holds are refused */
+    nnc_prv_cb *cb = new_cb();
+    nnc_prv_lc z[2] = {{0}}, w[2] = {{0}}, x = {0};
+    int64_t i0[1] = {0};
+    input(cb, &w[0], 1);
+    input(cb, &w[1], 1);
+    input(cb, &x, 1);
+    nnc_prv_g_knit_dot(cb, z, NULL, 2, 127, w, i0, 1, &x, i0, 1);
+    CHECK(nnc_prv_cb_status(cb, NULL, 0) == NNC_STATUS_ARG);
+    for (int i = 0; i < 2; i++) {
+        nnc_prv_lc_clear(&z[i]);
+        nnc_prv_lc_clear(&w[i]);
+    }
+    nnc_prv_lc_clear(&x);
+    nnc_prv_cb_destroy(cb);
+}
+END_TEST
+
+/* Random layers: the proven y equal the integer computation; every wire the
+ * packing creates (products, remainder and quotient bits) is determined;
+ * moving 1 between adjacent outputs is rejected (moves by B need digits
+ * outside the range checks: test_knit_exhaustive). */
+START_TEST(test_knit_random)
+{
+    rng r = rng_for(20);
+    for (int it = 0; it < 12; it++) {
+        knit_case c = {0};
+        c.k = 2 + (int)(rng_next(&r) % 5);
+        c.K = 1 + (int)(rng_next(&r) % 8);
+        c.wb = 2 + (int)(rng_next(&r) % 7);
+        c.xb = 2 + (int)(rng_next(&r) % 9);
+        c.bb = 2 + (int)(rng_next(&r) % 10);
+        c.s = (int)(rng_next(&r) % 4);
+        c.n = 0;
+        int64_t wm = (int64_t)1 << (c.wb - 1), xm = (int64_t)1 << (c.xb - 1), bm = (int64_t)1 << (c.bb - 1);
+        for (int i = 0; i < c.k * c.K; i++) c.w[i] = (int64_t)(rng_next(&r) % (uint64_t)(2 * wm)) - wm;
+        for (int j = 0; j < c.K; j++) c.x[j] = (int64_t)(rng_next(&r) % (uint64_t)(2 * xm)) - xm;
+        for (int i = 0; i < c.k; i++) c.b[i] = (int64_t)(rng_next(&r) % (uint64_t)(2 * bm)) - bm;
+        /* quotients in rb bits: every accumulator of these ranges fits */
+        uint64_t amax = (uint64_t)c.K * (uint64_t)wm * (uint64_t)xm + (uint64_t)bm;
+        c.rb = 2;
+        while ((((uint64_t)1 << (c.rb - 1)) << c.s) <= amax + ((uint64_t)1 << c.s)) c.rb++;
+        c.n = knit_n(&c);
+        ck_assert_msg(c.k <= nnc_prv_knit_slots(c.n), "case %d: k %d n %d", it, c.k, c.n);
+        int64_t y[8];
+        uint32_t first, qb[8 * 64];
+        nnc_prv_cb *cb = knit_build(&c, y, &first, qb);
+        ck_assert_msg(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        for (int i = 0; i < c.k; i++) {
+            int64_t a = c.b[i];
+            for (int j = 0; j < c.K; j++) a += c.w[i * c.K + j] * c.x[j];
+            CHECK(y[i] == (c.s ? floordiv(a + ((int64_t)1 << (c.s - 1)), (int64_t)1 << c.s) : a));
+        }
+        every_wire_determined(cb, first);
+        /* adjacent shifts of the quotients (the packed sum moves by
+         * 2^s (B^(i+1) -+ B^i) or 2^s B^i (B - 1): never 0) */
+        for (int i = 0; i + 1 < c.k; i++)
+            for (int sh = 0; sh < 2; sh++) {
+                int64_t d0 = sh ? -1 : 1, d1 = -d0;
+                int64_t q0 = y[i] + d0, q1 = y[i + 1] + d1, lim = (int64_t)1 << (c.rb - 1);
+                if (q0 < -lim || q0 >= lim || q1 < -lim || q1 >= lim) continue;
+                nnc_prv_fr save[128];
+                for (int t = 0; t < 2 * c.rb; t++) save[t] = *nnc_prv_cb_value(cb, qb[i * c.rb + t]);
+                for (int t = 0; t < c.rb; t++) {
+                    nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, qb[i * c.rb + t]), ((q0 + lim) >> t) & 1);
+                    nnc_prv_fr_from_i64(nnc_prv_cb_value(cb, qb[(i + 1) * c.rb + t]), ((q1 + lim) >> t) & 1);
+                }
+                CHECK(!satisfied(cb));
+                for (int t = 0; t < 2 * c.rb; t++) *nnc_prv_cb_value(cb, qb[i * c.rb + t]) = save[t];
+            }
+        CHECK(satisfied(cb));
+        nnc_prv_cb_destroy(cb);
+    }
+}
+END_TEST
+
+/* Exhaustive 2x2 layer (w, x in [-2, 2), bias in [-2, 2), s = 0, y in
+ * 5 bits): for every weight/input/bias assignment the honest witness is
+ * accepted; for a spread of them every one of the 32 x 32 candidate (y0, y1)
+ * is tried and only the honest pair passes.  With a base one bit below
+ * the bound, some assignment accepts a wrong pair (y0 + B, y1 - 1): the
+ * bound is what makes the packing sound. */
+static int knit_count_accepted(const knit_case *c, int64_t *wrong)
+{
+    int64_t y[2];
+    uint32_t first, qb[2 * 5];
+    nnc_prv_cb *cb = knit_build(c, y, &first, qb);
+    CHECK(nnc_prv_cb_status(cb, NULL, 0) == NNC_STATUS_OK);
+    nnc_prv_r1cs r;
+    nnc_prv_fr_vec w;
+    uint32_t *map;
+    CHECK(nnc_prv_cb_finish(cb, &r, &w, &map, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(nnc_prv_r1cs_check_witness(NULL, &r, w.v, w.n, NULL, 0) == NNC_STATUS_OK);
+    int accepted = 0;
+    for (int64_t y0 = -16; y0 < 16; y0++)
+        for (int64_t y1 = -16; y1 < 16; y1++) {
+            for (int t = 0; t < 5; t++) {
+                nnc_prv_fr_from_i64(&w.v[map[qb[t]]], ((y0 + 16) >> t) & 1);
+                nnc_prv_fr_from_i64(&w.v[map[qb[5 + t]]], ((y1 + 16) >> t) & 1);
+            }
+            if (nnc_prv_r1cs_check_witness(NULL, &r, w.v, w.n, NULL, 0) == NNC_STATUS_OK) {
+                accepted++;
+                if (y0 != y[0] || y1 != y[1]) *wrong = y0 * 64 + y1;
+            }
+        }
+    free(map);
+    nnc_prv_r1cs_clear(&r);
+    nnc_prv_fr_vec_clear(&w);
+    nnc_prv_cb_destroy(cb);
+    return accepted;
+}
+
+START_TEST(test_knit_exhaustive)
+{
+    knit_case c = {.k = 2, .K = 2, .wb = 2, .xb = 2, .bb = 2, .s = 0, .rb = 5};
+    c.n = knit_n(&c); /* 2*2*2 + 2 + 16 = 26 -> B = 32 */
+    CHECK(c.n == 5);
+    int tried = 0, wrong_small = 0;
+    for (int code = 0; code < 1 << 16; code++) { /* 4 weights, 2 inputs, 2 biases: 2 bits each */
+        for (int i = 0; i < 4; i++) c.w[i] = ((code >> (2 * i)) & 3) - 2;
+        for (int j = 0; j < 2; j++) c.x[j] = ((code >> (8 + 2 * j)) & 3) - 2;
+        for (int i = 0; i < 2; i++) c.b[i] = ((code >> (12 + 2 * i)) & 3) - 2;
+        int64_t y[2];
+        uint32_t first;
+        nnc_prv_cb *cb = knit_build(&c, y, &first, NULL);
+        for (int i = 0; i < 2; i++) CHECK(y[i] == c.b[i] + c.w[2 * i] * c.x[0] + c.w[2 * i + 1] * c.x[1]);
+        CHECK(satisfied(cb));
+        nnc_prv_cb_destroy(cb);
+        if (code % 251 == 0) {
+            int64_t wrong = 0;
+            CHECK(knit_count_accepted(&c, &wrong) == 1);
+            tried++;
+            knit_case small = c;
+            small.n = c.n - 2; /* B = 8: a digit of 8 or more aliases */
+            if (knit_count_accepted(&small, &wrong) > 1) wrong_small++;
+        }
+    }
+    CHECK(tried >= 100);
+    CHECK(wrong_small > 0);
+}
+END_TEST
+
+/* The small CNN with everything private: the packed Conv and Gemm layers
+ * (checked against the integer runtime in test_model_cnn) leave no wire
+ * of the layers undetermined, and cost fewer constraints than one per MAC. */
+START_TEST(test_model_knit)
+{
+    rng r = rng_for(21);
+    nnc_qmodel q;
+    int64_t qa[72];
+    nnc_model *m = small_cnn_sample(&r, &q, qa);
+    nnc_prv_cb *a = compile(&q, NNC_PRV_ZK_PRIVATE_BOTH, qa, NULL);
+    int ns;
+    const nnc_prv_cb_section *sec = nnc_prv_cb_sections(a, &ns);
+    CHECK(ns == 2 + q.n_l + 1);
+    uint32_t first = 1 + (uint32_t)(sec[0].wires + sec[1].wires); /* after the commitments */
+    for (int li = 0; li < q.n_l; li++) {
+        const nnc_q_layer *l = &q.l[li];
+        if (l->kind != NNC_Q_DENSE && l->kind != NNC_Q_CONV) continue;
+        int64_t outs = q.t[l->out].numel, macs = l->kind == NNC_Q_DENSE ? l->K * l->N : outs * (l->C / l->group) * l->kh * l->kw;
+        /* requantisation bits per output, plus at most half a constraint per MAC (k >= 2) and a tie per block */
+        uint64_t unpacked = (uint64_t)(macs + outs * (l->shift + q.t[l->out].rbits + 1));
+        uint64_t bound = (uint64_t)(macs / 2 + outs * (l->shift + q.t[l->out].rbits + 1));
+        ck_assert_msg(sec[2 + li].constraints <= bound && sec[2 + li].constraints < unpacked, "layer %d: %llu constraints", li,
+                      (unsigned long long)sec[2 + li].constraints);
+    }
+    every_wire_determined(a, first);
+    nnc_prv_cb_destroy(a);
+    /* a bias beyond every accumulator's reach admits no proof: its committed
+     * width refuses it, with public and with private weights */
+    int last = q.n_l - 1;
+    CHECK(q.l[last].b != NULL);
+    int64_t save = q.l[last].b[0];
+    q.l[last].b[0] = (int64_t)1 << 40;
+    nnc_prv_fr c;
+    CHECK(nnc_prv_zk_model_commitment(&c, &q, err, sizeof err) == NNC_STATUS_INVALID);
+    nnc_prv_cb *bad;
+    const int64_t *ins[1] = {qa};
+    CHECK(nnc_prv_zk_compile(&bad, &q, NNC_PRV_ZK_PRIVATE_BOTH, 0, ins, NULL, err, sizeof err) == NNC_STATUS_INVALID && bad == NULL);
+    q.l[last].b[0] = save;
+    nnc_qmodel_clear(&q);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("circuit");
@@ -777,11 +1041,15 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mul_privacy);
     tcase_add_test(tc, test_poseidon_gadget);
     tcase_add_test(tc, test_commit);
+    tcase_add_test(tc, test_knit_base);
+    tcase_add_test(tc, test_knit_random);
+    tcase_add_test(tc, test_knit_exhaustive);
     suite_add_tcase(s, tc);
     TCase *tm = tcase_create("models");
     tcase_set_timeout(tm, 300);
     tcase_add_test(tm, test_model_cnn);
     tcase_add_test(tm, test_model_every_wire);
+    tcase_add_test(tm, test_model_knit);
     tcase_add_test(tm, test_model_gather_sparse);
     tcase_add_test(tm, test_unsupported);
     suite_add_tcase(s, tm);
