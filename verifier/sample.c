@@ -18,6 +18,10 @@
  * reference runtime anyway (tau too loose for the box): then every sample
  * goes straight to it.  Only speed depends on it, never a verdict. */
 #define NNC_SMP_MAX_RECHECK_SHARE 0.25
+/* The box screen (one float32 GEMM per layer) hands over to the running
+ * bound (about two) when more than this share of a batch is undecided:
+ * a recheck costs several float32 evaluations. */
+#define NNC_SMP_BOX_RECHECK_SHARE 0.05
 
 /* ------------------------------------------------------------------ chain */
 
@@ -520,6 +524,11 @@ struct nnc_smp {
     const nnc_smp_case *sc;
     double tau;                /* current case's tolerance; +inf: no screening */
     int screen;                /* screening on for the current case */
+    nnc_smp_mode mode;         /* how the CPU screens it */
+    int pinned;                /* mode forced by nnc_smp_set_mode: kept */
+    double handover_tau;       /* box tolerance of the last case that handed over to RUN */
+    nnc_smp_run *run;          /* running-bound screen (float-weight chains) */
+    float *rs;                 /* batch * n_out: its bounds */
     double *ys, *ef, *er, *ya; /* batch * n_out; n_out each */
     float *xf, *yf;            /* batch * n_in, batch * n_out (CPU fast) */
     double *xr;                /* batch * n_in: points to recheck */
@@ -536,6 +545,8 @@ void nnc_smp_destroy(nnc_smp *s)
     nnc_rt_destroy(s->fast);
     nnc_gpu_smp_destroy(s->gpu);
     nnc_smp_chain_free(s->chain);
+    nnc_smp_run_free(s->run);
+    free(s->rs);
     free(s->ys); free(s->ef); free(s->er); free(s->ya);
     free(s->xf); free(s->yf); free(s->xr); free(s->idx); free(s->verdict); free(s->packed);
     free(s);
@@ -583,6 +594,7 @@ nnc_status nnc_smp_create(nnc_smp **out, const nnc_model *m, int device, char *e
             nnc_smp_destroy(s);
             return st;
         }
+        if (nnc_smp_run_create(&s->run, s->chain) == NNC_STATUS_NOMEM) goto fail_nomem;
     }
     if ((st = nnc_rt_create(&s->ref, m, NNC_PRECISION_F64, NNC_SMP_CPU_BATCH, err, errlen))) {
         nnc_smp_destroy(s);
@@ -601,6 +613,7 @@ nnc_status nnc_smp_create(nnc_smp **out, const nnc_model *m, int device, char *e
         s->yf = malloc(sizeof(float) * B * no);
         if (!s->xf || !s->yf) goto fail_nomem;
     }
+    if (s->run && (s->rs = malloc(sizeof(float) * B * no)) == NULL) goto fail_nomem;
     if (s->gpu && (s->verdict = malloc(B)) == NULL) goto fail_nomem;
     *out = s;
     return NNC_STATUS_OK;
@@ -617,13 +630,32 @@ void nnc_smp_counts(const nnc_smp *s, uint64_t *fast, uint64_t *rechecked)
     *rechecked = s->n_recheck;
 }
 
-void nnc_smp_set_tolerance(nnc_smp *s, double tau) { s->tau = tau; }
+void nnc_smp_set_tolerance(nnc_smp *s, double tau)
+{
+    s->tau = tau;
+    s->mode = s->fast && !isinf(tau) ? NNC_SMP_MODE_BOX : NNC_SMP_MODE_REF;
+    s->screen = s->mode == NNC_SMP_MODE_BOX;
+    s->pinned = 1;
+}
+
+void nnc_smp_set_mode(nnc_smp *s, nnc_smp_mode mode)
+{
+    if ((mode == NNC_SMP_MODE_BOX && !s->fast) || (mode == NNC_SMP_MODE_RUN && !s->run)) mode = NNC_SMP_MODE_REF;
+    s->mode = mode;
+    s->pinned = 1;
+    s->screen = mode == NNC_SMP_MODE_BOX && isfinite(s->tau);
+    if (mode == NNC_SMP_MODE_BOX && !s->screen) s->mode = NNC_SMP_MODE_REF;
+}
+
+nnc_smp_mode nnc_smp_get_mode(const nnc_smp *s) { return s->gpu ? NNC_SMP_MODE_REF : s->mode; }
 
 nnc_status nnc_smp_case_begin(nnc_smp *s, const nnc_smp_case *sc, char *err, size_t errlen)
 {
     s->sc = sc;
     s->tau = INFINITY;
     s->screen = 0;
+    s->mode = NNC_SMP_MODE_REF;
+    s->pinned = 0;
     if (s->chain == NULL || (!s->fast && !s->gpu)) return NNC_STATUS_OK;
     /* fast evaluator: float32 on the CPU (its input rounded to float too),
      * float64 on the GPU */
@@ -632,6 +664,10 @@ nnc_status nnc_smp_case_begin(nnc_smp *s, const nnc_smp_case *sc, char *err, siz
     if (st) return nnc_err(err, errlen, st, "out of memory");
     s->tau = nnc_smp_margin_tolerance(sc->C, sc->d, sc->nrows, s->n_out, s->ef, s->er, s->ya);
     s->screen = isfinite(s->tau);
+    s->mode = s->screen ? NNC_SMP_MODE_BOX : s->run ? NNC_SMP_MODE_RUN : NNC_SMP_MODE_REF;
+    /* the same box tolerance handed over before (verify.c's falsification
+     * round and sampling stage share the root box): skip the box screen */
+    if (s->run && s->mode == NNC_SMP_MODE_BOX && s->tau == s->handover_tau) s->mode = NNC_SMP_MODE_RUN;
     if (s->gpu) {
         if (!s->screen) s->tau = INFINITY; /* every sample undecided: the GPU then only draws */
         size_t per = 2 * (size_t)s->n_in;
@@ -699,12 +735,35 @@ nnc_status nnc_smp_batch(nnc_smp *s, uint64_t first, int cnt, double *xs, unsign
     return nnc_smp_decide(s, cnt, xs, hit, err, errlen);
 }
 
+/* Verdicts by the running-bound screen: a float32 margin farther than its
+ * own sample's tolerance from 0 has the reference's sign. */
+static nnc_status decide_run(nnc_smp *s, int cnt, double *xs, unsigned char *hit, char *err, size_t errlen)
+{
+    const nnc_smp_case *sc = s->sc;
+    int no = s->n_out, m = 0;
+    if (nnc_smp_run_eval(s->run, cnt, xs, s->yf, s->rs, 1)) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    double y[64], *yb = no <= 64 ? y : s->ys;
+    for (int i = 0; i < cnt; i++) {
+        const float *yf = s->yf + (size_t)i * (size_t)no;
+        for (int j = 0; j < no; j++) yb[j] = yf[j];
+        double tau = nnc_smp_run_tolerance(sc->C, sc->d, sc->nrows, no, yf, s->rs + (size_t)i * (size_t)no);
+        double mg = nnc_smp_margin(sc->C, sc->d, sc->dstart, sc->ndisj, no, yb);
+        if (mg < -tau) hit[i] = 1;
+        else if (mg > tau) hit[i] = 0;
+        else s->idx[m++] = i; /* near the boundary, or not finite (tau = +inf) */
+    }
+    s->n_fast += (uint64_t)(cnt - m);
+    if ((double)m > NNC_SMP_MAX_RECHECK_SHARE * (double)cnt && !s->pinned) s->mode = NNC_SMP_MODE_REF;
+    return recheck(s, 0, s->idx, m, xs, 1, hit, err, errlen);
+}
+
 nnc_status nnc_smp_decide(nnc_smp *s, int cnt, double *xs, unsigned char *hit, char *err, size_t errlen)
 {
     const nnc_smp_case *sc = s->sc;
     int n = s->n_in, no = s->n_out, m = 0;
     nnc_status st;
     if (cnt < 1 || cnt > s->batch || sc == NULL) return nnc_err(err, errlen, NNC_STATUS_ARG, "bad sampling batch");
+    if (!s->gpu && s->mode == NNC_SMP_MODE_RUN) return decide_run(s, cnt, xs, hit, err, errlen);
     if (!s->screen || s->gpu) {
         for (int i = 0; i < cnt; i++) s->idx[i] = i;
         return recheck(s, 0, s->idx, cnt, xs, 1, hit, err, errlen);
@@ -730,6 +789,10 @@ nnc_status nnc_smp_decide(nnc_smp *s, int cnt, double *xs, unsigned char *hit, c
         else s->idx[m++] = i; /* near the boundary, or not finite */
     }
     s->n_fast += (uint64_t)(cnt - m);
-    if ((double)m > NNC_SMP_MAX_RECHECK_SHARE * (double)cnt) s->screen = 0;
+    if ((double)m > NNC_SMP_BOX_RECHECK_SHARE * (double)cnt && !s->pinned) {
+        s->screen = 0;
+        s->mode = s->run ? NNC_SMP_MODE_RUN : NNC_SMP_MODE_REF;
+        if (s->run) s->handover_tau = s->tau;
+    }
     return recheck(s, 0, s->idx, m, xs, 1, hit, err, errlen);
 }

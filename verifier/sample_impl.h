@@ -21,8 +21,13 @@
  * < -tau proves it < 0 (hit); the few samples within tau of the boundary, and
  * any non-finite fast margin, are re-decided by the reference runtime.  The
  * fast evaluators are the float32 runtime with its fused dense plan (CPU) and
- * cuBLAS float64 products (GPU).  So counts, reports and counterexamples are
- * identical on either path for a given seed.
+ * cuBLAS float64 products (GPU).  On deep nets the box's tau is useless
+ * (ACAS Xu: 26 against margins near 0.04), so the CPU then screens with a
+ * running, per-sample bound instead (sample_run.c, formulas in
+ * sample_math.h): float32 values with, beside each, a bound on its distance
+ * to the reference's value built from the magnitudes actually met, where a
+ * ReLU that is off by more than its bound stops the error.  So counts,
+ * reports and counterexamples are identical on either path for a given seed.
  *
  * Thread safety: a sampler is used by one thread at a time. */
 #ifndef NNC_SAMPLE_IMPL_H
@@ -66,6 +71,20 @@ nnc_status nnc_smp_chain_errors(const nnc_smp_chain *ch, const double *lo, const
  * magnitude) differ by at most tau. */
 double nnc_smp_margin_tolerance(const double *C, const double *d, int nrows, int n_out, const double *e_fast,
                                 const double *e_ref, const double *y_abs);
+
+/* The float32 screen with a running error bound (verifier/sample_run.c):
+ * the chain's float32 outputs and, per output, s >= |y - y64| where y64 is
+ * the float64 reference runtime's output at the same (double) point. */
+typedef struct nnc_smp_run nnc_smp_run;
+
+/* Returns OK, UNSUPPORTED (weights not all float values) or NOMEM. */
+nnc_status nnc_smp_run_create(nnc_smp_run **out, const nnc_smp_chain *ch);
+void nnc_smp_run_free(nnc_smp_run *r);
+
+/* Out: y[cnt][n_out], s[cnt][n_out] for the points xs[cnt][n_in], on up to
+ * two threads; simd = 0 forces the portable build of the same code (equal
+ * bit for bit).  Returns OK or NOMEM. */
+nnc_status nnc_smp_run_eval(const nnc_smp_run *r, int cnt, const double *xs, float *y, float *s, int simd);
 
 /* Out: x[n], the point of sample number `sub` (its Philox subsequence):
  * leaf picked by volume among nopen open leaves (leaves[i]: n lo then n hi),
@@ -127,7 +146,25 @@ nnc_status nnc_smp_decide(nnc_smp *s, int cnt, double *xs, unsigned char *hit, c
 void nnc_smp_counts(const nnc_smp *s, uint64_t *fast, uint64_t *rechecked);
 
 /* Test hook: force the tolerance of the current case (e.g. 0, or +inf to
- * recheck everything). */
+ * recheck everything); either turns the running-bound screen off. */
 void nnc_smp_set_tolerance(nnc_smp *s, double tau);
+
+/* How the CPU screens the current case: the float32 runtime with the a
+ * priori tolerance over the case's box, or the running per-sample bound
+ * (sample_run.c), or not at all.  A case starts with the box screen when
+ * its tolerance is finite and moves to the running bound when the box
+ * screen leaves more than 5% of a batch undecided (or starts there when it
+ * is infinite); more than 25% undecided by the running bound turns
+ * screening off.  Only speed depends on it, never a verdict. */
+typedef enum nnc_smp_mode {
+    NNC_SMP_MODE_REF = 0,
+    NNC_SMP_MODE_BOX = 1,
+    NNC_SMP_MODE_RUN = 2
+} nnc_smp_mode;
+
+/* Test / benchmark hook: force the mode of the current case (BOX only
+ * where a float32 runtime exists, RUN only for float-weight chains). */
+void nnc_smp_set_mode(nnc_smp *s, nnc_smp_mode mode);
+nnc_smp_mode nnc_smp_get_mode(const nnc_smp *s);
 
 #endif

@@ -114,4 +114,74 @@ NNC_SMP_HD void nnc_smp_interval_neuron(const double *w, size_t ws, int K, doubl
     *zhi = nextafter(NNC_SMP_ADD(sh, e), HUGE_VAL);
 }
 
+/* Running (a posteriori) error bound of the float32 screen, per sample.
+ * Layer l maps float32 values ĥ (K of them) to ẑ_j = fl32(b_j + sum_k
+ * w_kj ĥ_k) and ĥ'_j = relu(ẑ_j); the float64 reference maps its own h64 to
+ * z64 likewise.  With s_k >= |ĥ_k - h64_k| (s = |x - fl32(x)| at the input),
+ * gamma_f = gamma_{K+1}(2^-24), gamma_r = gamma_{K+1}(2^-53) and Higham's
+ * bound for any summation order (FMA or not), |h64| <= |ĥ| + s gives
+ *   |ẑ_j - z64_j| <= sum_k |w_kj| ((1 + gamma_r) s_k + (gamma_f + gamma_r) |ĥ_k|)
+ *                    + (gamma_f + gamma_r) |b_j| + underflow terms  =: delta_j
+ * and, ReLU being 1-Lipschitz, s'_j = delta_j; when ẑ_j <= -delta_j both
+ * pre-activations are <= 0, both outputs 0, and s'_j = 0 (the mask that
+ * keeps the bound from growing with the product of |W| over the layers).
+ * The screen evaluates delta_j in float32 as acc_j = fl(g|b_j| + sum |w_kj|
+ * D_k) with D_k = fl(a s_k + g |ĥ_k|) (a >= 1 + gamma_r, g >= gamma_f +
+ * gamma_r, both rounded up to float), then fl(fl(acc c) + t_j): every
+ * rounding of these non-negative sums loses at most a factor (1 - u), which
+ * c = 1 + 2 gamma_{K+8}(2^-24) restores (six roundings beside the sum), and t_j >= 2^-120 (colsum_j + K +
+ * 8) covers every underflowing or flushed product (2^-126 each, in the
+ * screen's sums and in ẑ's).  Any overflow gives inf or NaN, which the
+ * sampler treats as undecided. */
+
+/* Returns: x rounded up to float. */
+NNC_SMP_HD float nnc_smp_float_up(double x)
+{
+    float f = (float)x;
+    if ((double)f < x) f = nextafterf(f, INFINITY);
+    return f;
+}
+
+/* Out: the constants a, g, c of a layer with K inputs (see above). */
+NNC_SMP_HD void nnc_smp_run_consts(int K, float *a, float *g, float *c)
+{
+    *a = nnc_smp_float_up(1.0 + nnc_smp_gamma((double)K + 1.0, NNC_SMP_U64));
+    *g = nnc_smp_float_up(nnc_smp_gamma((double)K + 1.0, NNC_SMP_U32) + nnc_smp_gamma((double)K + 1.0, NNC_SMP_U64));
+    *c = nnc_smp_float_up(1.0 + 2.0 * nnc_smp_gamma((double)K + 8.0, NNC_SMP_U32));
+}
+
+/* Returns: D_k = a s_k + g |ĥ_k|, the screen's weight of input k. */
+NNC_SMP_HD float nnc_smp_run_in(float s, float h, float a, float g) { return a * s + g * fabsf(h); }
+
+/* Returns: s'_j of a neuron whose float32 pre-activation is z and whose
+ * error sum is acc: 0 when masked by ReLU, +inf when z is not finite. */
+NNC_SMP_HD float nnc_smp_run_out(float z, float acc, float c, float t, int relu)
+{
+    float dl = acc * c + t;
+    if (!(fabsf(z) <= 3.4028234663852886e38f)) return INFINITY;
+    return (relu && z <= -dl) ? 0.0f : dl;
+}
+
+/* Returns: tau with |margin(y) - margin(y64)| <= tau for float32 outputs y
+ * (n_out values) and any y64 with |y - y64| <= s elementwise, both margins
+ * computed by nnc_smp_margin in double (each row within gamma_{n_out+1}
+ * (|C_r| |y| + |d_r|) of its exact value); +inf when s or y is not finite. */
+NNC_SMP_HD double nnc_smp_run_tolerance(const double *C, const double *d, int nrows, int n_out, const float *y,
+                                        const float *s)
+{
+    double g = nnc_smp_gamma((double)n_out + 1.0, NNC_SMP_U64), tau = 0;
+    for (int r = 0; r < nrows; r++) {
+        double sd = 0, sy = 0;
+        for (int i = 0; i < n_out; i++) {
+            double ac = fabs(C[(size_t)r * (size_t)n_out + (size_t)i]);
+            sd = NNC_SMP_ADD(sd, NNC_SMP_MUL(ac, (double)s[i]));
+            sy = NNC_SMP_ADD(sy, NNC_SMP_MUL(ac, fabs((double)y[i])));
+        }
+        double t = sd + g * (2 * sy + sd + 2 * fabs(d[r]));
+        if (!(t <= tau)) tau = t; /* NaN stays */
+    }
+    /* the sums above are of non-negative terms: 1% covers their rounding */
+    return isfinite(tau) ? tau * 1.01 + 1e-300 : INFINITY;
+}
+
 #endif

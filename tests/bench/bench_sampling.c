@@ -13,10 +13,12 @@
 #include "models/model.h"
 #include "specs/spec.h"
 #include "verifier/stats_impl.h"
+#include "verifier/sample_impl.h"
 #include "verifier/verifier.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void)
@@ -54,6 +56,54 @@ static void on_progress(void *ctx, const nnc_vrf_progress *p)
     }
     c->last_done = p->samples_done;
     c->last_t = p->elapsed_s;
+}
+
+/* A/B of the CPU screens in one run: samples per second of the sampler
+ * alone (points and verdicts, no report) over case 0's whole box with the
+ * a priori box tolerance (mode BOX, the screen before the running bound),
+ * the running per-sample bound (RUN) and no screen (REF); *undecided gets
+ * the share of samples the screen left to the float64 reference. */
+static double screen_rate(const nnc_model *m, const nnc_spec *sp, nnc_smp_mode mode, uint64_t N, double *undecided)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int n = nnc_spc_num_inputs(sp), no = (int)m->vals[m->outputs[0]].numel;
+    int nd = nnc_spc_case_num_disjuncts(sp, 0), R = 0;
+    for (int j = 0; j < nd; j++) R += nnc_spc_disjunct_size(sp, 0, j);
+    double *C = calloc((size_t)(R + 1) * (size_t)no, sizeof(double)), *d = calloc((size_t)R + 1, sizeof(double));
+    int *dstart = malloc(sizeof(int) * (size_t)(nd + 1));
+    for (int j = 0, r = 0; j < nd; j++) {
+        dstart[j] = r;
+        for (int i = 0; i < nnc_spc_disjunct_size(sp, 0, j); i++, r++) {
+            nnc_spc_lin l;
+            nnc_spc_disjunct_con(sp, 0, j, i, &l);
+            nnc_spc_lin_dense(&l, C + (size_t)r * (size_t)no, no);
+            d[r] = l.rhs;
+        }
+    }
+    dstart[nd] = R;
+    double *root = malloc(sizeof(double) * 2 * (size_t)n), one = 1;
+    memcpy(root, nnc_spc_case_lo(sp, 0), sizeof(double) * (size_t)n);
+    memcpy(root + n, nnc_spc_case_hi(sp, 0), sizeof(double) * (size_t)n);
+    double *leaves[1] = {root};
+    nnc_smp *s;
+    if (nnc_smp_create(&s, m, 0, err, sizeof err)) return 0;
+    int B = nnc_smp_batch_max(s);
+    double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n);
+    unsigned char *hit = malloc((size_t)B);
+    nnc_smp_case sc = {1, 0, leaves, &one, 1, 1, root, root + n, R, nd, C, d, dstart};
+    nnc_smp_case_begin(s, &sc, err, sizeof err);
+    nnc_smp_set_mode(s, mode);
+    uint64_t f0, r0, f1, r1;
+    nnc_smp_counts(s, &f0, &r0);
+    double t0 = now();
+    for (uint64_t s0 = 0; s0 < N; s0 += (uint64_t)B)
+        if (nnc_smp_batch(s, s0, B, xs, hit, err, sizeof err)) break;
+    double rate = (double)((N + (uint64_t)B - 1) / (uint64_t)B * (uint64_t)B) / (now() - t0);
+    nnc_smp_counts(s, &f1, &r1);
+    *undecided = (double)(r1 - r0) / (double)(f1 - f0 + r1 - r0);
+    nnc_smp_destroy(s);
+    free(xs); free(hit); free(root); free(C); free(d); free(dstart);
+    return rate;
 }
 
 int main(int argc, char **argv)
@@ -133,6 +183,24 @@ int main(int argc, char **argv)
     printf("samples_needed_pm0.001_99.9pct_without_reduction,%llu\n", (unsigned long long)n_plain);
     printf("samples_needed_pm0.001_99.9pct_with_reduction,%llu\n", (unsigned long long)n_reduced);
     nnc_vrf_report_free(&rep);
+    /* the screens A/B, and the runtime again beside them (same minute) */
+    double und_box, und_run, und_ref;
+    double r_box = screen_rate(m, s, NNC_SMP_MODE_BOX, N / 2, &und_box);
+    double r_run = screen_rate(m, s, NNC_SMP_MODE_RUN, N / 2, &und_run);
+    double r_ref = screen_rate(m, s, NNC_SMP_MODE_REF, N / 4, &und_ref);
+    nnc_rt_create(&rt, m, NNC_PRECISION_F32, B, err, sizeof err);
+    t0 = now();
+    for (int r = 0; r < reps; r++) nnc_rt_run(rt, B, in, out, err, sizeof err);
+    double rt_rate2 = reps * B / (now() - t0);
+    nnc_rt_destroy(rt);
+    printf("runtime_f32_batch1024_inferences_per_s_again,%.0f\n", rt_rate2);
+    printf("sampler_box_tolerance_samples_per_s,%.0f\n", r_box);
+    printf("sampler_box_tolerance_undecided_share,%.4f\n", und_box);
+    printf("sampler_running_bound_samples_per_s,%.0f\n", r_run);
+    printf("sampler_running_bound_undecided_share,%.4f\n", und_run);
+    printf("sampler_float64_only_samples_per_s,%.0f\n", r_ref);
+    printf("sampler_running_over_runtime_ratio,%.3f\n", r_run / rt_rate2);
+    printf("sampler_running_over_box_speedup,%.3f\n", r_run / r_box);
     nnc_spc_destroy(s);
     nnc_mdl_destroy(m);
     free(x);

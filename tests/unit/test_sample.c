@@ -114,6 +114,7 @@ END_TEST
 typedef struct chain_net {
     int nl, w[5];
     float *W[4], *b[4];
+    double ls[4]; /* per-layer weight scale; 0: the scale argument */
 } chain_net;
 
 static nnc_model *build_chain(chain_net *t, double scale)
@@ -130,8 +131,9 @@ static nnc_model *build_chain(chain_net *t, double scale)
         int K = t->w[l], N = t->w[l + 1];
         t->W[l] = malloc(sizeof(float) * (size_t)(K * N));
         t->b[l] = malloc(sizeof(float) * (size_t)N);
-        for (int k = 0; k < K * N; k++) t->W[l][k] = (float)((urand() * 2 - 1) * scale);
-        for (int j = 0; j < N; j++) t->b[l][j] = (float)((urand() * 2 - 1) * scale);
+        double sc = t->ls[l] != 0 ? t->ls[l] : scale;
+        for (int k = 0; k < K * N; k++) t->W[l][k] = (float)((urand() * 2 - 1) * sc);
+        for (int j = 0; j < N; j++) t->b[l][j] = (float)((urand() * 2 - 1) * sc);
         int64_t wd[2] = {N, K}, bd[1] = {N};
         b.inits[2 * l] = tensor_floats(wn[l], 2, wd, t->W[l], (size_t)(K * N));
         b.inits[2 * l + 1] = tensor_floats(bn[l], 1, bd, t->b[l], (size_t)N);
@@ -254,6 +256,193 @@ START_TEST(test_error_bounds_and_ibp_sound)
         free(lo);
         free(hi);
     }
+}
+END_TEST
+
+/* The running per-sample bound of the float32 screen (sample_run.c) covers
+ * the real float32-vs-float64 difference: on random chains of ordinary
+ * scale and on adversarially scaled ones (layers alternating 1e+-12,
+ * weights near float's underflow or overflow, wide inputs), 10^5+ samples
+ * in all, |y32 - y64| <= s for every output and |margin32 - margin64| <=
+ * tau for random unsafe rows; the vector and portable builds agree bit for
+ * bit; and on ordinary nets the bound is far below the outputs (not vacuous). */
+START_TEST(test_running_bound)
+{
+    char err[NNC_ERRBUF_SIZE];
+    uint64_t checked = 0, finite = 0;
+    for (int rep = 0; rep < 14; rep++) {
+        chain_net t;
+        memset(&t, 0, sizeof t);
+        t.nl = 2 + rand() % 3;
+        for (int l = 0; l <= t.nl; l++) t.w[l] = 2 + rand() % 40;
+        double scale = 1, xs_scale = 3;
+        int adversarial = rep >= 8;
+        switch (rep % 8) {
+        case 0: scale = 30; break;
+        case 1: scale = 1; break;
+        case 2: scale = 1e-3; break;
+        case 3: scale = 0.3; xs_scale = 1e3; break;
+        default: scale = 1; break;
+        }
+        if (adversarial) {
+            for (int l = 0; l < t.nl; l++) {
+                static const double pick[6] = {1e12, 1e-12, 1e-19, 1e18, 1e-2, 1e3};
+                t.ls[l] = (rep == 8) ? (l % 2 ? 1e-12 : 1e12) : pick[rand() % 6];
+            }
+            xs_scale = rep % 2 ? 1e-15 : 1e9;
+        }
+        nnc_model *m = build_chain(&t, scale);
+        nnc_smp_chain *ch;
+        ck_assert_msg(nnc_smp_chain_extract(&ch, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_smp_run *run;
+        ck_assert(nnc_smp_run_create(&run, ch) == NNC_STATUS_OK);
+        int n = t.w[0], no = t.w[t.nl], B = 1024, nb = 9;
+        nnc_runtime *r64;
+        ck_assert(nnc_rt_create(&r64, m, NNC_PRECISION_F64, B, err, sizeof err) == NNC_STATUS_OK);
+        double *x = malloc(sizeof(double) * (size_t)(B * n)), *y64 = malloc(sizeof(double) * (size_t)(B * no));
+        float *y = malloc(sizeof(float) * (size_t)(B * no)), *sb = malloc(sizeof(float) * (size_t)(B * no));
+        float *y2 = malloc(sizeof(float) * (size_t)(B * no)), *sb2 = malloc(sizeof(float) * (size_t)(B * no));
+        /* random rows C . y <= d, three disjuncts of one or two rows */
+        double C[4 * 64], d[4];
+        int dstart[4] = {0, 1, 2, 4};
+        for (int r = 0; r < 4; r++) {
+            for (int i = 0; i < no; i++) C[r * no + i] = rand() % 3 == 0 ? (urand() * 2 - 1) : 0;
+            C[r * no + rand() % no] = 1;
+            d[r] = urand() - 0.5;
+        }
+        double c0[64], rad[64];
+        for (int i = 0; i < n; i++) {
+            c0[i] = (urand() * 2 - 1) * xs_scale;
+            rad[i] = urand() * xs_scale;
+        }
+        double ymax = 0, smax = 0;
+        for (int b = 0; b < nb; b++) {
+            int cnt = b == nb - 1 ? 1 + rand() % B : B;
+            for (int q = 0; q < cnt; q++)
+                for (int i = 0; i < n; i++) x[q * n + i] = c0[i] + (urand() * 2 - 1) * rad[i];
+            const void *in[1] = {x};
+            void *out[1] = {y64};
+            ck_assert(nnc_rt_run(r64, cnt, in, out, err, sizeof err) == NNC_STATUS_OK);
+            ck_assert(nnc_smp_run_eval(run, cnt, x, y, sb, 1) == NNC_STATUS_OK);
+            ck_assert(nnc_smp_run_eval(run, cnt, x, y2, sb2, 0) == NNC_STATUS_OK);
+            ck_assert_msg(memcmp(y, y2, sizeof(float) * (size_t)(cnt * no)) == 0 &&
+                              memcmp(sb, sb2, sizeof(float) * (size_t)(cnt * no)) == 0,
+                          "rep %d: vector and portable screens differ", rep);
+            for (int q = 0; q < cnt; q++) {
+                const float *yq = y + q * no, *sq = sb + q * no;
+                const double *rq = y64 + q * no;
+                int allfin = 1;
+                for (int i = 0; i < no; i++) {
+                    checked++;
+                    if (!(isfinite(sq[i]) && isfinite(yq[i]))) {
+                        allfin = 0;
+                        continue;
+                    }
+                    finite++;
+                    double diff = fabs((double)yq[i] - rq[i]);
+                    ck_assert_msg(diff <= (double)sq[i], "rep %d sample %d out %d: |y32 - y64| = %g > bound %g", rep,
+                                  q, i, diff, (double)sq[i]);
+                    ymax = fmax(ymax, fabs(rq[i]));
+                    smax = fmax(smax, (double)sq[i]);
+                }
+                if (!allfin) continue;
+                double yd[64];
+                for (int i = 0; i < no; i++) yd[i] = yq[i];
+                double tau = nnc_smp_run_tolerance(C, d, 4, no, yq, sq);
+                double m32 = nnc_smp_margin(C, d, dstart, 3, no, yd), m64 = nnc_smp_margin(C, d, dstart, 3, no, rq);
+                ck_assert_msg(fabs(m32 - m64) <= tau, "rep %d: margins differ by %g > tau %g", rep, fabs(m32 - m64), tau);
+            }
+        }
+        if (!adversarial)
+            ck_assert_msg(smax <= 1e-3 * ymax, "rep %d: running bound %g not below outputs %g", rep, smax, ymax);
+        free(x); free(y64); free(y); free(sb); free(y2); free(sb2);
+        nnc_rt_destroy(r64);
+        nnc_smp_run_free(run);
+        nnc_smp_chain_free(ch);
+        nnc_mdl_destroy(m);
+        free_chain(&t);
+    }
+    ck_assert_msg(checked >= 100000, "only %llu outputs checked", (unsigned long long)checked);
+    ck_assert_msg(finite >= checked / 2, "bounds mostly infinite: %llu of %llu", (unsigned long long)finite,
+                  (unsigned long long)checked);
+}
+END_TEST
+
+/* The running-bound screen decides a deep random net whose a priori box
+ * tolerance is useless, with verdicts equal to the float64 reference. */
+START_TEST(test_run_mode_verdicts)
+{
+    char err[NNC_ERRBUF_SIZE];
+    chain_net t;
+    memset(&t, 0, sizeof t);
+    t.nl = 4;
+    int wd[5] = {6, 40, 40, 40, 5};
+    memcpy(t.w, wd, sizeof wd);
+    nnc_model *m = build_chain(&t, 0.4);
+    int n = 6, no = 5;
+    double C[4 * 5] = {0}, d[4] = {0, 0, 0, 0};
+    int dstart[2] = {0, 1};
+    C[1] = 1; /* unsafe: y1 - y0 <= d, d the median over a pilot sample */
+    C[0] = -1;
+    double root[12];
+    for (int i = 0; i < n; i++) {
+        root[i] = -4;
+        root[n + i] = 4;
+    }
+    double *leaves[1] = {root}, cum[1] = {1};
+    nnc_smp *s;
+    ck_assert_msg(nnc_smp_create(&s, m, 0, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_runtime *ref;
+    ck_assert(nnc_rt_create(&ref, m, NNC_PRECISION_F64, 1024, err, sizeof err) == NNC_STATUS_OK);
+    int B = nnc_smp_batch_max(s);
+    double *xs = malloc(sizeof(double) * (size_t)(B * n)), *ys = malloc(sizeof(double) * (size_t)(B * no));
+    unsigned char *hit = malloc((size_t)B);
+    uint64_t hits = 0;
+    {
+        nnc_smp_box_points(xs, B, n, 3, 0, root, root + n);
+        const void *i64[1] = {xs};
+        void *o64[1] = {ys};
+        ck_assert(nnc_rt_run(ref, B, i64, o64, err, sizeof err) == NNC_STATUS_OK);
+        double *v = malloc(sizeof(double) * (size_t)B);
+        for (int i = 0; i < B; i++) v[i] = ys[i * no + 1] - ys[i * no];
+        for (int i = 1; i < B; i++) /* insertion sort: small */
+            for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+                double tmp = v[j]; v[j] = v[j - 1]; v[j - 1] = tmp;
+            }
+        d[0] = v[B / 2];
+        free(v);
+    }
+    for (int mode = 1; mode <= 2; mode++) {
+        nnc_smp_case sc = {77, 5, leaves, cum, 1, 1, root, root + n, 1, 1, C, d, dstart};
+        ck_assert(nnc_smp_case_begin(s, &sc, err, sizeof err) == NNC_STATUS_OK);
+        if (mode == 2) nnc_smp_set_mode(s, NNC_SMP_MODE_RUN);
+        uint64_t f0, r0, f1, r1;
+        nnc_smp_counts(s, &f0, &r0);
+        for (int b = 0; b < 4; b++) {
+            ck_assert(nnc_smp_batch(s, (uint64_t)b * (uint64_t)B, B, xs, hit, err, sizeof err) == NNC_STATUS_OK);
+            const void *i64[1] = {xs};
+            void *o64[1] = {ys};
+            ck_assert(nnc_rt_run(ref, B, i64, o64, err, sizeof err) == NNC_STATUS_OK);
+            for (int i = 0; i < B; i++) {
+                int want = nnc_smp_margin(C, d, dstart, 1, no, ys + (size_t)i * (size_t)no) <= 0;
+                ck_assert_msg(hit[i] == want, "mode %d sample %d: verdict %d, reference %d", mode, i, hit[i], want);
+                hits += (uint64_t)want;
+            }
+        }
+        nnc_smp_counts(s, &f1, &r1);
+        /* mode 1: the case's own choice (box screen, or the running one
+         * after a hand-over); mode 2: the running screen, kept to the end */
+        if (mode == 2) ck_assert_int_eq(nnc_smp_get_mode(s), NNC_SMP_MODE_RUN);
+        ck_assert_msg(f1 - f0 > 3 * (uint64_t)B / 2, "mode %d: fast %llu, rechecked %llu", mode,
+                      (unsigned long long)(f1 - f0), (unsigned long long)(r1 - r0));
+    }
+    ck_assert_msg(hits > 0 && hits < 8 * (uint64_t)B, "hits %llu of %d: the comparison would be vacuous",
+                  (unsigned long long)hits, 8 * B);
+    free(xs); free(ys); free(hit);
+    nnc_rt_destroy(ref);
+    nnc_smp_destroy(s);
+    nnc_mdl_destroy(m);
+    free_chain(&t);
 }
 END_TEST
 
@@ -419,6 +608,8 @@ int main(void)
     tcase_add_test(tc, test_points_bit_identical);
     tcase_add_test(tc, test_error_bounds_and_ibp_sound);
     tcase_add_test(tc, test_verdicts_equal_reference);
+    tcase_add_test(tc, test_running_bound);
+    tcase_add_test(tc, test_run_mode_verdicts);
     tcase_add_test(tc, test_chain_extraction);
     tcase_add_test(tc, test_gemm_alpha_refused);
     suite_add_tcase(su, tc);
