@@ -15,6 +15,11 @@
 #   BENCH_TIMEOUT   cap on the per-instance timeout in seconds (default: the
 #                   official timeout of each instance)
 #   BENCH_SAMPLES   --samples (default 1000)
+#   BENCH_MAX_LEAVES  --max-leaves (default: nncert's)
+#   BENCH_ONLY      a file of "onnx,vnnlib" lines (paths as in the family's
+#                   instance list): run only those, and merge their rows into the
+#                   existing results/verify-vnncomp.csv (other rows kept as they
+#                   were; the machine file lists the re-run rows)
 #   NNCERT          the binary (default bin/nncert)
 #   BENCH_DATA      the data folder (default ../shared/data/verification)
 #
@@ -34,6 +39,21 @@ SAMPLES=${BENCH_SAMPLES:-1000}
 LIMIT=${BENCH_LIMIT:-0}
 CAP=${BENCH_TIMEOUT:-}
 FAMILIES=${BENCH_FAMILIES:-acasxu}
+MAXLEAVES=${BENCH_MAX_LEAVES:-}
+ONLY=${BENCH_ONLY:-}
+if [ -n "$MAXLEAVES" ] && ! [[ "$MAXLEAVES" =~ ^[1-9][0-9]*$ ]]; then
+    echo "bench-verify: BENCH_MAX_LEAVES must be a positive count" >&2; exit 64
+fi
+if [ -n "$ONLY" ] && [ ! -r "$ONLY" ]; then
+    echo "bench-verify: BENCH_ONLY file '$ONLY' not readable" >&2; exit 64
+fi
+declare -A only=()
+if [ -n "$ONLY" ]; then
+    while IFS= read -r line; do
+        line=${line%$'\r'}
+        [ -n "$line" ] && only["$line"]=1
+    done <"$ONLY"
+fi
 [ "$FAMILIES" = all ] && FAMILIES="acasxu mnist_fc eran verivital"
 FAMILIES=${FAMILIES//,/ }
 command -v python3 >/dev/null 2>&1 || { echo "bench-verify: python3 is required" >&2; exit 64; }
@@ -85,6 +105,7 @@ for fam in "${fams[@]}"; do
         tmo=${tmo%$'\r'}; onnx=${onnx#./}; vnnlib=${vnnlib#./}
         [ -z "$onnx" ] && continue
         if [ "$LIMIT" -gt 0 ] && [ "$n" -ge "$LIMIT" ]; then break; fi
+        if [ -n "$ONLY" ] && [ -z "${only["$onnx,$vnnlib"]:-}" ]; then continue; fi
         n=$((n + 1))
         t=$tmo
         if [ -n "$CAP" ]; then t=$(awk -v a="$tmo" -v b="$CAP" 'BEGIN { print (b + 0 < a + 0) ? b : a }'); fi
@@ -96,7 +117,7 @@ for fam in "${fams[@]}"; do
         t0=$(date +%s%N)
         set +e
         timeout -k 5 "$hard" "$NNCERT" verify "$DATA/$dir/$onnx" "$DATA/$dir/$vnnlib" \
-            --timeout "$t" --samples "$SAMPLES" --stop-on-counterexample \
+            --timeout "$t" --samples "$SAMPLES" --stop-on-counterexample ${MAXLEAVES:+--max-leaves "$MAXLEAVES"} \
             --json "$tmp/r.json" >"$tmp/out.txt" 2>&1
         rc=$?
         set -e
@@ -146,6 +167,29 @@ print(d.get("result", "error"), v.get("lower", ""), v.get("upper", ""))' "$tmp/r
     total=$((total + n)); nsolved=$((nsolved + fsolved)); nwrong=$((nwrong + fwrong))
 done
 
+if [ -n "$ONLY" ] && [ -s "$out" ]; then
+    # merge: the re-run rows replace theirs (by family, onnx, vnnlib), the rest stay
+    python3 - "$out" "$tmp/rows.csv" <<'PY'
+import csv, sys
+old, new = sys.argv[1], sys.argv[2]
+with open(new) as f:
+    new_rows = list(csv.reader(f))
+head, fresh = new_rows[0], {tuple(r[:3]): r for r in new_rows[1:]}
+with open(old) as f:
+    rows = list(csv.reader(f))[1:]
+seen, merged = set(), []
+for r in rows:
+    k = tuple(r[:3])
+    merged.append(fresh.get(k, r))
+    seen.add(k)
+merged += [r for k, r in fresh.items() if k not in seen]
+with open(new, "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow(head)
+    w.writerows(merged)
+PY
+fi
+[ -f results/verify-vnncomp-machine.txt ] && grep -E '^(machine|date|nncert|settings):' results/verify-vnncomp-machine.txt >"$tmp/prev_head.txt" || true
 mv "$tmp/rows.csv" "$out"
 python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
     --year "$(date -u +%Y)" --out results/verify-vnncomp-summary.csv | tee "$tmp/summary.txt"
@@ -154,7 +198,14 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB, load average at the end $(cut -d" " -f1-3 /proc/loadavg) (other jobs share the machine)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "nncert: $NNCERT, commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')"
-    echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample; device cpu"
+    echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample${MAXLEAVES:+ --max-leaves $MAXLEAVES}; device cpu"
+    if [ -n "$ONLY" ]; then
+        echo "partial re-run (BENCH_ONLY): the $total rows below were re-run now with these settings; every other row of"
+        echo "  results/verify-vnncomp.csv is kept from the earlier run (see that run's settings in git history):"
+        sed 's/^/    /' "$ONLY"
+        echo "  the earlier run (of the kept rows):"
+        [ -s "$tmp/prev_head.txt" ] && sed 's/^/    /' "$tmp/prev_head.txt"
+    fi
     echo "openblas threads: ${OPENBLAS_NUM_THREADS:-default (all cores)}"
     echo "nncert time_s: wall clock of the whole process (load, bounds, sampling), measured by the shell."
     echo "peer rows: published VNN-COMP results (results/vnncomp20XX in the data folder) restricted to the same"
