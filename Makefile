@@ -6,11 +6,13 @@
 #   make bench      benchmark against onnxruntime-node, write results/runtime.csv
 #   make bench-verify   VNN-COMP instances against the official results (results/verify-vnncomp*.csv)
 #   make bench-crown    CROWN margins against auto_LiRPA (results/crown-mnist.csv)
+#   make bench-acas-leaves  ACAS Xu leaf throughput: CROWN vs symbolic bounds (results/verify-acas-leaves.csv)
 #   make bench-alpha    alpha-CROWN margins against CROWN and auto_LiRPA (results/alpha-mnist.csv)
 #   make bench-prove    Groth16 proving time and peak memory against snarkjs, 2^12..2^20 (results/prove.csv)
 #   make bench-msm      G1 MSM and NTT up to 2^20 (results/msm.csv)
 #   make bench-gnn      GCN aggregation (SpMM) vs scipy and torch.sparse, bandwidth bound (results/gnn.csv)
 #   make bench-dlrm     embedding bags vs torch, DLRM planner vs table/row-wise (results/dlrm.csv)
+#   make bench-dlrm-bounds  DLRM linear vs interval bounds, verify vs --ibp (results/dlrm-bounds.csv)
 #   make bench-zk       proofs of inference: constraints per MAC, prove time, accuracy (results/zk*.csv)
 #   make fuzz       run the libFuzzer targets for a bounded time
 CC       ?= gcc
@@ -79,7 +81,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench bench-verify bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-gnn bench-zk fuzz setup clean install
+.PHONY: all lib test check demo bench bench-verify bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-zk fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -98,6 +100,7 @@ $(BUILD)/obj/%.o: %.c $(GEN)/onnx.pb-c.h
 # vectorise them (and if-convert the activations) outside sanitizer builds.
 ifneq ($(SAN),1)
 $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -O3
+$(BUILD)/obj/verifier/symfwd.o: CFLAGS += -O3
 endif
 # multi-device code (gpu/*.c) sees the MPI headers
 $(BUILD)/obj/gpu/%.o: CPPFLAGS += $(MPI_CFLAGS)
@@ -106,7 +109,7 @@ $(BUILD)/tools/dist_gnn_check: CPPFLAGS += $(MPI_CFLAGS)
 # the packed GEMM splits its row blocks over OpenMP's persistent threads
 $(BUILD)/obj/models/sgemm.o: CFLAGS += -fopenmp
 # sampling: Philox blocks vectorised across lanes (-O3), samples over two threads
-$(BUILD)/obj/verifier/sample.o: CFLAGS += -fopenmp $(if $(filter 1,$(SAN)),,-O3)
+$(BUILD)/obj/verifier/sample.o $(BUILD)/obj/verifier/sample_run.o: CFLAGS += -fopenmp $(if $(filter 1,$(SAN)),,-O3)
 # the embedding-bag kernel splits its bags the same way
 $(BUILD)/obj/models/embbag.o: CFLAGS += -fopenmp -O3
 # so does the sparse product (models/spmm.c) with its row blocks
@@ -175,6 +178,12 @@ bench-verify: setup
 	@$(MAKE) --no-print-directory bin/nncert
 	@NNCERT=$(NNCERT) tests/bench/bench_verify.sh
 
+# ACAS Xu branch-and-bound leaves per CPU second and time to a result, full
+# CROWN against the symbolic leaf bounds, same run: results/verify-acas-leaves.csv
+bench-acas-leaves: setup
+	@$(MAKE) --no-print-directory bin/nncert
+	@NNCERT=$(NNCERT) tests/bench/run_bench_acas_leaves.sh
+
 # CROWN margins and time per image on mnist_fc 256x2 against auto_LiRPA's
 # recorded numbers: results/crown-mnist.csv
 bench-crown: setup
@@ -215,6 +224,13 @@ bench-gnn: setup
 bench-dlrm: setup
 	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/bench_embbag
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_dlrm.sh
+
+# DLRM output bounds with fixed ids: interval against linear (McCormick)
+# widths, and nncert verify with linear bounds against --ibp:
+# results/dlrm-bounds.csv
+bench-dlrm-bounds:
+	@$(MAKE) --no-print-directory $(NNCERT)
+	@NNCERT=$(NNCERT) tests/bench/run_bench_dlrm_bounds.sh
 
 # Proofs of inference: constraints, witness/prove/verify time, proof size and
 # peak memory per model and privacy setting, constraints per MAC, quantised

@@ -15,10 +15,12 @@ static const char dlrm_bounds_help[] =
     "\n"
     "Bound the output of the DLRM MODEL for the categorical ids of trace sample K\n"
     "(1-based, default 1) with every dense feature x_i in [x_i - E, x_i + E]\n"
-    "(default E 0.1): interval bounds through the MLPs and the pairwise\n"
-    "dot-product interaction, sound in exact arithmetic on the stored weights.\n"
+    "(default E 0.1), two ways, both sound in exact arithmetic on the stored\n"
+    "weights: interval bounds through the MLPs and the pairwise dot-product\n"
+    "interaction, and linear (CROWN) bounds with McCormick planes for the\n"
+    "interaction's products (what 'nncert verify' uses).\n"
     "Then N points (default 1000) drawn uniformly from the box (Philox, seed S)\n"
-    "are evaluated in float64 and must lie inside the bounds.\n"
+    "are evaluated in float64 and must lie inside both.\n"
     "Exit 0 when they all do, 1 when one does not (a soundness failure).\n";
 
 int nnc_cmd_dlrm_bounds(int argc, char **argv)
@@ -60,7 +62,8 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv)
     nnc_status s = nnc_dlrm_model_load(&dm, model, err, sizeof err);
     if (s) return nnc_cli_fail(s, err);
     int rc = EXIT_OK, T = dm.n_tables, nin = nnc_mdl_num_inputs(dm.model);
-    double *lo = NULL, *hi = NULL, *olo = NULL, *ohi = NULL, *x = NULL, *y = NULL;
+    double *lo = NULL, *hi = NULL, *olo = NULL, *ohi = NULL, *x = NULL, *y = NULL, *llo = NULL, *lhi = NULL;
+    nnc_model *fixed = NULL;
     const int64_t **ids = calloc((size_t)T + 1, sizeof *ids);
     const void **in = calloc((size_t)nin + 1, sizeof *in);
     if ((s = nnc_mdl_trace_read(&tr, trace_path, dm.n_dense, T, err, sizeof err))) {
@@ -80,7 +83,9 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv)
     olo = malloc((size_t)ot.numel * sizeof *olo);
     ohi = malloc((size_t)ot.numel * sizeof *ohi);
     y = malloc((size_t)ot.numel * sizeof *y);
-    if (!ids || !in || !lo || !hi || !x || !olo || !ohi || !y) {
+    llo = malloc((size_t)ot.numel * sizeof *llo);
+    lhi = malloc((size_t)ot.numel * sizeof *lhi);
+    if (!ids || !in || !lo || !hi || !x || !olo || !ohi || !y || !llo || !lhi) {
         rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
@@ -97,6 +102,9 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv)
         hi[k] = (double)tr.dense[smp * dm.n_dense + k] + eps;
     }
     if ((s = nnc_vrf_dlrm_bounds(model, ids, lo, hi, olo, ohi, err, sizeof err)) ||
+        (s = nnc_mdl_load(&fixed, model, err, sizeof err)) ||
+        (s = nnc_mdl_embbag_fix_ids(fixed, ids, err, sizeof err)) ||
+        (s = nnc_vrf_output_bounds(fixed, lo, hi, 1, llo, lhi, err, sizeof err)) ||
         (s = nnc_rt_create(&rt, dm.model, NNC_PRECISION_F64, 1, err, sizeof err))) {
         rc = nnc_cli_fail(s, err);
         goto done;
@@ -110,7 +118,7 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv)
     }
     nnc_philox_state ph;
     nnc_philox_init(&ph, seed, 0, 0);
-    uint64_t outside = 0;
+    uint64_t outside = 0, outside_lin = 0;
     double ymin = INFINITY, ymax = -INFINITY;
     for (uint64_t p = 0; p < points; p++) {
         for (int k = 0; k < dm.n_dense; k++) {
@@ -125,21 +133,151 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv)
         }
         for (int64_t j = 0; j < ot.numel; j++) {
             if (!(y[j] >= olo[j] && y[j] <= ohi[j])) outside++;
+            if (!(y[j] >= llo[j] && y[j] <= lhi[j])) outside_lin++;
             ymin = fmin(ymin, y[j]);
             ymax = fmax(ymax, y[j]);
         }
     }
-    printf("sample %llu, eps %g: output bounds", (unsigned long long)sample, eps);
+    double wi = 0, wl = 0;
+    printf("sample %llu, eps %g: interval bounds", (unsigned long long)sample, eps);
     for (int64_t j = 0; j < ot.numel; j++) printf(" [%.17g, %.17g]", olo[j], ohi[j]);
-    printf("\n%llu points sampled: outputs in [%.17g, %.17g], %llu outside the bounds\n", (unsigned long long)points, ymin, ymax,
-           (unsigned long long)outside);
-    if (outside) rc = EXIT_FAILED;
+    printf("\nsample %llu, eps %g: linear bounds  ", (unsigned long long)sample, eps);
+    for (int64_t j = 0; j < ot.numel; j++) {
+        printf(" [%.17g, %.17g]", llo[j], lhi[j]);
+        wi += ohi[j] - olo[j];
+        wl += lhi[j] - llo[j];
+    }
+    printf("\nwidth: interval %.6g, linear %.6g (%.3gx narrower)\n", wi, wl, wl > 0 ? wi / wl : INFINITY);
+    printf("%llu points sampled: outputs in [%.17g, %.17g], %llu outside the interval bounds, %llu outside the linear bounds\n",
+           (unsigned long long)points, ymin, ymax, (unsigned long long)outside, (unsigned long long)outside_lin);
+    if (outside || outside_lin) rc = EXIT_FAILED;
 done:
     nnc_rt_destroy(rt);
-    free(lo); free(hi); free(olo); free(ohi); free(x); free(y);
+    free(lo); free(hi); free(olo); free(ohi); free(x); free(y); free(llo); free(lhi);
+    nnc_mdl_destroy(fixed);
     free(ids);
     free(in);
     nnc_mdl_trace_free(&tr);
     nnc_dlrm_model_free(&dm);
+    return rc;
+}
+
+int nnc_cli_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int nin = nnc_mdl_num_inputs(m), n_int = 0, fin = -1;
+    int64_t n_dense = 0, n_ids = 0, off = 0, pos = 0;
+    for (int i = 0; i < nin; i++) {
+        nnc_tensor_info ti;
+        nnc_mdl_input_info(m, i, &ti);
+        if (nnc_dtype_is_float(ti.dtype)) {
+            fin = fin < 0 ? i : -2;
+            n_dense = ti.numel;
+            off = pos;
+        } else {
+            n_int++;
+            n_ids += ti.numel;
+        }
+        pos += ti.numel;
+    }
+    if (n_int == 0) {
+        if (trace_path) return nnc_cli_usage_error("verify", "--trace is for models with categorical (integer) inputs");
+        return EXIT_OK;
+    }
+    if (fin < 0) return nnc_cli_fail(NNC_STATUS_UNSUPPORTED, "verify needs exactly one float input beside the categorical ones");
+    int64_t **ids = calloc((size_t)n_int, sizeof *ids);
+    double *fixed = malloc((size_t)(n_ids + 1) * sizeof *fixed);
+    nnc_trace tr;
+    memset(&tr, 0, sizeof tr);
+    nnc_spec *kept = NULL;
+    nnc_status s = NNC_STATUS_OK;
+    int rc = EXIT_OK;
+    if (!ids || !fixed) {
+        rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    if (trace_path) {
+        if (nnc_spc_num_inputs(*spec) != n_dense) {
+            nnc_err(err, sizeof err, NNC_STATUS_INVALID, "with --trace the spec covers the %lld dense inputs; it has %d",
+                    (long long)n_dense, nnc_spc_num_inputs(*spec));
+            rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+            goto done;
+        }
+        if ((s = nnc_mdl_trace_read(&tr, trace_path, (int)n_dense, n_int, err, sizeof err))) {
+            rc = nnc_cli_fail(s, err);
+            goto done;
+        }
+        if ((int64_t)sample > tr.n_samples || sample < 1) {
+            rc = nnc_cli_usage_error("verify", "--sample is past the trace's last sample");
+            goto done;
+        }
+        int64_t smp = (int64_t)sample - 1;
+        for (int i = 0, t = 0; i < nin; i++) {
+            nnc_tensor_info ti;
+            nnc_mdl_input_info(m, i, &ti);
+            if (nnc_dtype_is_float(ti.dtype)) continue;
+            int64_t b = smp * n_int + t;
+            if (tr.offsets[b + 1] - tr.offsets[b] != ti.numel) {
+                nnc_err(err, sizeof err, NNC_STATUS_INVALID, "trace sample %llu's bag %d holds %lld ids, the model's input '%s' %lld",
+                        (unsigned long long)sample, t, (long long)(tr.offsets[b + 1] - tr.offsets[b]), ti.name, (long long)ti.numel);
+                rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+                goto done;
+            }
+            ids[t++] = tr.ids + tr.offsets[b];
+        }
+    } else {
+        if (nnc_spc_num_inputs(*spec) != n_dense + n_ids) {
+            nnc_err(err, sizeof err, NNC_STATUS_INVALID,
+                    "the spec has %d inputs; this DLRM takes %lld dense and %lld categorical ones (a spec over all of them, the ids "
+                    "fixed, or --trace FILE with a spec over the dense ones)",
+                    nnc_spc_num_inputs(*spec), (long long)n_dense, (long long)n_ids);
+            rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+            goto done;
+        }
+        if ((s = nnc_spc_keep_inputs(&kept, fixed, *spec, (int)off, (int)n_dense, err, sizeof err))) {
+            rc = nnc_cli_fail(s, err);
+            goto done;
+        }
+        int64_t *all = malloc((size_t)(n_ids + 1) * sizeof *all);
+        if (all == NULL) {
+            rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int64_t k = 0; k < n_ids; k++) {
+            if (!(fixed[k] >= -9007199254740992.0 && fixed[k] <= 9007199254740992.0) || fixed[k] != (double)(int64_t)fixed[k]) {
+                free(all);
+                nnc_err(err, sizeof err, NNC_STATUS_INVALID, "categorical input %lld is fixed to %.17g, not an integer id",
+                        (long long)k, fixed[k]);
+                rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+                goto done;
+            }
+            all[k] = (int64_t)fixed[k];
+        }
+        /* ids[t] point into all: the integer inputs' values in input order */
+        int64_t at = 0;
+        for (int i = 0, t = 0; i < nin; i++) {
+            nnc_tensor_info ti;
+            nnc_mdl_input_info(m, i, &ti);
+            if (nnc_dtype_is_float(ti.dtype)) continue;
+            ids[t++] = all + at;
+            at += ti.numel;
+        }
+        s = nnc_mdl_embbag_fix_ids(m, (const int64_t *const *)ids, err, sizeof err);
+        free(all);
+        if (s) {
+            rc = nnc_cli_fail(s, err);
+            goto done;
+        }
+        nnc_spc_destroy(*spec);
+        *spec = kept;
+        kept = NULL;
+        goto done;
+    }
+    if ((s = nnc_mdl_embbag_fix_ids(m, (const int64_t *const *)ids, err, sizeof err))) rc = nnc_cli_fail(s, err);
+done:
+    nnc_spc_destroy(kept);
+    nnc_mdl_trace_free(&tr);
+    free(ids);
+    free(fixed);
     return rc;
 }

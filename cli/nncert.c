@@ -388,8 +388,9 @@ static const char verify_help[] =
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
     "                     [--no-split] [--ibp] [--stop-on-counterexample]\n"
-    "                     [--alpha-iters N|auto] [--relu-split auto|on|off]\n"
+    "                     [--alpha-iters N|auto] [--relu-split auto|on|off] [--symbolic M]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
+    "                     [--trace FILE [--sample K]]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
@@ -421,6 +422,16 @@ static const char verify_help[] =
     "  --relu-split M      branch and bound over ReLU splits on open leaves: auto\n"
     "                      (default: models with more than 16 inputs), on, off;\n"
     "                      it certifies whole input leaves only\n"
+    "  --symbolic M        leaf bounds of dense ReLU chains with at most 16 inputs:\n"
+    "                      forward symbolic intervals first, CROWN only on leaves they\n"
+    "                      leave open.  cascade: CROWN's split choices; own: the\n"
+    "                      symbolic engine's refined bounds and split choices; auto\n"
+    "                      (default): own for half of the time, then cascade if\n"
+    "                      undecided; off: CROWN on every leaf\n"
+    "  --trace FILE        DLRM (categorical integer inputs): fix the ids to those of\n"
+    "                      trace sample K (--sample, 1-based, default 1); the spec then\n"
+    "                      covers the dense inputs.  Without it a DLRM's spec covers\n"
+    "                      every input in input order, the ids fixed (equal bounds)\n"
     "\n"
     "Exit codes: 0 holds (or meets --max-violation), 1 validated counterexample\n"
     "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
@@ -554,6 +565,8 @@ done:
 static int cmd_verify(int argc, char **argv)
 {
     const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "results/sweep";
+    const char *trace = NULL; /* DLRM: categorical ids from this trace's sample */
+    uint64_t trace_sample = 1;
     double clip_lo = -INFINITY, clip_hi = INFINITY;
     nnc_vrf_opts o;
     nnc_vrf_opts_default(&o);
@@ -582,6 +595,10 @@ static int cmd_verify(int argc, char **argv)
             } else if (strcmp(a, "--relu-split") == 0) {
                 o.relu_split = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "on") == 0 ? 1 : strcmp(v, "off") == 0 ? 0 : 2;
                 bad = o.relu_split == 2;
+            } else if (strcmp(a, "--symbolic") == 0) {
+                o.symbolic = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "off") == 0 ? 0 : strcmp(v, "cascade") == 0 ? 1
+                             : strcmp(v, "own") == 0 ? 2 : 3;
+                bad = o.symbolic == 3;
             }
             else if (strcmp(a, "--confidence") == 0) bad = nnc_cli_parse_double(v, &o.confidence) || !(o.confidence > 0 && o.confidence < 1);
             else if (strcmp(a, "--timeout") == 0) bad = nnc_cli_parse_double(v, &o.timeout_s) || o.timeout_s < 0;
@@ -590,6 +607,8 @@ static int cmd_verify(int argc, char **argv)
             else if (strcmp(a, "--device") == 0) device = v;
             else if (strcmp(a, "--sweep-eps") == 0) sweep = v;
             else if (strcmp(a, "--sweep-out") == 0) sweep_out = v;
+            else if (strcmp(a, "--trace") == 0) trace = v;
+            else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0;
             else if (strcmp(a, "--clip") == 0) {
                 char buf[128];
                 snprintf(buf, sizeof buf, "%s", v);
@@ -638,6 +657,12 @@ static int cmd_verify(int argc, char **argv)
     if (st) {
         nnc_mdl_destroy(m);
         return nnc_cli_fail(st, err);
+    }
+    int frc = nnc_cli_dlrm_fix(m, &spec, trace, trace_sample); /* DLRM: ids fixed, dense features verified */
+    if (frc != EXIT_OK) {
+        nnc_spc_destroy(spec);
+        nnc_mdl_destroy(m);
+        return frc;
     }
     progress_state pstate = {o.timeout_s, -1, 0};
     if (isatty(2)) {

@@ -17,6 +17,11 @@ build/tests/test_gpu_prover
 # with "time embbag dim D lookups gpu_kernel_s cpu_s" lines.
 make -j"$(nproc)" GPU=1 NVFLAGS="-O2 -std=c++17 -arch=native -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1" build/tests/test_gpu_embbag
 build/tests/test_gpu_embbag
+# DLRM plans executed with one GPU per device and NCCL (gpu/dlrm_nccl.cu):
+# pooled embeddings bit-identical to the simulated run, counters equal,
+# every plan kind, D = 1 .. min(GPUs, 4).
+make -j"$(nproc)" GPU=1 NVFLAGS="-O2 -std=c++17 -arch=native -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1" build/tests/test_gpu_dlrm
+build/tests/test_gpu_dlrm
 # Verifier (gpu/verify.cu): the device draws the CPU's Philox points bit for
 # bit, decides the CPU's float64 verdicts, bounds boxes as the CPU does, and
 # nncert verify gives the same report on both for several specs and seeds;

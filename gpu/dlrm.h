@@ -145,6 +145,19 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *measured, const nnc_d
                              const nnc_trace *trace, const double *const *weights,
                              const nnc_embbag_mode *modes, const nnc_dlrm_opts *o, char *err, size_t errlen);
 
+/* The same with one GPU per device, all driven by this process
+ * (gpu/dlrm_nccl.cu; devices 0 .. p->devices-1 must exist): every GPU holds
+ * its shards; ids and rows move between GPUs with NCCL send/receive groups
+ * (one per direction and table: the all-to-alls of the MPI run), the
+ * serving GPU gathers the rows with the CPU path's per-element formula
+ * (gpu/dlrm_math.h), and the requester's rows are pooled by the CPU kernel
+ * in id order, so pooled and the counters equal nnc_dlrm_exec_sim's.
+ * Returns: UNSUPPORTED in a build without CUDA, or naming the CUDA/NCCL
+ * call that failed; ARG when fewer GPUs than devices are present. */
+nnc_status nnc_dlrm_exec_nccl(float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p,
+                              const nnc_trace *trace, const double *const *weights,
+                              const nnc_embbag_mode *modes, const nnc_dlrm_opts *o, char *err, size_t errlen);
+
 /* ---- a DLRM as an ONNX model plus a trace ---- */
 
 /* A loaded model's embedding tables (models/embbag.h) in trace order. */

@@ -3,9 +3,11 @@
  * rows back; bags are pooled by the requester in id order.  The same per-
  * device steps run with simulated devices (nnc_dlrm_exec_sim, buffers moved
  * in memory) or one MPI rank per device (nnc_dlrm_exec_mpi, MPI_Alltoallv),
- * and both count what they read and move. */
+ * and both count what they read and move.  gpu/dlrm_nccl.cu drives one GPU
+ * per device with the same routing, serving and pooling (gpu/dlrm_impl.h). */
 #include "gpu/dlrm.h"
 #include "gpu/dlrm_impl.h"
+#include "gpu/dlrm_math.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +15,7 @@
 #include <mpi.h>
 #endif
 
-/* What device k holds. */
-typedef struct dev_store {
-    int n_tables;
-    float **rows;      /* per table: held rows, width[t] floats each */
-    int64_t **local;   /* per table: global row -> held index or -1; NULL: all rows, index = row */
-    int64_t *width, *c0;
-    int64_t mem;       /* bytes held */
-} dev_store;
-
-static void store_free(dev_store *s)
+void nnc_dlrm_store_free(nnc_dlrm_store *s)
 {
     for (int t = 0; t < s->n_tables; t++) {
         if (s->rows) free(s->rows[t]);
@@ -35,7 +28,7 @@ static void store_free(dev_store *s)
     memset(s, 0, sizeof *s);
 }
 
-static int store_build(dev_store *s, const nnc_dlrm_plan *p, int k, const double *const *weights)
+int nnc_dlrm_store_build(nnc_dlrm_store *s, const nnc_dlrm_plan *p, int k, const double *const *weights)
 {
     int T = p->n_tables;
     memset(s, 0, sizeof *s);
@@ -73,19 +66,8 @@ static int store_build(dev_store *s, const nnc_dlrm_plan *p, int k, const double
     return 0;
 }
 
-/* Index of row r of table t in the store, or -1 when it is not held. */
-static int64_t store_index(const dev_store *s, int t, int64_t r)
-{
-    return s->local[t] ? s->local[t][r] : r;
-}
 
-/* One requester's lookups of one table: which device serves each piece. */
-typedef struct req_list {
-    int64_t *ids, *slot; /* per destination k: ids and the lookup positions they fill */
-    int64_t n, cap;
-} req_list;
-
-static int req_push(req_list *q, int64_t id, int64_t slot)
+int nnc_dlrm_req_push(nnc_dlrm_reqs *q, int64_t id, int64_t slot)
 {
     if (q->n == q->cap) {
         int64_t nc = q->cap ? 2 * q->cap : 64;
@@ -104,13 +86,12 @@ static int req_push(req_list *q, int64_t id, int64_t slot)
 
 /* Serve ids from store s into out (n * width floats); counts the reads.
  * Returns: -1 when a row is not held (an inconsistent plan). */
-static int serve(float *out, const dev_store *s, int t, const int64_t *ids, int64_t n, nnc_dlrm_cost *c, int k)
+int nnc_dlrm_serve(float *out, const nnc_dlrm_store *s, int t, const int64_t *ids, int64_t n, nnc_dlrm_cost *c, int k)
 {
     int64_t w = s->width[t];
     for (int64_t i = 0; i < n; i++) {
-        int64_t x = store_index(s, t, ids[i]);
-        if (x < 0) return -1;
-        memcpy(out + i * w, s->rows[t] + x * w, (size_t)w * sizeof(float));
+        if (nnc_dlrm_held_index(s->local[t], ids[i]) < 0) return -1;
+        for (int64_t c = 0; c < w; c++) out[i * w + c] = nnc_dlrm_gathered(s->rows[t], s->local[t], w, ids[i], c);
     }
     c->lookups[k] += n;
     c->read_bytes[k] += n * w * 4;
@@ -118,9 +99,10 @@ static int serve(float *out, const dev_store *s, int t, const int64_t *ids, int6
 }
 
 /* Requester o, table t: route its block's lookups.  Local pieces are served
- * at once into asm_rows (P * dim floats); remote ones go to q[k]. */
-static int route(float *asm_rows, req_list *q, const dev_store *own, const nnc_dlrm_plan *p, const nnc_trace *tr,
-                 int t, int o, int64_t s0, int64_t s1, nnc_dlrm_cost *c)
+ * at once into asm_rows (P * dim floats) unless queue_local (then they go to
+ * q[o] like the others); remote ones go to q[k]. */
+int nnc_dlrm_route(float *asm_rows, nnc_dlrm_reqs *q, const nnc_dlrm_store *own, const nnc_dlrm_plan *p, const nnc_trace *tr,
+                   int t, int o, int64_t s0, int64_t s1, nnc_dlrm_cost *c, int queue_local)
 {
     int T = tr->n_tables, D = p->devices;
     int64_t dim = p->tables[t].dim, P = 0;
@@ -140,9 +122,9 @@ static int route(float *asm_rows, req_list *q, const dev_store *own, const nnc_d
                     nnc_dlrm_slice(dim, D, k, &c0, &c1);
                     if (c1 == c0) continue;
                 }
-                if (k == o) {
-                    if (serve(asm_rows + P * dim + own->c0[t], own, t, &r, 1, c, o)) return -1;
-                } else if (req_push(&q[k], r, P)) {
+                if (k == o && !queue_local) {
+                    if (nnc_dlrm_serve(asm_rows + P * dim + own->c0[t], own, t, &r, 1, c, o)) return -1;
+                } else if (nnc_dlrm_req_push(&q[k], r, P)) {
                     return -2;
                 }
             }
@@ -153,7 +135,7 @@ static int route(float *asm_rows, req_list *q, const dev_store *own, const nnc_d
 
 /* Pool device o's bags of table t from the assembled rows (P * dim, in
  * lookup order) into pooled[(s - 0) * dsum + off + j]. */
-static nnc_status pool(float *pooled, const float *asm_rows, int64_t P, const nnc_trace *tr, int t, int64_t s0, int64_t s1,
+nnc_status nnc_dlrm_pool(float *pooled, const float *asm_rows, int64_t P, const nnc_trace *tr, int t, int64_t s0, int64_t s1,
                        int64_t dim, int64_t dsum, int64_t off, nnc_embbag_mode mode, char *err, size_t errlen)
 {
     int64_t nb = s1 - s0, T = tr->n_tables;
@@ -182,14 +164,14 @@ done:
     return st;
 }
 
-static int64_t block_lookups(const nnc_trace *tr, int t, int64_t s0, int64_t s1)
+int64_t nnc_dlrm_block_lookups(const nnc_trace *tr, int t, int64_t s0, int64_t s1)
 {
     int64_t P = 0, T = tr->n_tables;
     for (int64_t smp = s0; smp < s1; smp++) P += tr->offsets[smp * T + t + 1] - tr->offsets[smp * T + t];
     return P;
 }
 
-static nnc_status check_inputs(const nnc_dlrm_plan *p, const nnc_trace *tr, char *err, size_t errlen)
+nnc_status nnc_dlrm_check_inputs(const nnc_dlrm_plan *p, const nnc_trace *tr, char *err, size_t errlen)
 {
     if (tr->n_tables != p->n_tables)
         return nnc_err(err, errlen, NNC_STATUS_INVALID, "the trace has %d categorical fields, the plan %d tables", tr->n_tables, p->n_tables);
@@ -209,19 +191,19 @@ nnc_status nnc_dlrm_exec_sim(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
                              const double *const *weights, const nnc_embbag_mode *modes, const nnc_dlrm_opts *o,
                              char *err, size_t errlen)
 {
-    nnc_status st = check_inputs(p, tr, err, errlen);
+    nnc_status st = nnc_dlrm_check_inputs(p, tr, err, errlen);
     if (st) return st;
     int D = p->devices, T = p->n_tables;
     memset(c, 0, sizeof *c);
     c->devices = D;
-    dev_store *ds = calloc((size_t)D, sizeof *ds);
-    req_list *q = calloc((size_t)D * (size_t)D, sizeof *q);          /* q[o * D + k] */
+    nnc_dlrm_store *ds = calloc((size_t)D, sizeof *ds);
+    nnc_dlrm_reqs *q = calloc((size_t)D * (size_t)D, sizeof *q);          /* q[o * D + k] */
     float **asm_rows = calloc((size_t)D, sizeof *asm_rows);
     int64_t dsum = 0;
     for (int t = 0; t < T; t++) dsum += p->tables[t].dim;
     if (!ds || !q || !asm_rows) goto nomem;
     for (int k = 0; k < D; k++) {
-        if (store_build(&ds[k], p, k, weights)) goto nomem;
+        if (nnc_dlrm_store_build(&ds[k], p, k, weights)) goto nomem;
         c->mem_bytes[k] = ds[k].mem;
     }
     int64_t off = 0;
@@ -229,12 +211,12 @@ nnc_status nnc_dlrm_exec_sim(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
         int64_t dim = p->tables[t].dim;
         for (int oo = 0; oo < D; oo++) {
             int64_t s0 = tr->n_samples * oo / D, s1 = tr->n_samples * (oo + 1) / D;
-            int64_t P = block_lookups(tr, t, s0, s1);
+            int64_t P = nnc_dlrm_block_lookups(tr, t, s0, s1);
             free(asm_rows[oo]);
             asm_rows[oo] = malloc((size_t)(P * dim + 1) * sizeof(float));
             if (asm_rows[oo] == NULL) goto nomem;
             for (int k = 0; k < D; k++) q[oo * D + k].n = 0;
-            int rc = route(asm_rows[oo], &q[oo * D], &ds[oo], p, tr, t, oo, s0, s1, c);
+            int rc = nnc_dlrm_route(asm_rows[oo], &q[oo * D], &ds[oo], p, tr, t, oo, s0, s1, c, 0);
             if (rc == -2) goto nomem;
             if (rc) {
                 st = nnc_err(err, errlen, NNC_STATUS_INVALID, "plan: device %d lacks a row it should hold", oo);
@@ -244,14 +226,14 @@ nnc_status nnc_dlrm_exec_sim(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
         /* the exchange: ids o -> k, rows k -> o */
         for (int oo = 0; oo < D; oo++)
             for (int k = 0; k < D; k++) {
-                req_list *r = &q[oo * D + k];
+                nnc_dlrm_reqs *r = &q[oo * D + k];
                 if (r->n == 0) continue;
                 int64_t w = ds[k].width[t];
                 float *reply = malloc((size_t)(r->n * w + 1) * sizeof(float));
                 if (reply == NULL) goto nomem;
                 c->sent[oo] += 8 * r->n;
                 c->recv[k] += 8 * r->n;
-                if (serve(reply, &ds[k], t, r->ids, r->n, c, k)) {
+                if (nnc_dlrm_serve(reply, &ds[k], t, r->ids, r->n, c, k)) {
                     free(reply);
                     st = nnc_err(err, errlen, NNC_STATUS_INVALID, "plan: device %d lacks a row it should hold", k);
                     goto done;
@@ -264,7 +246,7 @@ nnc_status nnc_dlrm_exec_sim(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
             }
         for (int oo = 0; oo < D && pooled; oo++) {
             int64_t s0 = tr->n_samples * oo / D, s1 = tr->n_samples * (oo + 1) / D;
-            if ((st = pool(pooled, asm_rows[oo], block_lookups(tr, t, s0, s1), tr, t, s0, s1, dim, dsum, off, modes[t], err, errlen)))
+            if ((st = nnc_dlrm_pool(pooled, asm_rows[oo], nnc_dlrm_block_lookups(tr, t, s0, s1), tr, t, s0, s1, dim, dsum, off, modes[t], err, errlen)))
                 goto done;
         }
         off += dim;
@@ -274,7 +256,7 @@ nnc_status nnc_dlrm_exec_sim(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
 nomem:
     st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
 done:
-    for (int k = 0; ds && k < D; k++) store_free(&ds[k]);
+    for (int k = 0; ds && k < D; k++) nnc_dlrm_store_free(&ds[k]);
     for (int i = 0; q && i < D * D; i++) {
         free(q[i].ids);
         free(q[i].slot);
@@ -296,13 +278,13 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
     MPI_Comm_size(MPI_COMM_WORLD, &D);
     if (D != p->devices)
         return nnc_err(err, errlen, NNC_STATUS_ARG, "the plan is for %d devices, MPI has %d ranks", p->devices, D);
-    nnc_status st = check_inputs(p, tr, err, errlen);
+    nnc_status st = nnc_dlrm_check_inputs(p, tr, err, errlen);
     if (st) return st;
     int T = p->n_tables;
     memset(c, 0, sizeof *c);
     c->devices = D;
-    dev_store ds;
-    req_list *q = calloc((size_t)D, sizeof *q);
+    nnc_dlrm_store ds;
+    nnc_dlrm_reqs *q = calloc((size_t)D, sizeof *q);
     int *scnt = calloc((size_t)D, sizeof(int)), *rcnt = calloc((size_t)D, sizeof(int));
     int *sdis = calloc((size_t)D, sizeof(int)), *rdis = calloc((size_t)D, sizeof(int));
     int64_t *sids = NULL, *rids = NULL;
@@ -310,15 +292,15 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
     int64_t dsum = 0, off = 0, s0 = tr->n_samples * me / D, s1 = tr->n_samples * (me + 1) / D;
     for (int t = 0; t < T; t++) dsum += p->tables[t].dim;
     memset(&ds, 0, sizeof ds);
-    int ok = q && scnt && rcnt && sdis && rdis && store_build(&ds, p, me, weights) == 0;
+    int ok = q && scnt && rcnt && sdis && rdis && nnc_dlrm_store_build(&ds, p, me, weights) == 0;
     c->mem_bytes[me] = ds.mem;
     for (int t = 0; t < T && ok; t++) {
-        int64_t dim = p->tables[t].dim, P = block_lookups(tr, t, s0, s1);
+        int64_t dim = p->tables[t].dim, P = nnc_dlrm_block_lookups(tr, t, s0, s1);
         free(asm_rows);
         asm_rows = malloc((size_t)(P * dim + 1) * sizeof(float));
         if (asm_rows == NULL) { ok = 0; break; }
         for (int k = 0; k < D; k++) q[k].n = 0;
-        int rc = route(asm_rows, q, &ds, p, tr, t, me, s0, s1, c);
+        int rc = nnc_dlrm_route(asm_rows, q, &ds, p, tr, t, me, s0, s1, c, 0);
         if (rc) { ok = rc == -2 ? 0 : -1; break; }
         /* ids: counts, then the ids themselves */
         int64_t ns = 0, nr = 0;
@@ -345,7 +327,7 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
         free(sbuf);
         sbuf = malloc((size_t)(nr * w + 1) * sizeof *sbuf);
         if (sbuf == NULL) { ok = 0; break; }
-        if (serve(sbuf, &ds, t, rids, nr, c, me)) { ok = -1; break; }
+        if (nnc_dlrm_serve(sbuf, &ds, t, rids, nr, c, me)) { ok = -1; break; }
         int64_t nback = 0;
         int *bs = scnt, *bsd = sdis, *br = rcnt, *brd = rdis; /* reuse: replies go the other way */
         int wk[NNC_DLRM_MAX_DEVICES];
@@ -383,7 +365,7 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
             for (int64_t i = 0; i < q[k].n; i++)
                 memcpy(asm_rows + q[k].slot[i] * dim + c0, rbuf + brd[k] + i * wk[k], (size_t)wk[k] * sizeof(float));
         }
-        if (pooled && (st = pool(pooled, asm_rows, P, tr, t, s0, s1, dim, dsum, off, modes[t], err, errlen))) {
+        if (pooled && (st = nnc_dlrm_pool(pooled, asm_rows, P, tr, t, s0, s1, dim, dsum, off, modes[t], err, errlen))) {
             ok = -1;
             break;
         }
@@ -407,7 +389,7 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
         st = ok == 0 ? nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory")
                      : nnc_err(err, errlen, NNC_STATUS_INVALID, "distributed lookup failed on %s", ok == 1 ? "another rank" : "this rank");
     }
-    store_free(&ds);
+    nnc_dlrm_store_free(&ds);
     for (int k = 0; q && k < D; k++) {
         free(q[k].ids);
         free(q[k].slot);

@@ -155,17 +155,7 @@ done:
 
 #include "gpu/dist_gnn.h"
 
-#include <nccl.h>
-
-#define NNC_NCCL_CHECK(call)                                                                        \
-    do {                                                                                            \
-        ncclResult_t r_ = (call);                                                                   \
-        if (r_ != ncclSuccess) {                                                                    \
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "NCCL: %s failed at %s:%d: %s", #call, \
-                         __FILE__, __LINE__, ncclGetErrorString(r_));                               \
-            goto done;                                                                              \
-        }                                                                                           \
-    } while (0)
+#include "gpu/nccl_check_impl.h"
 
 // One warp per listed (local) row, as csr_kernel.
 __global__ static void csr_rows_kernel(const int32_t *row_ptr, const int32_t *col, const float *val, const int32_t *list,

@@ -365,8 +365,22 @@ static int ids_in_range(const int64_t *ids, int64_t n, int64_t rows, int *neg)
     return 0;
 }
 
+/* Ids fixed to a constant (nnc_mdl_embbag_fix_ids) are one copy shared by
+ * every sample: pool sample 0's bags, copy them to the others. */
+static int eb_exec_shared(const nnc_exec *x, const nnc_node *n, size_t elem, int (*one)(const nnc_exec *, const nnc_node *))
+{
+    nnc_exec x1 = *x;
+    x1.batch = 1;
+    if (one(&x1, n)) return 1;
+    char *out = x->buf[n->out[0]];
+    size_t bytes = (size_t)(n->p[4] * n->p[2]) * elem;
+    for (int s = 1; s < x->batch; s++) memcpy(out + (size_t)s * bytes, out, bytes);
+    return 0;
+}
+
 int nnc_embbag_exec_f32(const nnc_exec *x, const nnc_node *n)
 {
+    if (x->batch > 1 && !x->batched[n->in[1]]) return eb_exec_shared(x, n, sizeof(float), nnc_embbag_exec_f32);
     const int64_t *ids = (const int64_t *)x->buf[n->in[1]];
     int64_t rows = n->p[1], dim = n->p[2], L = n->p[3], nb = n->p[4] * x->batch;
     int neg;
@@ -388,6 +402,7 @@ int nnc_embbag_exec_f32(const nnc_exec *x, const nnc_node *n)
 
 int nnc_embbag_exec_f64(const nnc_exec *x, const nnc_node *n)
 {
+    if (x->batch > 1 && !x->batched[n->in[1]]) return eb_exec_shared(x, n, sizeof(double), nnc_embbag_exec_f64);
     const int64_t *ids = (const int64_t *)x->buf[n->in[1]];
     const double *table = (const double *)x->buf[n->in[0]];
     double *out = (double *)x->buf[n->out[0]];

@@ -91,6 +91,16 @@ typedef struct nnc_mdl_table_info {
  * input; fills up to max entries of out (in graph-input order). */
 int nnc_mdl_embbag_tables(const struct nnc_model *m, nnc_mdl_table_info *out, int max);
 
+/* Fix the categorical ids of a prepared model (models/embbag_fix.c): every
+ * integer graph input becomes a constant holding ids[t] (t counts the integer
+ * inputs in input order; per-sample element count each) and stops being an
+ * input, so a DLRM becomes a model of its float input alone, which the
+ * verifier takes.  The runtime then pools the same bags for every sample.
+ * Returns: OK; UNSUPPORTED when an integer input feeds anything other than
+ *     an EmbeddingBag's ids; INVALID naming an id outside its table (the
+ *     model is unchanged then); NOMEM. */
+nnc_status nnc_mdl_embbag_fix_ids(struct nnc_model *m, const int64_t *const *ids, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,15 +39,24 @@ static void FN(strides)(int rank, const int64_t *dims, int64_t *st)
 }
 
 /* Flat index k of a tensor with row-major strides `from` -> sum of its
- * multi-index components times `to` (a permuted or reduced layout). */
-static int64_t FN(remap)(int64_t k, int r, const int64_t *from, const int64_t *to)
+ * multi-index components times ta and times tb (two permuted, reduced or
+ * broadcast layouts at once: both operands of a binary op). */
+static inline void FN(remap2)(int64_t k, int r, const int64_t *from, const int64_t *ta, const int64_t *tb,
+                              int64_t *oa, int64_t *ob)
 {
-    int64_t off = 0;
+    *oa = *ob = 0;
     for (int d = 0; d < r; d++) {
         int64_t i = k / from[d];
         k -= i * from[d];
-        off += i * to[d];
+        *oa += i * ta[d];
+        *ob += i * tb[d];
     }
+}
+/* The same for one layout `to`. */
+static inline int64_t FN(remap)(int64_t k, int r, const int64_t *from, const int64_t *to)
+{
+    int64_t off, unused; /* dead after inlining */
+    FN(remap2)(k, r, from, to, to, &off, &unused);
     return off;
 }
 
@@ -120,13 +129,8 @@ static int FN(binary)(const nnc_exec *x, const nnc_node *n)
                 continue;
             }
             for (int64_t row = 0; row < rows; row++) {
-                int64_t oa = 0, ob = 0, rem = row * inner;
-                for (int d = 0; d < r - 1; d++) {
-                    int64_t i = rem / so[d];
-                    rem -= i * so[d];
-                    oa += i * sa[d];
-                    ob += i * sb[d];
-                }
+                int64_t oa, ob;
+                FN(remap2)(row * inner, r - 1, so, sa, sb, &oa, &ob);
                 T *o = O + row * inner;
                 const T *pa = A + oa, *pb = B + ob;
                 if (ia && ib)
@@ -140,13 +144,8 @@ static int FN(binary)(const nnc_exec *x, const nnc_node *n)
             const int64_t *A = IP(n->in[0], b), *B = IP(n->in[1], b);
             int64_t *O = IP(n->out[0], b);
             for (int64_t row = 0; row < rows; row++) {
-                int64_t oa = 0, ob = 0, rem = row * inner;
-                for (int d = 0; d < r - 1; d++) {
-                    int64_t i = rem / so[d];
-                    rem -= i * so[d];
-                    oa += i * sa[d];
-                    ob += i * sb[d];
-                }
+                int64_t oa, ob;
+                FN(remap2)(row * inner, r - 1, so, sa, sb, &oa, &ob);
                 for (int64_t k = 0; k < inner; k++) O[row * inner + k] = FN(bini)(n->op, vo->dtype, A[oa + k * ia], B[ob + k * ib]);
             }
         }

@@ -126,6 +126,18 @@ nnc_status nnc_spc_write_vnnlib(FILE *f, const nnc_spec *s, char *err, size_t er
 nnc_status nnc_spc_check_model_dims(const nnc_spec *s, int64_t n_in, int64_t n_out,
                                     char *err, size_t errlen);
 
+/* The spec over inputs X_off .. X_{off+n_keep-1} alone (renumbered from 0),
+ * for a model whose other inputs are fixed (specs/spec_fix.c): every other
+ * input must have lo == hi, the same value in every case, and no case may
+ * have extra linear input constraints.  Output constraints are kept.
+ * Out: *out (release with nnc_spc_destroy); fixed (n_in - n_keep values:
+ *   the dropped inputs' values in input order).
+ * Returns: OK; INVALID naming a dropped input that is not fixed, or fixed
+ *   differently in two cases; UNSUPPORTED for input constraints; ARG for a
+ *   range outside [0, n_in); NOMEM. */
+nnc_status nnc_spc_keep_inputs(nnc_spec **out, double *fixed, const nnc_spec *s, int off, int n_keep,
+                               char *err, size_t errlen);
+
 /* Returns: 1 when a and b are the same normal form (same counts, bounds,
  * constraints, in the same order; doubles compared with ==), else 0. */
 int nnc_spc_equal(const nnc_spec *a, const nnc_spec *b);

@@ -18,6 +18,7 @@
  * tanh) are evaluated by libm, whose error is below 4 ulp; their bounds are
  * widened by NNC_LIBM_REL relative plus NNC_LIBM_ABS absolute. */
 #include "verifier/bounds_impl.h"
+#include "verifier/bilinear_impl.h"
 
 #include <cblas.h>
 #include <float.h>
@@ -40,6 +41,9 @@ typedef struct node_info {
     /* relaxation of a nonlinear node, numel(out) each */
     double *al, *bl, *au, *bu;
     int64_t *arg;     /* MAXPOOL: chosen input index; -1 */
+    int bil;          /* MATMUL of two run-time operands: McCormick planes (bilinear.c),
+                         their summed intercepts in bl (lower) and bu (upper) */
+    nnc_bil_geom bg;
     int64_t rows, K, N; /* GEMM/MATMUL geometry */
 } node_info;
 
@@ -122,6 +126,15 @@ static int64_t *movement_map(const nnc_model *m, const nnc_node *n)
     int64_t si[NNC_MAX_RANK], so[NNC_MAX_RANK];
     strides(r, vi->dims, si);
     strides(vo->rank, vo->dims, so);
+    if (n->op == NNC_OP_GATHER) { /* constant indices (supported()), negative ones from the end */
+        const nnc_value *ix = &m->vals[n->in[1]];
+        int64_t axis = n->p[0], alen = vi->dims[axis], inner = 1, j = 0;
+        for (int d = (int)axis + 1; d < r; d++) inner *= vi->dims[d];
+        for (int64_t a = 0; a < (alen ? vi->numel / (alen * inner) : 0); a++)
+            for (int64_t i = 0; i < ix->numel; i++)
+                for (int64_t e = 0; e < inner; e++) map[j++] = (a * alen + (ix->i[i] < 0 ? ix->i[i] + alen : ix->i[i])) * inner + e;
+        return map;
+    }
     for (int64_t j = 0; j < vo->numel; j++) {
         if (n->op != NNC_OP_TRANSPOSE && n->op != NNC_OP_SLICE && n->op != NNC_OP_PAD) {
             map[j] = j; /* reshape-like: same flat order */
@@ -169,7 +182,27 @@ static int supported(const nnc_bnd *b, const nnc_node *n)
         const nnc_value *x = V(b, n->in[0]), *w = V(b, n->in[1]);
         if (a && !c) return w->rank <= 2 && !w->sparse;
         if (!a && c) return x->sparse != NULL;
+        if (a && c && x->rank >= 2 && x->rank == w->rank && !x->sparse && !w->sparse &&
+            x->dims[x->rank - 1] == w->dims[w->rank - 2]) { /* bilinear.c: no broadcasting */
+            for (int d = 0; d + 2 < x->rank; d++)
+                if (x->dims[d] != w->dims[d]) return 0;
+            return 1;
+        }
         return 0;
+    }
+    case NNC_OP_EMBEDBAG: { /* ids fixed (nnc_mdl_embbag_fix_ids): a constant node */
+        const nnc_value *ix = V(b, n->in[1]);
+        if (a || c || !V(b, n->in[0])->f || !ix->i) return 0;
+        for (int64_t i = 0; i < ix->numel; i++)
+            if (ix->i[i] < -n->p[1] || ix->i[i] >= n->p[1]) return 0;
+        return 1;
+    }
+    case NNC_OP_GATHER: {
+        const nnc_value *ix = n->n_in > 1 ? V(b, n->in[1]) : NULL;
+        if (!a || ix == NULL || is_var(b, n->in[1]) || ix->i == NULL) return 0;
+        for (int64_t i = 0; i < ix->numel; i++) /* checked here: the movement map trusts them */
+            if (ix->i[i] < -V(b, n->in[0])->dims[n->p[0]] || ix->i[i] >= V(b, n->in[0])->dims[n->p[0]]) return 0;
+        return 1;
     }
     case NNC_OP_CONV:
         return a && !c && (n->n_in < 3 || n->in[2] < 0 || !is_var(b, n->in[2]));
@@ -221,8 +254,11 @@ static int64_t fan_in(const nnc_model *m, const nnc_node *n)
     case NNC_OP_GEMM: return n->p[4] + 1;
     case NNC_OP_MATMUL: {
         const nnc_value *x = &m->vals[n->in[0]];
-        return (x->sparse ? x->sparse->cols : x->dims[x->rank - 1]) + 1;
+        int64_t k = x->sparse ? x->sparse->cols : x->dims[x->rank - 1];
+        /* two run-time operands: 2K slope terms and an intercept per output */
+        return (m->vals[n->in[1]].kind != NNC_VAL_CONST && x->kind != NNC_VAL_CONST) ? 2 * k + 2 : k + 1;
     }
+    case NNC_OP_EMBEDBAG: return n->p[3] + 2;
     case NNC_OP_CONV: {
         const nnc_value *w = &m->vals[n->in[1]];
         return w->numel / (w->dims[0] ? w->dims[0] : 1) + 1;
@@ -298,12 +334,13 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
             else if (var >= 0 && !two_vars && b->exact_ibp[var] == 2 && elementwise && n->op != NNC_OP_PAD) b->exact_ibp[n->out[0]] = 2;
         }
         int64_t no = V(b, n->out[0])->numel;
+        x->bil = n->op == NNC_OP_MATMUL && is_var(b, n->in[0]) && is_var(b, n->in[1]);
         x->lin = !(n->op == NNC_OP_RELU || n->op == NNC_OP_LEAKYRELU || n->op == NNC_OP_SIGMOID || n->op == NNC_OP_TANH ||
-                   n->op == NNC_OP_MAXPOOL);
+                   n->op == NNC_OP_MAXPOOL || x->bil);
         if (!x->lin) {
             /* 1: feeds a piecewise-linear node (refine unstable neurons only), 2: a smooth one or MaxPool */
             int kind = (n->op == NNC_OP_RELU || n->op == NNC_OP_LEAKYRELU) ? 1 : 2;
-            if (b->needs_crown[n->in[0]] < kind) b->needs_crown[n->in[0]] = (unsigned char)kind;
+            if (!x->bil && b->needs_crown[n->in[0]] < kind) b->needs_crown[n->in[0]] = (unsigned char)kind;
             x->al = malloc((size_t)(no + 1) * sizeof(double));
             x->bl = malloc((size_t)(no + 1) * sizeof(double));
             x->au = malloc((size_t)(no + 1) * sizeof(double));
@@ -319,7 +356,7 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
             x->ib = broadcast_map(V(b, n->out[0]), V(b, n->in[1]));
             if (!x->ia || !x->ib) goto nomem;
             break;
-        case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD:
+        case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD: case NNC_OP_GATHER:
             if (!(x->ia = movement_map(m, n))) goto nomem;
             break;
         case NNC_OP_CONCAT: { /* output element -> (ib: input slot, ia: element of that input) */
@@ -343,7 +380,12 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
         }
         case NNC_OP_GEMM: case NNC_OP_MATMUL: {
             const nnc_value *a = V(b, n->in[0]), *w = V(b, n->in[1]);
-            if (a->sparse) break;
+            if (x->bil) {
+                int64_t batch = 1;
+                for (int d = 0; d + 2 < a->rank; d++) batch *= a->dims[d];
+                x->bg = (nnc_bil_geom){batch, a->dims[a->rank - 2], a->dims[a->rank - 1], w->dims[w->rank - 1]};
+            }
+            if (a->sparse || x->bil) break;
             int64_t K, N;
             if (n->op == NNC_OP_GEMM) {
                 K = n->p[4];
@@ -515,7 +557,7 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
             for (int64_t j = 0; j < no; j++) ACC(j, map[j], n->op == NNC_OP_MUL ? cv[cm[j]] : 1.0 / cv[cm[j]]);
             break;
         }
-        case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD:
+        case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD: case NNC_OP_GATHER:
             for (int64_t j = 0; j < no; j++)
                 if (x->ia[j] >= 0) ACC(j, x->ia[j], 1.0);
             break;
@@ -589,6 +631,28 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
     }
 }
 
+/* A fused EmbeddingBag with fixed ids (nnc_mdl_embbag_fix_ids): sum (mean)
+ * of its bags' stored rows, in double (out), and sum |rows| (mag), which
+ * bounds the rounding of that sum with GAMMA >= gamma(L + 2); either may be
+ * NULL.  p: 0 mode, 1 rows, 2 dim, 3 bag length, 4 bags (embbag_impl.h). */
+static void embbag_sums(const nnc_bnd *b, const nnc_node *n, double *out, double *mag)
+{
+    const double *tab = V(b, n->in[0])->f;
+    const int64_t *ids = V(b, n->in[1])->i;
+    int64_t rows = n->p[1], dim = n->p[2], L = n->p[3];
+    for (int64_t k = 0; k < n->p[4]; k++)
+        for (int64_t j = 0; j < dim; j++) {
+            double s = 0, a = 0;
+            for (int64_t i = 0; i < L; i++) {
+                int64_t r = ids[k * L + i] < 0 ? ids[k * L + i] + rows : ids[k * L + i]; /* in range: checked when fixed */
+                s += tab[r * dim + j];
+                a += fabs(tab[r * dim + j]);
+            }
+            if (out) out[k * dim + j] = n->p[0] == 1 ? s / (double)L : s;
+            if (mag) mag[k * dim + j] = a;
+        }
+}
+
 /* Constant term of a linear node (numel(out)); NULL-safe: writes into out. */
 static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out)
 {
@@ -615,6 +679,9 @@ static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out)
     case NNC_OP_PAD:
         for (int64_t j = 0; j < no; j++)
             if (x->ia[j] < 0) out[j] = n->fp[0];
+        break;
+    case NNC_OP_EMBEDBAG:
+        embbag_sums(b, n, out, NULL);
         break;
     case NNC_OP_CONCAT:
         for (int64_t j = 0; j < no; j++) {
@@ -664,6 +731,11 @@ static void relax_relu(double l, double u, double alpha, int adaptive, double *a
     /* lower: y (if alpha <= 1) or alpha y; CROWN's adaptive choice */
     *bl = 0;
     *al = (adaptive && u >= -l) ? 1.0 : alpha;
+}
+
+void nnc_bnd_relax_relu(double l, double u, double leak, double *al, double *bl, double *au, double *bu)
+{
+    relax_relu(l, u, leak, 1, al, bl, au, bu);
 }
 
 static double sigm(double x) { return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x)); }
@@ -721,6 +793,7 @@ static nnc_status ibp_linear(nnc_bnd *b, const nnc_node *n)
     }
     if (x->cbias) memcpy(c, x->cbias, (size_t)no * sizeof(double));
     for (int64_t j = 0; j < no; j++) e[j] = fabs(c[j]);
+    if (n->op == NNC_OP_EMBEDBAG) embbag_sums(b, n, NULL, e); /* its sum's error scales with sum |rows| */
     for (int s = 0; s < n->n_in; s++) {
         int v = n->in[s];
         if (!lin_slot(b, n, s)) continue;
@@ -762,6 +835,11 @@ static void ibp_nonlinear(nnc_bnd *b, const nnc_node *n)
     int vi = n->in[0], vo = n->out[0];
     int64_t no = V(b, vo)->numel;
     double *lo = b->lo[vo], *hi = b->hi[vo];
+    if (x->bil) {
+        int vb = n->in[1];
+        nnc_bil_ibp(&x->bg, b->gamma, b->lo[vi], b->hi[vi], b->lo[vb], b->hi[vb], lo, hi, x->bl, x->bu, x->ew);
+        return;
+    }
     if (n->op == NNC_OP_MAXPOOL) {
         cgeom g;
         conv_geom(b, n, &g);
@@ -914,6 +992,22 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
                 if (b->L[v] == NULL && take_rows(b, v, nobj) != 0) { free(cabs); return NNC_STATUS_NOMEM; }
                 lin_op(b, n, s, 1, 0, nobj, L, b->L[v]);
             }
+        } else if (x->bil) {
+            int va = n->in[0], vb = n->in[1];
+            double *cs = malloc(sizeof(double) * ((size_t)nobj + 1));
+            if (cs == NULL || (b->L[va] == NULL && take_rows(b, va, nobj) != 0) ||
+                (b->L[vb] == NULL && take_rows(b, vb, nobj) != 0)) {
+                free(cs);
+                free(cabs);
+                return NNC_STATUS_NOMEM;
+            }
+            if (b->recording) memcpy(b->rec[vo], L, sizeof(double) * (size_t)no);
+            nnc_bil_back(&x->bg, nobj, L, b->lo[va], b->lo[vb], b->hi[vb], x->bl, x->bu, b->L[va], b->L[vb], cs);
+            for (int o = 0; o < nobj; o++) {
+                c[o] += cs[o];
+                cabs[o] += fabs(c[o]);
+            }
+            free(cs);
         } else {
             int v = n->in[0];
             int64_t ni = V(b, v)->numel;
@@ -1214,6 +1308,10 @@ nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double 
             if (x->cbias) memcpy(z[vo], x->cbias, sizeof(double) * (size_t)no);
             for (int s = 0; s < n->n_in; s++)
                 if (lin_slot(b, n, s) && z[n->in[s]]) lin_op(b, n, s, 0, 0, 1, z[n->in[s]], z[vo]);
+        } else if (x->bil) {
+            if (z[n->in[0]] && z[n->in[1]])
+                nnc_bil_eval_planes(&x->bg, b->rec[vo], b->lo[n->in[0]], b->lo[n->in[1]], b->hi[n->in[1]], x->bl, x->bu,
+                                    z[n->in[0]], z[n->in[1]], z[vo]);
         } else {
             const double *zi = z[n->in[0]];
             for (int64_t j = 0; j < no; j++) {

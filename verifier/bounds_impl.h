@@ -49,6 +49,12 @@ const double *nnc_bnd_out_hi(const nnc_bnd *b);
  * counterexample candidates). */
 nnc_status nnc_bnd_linear_lower(nnc_bnd *b, int nobj, const double *C, const double *d, double *lower, double *lam);
 
+/* The ReLU / LeakyReLU (leak in [0, 1]) relaxation CROWN uses for a
+ * pre-activation in [l, u]: lines  al z + bl <= act(z) <= au z + bu  valid on
+ * [l, u] in exact arithmetic (slopes and intercepts rounded to keep them so),
+ * lower slope chosen adaptively (1 when u >= -l, else leak). */
+void nnc_bnd_relax_relu(double l, double u, double leak, double *al, double *bl, double *au, double *bu);
+
 /* ---- refinement: optimisable ReLU lower slopes and ReLU splits ----
  * ReLU/LeakyReLU neurons are numbered 0 .. nnc_bnd_relu_count()-1, node by
  * node in topological order.  A neuron is unstable when its pre-activation

@@ -20,6 +20,7 @@
  * is covered by a 64-ulp relative widening plus 1e-300. */
 #include "verifier/verifier.h"
 #include "models/model_impl.h"
+#include "verifier/bounds_impl.h"
 
 #include <float.h>
 #include <math.h>
@@ -327,5 +328,50 @@ free_iv:
     free(iv.hi);
     free(iv.ids);
     nnc_mdl_destroy(m);
+    return st;
+}
+
+nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, const double *hi, int linear, double *out_lo,
+                                 double *out_hi, char *err, size_t errlen)
+{
+    nnc_bnd *b;
+    nnc_status st = nnc_bnd_create(&b, m, err, errlen);
+    if (st) return st;
+    int64_t nin = nnc_bnd_num_inputs(b), nout = nnc_bnd_num_outputs(b);
+    for (int64_t k = 0; k < nin; k++)
+        if (!(lo[k] <= hi[k])) {
+            nnc_bnd_destroy(b);
+            return nnc_err(err, errlen, NNC_STATUS_ARG, "box element %lld: lower bound above upper", (long long)k);
+        }
+    double *C = NULL, *d = NULL, *lw = NULL;
+    if ((st = nnc_bnd_compute(b, lo, hi, linear))) goto out;
+    memcpy(out_lo, nnc_bnd_out_lo(b), (size_t)nout * sizeof(double));
+    memcpy(out_hi, nnc_bnd_out_hi(b), (size_t)nout * sizeof(double));
+    if (linear) {
+        /* objectives +out_j (rows 0..nout-1) and -out_j */
+        C = calloc((size_t)(2 * nout * nout + 1), sizeof(double));
+        d = calloc((size_t)(2 * nout + 1), sizeof(double));
+        lw = malloc((size_t)(2 * nout + 1) * sizeof(double));
+        if (!C || !d || !lw) {
+            st = NNC_STATUS_NOMEM;
+            goto out;
+        }
+        for (int64_t j = 0; j < nout; j++) {
+            C[j * nout + j] = 1;
+            C[(nout + j) * nout + j] = -1;
+        }
+        if ((st = nnc_bnd_linear_lower(b, (int)(2 * nout), C, d, lw, NULL))) goto out;
+        for (int64_t j = 0; j < nout; j++) {
+            if (lw[j] > out_lo[j]) out_lo[j] = lw[j];
+            if (-lw[nout + j] < out_hi[j]) out_hi[j] = -lw[nout + j];
+        }
+    }
+out:
+    if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in the bound computation");
+    else if (st) nnc_err(err, errlen, st, "bound computation failed");
+    free(C);
+    free(d);
+    free(lw);
+    nnc_bnd_destroy(b);
     return st;
 }

@@ -82,6 +82,13 @@ typedef struct nnc_vrf_opts {
     int relu_split;          /* ReLU-split branch and bound on open input leaves:
                                 -1 auto (inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS, the
                                 default), 0 never, 1 always */
+    int symbolic;            /* dense ReLU chains with at most NNC_VRF_RELU_SPLIT_MIN_INPUTS
+                                inputs: leaves first bounded by forward symbolic intervals
+                                (verifier/symfwd_impl.h), CROWN only where those leave the
+                                leaf open.  0 never; 1 cascade (CROWN's split choices);
+                                2 the symbolic engine's own refined bounds and splits;
+                                -1 auto (the default): 2 for half of each case's time,
+                                then 1 if the case is not decided (see verify.c) */
     int device;              /* NNC_VRF_DEVICE_CPU (default) or NNC_VRF_DEVICE_GPU: where
                                 the sampling stage draws and evaluates (same report) */
     const double *box_lo, *box_hi; /* NULL, or a box replacing the spec's (one-case
@@ -151,6 +158,20 @@ nnc_status nnc_vrf_clopper_pearson(uint64_t k, uint64_t n, double confidence, do
  * loader's codes. */
 nnc_status nnc_vrf_dlrm_bounds(const char *path, const int64_t *const *ids, const double *lo, const double *hi,
                                double *out_lo, double *out_hi, char *err, size_t errlen);
+
+/* Sound bounds of every output of a prepared model with one float input
+ * over the box [lo, hi], through the verifier's bound engine
+ * (verifier/bounds.c; verifier/dlrm_bounds.c): linear = 0 interval bounds,
+ * 1 linear (CROWN) bounds, each output bounded by back-substitution of
+ * +out_j and -out_j and kept inside its interval.  A DLRM qualifies once
+ * its ids are fixed (nnc_mdl_embbag_fix_ids): the embedding bags are then
+ * constants and the interaction a product of bounded operands (McCormick
+ * planes, verifier/bilinear_impl.h).
+ * Out: out_lo/out_hi, the output's per-sample element count each.
+ * Returns: OK; UNSUPPORTED naming an operator without a transformer, or a
+ * model with other than one input and one output; NOMEM. */
+nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, const double *hi, int linear, double *out_lo,
+                                 double *out_hi, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

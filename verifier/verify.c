@@ -6,7 +6,9 @@
 #include "models/model_impl.h"
 #include "verifier/bounds_impl.h"
 #include "verifier/sample_impl.h"
+#include "verifier/sample_math.h"
 #include "verifier/refine_impl.h"
+#include "verifier/symfwd_impl.h"
 
 #include <gmp.h>
 #include <math.h>
@@ -32,6 +34,7 @@ void nnc_vrf_opts_default(nnc_vrf_opts *o)
     o->split = 1;
     o->alpha_iters = -1;
     o->relu_split = -1;
+    o->symbolic = -1;
 }
 
 const char *nnc_vrf_result_name(nnc_vrf_result r)
@@ -64,6 +67,9 @@ typedef struct ctx {
     const nnc_spec *s;
     const nnc_vrf_opts *o;
     nnc_bnd *bnd;
+    nnc_sfw *sfw;                     /* first bound of a leaf (small dense chains), or NULL */
+    int sym_splits;                   /* with sfw: leaves bounded and split by the symbolic engine alone */
+    uint64_t s1_tries, s1_hits;       /* with sfw: leaves given the cheap first bound, and settled by it */
     nnc_runtime *rt64, *rt32, *rt64b; /* single-sample f64/f32, batched f64 */
     nnc_smp *smp;                     /* sampling stage (CPU or GPU) */
     int n_in, n_out;
@@ -148,25 +154,19 @@ static void add_volume(mpq_t acc, const double *box, const double *root, int n)
     mpq_clears(v, a, b, NULL);
 }
 
-static double mpq_down(const mpq_t q)
+/* q as a double rounded in direction rnd (through 64 bits, both roundings
+ * the same way, so the result is on the rnd side of q). */
+static double mpq_round(const mpq_t q, mpfr_rnd_t rnd)
 {
     mpfr_t f;
     mpfr_init2(f, 64);
-    mpfr_set_q(f, q, MPFR_RNDD);
-    double d = mpfr_get_d(f, MPFR_RNDD);
+    mpfr_set_q(f, q, rnd);
+    double d = mpfr_get_d(f, rnd);
     mpfr_clear(f);
     return d;
 }
-
-static double mpq_up(const mpq_t q)
-{
-    mpfr_t f;
-    mpfr_init2(f, 64);
-    mpfr_set_q(f, q, MPFR_RNDU);
-    double d = mpfr_get_d(f, MPFR_RNDU);
-    mpfr_clear(f);
-    return d;
-}
+static double mpq_down(const mpq_t q) { return mpq_round(q, MPFR_RNDD); }
+static double mpq_up(const mpq_t q) { return mpq_round(q, MPFR_RNDU); }
 
 typedef enum { LEAF_SAFE, LEAF_UNSAFE, LEAF_OPEN } leaf_kind;
 
@@ -211,12 +211,94 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     return st;
 }
 
+/* Returns 1 when lower bounds lw (rows of the case) show every disjunct
+ * impossible: the leaf is safe. */
+static int all_impossible(const ctx *c, const double *lw)
+{
+    for (int j = 0; j < c->ndisj; j++) {
+        int impossible = 0;
+        for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) impossible |= lw[r] > c->d[r];
+        if (!impossible) return 0;
+    }
+    return 1;
+}
+
+/* Whether refine_leaf does anything for this model (it needs c->bnd). */
+static int refines(const ctx *c)
+{
+    return alpha_iters(c) > 0 || c->o->relu_split == 1 || (c->o->relu_split < 0 && c->n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS);
+}
+
+/* Lower bounds lw[2R] of the objectives CC (+ dd) over the leaf, and their
+ * input coefficients lam; afterwards c->bnd holds the leaf's CROWN bounds
+ * when refine_leaf may need them (unless the leaf is already safe).  With
+ * the symbolic engine, a cascade: forward symbolic bounds first (a small
+ * fraction of CROWN's cost), which settle many leaves on their own; where
+ * they do not, either
+ *   - (sym_splits = 0) CROWN as before, each row keeping the better bound
+ *     and lam staying CROWN's: the tree is the one CROWN alone grows, minus
+ *     the subtrees the symbolic bounds settle early; or
+ *   - (sym_splits = 1) the symbolic engine again with CROWN refinement of the
+ *     neurons it leaves unstable, its bounds and lam.  Its tighter
+ *     intermediate bounds change the adaptive slopes, hence lam and every
+ *     later split: on some ACAS Xu instances a tree 100 times smaller, on
+ *     others one that never closes.  nnc_vrf_run tries it first, for half
+ *     the time. */
+static nnc_status leaf_bounds(ctx *c, const double *box, const double *CC, const double *dd, double *lw, double *lam)
+{
+    int n = c->n_in, R2 = 2 * c->nrows;
+    nnc_status st;
+    if (c->sfw == NULL) {
+        if ((st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown))) return st;
+        return nnc_bnd_linear_lower(c->bnd, R2, CC, dd, lw, lam);
+    }
+    /* the cheap first bound only while it pays: it settles at least one leaf
+     * in 8 (its cost is ~8% of CROWN's), re-tried on every 8th leaf */
+    int first = c->s1_hits * 8 >= c->s1_tries || (c->rep->leaves & 7) == 0;
+    if (first) {
+        c->s1_tries++;
+        if ((st = nnc_sfw_bound(c->sfw, box, box + n, 0, R2, CC, dd, lw, lam))) return st;
+        if (all_impossible(c, lw)) {
+            c->s1_hits++;
+            return st;
+        }
+    } else {
+        for (int o = 0; o < R2; o++) lw[o] = -INFINITY;
+    }
+    double *lw2 = malloc(sizeof(double) * (size_t)R2 + 8), *lam2 = malloc(sizeof(double) * (size_t)R2 * (size_t)n + 8);
+    if (!lw2 || !lam2) st = NNC_STATUS_NOMEM;
+    else if (c->sym_splits) st = nnc_sfw_bound(c->sfw, box, box + n, 1, R2, CC, dd, lw2, lam);
+    else if (!(st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown))) st = nnc_bnd_linear_lower(c->bnd, R2, CC, dd, lw2, lam);
+    for (int o = 0; o < R2 && !st; o++)
+        if (lw2[o] > lw[o]) lw[o] = lw2[o];
+    if (!st && c->sym_splits && refines(c) && !all_impossible(c, lw)) st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown);
+    free(lw2);
+    free(lam2);
+    return st;
+}
+
+/* A leaf's counterexample candidate.  With the symbolic engine, points whose
+ * float64 chain output is clearly safe (margin above 1e-6 relative: the two
+ * float64 evaluations differ by ~1e-14) skip the runtime's validation, which
+ * costs more than the leaf's bounds; this only saves time, every reported
+ * counterexample is still validated by try_candidate. */
+static int leaf_candidate(ctx *c, int k, const double *x)
+{
+    if (c->sfw) {
+        double *y = c->cy2, ymax = 0;
+        nnc_sfw_eval(c->sfw, x, y);
+        for (int i = 0; i < c->n_out; i++) ymax = fmax(ymax, fabs(y[i]));
+        double mg = nnc_smp_margin(c->C, c->d, c->dstart, c->ndisj, c->n_out, y);
+        if (mg > 1e-6 * (1 + ymax)) return 0;
+    }
+    return try_candidate(c, k, x);
+}
+
 /* Bound one leaf.  Out: kind; *split_dim the dimension to split when open. */
 static nnc_status classify(ctx *c, int k, const double *box, leaf_kind *kind, int *split_dim)
 {
     int n = c->n_in, R = c->nrows;
-    nnc_status st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown);
-    if (st) return st;
+    nnc_status st = NNC_STATUS_OK;
     /* objectives: +C rows (lower bounds of C.y) and -C rows (upper bounds) */
     double *CC = malloc(sizeof(double) * (size_t)(2 * R) * (size_t)c->n_out + 8);
     double *dd = calloc((size_t)(2 * R) + 1, sizeof(double)), *lw = malloc(sizeof(double) * (size_t)(2 * R) + 8);
@@ -231,7 +313,7 @@ static nnc_status classify(ctx *c, int k, const double *box, leaf_kind *kind, in
             CC[(size_t)r * (size_t)c->n_out + (size_t)i] = v;
             CC[(size_t)(R + r) * (size_t)c->n_out + (size_t)i] = -v;
         }
-    st = nnc_bnd_linear_lower(c->bnd, 2 * R, CC, dd, lw, lam);
+    st = leaf_bounds(c, box, CC, dd, lw, lam);
     if (st) {
         free(CC); free(dd); free(lw); free(lam);
         return st;
@@ -254,11 +336,11 @@ static nnc_status classify(ctx *c, int k, const double *box, leaf_kind *kind, in
         double *x = malloc(sizeof(double) * (size_t)n + 8);
         if (x != NULL) {
             for (int i = 0; i < n; i++) x[i] = 0.5 * box[i] + 0.5 * box[n + i];
-            int found = try_candidate(c, k, x);
+            int found = leaf_candidate(c, k, x);
             for (int r = 0; r < R && !found && !c->rep->has_counterexample; r++) {
                 if (lw[r] > c->d[r]) continue;
                 for (int i = 0; i < n; i++) x[i] = lam[(size_t)r * (size_t)n + (size_t)i] >= 0 ? box[i] : box[n + i];
-                found = try_candidate(c, k, x);
+                found = leaf_candidate(c, k, x);
             }
             free(x);
         }
@@ -537,6 +619,11 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     if (st) return st;
     c.n_in = (int)nnc_bnd_num_inputs(c.bnd);
     c.n_out = (int)nnc_bnd_num_outputs(c.bnd);
+    if (opts->symbolic != 0 && opts->crown && c.n_in <= NNC_VRF_RELU_SPLIT_MIN_INPUTS) {
+        /* not a dense chain (or no memory): CROWN alone, as before */
+        char serr[NNC_ERRBUF_SIZE];
+        if (nnc_sfw_create(&c.sfw, m, serr, sizeof serr) != NNC_STATUS_OK) c.sfw = NULL;
+    }
     if ((st = nnc_spc_check_model_dims(spec, c.n_in, c.n_out, err, errlen))) goto out;
     for (int k = 0; k < nnc_spc_num_cases(spec); k++)
         if (nnc_spc_case_num_input_cons(spec, k) > 0) {
@@ -596,8 +683,30 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         mpq_clears(w, t, NULL);
         double deadline = t0 + opts->timeout_s * (double)(k + 1) / K;
         uint64_t hits = 0, drawn = 0;
-        st = run_case(&c, k, deadline, opts->samples / (uint64_t)K + (k == 0 ? opts->samples % (uint64_t)K : 0), safe, unsafe,
-                      open, &hits, &drawn);
+        uint64_t ns = opts->samples / (uint64_t)K + (k == 0 ? opts->samples % (uint64_t)K : 0);
+        int decided = 0;
+        if (c.sfw && opts->split && opts->symbolic != 1) {
+            /* first attempt: splits chosen by the symbolic engine (see
+             * leaf_bounds), half of the case's time, no sampling; kept only
+             * when it decides the whole box, else forgotten (counters too) */
+            uint64_t l0 = rep->leaves, ls = rep->leaves_safe, lu = rep->leaves_unsafe, lo0 = rep->leaves_open;
+            double now = now_s();
+            c.sym_splits = 1;
+            st = run_case(&c, k, opts->symbolic == 2 ? deadline : now + 0.5 * (deadline - now),
+                          opts->symbolic == 2 ? ns : 0, safe, unsafe, open, &hits, &drawn);
+            c.sym_splits = 0;
+            decided = !st && (mpq_sgn(open) == 0 || opts->symbolic == 2);
+            if (!st && !decided) {
+                mpq_set_ui(safe, 0, 1);
+                mpq_set_ui(unsafe, 0, 1);
+                mpq_set_ui(open, 0, 1);
+                rep->leaves = l0;
+                rep->leaves_safe = ls;
+                rep->leaves_unsafe = lu;
+                rep->leaves_open = lo0;
+            }
+        }
+        if (!st && !decided) st = run_case(&c, k, deadline, ns, safe, unsafe, open, &hits, &drawn);
         if (st) {
             mpq_clears(safe, unsafe, open, vk, NULL);
             if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in branch and bound");
@@ -695,6 +804,7 @@ out:
     nnc_rt_destroy(c.rt64b);
     nnc_smp_destroy(c.smp);
     nnc_bnd_destroy(c.bnd);
+    nnc_sfw_destroy(c.sfw);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy);
     if (st) nnc_vrf_report_free(rep);
     return st;

@@ -139,3 +139,64 @@ expect_error dlrm-plan-not-a-dlrm 65 "no embedding bag" "$NNCERT" plan $Z/mlp.on
 expect_error dlrm-run-bad-plan 64 "plan must be auto" "$NNCERT" dlrm-run $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --plan diagonal
 expect_error dlrm-plan-memory 75 "no placement fits 1000 bytes" "$NNCERT" plan $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --devices 2 --mem-per-device 1000
 if "$NNCERT" plan --help | grep -q 'usage: nncert plan' && "$NNCERT" dlrm-run --help | grep -q 'usage: nncert dlrm-run'; then pass dlrm-help; else fail dlrm-help; fi
+
+# ---- nncert verify on the DLRM: ids fixed (from the trace or in the spec),
+# dense features in a box; linear bounds (McCormick planes through the
+# interaction) against --ibp, and the bounds' width against dlrm-bounds'
+# interval bounds
+# mkspec SAMPLE EPS OP THRESHOLD WITH_IDS: VNN-LIB around trace sample
+# SAMPLE, unsafe where (OP Y_0 THRESHOLD); WITH_IDS=1 adds the ids as fixed inputs
+mkspec() {
+    awk -F, -v k="$1" -v eps="$2" -v op="$3" -v thr="$4" -v ids="$5" '
+        /^#/ || NF == 0 { next }
+        ++n == k {
+            nd = 13; ni = 0
+            for (t = nd + 1; t <= NF; t++) { c = split($t, a, ":"); for (j = 1; j <= c; j++) id[ni++] = a[j] }
+            nx = nd + (ids ? ni : 0)
+            for (i = 0; i < nx; i++) printf "(declare-const X_%d Real)\n", i
+            print "(declare-const Y_0 Real)"
+            for (i = 0; i < nd; i++) printf "(assert (>= X_%d %.17g))\n(assert (<= X_%d %.17g))\n", i, $(i + 1) - eps, i, $(i + 1) + eps
+            if (ids) for (j = 0; j < ni; j++) printf "(assert (= X_%d %s))\n", nd + j, id[j]
+            printf "(assert (%s Y_0 %s))\n", op, thr
+            exit
+        }' $Z/dlrm_trace.txt
+}
+for c in "2 0.05" "3 0.5" "7 2"; do
+    set -- $c
+    "$NNCERT" dlrm-bounds $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --sample "$1" --eps "$2" --points 2000 >"$TMP/b.out" 2>&1
+    r=$(sed -n 's/.*(\([0-9.e+]*\)x narrower).*/\1/p' "$TMP/b.out")
+    if [ -n "$r" ] && awk -v r="$r" 'BEGIN { exit !(r > 1) }'; then pass "dlrm-linear-narrower-than-interval-sample$1-eps$2 (${r}x)"
+    else fail "dlrm-linear-narrower-than-interval-sample$1-eps$2 ($(tail -n 2 "$TMP/b.out" | tr '\n' ' '))"; fi
+done
+mkspec 3 0.1 '<=' 0.503 0 >"$TMP/d.vnnlib"
+mkspec 3 0.1 '<=' 0.503 1 >"$TMP/di.vnnlib"
+expect_exit dlrm-verify-trace-holds 0 "$NNCERT" verify $Z/dlrm.onnx "$TMP/d.vnnlib" --trace $Z/dlrm_trace.txt --sample 3 --timeout 20 --json "$TMP/v1.json"
+expect_exit dlrm-verify-ids-in-spec-holds 0 "$NNCERT" verify $Z/dlrm.onnx "$TMP/di.vnnlib" --timeout 20 --json "$TMP/v2.json"
+if grep -q '"certified_safe_fraction": 1,' "$TMP/v1.json" 2>/dev/null && grep -q '"certified_safe_fraction": 1,' "$TMP/v2.json" 2>/dev/null; then
+    pass dlrm-verify-certified-whole-box
+else fail "dlrm-verify-certified-whole-box ($(grep -h certified_safe "$TMP/v1.json" "$TMP/v2.json" 2>&1 | tr '\n' ' '))"; fi
+# intervals alone certify nothing of the same box in the same budget
+"$NNCERT" verify $Z/dlrm.onnx "$TMP/d.vnnlib" --trace $Z/dlrm_trace.txt --sample 3 --timeout 2 --samples 500 --ibp --json "$TMP/v3.json" >/dev/null 2>&1
+if grep -q '"result": "unknown"' "$TMP/v3.json" 2>/dev/null; then pass "dlrm-verify-ibp-weaker ($(grep -o '"certified_safe_fraction": [0-9.e-]*' "$TMP/v3.json"))"
+else fail "dlrm-verify-ibp-weaker ($(cat "$TMP/v3.json" 2>&1 | head -n 3 | tr '\n' ' '))"; fi
+# a threshold the box crosses: a validated counterexample, most of the box certified
+mkspec 3 0.1 '<=' 0.505 0 >"$TMP/dv.vnnlib"
+expect_exit dlrm-verify-violated 1 "$NNCERT" verify $Z/dlrm.onnx "$TMP/dv.vnnlib" --trace $Z/dlrm_trace.txt --sample 3 --timeout 3 --samples 2000 --json "$TMP/v4.json"
+if python3 - "$TMP/v4.json" <<'PY'; then pass dlrm-verify-violated-report; else fail dlrm-verify-violated-report; fi
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["counterexample"]
+ok = r["result"] == "violated" and c is not None and len(c["input"]) == 13 and c["output"][0] <= 0.505
+ok = ok and r["certified_safe_fraction"] > 0.5 and 0 < r["violation_fraction"]["lower"] <= r["violation_fraction"]["upper"] < 0.5
+sys.exit(0 if ok else 1)
+PY
+# bad input
+expect_error dlrm-verify-spec-dims 65 "this DLRM takes 13 dense and 14 categorical" "$NNCERT" verify $Z/dlrm.onnx "$TMP/d.vnnlib"
+sed 's/(assert (= X_13 \([0-9]*\)))/(assert (>= X_13 \1))(assert (<= X_13 100000))/' "$TMP/di.vnnlib" >"$TMP/dl.vnnlib"
+expect_error dlrm-verify-id-not-fixed 65 "X_13 must be fixed" "$NNCERT" verify $Z/dlrm.onnx "$TMP/dl.vnnlib"
+sed 's/(assert (= X_26 [0-9]*))/(assert (= X_26 650))/' "$TMP/di.vnnlib" >"$TMP/do.vnnlib"
+expect_error dlrm-verify-id-out-of-range 65 "id 650 is outside the table's 650 rows" "$NNCERT" verify $Z/dlrm.onnx "$TMP/do.vnnlib"
+sed 's/(assert (= X_26 [0-9]*))/(assert (= X_26 2.5))/' "$TMP/di.vnnlib" >"$TMP/df.vnnlib"
+expect_error dlrm-verify-id-not-integer 65 "not an integer id" "$NNCERT" verify $Z/dlrm.onnx "$TMP/df.vnnlib"
+expect_error dlrm-verify-trace-wrong-spec 65 "with --trace the spec covers the 13 dense inputs" "$NNCERT" verify $Z/dlrm.onnx "$TMP/di.vnnlib" --trace $Z/dlrm_trace.txt
+expect_error dlrm-verify-trace-not-dlrm 64 "trace is for models with categorical" "$NNCERT" verify $Z/mlp.onnx "$TMP/d.vnnlib" --trace $Z/dlrm_trace.txt
