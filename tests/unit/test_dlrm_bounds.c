@@ -19,6 +19,7 @@
 #include "specs/spec.h"
 #include "verifier/bilinear_impl.h"
 #include "verifier/verifier.h"
+#include "tests/unit/check_main_impl.h"
 
 #include <check.h>
 #include <math.h>
@@ -531,9 +532,5 @@ int main(void)
     tcase_add_test(tc, fixed_equals_inputs);
     tcase_add_test(tc, bad_ids_and_specs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(s);
 }

@@ -21,6 +21,7 @@
 #include "verifier/bounds_impl.h"
 #include "verifier/symfwd_impl.h"
 #include "verifier/verifier.h"
+#include "tests/unit/check_main_impl.h"
 
 #include <check.h>
 #include <math.h>
@@ -457,9 +458,7 @@ END_TEST
 
 int main(void)
 {
-    const char *e = getenv("NNC_TEST_SEED");
-    seed = e ? (unsigned)strtoul(e, NULL, 10) : (unsigned)time(NULL);
-    printf("test_symfwd: seed %u (set NNC_TEST_SEED to replay)\n", seed);
+    seed = (unsigned)check_main_seed("test_symfwd");
     srand(seed);
     Suite *su = suite_create("symfwd");
     TCase *tc = tcase_create("core");
@@ -468,9 +467,5 @@ int main(void)
     tcase_add_test(tc, test_rejects_non_chains);
     tcase_add_test(tc, test_verifier_modes_agree);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(su);
 }
