@@ -50,6 +50,14 @@ void nnc_prv_g1_msm_cfg(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv
 void nnc_prv_g2_msm_cfg(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
                         int threads, nnc_msm_method method, int c);
 
+/* GLV decomposition on G1 (host code, prover/msm.c): for an integer
+ * k < 2^256 (in practice k < r), Out: k1, k2 < 2^128 (little-endian limbs)
+ * and signs with k = (-1)^neg1 k1 + (-1)^neg2 k2 lambda (mod r), where
+ * lambda = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd is the
+ * eigenvalue of (x, y) -> (beta x, y), beta =
+ * 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe. */
+void nnc_msm_glv_split(uint64_t k1[2], int *neg1, uint64_t k2[2], int *neg2, const uint64_t k[4]);
+
 #ifdef __cplusplus
 }
 #endif
@@ -104,7 +112,8 @@ NNC_INLINE int nnc_msm_window(size_t n, int affine)
  *                  coordinate field's (nnc_fq_##op), NNC_MSM_FE its element,
  *   NNC_MSM_AFF, NNC_MSM_JAC the point types,
  *   NNC_MSM_P(name) the names of the generated functions (msm_g1_##name),
- * and, once, NNC_MSM_NAIVE_BELOW / NNC_MSM_AFFINE_FROM (the sizes where
+ * optionally NNC_MSM_ENDO(r, p) (AFF_ *r = [lambda] p, the endomorphism
+ * GLV uses: only G1 has it here), and, once, NNC_MSM_NAIVE_BELOW / NNC_MSM_AFFINE_FROM (the sizes where
  * the automatic method changes) and int nnc_msm_default_threads(void);
  * include <pthread.h>, <stdlib.h>, <string.h> first.
  * Every generated function is static. */
@@ -424,12 +433,69 @@ static void P_(msm_naive)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t n)
     }
 }
 
-/* One Pippenger run: tasks (window, chunk of points) taken from a shared
- * counter by the calling thread and threads - 1 helpers. */
+/* Returns: the bit length of the integer k (0 for k = 0). */
+NNC_FORCEINLINE int P_(bitlen)(const uint64_t k[4])
+{
+    int i;
+    for (i = 3; i >= 0; i--)
+        if (k[i] != 0)
+            return 64 * i + 64 - __builtin_clzll(k[i]);
+    return 0;
+}
+
+/* The terms of input i: Out: ks[t] (canonical integers, nonzero), neg[t]
+ * (apply -P), endo[t] (apply the endomorphism) for t < the count returned
+ * (0 when k_i = 0 or P_i is infinity).  k is first replaced by r - k with
+ * the sign flipped when k > (r-1)/2, so small negative scalars stay small;
+ * on a group with an endomorphism a k of 129 bits or more is split by GLV. */
+NNC_FORCEINLINE int P_(terms)(uint64_t ks[2][4], int neg[2], int endo[2], const AFF_ *p, const nnc_fr *sc)
+{
+    static const uint64_t half[4] = {0xa1f0fac9f8000000ULL, 0x9419f4243cdcb848ULL, 0xdc2822db40c0ac2eULL,
+                                     0x183227397098d014ULL}; /* (r-1)/2 */
+    static const uint64_t rmod[4] = NNC_FR_MODULUS_INIT;
+    uint64_t k[4];
+    int s = 0;
+    if (nnc_fr_is_zero(sc) || G_(aff_is_inf)(p))
+        return 0;
+    nnc_fr_to_int(k, sc);
+    if (nnc_fe4_lt_mask(half, k) & 1) { /* k > (r-1)/2: use r - k and -P */
+        uint64_t br = 0;
+        br = nnc_sbb64(&k[0], rmod[0], k[0], br);
+        br = nnc_sbb64(&k[1], rmod[1], k[1], br);
+        br = nnc_sbb64(&k[2], rmod[2], k[2], br);
+        (void)nnc_sbb64(&k[3], rmod[3], k[3], br);
+        s = 1;
+    }
+#ifdef NNC_MSM_ENDO
+    if ((k[2] | k[3]) != 0) {
+        uint64_t k1[2], k2[2];
+        int n1, n2, t = 0;
+        nnc_msm_glv_split(k1, &n1, k2, &n2, k);
+        if ((k1[0] | k1[1]) != 0) {
+            ks[t][0] = k1[0], ks[t][1] = k1[1], ks[t][2] = ks[t][3] = 0;
+            neg[t] = s ^ n1, endo[t] = 0, t++;
+        }
+        if ((k2[0] | k2[1]) != 0) {
+            ks[t][0] = k2[0], ks[t][1] = k2[1], ks[t][2] = ks[t][3] = 0;
+            neg[t] = s ^ n2, endo[t] = 1, t++;
+        }
+        return t;
+    }
+#endif
+    memcpy(ks[0], k, sizeof k);
+    neg[0] = s;
+    endo[0] = 0;
+    return 1;
+}
+
+/* One Pippenger run over m prepared terms [ks_j] pts_j, sorted by the bit
+ * length of ks_j, longest first: tasks (window, chunk of the terms whose
+ * scalars reach the window) taken from a shared counter by the calling
+ * thread and threads - 1 helpers. */
 typedef struct P_(job) {
     const AFF_ *pts;
     const uint64_t (*ks)[4]; /* canonical scalars */
-    size_t n;
+    const size_t *above;     /* [257] above[L]: terms with scalar bit length >= L */
     int c, nwin, nchunk, affine;
     size_t scratch_bytes;      /* per thread */
     unsigned char *scratch;    /* threads * scratch_bytes */
@@ -453,8 +519,8 @@ static void *P_(work)(void *arg)
     if (jb->affine)
         P_(aff_scratch_init)(&s, mem, jb->c);
     for (;;) {
-        int t, w, ch;
-        size_t lo, hi;
+        int t, w, ch, lw;
+        size_t lo, hi, nw;
         pthread_mutex_lock(&jb->lock);
         t = jb->next++;
         pthread_mutex_unlock(&jb->lock);
@@ -462,8 +528,11 @@ static void *P_(work)(void *arg)
             break;
         w = t / jb->nchunk; /* window-major: one window's chunks run together */
         ch = t % jb->nchunk;
-        lo = jb->n * (size_t)ch / (size_t)jb->nchunk;
-        hi = jb->n * (size_t)(ch + 1) / (size_t)jb->nchunk;
+        /* window w reads bits cw-1 .. : only terms of bit length >= cw */
+        lw = w * jb->c;
+        nw = jb->above[lw > 256 ? 256 : lw];
+        lo = nw * (size_t)ch / (size_t)jb->nchunk;
+        hi = nw * (size_t)(ch + 1) / (size_t)jb->nchunk;
         if (jb->affine)
             P_(window_aff)(&jb->part[t], jb->pts, jb->ks, lo, hi, w, jb->c, &s);
         else
@@ -472,7 +541,8 @@ static void *P_(work)(void *arg)
     return NULL;
 }
 
-/* *r = sum_i [sc_i] P_i by Pippenger.  Returns: 0 when memory ran out
+/* *r = sum_i [sc_i] P_i by Pippenger.  c: the window width, 0 for the
+ * automatic choice by the number of terms.  Returns: 0 when memory ran out
  * (nothing computed), else 1. */
 static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t n, int threads,
                              int affine, int c)
@@ -480,22 +550,68 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
     P_(job) jb;
     P_(worker) *wk = NULL;
     pthread_t *tid = NULL;
-    uint64_t (*ks)[4];
-    size_t i, cap;
-    int w, ch, t, started = 0, ntask;
+    uint64_t (*ks)[4] = NULL;
+    AFF_ *tp = NULL;
+    size_t i, cap, m = 0, above[258], pos[257];
+    int w, ch, t, started = 0, ntask, maxlen = 0;
 
+    /* count the terms by bit length, then place them longest first */
+    memset(above, 0, sizeof above);
+    for (i = 0; i < n; i++) {
+        uint64_t k[2][4];
+        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pts[i], &sc[i]);
+        for (t = 0; t < nt; t++)
+            above[P_(bitlen)(k[t])]++;
+        m += (size_t)nt;
+    }
+    G_(jac_set_inf)(r);
+    if (m == 0)
+        return 1;
+    for (t = 256; t >= 0; t--) {
+        pos[t] = above[t + 1]; /* first slot of length t = terms longer than t */
+        above[t] += above[t + 1];
+        if (maxlen == 0 && above[t] > 0)
+            maxlen = t;
+    }
+    ks = (uint64_t (*)[4])malloc(m * sizeof *ks);
+    tp = (AFF_ *)malloc(m * sizeof *tp);
+    if (!ks || !tp) {
+        free(ks);
+        free(tp);
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        uint64_t k[2][4];
+        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pts[i], &sc[i]);
+        for (t = 0; t < nt; t++) {
+            size_t j = pos[P_(bitlen)(k[t])]++;
+            memcpy(ks[j], k[t], sizeof k[t]);
+            tp[j] = pts[i];
+#ifdef NNC_MSM_ENDO
+            if (endo[t])
+                NNC_MSM_ENDO(&tp[j], &pts[i]);
+#endif
+            if (neg[t])
+                G_(aff_neg)(&tp[j], &tp[j]);
+        }
+    }
+
+    if (c <= 0 || c > NNC_MSM_MAX_WINDOW)
+        c = nnc_msm_window(m, affine);
     memset(&jb, 0, sizeof jb);
-    jb.pts = pts;
-    jb.n = n;
+    jb.pts = tp;
+    jb.ks = (const uint64_t (*)[4])ks;
+    jb.above = above;
     jb.c = c;
-    jb.nwin = NNC_MSM_NWIN(c);
+    /* digits up to bit maxlen (zero there) make the sum telescope */
+    jb.nwin = (maxlen + 1 + c - 1) / c;
     jb.affine = affine;
     /* enough tasks for every thread to stay busy: >= 2 per thread */
     jb.nchunk = 1;
     if (threads > 1)
         jb.nchunk = (2 * threads + jb.nwin - 1) / jb.nwin;
-    if ((size_t)jb.nchunk > n)
-        jb.nchunk = (int)(n > 0 ? n : 1);
+    if ((size_t)jb.nchunk > m)
+        jb.nchunk = (int)m;
     ntask = jb.nwin * jb.nchunk;
     if (threads > ntask)
         threads = ntask;
@@ -503,7 +619,6 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
                               : (((size_t)1 << (c - 1)) + 1) * sizeof(JAC_);
     jb.scratch_bytes = (jb.scratch_bytes + 63) & ~(size_t)63;
 
-    ks = (uint64_t (*)[4])malloc(n * sizeof *ks);
     jb.part = (JAC_ *)malloc((size_t)ntask * sizeof(JAC_));
     while (threads > 1 && !(jb.scratch = (unsigned char *)malloc((size_t)threads * jb.scratch_bytes)))
         threads /= 2;
@@ -513,17 +628,15 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
         wk = (P_(worker) *)malloc((size_t)threads * sizeof *wk);
         tid = (pthread_t *)malloc((size_t)threads * sizeof *tid);
     }
-    if (!ks || !jb.part || !jb.scratch || (threads > 1 && (!wk || !tid))) {
+    if (!jb.part || !jb.scratch || (threads > 1 && (!wk || !tid))) {
         free(ks);
+        free(tp);
         free(jb.part);
         free(jb.scratch);
         free(wk);
         free(tid);
         return 0;
     }
-    for (i = 0; i < n; i++)
-        nnc_fr_to_int(ks[i], &sc[i]);
-    jb.ks = (const uint64_t (*)[4])ks;
     pthread_mutex_init(&jb.lock, NULL);
 
     if (threads > 1) {
@@ -548,7 +661,6 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
     pthread_mutex_destroy(&jb.lock);
 
     /* r = sum_w 2^(c w) sum_chunks part, by Horner from the top window */
-    G_(jac_set_inf)(r);
     for (w = jb.nwin - 1; w >= 0; w--) {
         if (!G_(jac_is_inf)(r))
             for (t = 0; t < c; t++)
@@ -557,6 +669,7 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
             G_(jac_add_var)(r, r, &jb.part[w * jb.nchunk + ch]);
     }
     free(ks);
+    free(tp);
     free(jb.part);
     free(jb.scratch);
     free(wk);
@@ -578,8 +691,6 @@ static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int 
     if (method == NNC_MSM_METHOD_AUTO)
         method = n < NNC_MSM_NAIVE_BELOW ? NNC_MSM_METHOD_NAIVE
                  : n < NNC_MSM_AFFINE_FROM ? NNC_MSM_METHOD_JAC : NNC_MSM_METHOD_AFFINE;
-    if (c <= 0 || c > NNC_MSM_MAX_WINDOW)
-        c = nnc_msm_window(n, method == NNC_MSM_METHOD_AFFINE);
     switch (method) {
     case NNC_MSM_METHOD_NAIVE:
         P_(msm_naive)(&r, pts, sc, n);

@@ -316,12 +316,179 @@ START_TEST(test_digits)
 }
 END_TEST
 
+/* GLV: beta x is [lambda] on G1, and the split k = +-k1 +- k2 lambda (mod r)
+ * with k1, k2 < 2^128, checked with GMP on edge scalars (0, 1, 2, r-1, r-2,
+ * lambda, lambda^2, (r-1)/2, (r+1)/2, 2^127, 2^128 - 1, 2^128, 2^253, each
+ * also minus one) and thousands of random ones. */
+static const char *const glv_lambda_hex = "b3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd";
+static const char *const glv_beta_hex = "59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe";
+
+static void mpz_to_limbs(uint64_t x[4], const mpz_t v)
+{
+    size_t cnt = 0;
+    x[0] = x[1] = x[2] = x[3] = 0;
+    mpz_export(x, &cnt, -1, 8, 0, 0, v);
+}
+
+START_TEST(test_glv_endomorphism)
+{
+    rng r = rng_for(11);
+    mpz_t lam, beta;
+    uint64_t l[4], b[4];
+    nnc_fq fb;
+    int trial;
+    mpz_init_set_str(lam, glv_lambda_hex, 16);
+    mpz_init_set_str(beta, glv_beta_hex, 16);
+    mpz_to_limbs(l, lam);
+    mpz_to_limbs(b, beta);
+    CHECK(nnc_fq_from_int(&fb, b));
+    for (trial = 0; trial < 20; trial++) {
+        nnc_fr e;
+        nnc_prv_g1 gen, p, want, phi;
+        nnc_g1_jac j;
+        nnc_prv_g1_generator(&gen);
+        rng_fr_uniform(&e, &r);
+        nnc_prv_g1_mul_var(&p, &gen, &e);
+        nnc_g1_aff_to_jac(&j, &p);
+        nnc_g1_jac_mul_var(&j, &j, l);
+        nnc_g1_jac_to_aff_var(&want, &j);
+        phi = p;
+        nnc_fq_mul(&phi.x, &p.x, &fb);
+        CHECK(memcmp(&phi, &want, sizeof want) == 0);
+    }
+    mpz_clears(lam, beta, NULL);
+}
+END_TEST
+
+START_TEST(test_glv_split)
+{
+    rng r = rng_for(12);
+    mpz_t rm, lam, k, a, b, t, bound;
+    uint64_t x[4];
+    int trial, ntrial = 20000;
+    mpz_inits(rm, k, a, b, t, bound, NULL);
+    mpz_set_str(rm, "30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001", 16);
+    mpz_init_set_str(lam, glv_lambda_hex, 16);
+    mpz_setbit(bound, 128);
+    for (trial = 0; trial < ntrial; trial++) {
+        uint64_t k1[2], k2[2];
+        int n1, n2, e = trial / 2;
+        switch (e) {
+        case 0: mpz_set_ui(k, 0); break;
+        case 1: mpz_set_ui(k, 1); break;
+        case 2: mpz_set_ui(k, 2); break;
+        case 3: mpz_sub_ui(k, rm, 1); break;
+        case 4: mpz_sub_ui(k, rm, 2); break;
+        case 5: mpz_set(k, lam); break;
+        case 6: mpz_mul(k, lam, lam); mpz_mod(k, k, rm); break;
+        case 7: mpz_sub_ui(k, rm, 1); mpz_fdiv_q_2exp(k, k, 1); break;
+        case 8: mpz_add_ui(k, rm, 1); mpz_fdiv_q_2exp(k, k, 1); break;
+        case 9: mpz_set_ui(k, 0); mpz_setbit(k, 127); break;
+        case 10: mpz_set_ui(k, 0); mpz_setbit(k, 128); mpz_sub_ui(k, k, 1); break;
+        case 11: mpz_set_ui(k, 0); mpz_setbit(k, 128); break;
+        case 12: mpz_set_ui(k, 0); mpz_setbit(k, 253); break;
+        default: {
+            nnc_fr f;
+            rng_fr_uniform(&f, &r);
+            nnc_fr_to_int(x, &f);
+            mpz_import(k, 4, -1, 8, 0, 0, x);
+        }
+        }
+        if (e <= 12 && (trial & 1) && mpz_sgn(k) > 0)
+            mpz_sub_ui(k, k, 1); /* each edge value and its predecessor */
+        CHECK(mpz_cmp(k, rm) < 0);
+        mpz_to_limbs(x, k);
+        nnc_msm_glv_split(k1, &n1, k2, &n2, x);
+        mpz_import(a, 2, -1, 8, 0, 0, k1);
+        mpz_import(b, 2, -1, 8, 0, 0, k2);
+        CHECK(mpz_cmp(a, bound) < 0 && mpz_cmp(b, bound) < 0);
+        if (n1)
+            mpz_neg(a, a);
+        if (n2)
+            mpz_neg(b, b);
+        mpz_mul(t, b, lam);
+        mpz_add(t, t, a);
+        mpz_sub(t, t, k);
+        CHECK(mpz_divisible_p(t, rm));
+        /* the split of a small k is k itself */
+        if (mpz_sizeinbase(k, 2) <= 64 && mpz_sgn(k) >= 0)
+            CHECK(!n1 && !n2 && k1[0] == x[0] && k1[1] == 0 && k2[0] == 0 && k2[1] == 0);
+    }
+    mpz_clears(rm, lam, k, a, b, t, bound, NULL);
+}
+END_TEST
+
+/* G1 MSMs of a few thousand points whose scalars make the GLV terms and the
+ * bit-length ordering matter: random, near r (negated), near 2^128 and
+ * lambda multiples, small, mixed, against the discrete-log reference. */
+START_TEST(test_glv_msm)
+{
+    enum { N = 3000 };
+    rng r = rng_for(13);
+    nnc_prv_g1 *p = malloc(N * sizeof *p), want, got;
+    nnc_fr *e = malloc(N * sizeof *e), *k = malloc(N * sizeof *k), lamf;
+    uint64_t l[4];
+    mpz_t lam;
+    int kind, th;
+    size_t i;
+    CHECK(p && e && k);
+    mpz_init_set_str(lam, glv_lambda_hex, 16);
+    mpz_to_limbs(l, lam);
+    CHECK(nnc_fr_from_int(&lamf, l));
+    make_points_g1(p, e, N, 0, &r);
+    for (kind = 0; kind < 5; kind++) {
+        for (i = 0; i < N; i++) {
+            unsigned t = kind < 4 ? (unsigned)kind : (unsigned)(rng_next(&r) % 4);
+            uint64_t x[4] = {rng_next(&r), rng_next(&r), 0, 0};
+            switch (t) {
+            case 0: rng_fr_uniform(&k[i], &r); break;
+            case 1: /* r - small: negated to small */
+                nnc_fr_set_u64(&k[i], rng_next(&r) >> (rng_next(&r) % 64));
+                nnc_fr_neg(&k[i], &k[i]);
+                break;
+            case 2: /* around 2^128 and its negation */
+                x[2] = rng_next(&r) & 1;
+                CHECK(nnc_fr_from_int(&k[i], x));
+                if (rng_next(&r) & 1)
+                    nnc_fr_neg(&k[i], &k[i]);
+                break;
+            default: /* a + b lambda with small a, b */
+                nnc_fr_set_u64(&k[i], rng_next(&r) % 1000);
+                {
+                    nnc_fr bb;
+                    nnc_fr_set_u64(&bb, rng_next(&r) % 1000);
+                    nnc_fr_mul(&bb, &bb, &lamf);
+                    nnc_fr_add(&k[i], &k[i], &bb);
+                }
+                break;
+            }
+        }
+        ref_dlog_g1(&want, e, k, N);
+        for (th = 1; th <= 2; th++) {
+            nnc_prv_g1_msm(&got, p, k, N, th);
+            CHECK(memcmp(&got, &want, sizeof want) == 0);
+            nnc_prv_g1_msm_cfg(&got, p, k, N, th, NNC_MSM_METHOD_JAC, 0);
+            CHECK(memcmp(&got, &want, sizeof want) == 0);
+            nnc_prv_g1_msm_cfg(&got, p, k, N, th, NNC_MSM_METHOD_AFFINE, 13);
+            CHECK(memcmp(&got, &want, sizeof want) == 0);
+        }
+    }
+    mpz_clear(lam);
+    free(p);
+    free(e);
+    free(k);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("prover_msm");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_digits);
+    tcase_add_test(tc, test_glv_endomorphism);
+    tcase_add_test(tc, test_glv_split);
+    tcase_add_test(tc, test_glv_msm);
     tcase_add_test(tc, test_sizes_g1);
     tcase_add_test(tc, test_degenerate_g1);
     tcase_add_test(tc, test_sizes_g2);
