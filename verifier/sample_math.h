@@ -178,7 +178,8 @@ NNC_SMP_HD double nnc_smp_run_tolerance(const double *C, const double *d, int nr
             sy = NNC_SMP_ADD(sy, NNC_SMP_MUL(ac, fabs((double)y[i])));
         }
         double t = sd + g * (2 * sy + sd + 2 * fabs(d[r]));
-        if (!(t <= tau)) tau = t; /* NaN stays */
+        if (isnan(t)) return INFINITY;
+        if (t > tau) tau = t;
     }
     /* the sums above are of non-negative terms: 1% covers their rounding */
     return isfinite(tau) ? tau * 1.01 + 1e-300 : INFINITY;

@@ -386,6 +386,71 @@ START_TEST(test_rejects_non_chains)
 }
 END_TEST
 
+/* A chain whose output layer ends in a ReLU: the forward engine refuses it
+ * (its objective bound would use pre-ReLU functions), and every --symbolic
+ * mode finds the violation.  y_2i = relu(x_i - c_i), y_2i+1 = relu(c_i - x_i),
+ * y_8 = relu(x_0 - 10); unsafe: y_0 + ... + y_7 - y_8 <= 0.001, reached at
+ * x = c where every output is 0.  (A negative objective coefficient on an
+ * inactive ReLU output once gave "holds" here.) */
+START_TEST(test_relu_output_layer)
+{
+    enum { NI = 4, NO = 2 * NI + 1 };
+    mb b;
+    mb_init(&b, 13);
+    int64_t xd[2] = {1, NI}, wd[2] = {NO, NI}, bd[1] = {NO};
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    float W[NO * NI] = {0}, bb[NO];
+    const float c[NI] = {0.3712f, -0.2291f, 0.5417f, -0.6133f};
+    for (int i = 0; i < NI; i++) {
+        W[(2 * i) * NI + i] = 1;
+        bb[2 * i] = -c[i];
+        W[(2 * i + 1) * NI + i] = -1;
+        bb[2 * i + 1] = c[i];
+    }
+    W[(NO - 1) * NI] = 1;
+    bb[NO - 1] = -10;
+    b.inits[0] = tensor_floats("W", 2, wd, W, NO * NI);
+    b.inits[1] = tensor_floats("B", 1, bd, bb, NO);
+    static const char *gi[3] = {"x", "W", "B"}, *go[1] = {"z"}, *ri[1] = {"z"}, *ro[1] = {"y"};
+    Onnx__NodeProto *g = node("Gemm", "g", 3, gi, 1, go);
+    node_attr(g, attr_int("transB", 1));
+    b.nodes[0] = g;
+    b.nodes[1] = node("Relu", "r", 1, ri, 1, ro);
+    b.graph.n_initializer = 2;
+    b.graph.n_node = 2;
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    char text[4096];
+    int p = 0;
+    for (int i = 0; i < NI; i++) p += sprintf(text + p, "(declare-const X_%d Real)\n", i);
+    for (int j = 0; j < NO; j++) p += sprintf(text + p, "(declare-const Y_%d Real)\n", j);
+    for (int i = 0; i < NI; i++) p += sprintf(text + p, "(assert (>= X_%d -1))\n(assert (<= X_%d 1))\n", i, i);
+    p += sprintf(text + p, "(assert (<= (- (+");
+    for (int j = 0; j < NO - 1; j++) p += sprintf(text + p, " Y_%d", j);
+    sprintf(text + p, ") Y_%d) 0.001))\n", NO - 1);
+    nnc_spec *sp;
+    ck_assert_msg(nnc_spc_parse(&sp, text, strlen(text), err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    const int modes[4] = {0, -1, 1, 2};
+    for (int k = 0; k < 4; k++) {
+        nnc_vrf_opts o;
+        nnc_vrf_opts_default(&o);
+        o.symbolic = modes[k];
+        o.timeout_s = 20;
+        nnc_vrf_report r;
+        ck_assert_msg(nnc_vrf_run(m, sp, &o, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        ck_assert_msg(r.result != NNC_VRF_HOLDS, "symbolic mode %d says holds on a violated property", modes[k]);
+        nnc_vrf_report_free(&r);
+    }
+    nnc_sfw *s = NULL;
+    ck_assert_int_eq(nnc_sfw_create(&s, m, err, sizeof err), NNC_STATUS_UNSUPPORTED);
+    ck_assert_ptr_null(s);
+    nnc_spc_destroy(sp);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 /* Threshold properties  Y_0 >= t  on random chains over [-1, 1]^3, t just
  * above the sampled maximum (mostly holds) or at a sampled quantile (violated). */
 START_TEST(test_verifier_modes_agree)
@@ -465,6 +530,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_random_chains);
     tcase_add_test(tc, test_rejects_non_chains);
+    tcase_add_test(tc, test_relu_output_layer);
     tcase_add_test(tc, test_verifier_modes_agree);
     suite_add_tcase(su, tc);
     return check_main_run(su);
