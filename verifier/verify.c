@@ -3,6 +3,7 @@
 #include "verifier/verifier.h"
 
 #include "common/philox.h"
+#include "verifier/attack_impl.h"
 #include "models/model_impl.h"
 #include "verifier/bounds_impl.h"
 #include "verifier/sample_impl.h"
@@ -20,6 +21,13 @@
 
 #define NNC_VRF_MAX_OPEN_BYTES ((size_t)512 << 20) /* memory for stored open leaves */
 #define NNC_VRF_EVAL_BATCH 1024
+/* gradient falsification (attack_impl.h): random starts besides the centre
+ * and up to NNC_VRF_ATTACK_CORNERS corners, steps per start, and the share
+ * of the case's branch-and-bound time it may take at the root */
+#define NNC_VRF_ATTACK_RESTARTS 16
+#define NNC_VRF_ATTACK_CORNERS 32
+#define NNC_VRF_ATTACK_STEPS 100
+#define NNC_VRF_ATTACK_TIME_SHARE 0.03
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o)
 {
@@ -72,6 +80,9 @@ typedef struct ctx {
     uint64_t s1_tries, s1_hits;       /* with sfw: leaves given the cheap first bound, and settled by it */
     nnc_runtime *rt64, *rt32, *rt64b; /* single-sample f64/f32, batched f64 */
     nnc_smp *smp;                     /* sampling stage (CPU or GPU) */
+    nnc_atk *atk;                     /* gradient falsification (dense chains), or NULL */
+    int atk_done;                     /* the current case's root attack has run */
+    uint64_t atk_sub;                 /* next Philox subsequence of the attack's random starts */
     int n_in, n_out;
     double t0;
     /* objectives of the current case: rows of C (n_out each) with rhs d:
@@ -379,6 +390,51 @@ static void report_progress(ctx *c, uint64_t leaves, uint64_t open, double cert,
     c->o->progress(c->o->progress_ctx, &p);
 }
 
+typedef struct atk_check_ctx {
+    ctx *c;
+    int k;
+} atk_check_ctx;
+
+/* The attack's candidates go through try_candidate's float64 + float32
+ * re-check, like every other counterexample. */
+static int atk_check(void *p, int j, const double *x)
+{
+    (void)j;
+    atk_check_ctx *a = p;
+    return try_candidate(a->c, a->k, x);
+}
+
+/* Gradient falsification over box (2n values), from starts (nstarts points)
+ * first, with `restarts` random starts, until deadline. */
+static nnc_status run_attack(ctx *c, int k, const double *box, const double *starts, int nstarts, int restarts,
+                             double deadline)
+{
+    if (c->atk == NULL || c->nrows == 0) return NNC_STATUS_OK;
+    nnc_atk_problem ap = {c->nrows, c->ndisj, c->C, c->d, c->dstart};
+    nnc_atk_opts ao = {restarts, NNC_VRF_ATTACK_CORNERS, NNC_VRF_ATTACK_STEPS, c->o->seed ^ 0xa77ac4a77ac4ULL,
+                       ((uint64_t)(k + 1) << 48) + c->atk_sub, deadline};
+    c->atk_sub += (uint64_t)restarts;
+    atk_check_ctx cc = {c, k};
+    int found = 0, n = c->n_in;
+    uint64_t evals = 0;
+    /* the search box: the floats inside box (try_candidate wants the point's
+     * float32 rounding in the region too, and the attack often ends on a
+     * face, whose bound may not be a float) */
+    double *fb = malloc(sizeof(double) * (size_t)(2 * n) + 8);
+    if (fb == NULL) return NNC_STATUS_NOMEM;
+    for (int i = 0; i < n; i++) {
+        float l = (float)box[i], h = (float)box[n + i];
+        if ((double)l < box[i]) l = nextafterf(l, INFINITY);
+        if ((double)h > box[n + i]) h = nextafterf(h, -INFINITY);
+        int ok = l <= h;
+        fb[i] = ok ? (double)l : box[i];
+        fb[n + i] = ok ? (double)h : box[n + i];
+    }
+    nnc_status st = nnc_atk_run(c->atk, &ap, fb, fb + n, starts, nstarts, &ao, atk_check, &cc, &found, &evals);
+    free(fb);
+    return st;
+}
+
 /* One case: branch and bound, then sampling.  Adds exact volumes (relative
  * to this case's box) to safe/unsafe, and returns the sampling outcome. */
 static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, mpq_t safe, mpq_t unsafe,
@@ -435,6 +491,18 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
         }
         free(xs);
         free(hit);
+    }
+    /* then projected gradient descent on the margin of each disjunct, from
+     * the centre, corners and random points of the box (once per case) */
+    if (!c->atk_done && !c->rep->has_counterexample) {
+        c->atk_done = 1;
+        double now = now_s();
+        nnc_status ast = run_attack(c, k, root, NULL, 0, NNC_VRF_ATTACK_RESTARTS,
+                                    now + NNC_VRF_ATTACK_TIME_SHARE * (bb_deadline - now));
+        if (ast) {
+            free(root);
+            return ast;
+        }
     }
 
     /* branch and bound: FIFO queue (largest leaves first) */
@@ -634,6 +702,16 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     if ((st = nnc_rt_create(&c.rt32, m, NNC_PRECISION_F32, 1, err, errlen))) goto out;
     if ((st = nnc_rt_create(&c.rt64b, m, NNC_PRECISION_F64, NNC_VRF_EVAL_BATCH, err, errlen))) goto out;
     if ((st = nnc_smp_create(&c.smp, m, opts->device, err, errlen))) goto out;
+    {
+        /* not a dense chain: no gradient falsification */
+        char aerr[NNC_ERRBUF_SIZE];
+        nnc_status ast = nnc_atk_create(&c.atk, m, aerr, sizeof aerr);
+        if (ast == NNC_STATUS_NOMEM) {
+            st = nnc_err(err, errlen, ast, "out of memory");
+            goto out;
+        }
+        if (ast) c.atk = NULL;
+    }
     rep->n_in = c.n_in;
     rep->n_out = c.n_out;
     c.cx = malloc(sizeof(double) * (size_t)c.n_in + 8);
@@ -683,6 +761,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         mpq_clears(w, t, NULL);
         double deadline = t0 + opts->timeout_s * (double)(k + 1) / K;
         uint64_t hits = 0, drawn = 0;
+        c.atk_done = 0;
+        c.atk_sub = 0;
         uint64_t ns = opts->samples / (uint64_t)K + (k == 0 ? opts->samples % (uint64_t)K : 0);
         int decided = 0;
         if (c.sfw && opts->split && opts->symbolic != 1) {
@@ -805,6 +885,7 @@ out:
     nnc_smp_destroy(c.smp);
     nnc_bnd_destroy(c.bnd);
     nnc_sfw_destroy(c.sfw);
+    nnc_atk_destroy(c.atk);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy);
     if (st) nnc_vrf_report_free(rep);
     return st;

@@ -1,0 +1,248 @@
+/* Gradient falsification (verifier/attack.c):
+ *  - a 5-input ReLU network whose unsafe set is a small L1 ball (volume
+ *    ~1e-9 of the box): the verifier's random falsification points all miss
+ *    it, the attack finds a point inside, and the verifier (splitting off,
+ *    so only the attack can find it) reports a validated counterexample
+ *    that lies in the ball;
+ *  - the attack's gradient agrees with central finite differences;
+ *  - where the unsafe set is empty the attack hands no candidate to the
+ *    check and the verifier reports none; every candidate it hands over
+ *    violates (checked independently), and a rejecting check makes it go on
+ *    without reporting anything;
+ *  - models that are not dense chains are refused (the attack is skipped). */
+#include "specs/spec.h"
+#include "tests/unit/onnx_builder.h"
+#include "verifier/attack_impl.h"
+#include "verifier/sample_impl.h"
+#include "verifier/verifier.h"
+#include "tests/unit/check_main_impl.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NI 5
+static const float CEN[NI] = {0.3125f, 0.6875f, 0.5625f, 0.1875f, 0.8125f};
+
+/* y = sum_i |x_i - CEN_i| - r : hidden relu(x_i - c_i), relu(c_i - x_i);
+ * with sigmoid != 0 a Sigmoid replaces the Relu (not a dense chain) */
+static nnc_model *ball_model(float r, int sigmoid)
+{
+    static const char *g1i[3] = {"x", "W1", "b1"}, *g1o[1] = {"h"}, *ri[1] = {"h"}, *ro[1] = {"a"},
+                      *g2i[3] = {"a", "W2", "b2"}, *g2o[1] = {"y"};
+    static float W1[2 * NI * NI], B1[2 * NI], W2[2 * NI], B2[1];
+    memset(W1, 0, sizeof W1);
+    for (int i = 0; i < NI; i++) {
+        W1[(2 * i) * NI + i] = 1.0f;
+        B1[2 * i] = -CEN[i];
+        W1[(2 * i + 1) * NI + i] = -1.0f;
+        B1[2 * i + 1] = CEN[i];
+    }
+    for (int j = 0; j < 2 * NI; j++) W2[j] = 1.0f;
+    B2[0] = -r;
+    int64_t xd[2] = {1, NI}, w1d[2] = {2 * NI, NI}, b1d[1] = {2 * NI}, w2d[2] = {1, 2 * NI}, b2d[1] = {1};
+    mb m;
+    mb_init(&m, 13);
+    mb_input(&m, "x", 2, xd);
+    mb_output(&m, "y");
+    m.inits[0] = tensor_floats("W1", 2, w1d, W1, 2 * NI * NI);
+    m.inits[1] = tensor_floats("b1", 1, b1d, B1, 2 * NI);
+    m.inits[2] = tensor_floats("W2", 2, w2d, W2, 2 * NI);
+    m.inits[3] = tensor_floats("b2", 1, b2d, B2, 1);
+    m.graph.n_initializer = 4;
+    m.nodes[0] = node("Gemm", "g1", 3, g1i, 1, g1o);
+    node_attr(m.nodes[0], attr_int("transB", 1));
+    m.nodes[1] = node(sigmoid ? "Sigmoid" : "Relu", "r", 1, ri, 1, ro);
+    m.nodes[2] = node("Gemm", "g2", 3, g2i, 1, g2o);
+    node_attr(m.nodes[2], attr_int("transB", 1));
+    m.graph.n_node = 3;
+    nnc_model *model;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&m, &model, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return model;
+}
+
+/* the exact value of the network at x (float weights, double arithmetic
+ * on these few terms is exact up to one rounding each; the test margins are
+ * far larger) */
+static double ball_value(const double *x, float r)
+{
+    double s = 0;
+    for (int i = 0; i < NI; i++) s += fabs(x[i] - (double)CEN[i]);
+    return s - (double)r;
+}
+
+static const char *BALL_SPEC = "(declare-const X_0 Real)(declare-const X_1 Real)(declare-const X_2 Real)"
+                               "(declare-const X_3 Real)(declare-const X_4 Real)(declare-const Y_0 Real)"
+                               "(assert (>= X_0 0))(assert (<= X_0 1))(assert (>= X_1 0))(assert (<= X_1 1))"
+                               "(assert (>= X_2 0))(assert (<= X_2 1))(assert (>= X_3 0))(assert (<= X_3 1))"
+                               "(assert (>= X_4 0))(assert (<= X_4 1))(assert (<= Y_0 0))";
+
+/* unsafe: 1 . y <= 0 */
+static const double ONE_C[1] = {1.0}, ZERO_D[1] = {0.0};
+static const int DSTART[2] = {0, 1};
+static const nnc_atk_problem PROB = {1, 1, ONE_C, ZERO_D, DSTART};
+static const double LO[NI] = {0, 0, 0, 0, 0}, HI[NI] = {1, 1, 1, 1, 1};
+
+typedef struct rec {
+    float r;
+    int accept, calls, bad;
+    double x[NI];
+} rec;
+
+static int record(void *p, int j, const double *x)
+{
+    rec *c = p;
+    ck_assert_int_eq(j, 0);
+    c->calls++;
+    if (!(ball_value(x, c->r) <= 0)) c->bad++;
+    for (int i = 0; i < NI; i++)
+        if (!(x[i] >= LO[i] && x[i] <= HI[i])) c->bad++;
+    memcpy(c->x, x, sizeof c->x);
+    return c->accept;
+}
+
+static nnc_atk_opts opts(void)
+{
+    nnc_atk_opts o = {16, 32, 100, 7, 0, INFINITY};
+    return o;
+}
+
+START_TEST(test_attack_finds_narrow_region)
+{
+    const float r = 0.02f; /* L1 ball of radius 0.02: volume (2r)^5 / 5! ~ 8.5e-10 */
+    /* the verifier's random falsification points (4 rounds of 1024, seeds
+     * as verify.c draws them for seeds 1..4) all miss it */
+    double *xs = malloc(sizeof(double) * 4096 * NI);
+    ck_assert_ptr_nonnull(xs);
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        nnc_smp_box_points(xs, 4096, NI, seed ^ 0x5eed5eed5eedULL, (uint64_t)1 << 48, LO, HI);
+        for (int s = 0; s < 4096; s++) ck_assert(ball_value(xs + (size_t)s * NI, r) > 0);
+    }
+    free(xs);
+    nnc_model *m = ball_model(r, 0);
+    char err[NNC_ERRBUF_SIZE];
+    nnc_atk *a;
+    ck_assert_msg(nnc_atk_create(&a, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(nnc_atk_num_inputs(a), NI);
+    ck_assert_int_eq(nnc_atk_num_outputs(a), 1);
+    /* gradient against central differences at points off the kinks */
+    for (int t = 0; t < 20; t++) {
+        double x[NI], g[NI], y, xp[NI];
+        for (int i = 0; i < NI; i++) x[i] = fmod(0.137 * (t + 1) * (i + 3), 1.0);
+        double L = nnc_atk_loss_grad(a, &PROB, 0, 0, x, g, &y);
+        ck_assert(fabs(y - ball_value(x, r)) < 1e-12);
+        ck_assert(fabs(L - fmax(0, y)) < 1e-15);
+        for (int i = 0; i < NI; i++) {
+            memcpy(xp, x, sizeof xp);
+            xp[i] += 1e-7;
+            double Lp = nnc_atk_loss_grad(a, &PROB, 0, 0, xp, NULL, NULL);
+            xp[i] -= 2e-7;
+            double Lm = nnc_atk_loss_grad(a, &PROB, 0, 0, xp, NULL, NULL);
+            ck_assert_msg(fabs((Lp - Lm) / 2e-7 - g[i]) < 1e-6, "grad %d: %g vs %g", i, (Lp - Lm) / 2e-7, g[i]);
+        }
+    }
+    /* the attack, from random starts only (no centre or corner help): found */
+    rec c = {r, 1, 0, 0, {0}};
+    nnc_atk_opts o = opts();
+    o.max_corners = 0;
+    int found = 0;
+    uint64_t evals = 0;
+    ck_assert_int_eq(nnc_atk_run(a, &PROB, LO, HI, NULL, 0, &o, record, &c, &found, &evals), NNC_STATUS_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(c.calls, 1);
+    ck_assert_int_eq(c.bad, 0);
+    ck_assert(ball_value(c.x, r) <= 0);
+    ck_assert(evals > 0);
+    nnc_atk_destroy(a);
+    /* the verifier, box bounded once (no split, hence no leaf candidates
+     * beyond the root's): violated, with a counterexample in the ball */
+    nnc_spec *s;
+    ck_assert_msg(nnc_spc_parse(&s, BALL_SPEC, strlen(BALL_SPEC), err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_vrf_opts vo;
+    nnc_vrf_opts_default(&vo);
+    vo.split = 0;
+    vo.samples = 1000;
+    nnc_vrf_report rep;
+    ck_assert_msg(nnc_vrf_run(m, s, &vo, &rep, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(rep.result, NNC_VRF_VIOLATED);
+    ck_assert(rep.has_counterexample && rep.cex_input != NULL);
+    ck_assert(ball_value(rep.cex_input, r) <= 0);
+    ck_assert(rep.cex_output[0] <= 0);
+    ck_assert_uint_eq(rep.sample_violations, 0); /* sampling alone would not have found it */
+    nnc_vrf_report_free(&rep);
+    nnc_spc_destroy(s);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+START_TEST(test_attack_never_reports_safe_points)
+{
+    char err[NNC_ERRBUF_SIZE];
+    /* r < 0: y >= 0.001 everywhere, the unsafe set y <= 0 is empty */
+    nnc_model *m = ball_model(-0.001f, 0);
+    nnc_atk *a;
+    ck_assert_int_eq(nnc_atk_create(&a, m, err, sizeof err), NNC_STATUS_OK);
+    rec c = {-0.001f, 1, 0, 0, {0}};
+    nnc_atk_opts o = opts();
+    o.restarts = 64;
+    int found = 1;
+    uint64_t evals = 0;
+    ck_assert_int_eq(nnc_atk_run(a, &PROB, LO, HI, NULL, 0, &o, record, &c, &found, &evals), NNC_STATUS_OK);
+    ck_assert_int_eq(found, 0);
+    ck_assert_int_eq(c.calls, 0);
+    ck_assert(evals > 1000);
+    nnc_atk_destroy(a);
+    nnc_spec *s;
+    ck_assert_int_eq(nnc_spc_parse(&s, BALL_SPEC, strlen(BALL_SPEC), err, sizeof err), NNC_STATUS_OK);
+    nnc_vrf_opts vo;
+    nnc_vrf_opts_default(&vo);
+    vo.split = 0;
+    vo.samples = 100;
+    nnc_vrf_report rep;
+    ck_assert_int_eq(nnc_vrf_run(m, s, &vo, &rep, err, sizeof err), NNC_STATUS_OK);
+    ck_assert_int_ne(rep.result, NNC_VRF_VIOLATED);
+    ck_assert(!rep.has_counterexample);
+    nnc_vrf_report_free(&rep);
+    nnc_mdl_destroy(m);
+    /* a non-empty set and a check that rejects everything: every candidate
+     * handed over violates, and nothing is reported */
+    m = ball_model(0.05f, 0);
+    ck_assert_int_eq(nnc_atk_create(&a, m, err, sizeof err), NNC_STATUS_OK);
+    rec c2 = {0.05f, 0, 0, 0, {0}};
+    o.restarts = 8;
+    ck_assert_int_eq(nnc_atk_run(a, &PROB, LO, HI, NULL, 0, &o, record, &c2, &found, &evals), NNC_STATUS_OK);
+    ck_assert_int_eq(found, 0);
+    ck_assert(c2.calls > 0);
+    ck_assert_int_eq(c2.bad, 0);
+    /* given starts come first: one at the centre of the ball is accepted at once */
+    double st[NI];
+    for (int i = 0; i < NI; i++) st[i] = CEN[i];
+    rec c3 = {0.05f, 1, 0, 0, {0}};
+    ck_assert_int_eq(nnc_atk_run(a, &PROB, LO, HI, st, 1, &o, record, &c3, &found, &evals), NNC_STATUS_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(evals, 1);
+    ck_assert_int_eq(c3.bad, 0);
+    nnc_atk_destroy(a);
+    nnc_spc_destroy(s);
+    nnc_mdl_destroy(m);
+    /* not a dense chain: refused */
+    m = ball_model(0.02f, 1);
+    ck_assert_int_eq(nnc_atk_create(&a, m, err, sizeof err), NNC_STATUS_UNSUPPORTED);
+    ck_assert_ptr_null(a);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("attack");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_attack_finds_narrow_region);
+    tcase_add_test(tc, test_attack_never_reports_safe_points);
+    suite_add_tcase(su, tc);
+    return check_main_run(su);
+}
