@@ -116,25 +116,45 @@ NNC_FORCEINLINE uint64_t nnc_mac64(uint64_t *lo, uint64_t a, uint64_t b, uint64_
 #endif
 }
 
-/* Returns: the carry (0/1) of a + b + carry; *r gets the sum. carry in {0,1}. */
+/* Returns: the carry (0/1) of a + b + carry; *r gets the sum. carry in {0,1}.
+ * On x86-64 hosts (not nvcc) the ADC/SBB intrinsics, which gcc chains
+ * through the carry flag; elsewhere portable compares. */
+#if defined(__x86_64__) && !defined(__CUDACC__) && !defined(NNC_FE4_NO_ASM)
+#define NNC_FE4_X86_CARRY 1
+#include <immintrin.h>
+#endif
 NNC_FORCEINLINE uint64_t nnc_adc64(uint64_t *r, uint64_t a, uint64_t b, uint64_t carry)
 {
+#ifdef NNC_FE4_X86_CARRY
+    unsigned long long s;
+    unsigned char c = _addcarry_u64((unsigned char)carry, a, b, &s);
+    *r = s;
+    return c;
+#else
     uint64_t s = a + carry;
     uint64_t c = (s < carry);
     s += b;
     c += (s < b);
     *r = s;
     return c;
+#endif
 }
 
 /* Returns: the borrow (0/1) of a - b - borrow; *r gets the difference. */
 NNC_FORCEINLINE uint64_t nnc_sbb64(uint64_t *r, uint64_t a, uint64_t b, uint64_t borrow)
 {
+#ifdef NNC_FE4_X86_CARRY
+    unsigned long long d;
+    unsigned char o = _subborrow_u64((unsigned char)borrow, a, b, &d);
+    *r = d;
+    return o;
+#else
     uint64_t d = a - b;
     uint64_t o = (a < b);
     o |= (d < borrow);
     *r = d - borrow;
     return o;
+#endif
 }
 
 /* ---- generic 4-limb Montgomery arithmetic (any odd modulus < 2^256) ---- */

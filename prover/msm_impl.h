@@ -119,6 +119,9 @@ NNC_INLINE int nnc_msm_window(size_t n, int affine)
  * Every generated function is static. */
 #ifdef NNC_MSM_G
 
+#ifndef NNC_MSM_HOT /* the field products inlined into the batch loops */
+#define NNC_MSM_HOT __attribute__((flatten))
+#endif
 #define G_ NNC_MSM_G
 #define F_ NNC_MSM_F
 #define FE_ NNC_MSM_FE
@@ -129,7 +132,7 @@ NNC_INLINE int nnc_msm_window(size_t n, int affine)
 /* out[i] = in[i]^-1 for m >= 1 nonzero elements, by Montgomery's trick:
  * one variable-time inversion and 3(m-1) products.  pre[m] is scratch.
  * out may alias in. */
-static void P_(inv_batch_var)(FE_ *out, const FE_ *in, FE_ *pre, size_t m)
+static void NNC_MSM_HOT P_(inv_batch_var)(FE_ *out, const FE_ *in, FE_ *pre, size_t m)
 {
     FE_ inv, t;
     size_t i;
@@ -265,7 +268,7 @@ static void P_(aff_scratch_init)(P_(aff_scratch) *s, unsigned char *mem, int c)
 /* Do the queued additions: bucket_b = bucket_b + P with
  * lambda = (y_P - y_B) / (x_P - x_B), or 3 x_B^2 / (2 y_B) for P = B,
  * x3 = lambda^2 - x_B - x_P, y3 = lambda (x_B - x3) - y_B. */
-static void P_(aff_flush)(P_(aff_scratch) *s)
+static void NNC_MSM_HOT P_(aff_flush)(P_(aff_scratch) *s)
 {
     size_t k;
     FE_ lam, t, x3;
@@ -366,7 +369,7 @@ static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
             int d = nnc_msm_digit(ks[i], w, c);
             const AFF_ *P = &pts[i];
             i++;
-            if (d == 0 || G_(aff_is_inf)(P))
+            if (d == 0) /* terms are never infinity */
                 continue;
             if (d < 0) {
                 G_(aff_neg)(&np, P);

@@ -16,8 +16,11 @@
  * limbs of nnc_prv_fq.  Infinity = all zero. */
 #include "prover/formats_impl.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prover/field_impl.h"
 
@@ -41,7 +44,11 @@ void nnc_prv_zkey_clear(nnc_prv_zkey *z)
 static int zkey_fq(nnc_prv_fq *out, const unsigned char *p)
 {
     const uint64_t q[4] = NNC_FQ_MODULUS_INIT;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out->v, p, 32); /* the file's limbs are the host's */
+#else
     nnc_fe4_int_from_b32(out->v, p, NNC_PRV_ENDIAN_LITTLE);
+#endif
     return (int)(nnc_fe4_lt_mask(out->v, q) & 1);
 }
 
@@ -96,14 +103,61 @@ static int g2_is_inf(const nnc_prv_g2 *p)
            nnc_fq_is_zero(&p->y.c1);
 }
 
-/* Reads a section of n points of the given size into a new array. */
+/* One thread's share of a point section: points [lo, hi) decoded and
+ * checked; bad = the first failing index (hi if none), with its status and
+ * message in st / msg. */
+typedef struct zkey_share {
+    void *out;
+    const unsigned char *src;
+    uint64_t lo, hi, bad;
+    int g2;
+    const char *what;
+    const zkey_ctx *cx;
+    nnc_status st;
+    char msg[256];
+} zkey_share;
+
+static void *zkey_share_run(void *arg)
+{
+    zkey_share *sh = arg;
+    size_t psz = sh->g2 ? NNC_PRV_ZKEY_G2_BYTES : NNC_PRV_ZKEY_G1_BYTES;
+    zkey_ctx cx = *sh->cx;
+    uint64_t i;
+    cx.err = sh->msg;
+    cx.errlen = sizeof sh->msg;
+    sh->st = NNC_STATUS_OK;
+    sh->bad = sh->hi;
+    for (i = sh->lo; i < sh->hi; i++) {
+        nnc_status st = sh->g2 ? zkey_g2((nnc_prv_g2 *)sh->out + i, sh->src + i * psz, sh->what, i,
+                                         (cx.flags & NNC_PRV_ZKEY_CHECK_SUBGROUP) != 0, &cx)
+                               : zkey_g1((nnc_prv_g1 *)sh->out + i, sh->src + i * psz, sh->what, i, &cx);
+        if (st != NNC_STATUS_OK) {
+            sh->st = st;
+            sh->bad = i;
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Points per thread below which a section is decoded by one thread. */
+#define ZKEY_POINTS_PER_THREAD 4096
+#define ZKEY_MAX_THREADS 64
+
+/* Reads a section of n points of the given size into a new array; the
+ * decoding and curve checks are shared by the online CPUs, and a failure
+ * reports the lowest bad point, as one thread would. */
 static nnc_status zkey_points(void **out, const nnc_prv_bin *b, const unsigned char *in, uint32_t type,
                               uint64_t n, int g2, const char *what, const zkey_ctx *cx)
 {
     nnc_prv_rd r;
     nnc_status st;
     size_t psz = g2 ? NNC_PRV_ZKEY_G2_BYTES : NNC_PRV_ZKEY_G1_BYTES;
-    uint64_t i;
+    zkey_share sh[ZKEY_MAX_THREADS];
+    pthread_t tid[ZKEY_MAX_THREADS];
+    int started[ZKEY_MAX_THREADS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int T = cpus < 1 ? 1 : cpus > ZKEY_MAX_THREADS ? ZKEY_MAX_THREADS : (int)cpus, t;
     if ((st = nnc_prv_bin_section(&r, b, in, type, 0, "zkey", cx->err, cx->errlen)) != NNC_STATUS_OK)
         return st;
     if (r.len / psz < n || r.len != n * psz)
@@ -113,13 +167,32 @@ static nnc_status zkey_points(void **out, const nnc_prv_bin *b, const unsigned c
     *out = nnc_prv_alloc_array(n, g2 ? sizeof(nnc_prv_g2) : sizeof(nnc_prv_g1), &st);
     if (*out == NULL)
         return nnc_err(cx->err, cx->errlen, st, "zkey %s: cannot allocate %llu points", what, (unsigned long long)n);
-    for (i = 0; i < n; i++) {
-        st = g2 ? zkey_g2((nnc_prv_g2 *)*out + i, r.p + i * psz, what, i,
-                          (cx->flags & NNC_PRV_ZKEY_CHECK_SUBGROUP) != 0, cx)
-                : zkey_g1((nnc_prv_g1 *)*out + i, r.p + i * psz, what, i, cx);
-        if (st != NNC_STATUS_OK)
-            return st;
+    if ((uint64_t)T > n / ZKEY_POINTS_PER_THREAD)
+        T = (int)(n / ZKEY_POINTS_PER_THREAD) > 0 ? (int)(n / ZKEY_POINTS_PER_THREAD) : 1;
+    for (t = 0; t < T; t++) {
+        sh[t].out = *out;
+        sh[t].src = r.p;
+        sh[t].lo = n * (uint64_t)t / (uint64_t)T;
+        sh[t].hi = n * (uint64_t)(t + 1) / (uint64_t)T;
+        sh[t].g2 = g2;
+        sh[t].what = what;
+        sh[t].cx = cx;
+        sh[t].msg[0] = 0;
+        started[t] = t > 0 && pthread_create(&tid[t], NULL, zkey_share_run, &sh[t]) == 0;
     }
+    zkey_share_run(&sh[0]);
+    for (t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            zkey_share_run(&sh[t]); /* no thread: do its share here */
+    }
+    for (t = 0; t < T; t++)
+        if (sh[t].st != NNC_STATUS_OK) {
+            if (cx->err != NULL && cx->errlen > 0)
+                snprintf(cx->err, cx->errlen, "%s", sh[t].msg);
+            return sh[t].st;
+        }
     return NNC_STATUS_OK;
 }
 
@@ -195,7 +268,11 @@ static nnc_status zkey_parse(nnc_prv_zkey *z, const unsigned char *in, size_t le
             return nnc_err(err, errlen, NNC_STATUS_INVALID,
                            "zkey coefficient %u (matrix %u, row %u, wire %u) out of range (2 matrices, %u rows, %u wires)",
                            i, c->matrix, c->constraint, c->signal, z->domain_size, z->n_vars);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(x, p, 32);
+#else
         nnc_fe4_int_from_b32(x, p, NNC_PRV_ENDIAN_LITTLE);
+#endif
         if (!(nnc_fe4_lt_mask(x, rmod) & 1))
             return nnc_err(err, errlen, NNC_STATUS_INVALID, "zkey coefficient %u is not below the field prime", i);
         nnc_fe4_to_int(c->value.v, x, &frm); /* v*R^2 -> v*R, the Montgomery form of v */

@@ -656,6 +656,51 @@ START_TEST(test_malformed_zkey)
 }
 END_TEST
 
+/* Point sections big enough to be decoded by several threads (domain
+ * 2^14: H split in shares): a clean key reads back equal, and with bad
+ * points in two shares the error names the lowest one, as one thread would. */
+START_TEST(test_zkey_sections_threads)
+{
+    enum { D = 1 << 14 };
+    nnc_prv_zkey z, z2;
+    nnc_prv_g1 *h;
+    unsigned char *b, *m;
+    size_t n, o9;
+    uint64_t s9;
+    uint32_t i;
+    char err[NNC_ERRBUF_SIZE];
+    static const uint32_t bad[][2] = {{100, 12000}, {9000, 12000}, {16383, 16383}};
+    hand_zkey(&z);
+    h = malloc(D * sizeof *h);
+    CHECK(h != NULL);
+    for (i = 0; i < D; i++)
+        g1_k(&h[i], 60 + (i % 8));
+    free(z.h);
+    z.h = h;
+    z.domain_size = D;
+    b = ser(ser_zkey, &z, &n);
+    CHECK(find_section(b, n, 9, &o9, &s9) && s9 == (uint64_t)D * 64);
+    CHECK_ST(nnc_prv_zkey_parse(&z2, b, n, 0, err, sizeof err), NNC_STATUS_OK, err);
+    CHECK(z2.domain_size == D && memcmp(z2.h, z.h, D * sizeof *h) == 0);
+    nnc_prv_zkey_clear(&z2);
+    m = malloc(n);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[64];
+        memcpy(m, b, n);
+        m[o9 + (size_t)bad[i][0] * 64 + 7] ^= 1;
+        m[o9 + (size_t)bad[i][1] * 64 + 7] ^= 1;
+        if (bad[i][0] == bad[i][1])
+            m[o9 + (size_t)bad[i][1] * 64 + 40] ^= 1;
+        CHECK_ST(parse_zkey_buf(m, n, 0, err), NNC_STATUS_INVALID, err);
+        snprintf(want, sizeof want, "H point %u ", bad[i][0]);
+        CHECK(strstr(err, want) != NULL);
+    }
+    free(m);
+    free(b);
+    nnc_prv_zkey_clear(&z);
+}
+END_TEST
+
 static nnc_status parse_json_kind(int kind, const char *t, char *err)
 {
     nnc_status st;
@@ -1262,6 +1307,7 @@ static Suite *suite(int interop)
     tcase_add_test(tc, test_malformed_r1cs);
     tcase_add_test(tc, test_malformed_wtns);
     tcase_add_test(tc, test_malformed_zkey);
+    tcase_add_test(tc, test_zkey_sections_threads);
     tcase_add_test(tc, test_json_handmade);
     tcase_add_test(tc, test_mutations);
     suite_add_tcase(s, tc);
