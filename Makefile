@@ -102,6 +102,8 @@ ifneq ($(SAN),1)
 $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -O3
 $(BUILD)/obj/verifier/symfwd.o: CFLAGS += -O3
 endif
+# verify.o: branch-and-bound leaves bounded on OpenMP threads
+$(BUILD)/obj/verifier/verify.o: CFLAGS += -fopenmp
 # multi-device code (gpu/*.c) sees the MPI headers
 $(BUILD)/obj/gpu/%.o: CPPFLAGS += $(MPI_CFLAGS)
 # and so does the multi-process aggregation check run under mpirun

@@ -387,7 +387,7 @@ done:
 static const char verify_help[] =
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
-    "                     [--no-split] [--ibp] [--stop-on-counterexample]\n"
+    "                     [--no-split] [--ibp] [--stop-on-counterexample] [--threads T]\n"
     "                     [--alpha-iters N|auto] [--relu-split auto|on|off] [--symbolic M]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "                     [--trace FILE [--sample K]]\n"
@@ -408,6 +408,8 @@ static const char verify_help[] =
     "                      bound is > P, 2 otherwise\n"
     "  --json FILE         write the JSON report there\n"
     "  --max-leaves N      branch-and-bound leaf budget (default 200000)\n"
+    "  --threads T         branch-and-bound worker threads (default 2); the report\n"
+    "                      depends on T, never on timing between the threads\n"
     "  --no-split          bound the box once, no branch and bound\n"
     "  --ibp               interval bounds only (no linear relaxation)\n"
     "  --sweep-eps A:B:N   instead of one run, N runs with boxes of L-inf radius A..B\n"
@@ -588,6 +590,11 @@ static int cmd_verify(int argc, char **argv)
             if (strcmp(a, "--samples") == 0) bad = nnc_cli_parse_u64(v, &o.samples);
             else if (strcmp(a, "--seed") == 0) bad = nnc_cli_parse_u64(v, &o.seed);
             else if (strcmp(a, "--max-leaves") == 0) bad = nnc_cli_parse_u64(v, &o.max_leaves) || o.max_leaves == 0;
+            else if (strcmp(a, "--threads") == 0) {
+                uint64_t t = 0;
+                bad = nnc_cli_parse_u64(v, &t) || t == 0 || t > 256;
+                o.threads = (int)t;
+            }
             else if (strcmp(a, "--alpha-iters") == 0) {
                 uint64_t it = 0;
                 bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &it) || it > 10000);

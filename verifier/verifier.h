@@ -89,6 +89,10 @@ typedef struct nnc_vrf_opts {
                                 2 the symbolic engine's own refined bounds and splits;
                                 -1 auto (the default): 2 for half of each case's time,
                                 then 1 if the case is not decided (see verify.c) */
+    int threads;             /* branch-and-bound worker threads: batches of the leaves
+                                next in the queue are bounded in parallel and merged in
+                                queue order, so a given thread count always gives the
+                                same report; <= 0: NNC_VRF_THREADS_DEFAULT (the default) */
     int device;              /* NNC_VRF_DEVICE_CPU (default) or NNC_VRF_DEVICE_GPU: where
                                 the sampling stage draws and evaluates (same report) */
     const double *box_lo, *box_hi; /* NULL, or a box replacing the spec's (one-case
@@ -100,6 +104,10 @@ typedef struct nnc_vrf_opts {
 /* With more inputs than this, splitting the input box stalls: open leaves
  * first get a ReLU-split branch and bound (relu_split = -1). */
 #define NNC_VRF_RELU_SPLIT_MIN_INPUTS 16
+
+/* Worker threads of branch and bound by default: fixed (not the machine's
+ * core count) so that reports are the same on every machine. */
+#define NNC_VRF_THREADS_DEFAULT 2
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o);
 

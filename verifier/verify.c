@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define NNC_VRF_MAX_OPEN_BYTES ((size_t)512 << 20) /* memory for stored open leaves */
 #define NNC_VRF_EVAL_BATCH 1024
@@ -28,6 +31,8 @@
 #define NNC_VRF_ATTACK_CORNERS 32
 #define NNC_VRF_ATTACK_STEPS 100
 #define NNC_VRF_ATTACK_TIME_SHARE 0.03
+/* leaves bounded per batch and worker thread */
+#define NNC_VRF_BATCH_PER_THREAD 16
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o)
 {
@@ -93,6 +98,13 @@ typedef struct ctx {
     nnc_vrf_report *rep;
     double *cx, *cy, *cy2; /* candidate scratch: n_in, n_out, n_out */
     float *fx, *fy;        /* n_in, n_out */
+    /* parallel leaves: nthreads workers, each a copy of this context with
+     * its own bound contexts, runtimes and scratch (worker 0 borrows this
+     * one's), its own first-bound counters, and its own view of the report */
+    int nthreads;
+    struct ctx *workers;
+    nnc_vrf_report wrep; /* a worker's view: the counterexample as of the batch start */
+    uint64_t wleaves;    /* a worker's leaves so far */
 } ctx;
 
 /* Concrete check of a candidate: violating in float64 and in float32.
@@ -435,6 +447,59 @@ static nnc_status run_attack(ctx *c, int k, const double *box, const double *sta
     return st;
 }
 
+/* A batch leaf's outcome. */
+typedef struct leaf_res {
+    nnc_status st;
+    leaf_kind kind;
+    int dim;
+    int cex_case;
+    double *cex_in, *cex_out; /* a counterexample the leaf's candidates validated (owned), or NULL */
+} leaf_res;
+
+/* Bound the nb leaves bx[] on the workers: leaf i on worker i % nthreads,
+ * each worker's leaves in batch order, so that the outcomes (and every
+ * worker's heuristic state) depend only on the batch, never on timing.
+ * Workers see the report's counterexample as it was at the batch start and
+ * record new ones in res (merged in batch order by the caller). */
+static void classify_batch(ctx *c, int k, double *const *bx, int nb, leaf_res *res)
+{
+    int T = c->nthreads;
+    for (int t = 0; t < T; t++) {
+        ctx *w = &c->workers[t];
+        w->nrows = c->nrows;
+        w->ndisj = c->ndisj;
+        w->C = c->C;
+        w->d = c->d;
+        w->dstart = c->dstart;
+        w->sym_splits = c->sym_splits;
+    }
+    const nnc_vrf_report *g = c->rep;
+#pragma omp parallel for num_threads(T) schedule(static, 1) if (T > 1 && nb > 1)
+    for (int i = 0; i < nb; i++) {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        ctx *w = &c->workers[t];
+        nnc_vrf_report *r = &w->wrep;
+        r->has_counterexample = g->has_counterexample;
+        r->counterexample_case = g->counterexample_case;
+        r->cex_input = g->cex_input;
+        r->cex_output = g->cex_output;
+        r->leaves = w->wleaves++;
+        leaf_res *o = &res[i];
+        o->cex_in = o->cex_out = NULL;
+        o->st = classify(w, k, bx[i], &o->kind, &o->dim);
+        if (!g->has_counterexample && r->has_counterexample) {
+            o->cex_case = r->counterexample_case;
+            o->cex_in = r->cex_input;
+            o->cex_out = r->cex_output;
+        }
+        r->has_counterexample = 0;
+        r->cex_input = r->cex_output = NULL;
+    }
+}
+
 /* One case: branch and bound, then sampling.  Adds exact volumes (relative
  * to this case's box) to safe/unsafe, and returns the sampling outcome. */
 static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, mpq_t safe, mpq_t unsafe,
@@ -520,73 +585,114 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     double **open_leaves = NULL;
     size_t nopen = 0, open_cap = 0;
     uint64_t processed = 0;
-    while (qh < qt) {
-        double *box = q[qh++];
-        int past = now_s() > bb_deadline || (c->o->stop_on_counterexample && c->rep->has_counterexample);
-        int stop = !c->o->split || past || c->rep->leaves >= c->o->max_leaves || (qt - qh) + nopen + 2 > cap_leaves;
-        leaf_kind kind;
-        int dim = -1;
-        if (past && processed > 0) kind = LEAF_OPEN; /* out of time: left open, unbounded */
-        else st = classify(c, k, box, &kind, &dim);
-        if (st) {
-            free(box);
-            break;
-        }
-        c->rep->leaves++;
-        processed++;
-        if (kind == LEAF_SAFE || kind == LEAF_UNSAFE) {
-            add_volume(kind == LEAF_SAFE ? safe : unsafe, box, root, n);
-            if (kind == LEAF_SAFE) c->rep->leaves_safe++;
-            else c->rep->leaves_unsafe++;
-            if (box != root) free(box);
-        } else if (stop || dim < 0) {
-            if (nopen == open_cap) {
-                open_cap = open_cap ? 2 * open_cap : 256;
-                double **no = realloc(open_leaves, sizeof(double *) * open_cap);
-                if (no == NULL) {
+    int bmax = NNC_VRF_BATCH_PER_THREAD * c->nthreads;
+    double **bx = malloc(sizeof(double *) * (size_t)bmax);
+    leaf_res *res = malloc(sizeof(leaf_res) * (size_t)bmax);
+    if (!bx || !res) st = NNC_STATUS_NOMEM;
+    while (qh < qt && !st) {
+        /* a batch from the head of the queue: the leaves the serial loop
+         * would bound next, in the same order */
+        int nb = (int)(qt - qh < (size_t)bmax ? qt - qh : (size_t)bmax);
+        for (int i = 0; i < nb; i++) bx[i] = q[qh++];
+        int past0 = now_s() > bb_deadline || (c->o->stop_on_counterexample && c->rep->has_counterexample);
+        int bounded = !(past0 && processed > 0);
+        if (bounded) classify_batch(c, k, bx, nb, res);
+        /* merge in batch order */
+        int i;
+        for (i = 0; i < nb; i++) {
+            double *box = bx[i];
+            int past = past0 || (c->o->stop_on_counterexample && c->rep->has_counterexample);
+            int stop = !c->o->split || past || c->rep->leaves >= c->o->max_leaves || (qt - qh) + nopen + 2 > cap_leaves;
+            leaf_kind kind = LEAF_OPEN;
+            int dim = -1;
+            if (bounded) {
+                if (res[i].cex_in != NULL && !c->rep->has_counterexample) {
+                    nnc_vrf_report *r = c->rep;
+                    r->has_counterexample = 1;
+                    r->counterexample_case = res[i].cex_case;
+                    r->cex_input = res[i].cex_in;
+                    r->cex_output = res[i].cex_out;
+                    res[i].cex_in = res[i].cex_out = NULL;
+                }
+                free(res[i].cex_in);
+                free(res[i].cex_out);
+                if (res[i].st) {
+                    st = res[i].st;
+                    break;
+                }
+                if (!(past && processed > 0)) { /* out of time: left open, unbounded */
+                    kind = res[i].kind;
+                    dim = res[i].dim;
+                }
+            }
+            c->rep->leaves++;
+            processed++;
+            if (kind == LEAF_SAFE || kind == LEAF_UNSAFE) {
+                add_volume(kind == LEAF_SAFE ? safe : unsafe, box, root, n);
+                if (kind == LEAF_SAFE) c->rep->leaves_safe++;
+                else c->rep->leaves_unsafe++;
+                if (box != root) free(box);
+            } else if (stop || dim < 0) {
+                if (nopen == open_cap) {
+                    open_cap = open_cap ? 2 * open_cap : 256;
+                    double **no = realloc(open_leaves, sizeof(double *) * open_cap);
+                    if (no == NULL) {
+                        st = NNC_STATUS_NOMEM;
+                        break;
+                    }
+                    open_leaves = no;
+                }
+                open_leaves[nopen++] = box;
+            } else {
+                double *a = malloc(leaf_bytes), *b2 = malloc(leaf_bytes);
+                if (qt + 2 > qcap) {
+                    /* compact the consumed prefix, then grow */
+                    memmove(q, q + qh, sizeof(double *) * (qt - qh));
+                    qt -= qh;
+                    qh = 0;
+                    if (qt + 2 > qcap) {
+                        qcap *= 2;
+                        double **nq = realloc(q, sizeof(double *) * qcap);
+                        if (nq == NULL) st = NNC_STATUS_NOMEM;
+                        else q = nq;
+                    }
+                }
+                if (!a || !b2 || st) {
+                    free(a);
+                    free(b2);
                     st = NNC_STATUS_NOMEM;
                     break;
                 }
-                open_leaves = no;
+                memcpy(a, box, leaf_bytes);
+                memcpy(b2, box, leaf_bytes);
+                double mid = 0.5 * box[dim] + 0.5 * box[n + dim];
+                a[n + dim] = mid;
+                b2[dim] = mid;
+                q[qt++] = a;
+                q[qt++] = b2;
+                if (box != root) free(box);
             }
-            open_leaves[nopen++] = box;
-        } else {
-            double *a = malloc(leaf_bytes), *b2 = malloc(leaf_bytes);
-            if (qt + 2 > qcap) {
-                /* compact the consumed prefix, then grow */
-                memmove(q, q + qh, sizeof(double *) * (qt - qh));
-                qt -= qh;
-                qh = 0;
-                if (qt + 2 > qcap) {
-                    qcap *= 2;
-                    double **nq = realloc(q, sizeof(double *) * qcap);
-                    if (nq == NULL) st = NNC_STATUS_NOMEM;
-                    else q = nq;
-                }
+            if ((processed & 255) == 0) {
+                mpq_t tot;
+                mpq_init(tot);
+                mpq_add(tot, safe, unsafe);
+                report_progress(c, c->rep->leaves, (uint64_t)(qt - qh + nopen), mpq_get_d(tot), 0, samples);
+                mpq_clear(tot);
             }
-            if (!a || !b2 || st) {
-                free(a);
-                free(b2);
-                st = NNC_STATUS_NOMEM;
-                break;
-            }
-            memcpy(a, box, leaf_bytes);
-            memcpy(b2, box, leaf_bytes);
-            double mid = 0.5 * box[dim] + 0.5 * box[n + dim];
-            a[n + dim] = mid;
-            b2[dim] = mid;
-            q[qt++] = a;
-            q[qt++] = b2;
-            if (box != root) free(box);
         }
-        if ((processed & 255) == 0) {
-            mpq_t tot;
-            mpq_init(tot);
-            mpq_add(tot, safe, unsafe);
-            report_progress(c, c->rep->leaves, (uint64_t)(qt - qh + nopen), mpq_get_d(tot), 0, samples);
-            mpq_clear(tot);
+        if (st) {
+            /* the batch's unmerged leaves (and their counterexamples) */
+            for (int j = i; j < nb; j++) {
+                if (bounded && j > i) {
+                    free(res[j].cex_in);
+                    free(res[j].cex_out);
+                }
+                if (bx[j] != root) free(bx[j]);
+            }
         }
     }
+    free(bx);
+    free(res);
     /* whatever is left in the queue is open (stopped by an error) */
     for (size_t i = qh; i < qt; i++)
         if (q[i] != root) free(q[i]);
@@ -658,6 +764,67 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     return st;
 }
 
+static void workers_destroy(ctx *c)
+{
+    for (int t = 1; c->workers && t < c->nthreads; t++) {
+        ctx *w = &c->workers[t];
+        nnc_bnd_destroy(w->bnd);
+        nnc_sfw_destroy(w->sfw);
+        nnc_rt_destroy(w->rt64);
+        nnc_rt_destroy(w->rt32);
+        free(w->cx); free(w->cy); free(w->cy2); free(w->fx); free(w->fy);
+    }
+    free(c->workers);
+    c->workers = NULL;
+}
+
+/* nthreads workers for the leaves: copies of c; worker 0 borrows c's bound
+ * contexts, runtimes and scratch, the others get their own. */
+static nnc_status workers_create(ctx *c, int nthreads, char *err, size_t errlen)
+{
+    c->nthreads = nthreads;
+    c->workers = calloc((size_t)nthreads, sizeof(ctx));
+    if (c->workers == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    for (int t = 0; t < nthreads; t++) {
+        ctx *w = &c->workers[t];
+        *w = *c;
+        w->workers = NULL;
+        w->atk = NULL;
+        w->smp = NULL;
+        w->rt64b = NULL;
+        w->o = c->o;
+        w->rep = &w->wrep;
+        memset(&w->wrep, 0, sizeof w->wrep);
+        if (t == 0) continue;
+        w->bnd = NULL;
+        w->sfw = NULL;
+        w->rt64 = w->rt32 = NULL;
+        w->cx = w->cy = w->cy2 = NULL;
+        w->fx = w->fy = NULL;
+    }
+    /* (only now: a failure leaves every pointer owned once) */
+    nnc_status st = NNC_STATUS_OK;
+    for (int t = 1; t < nthreads && !st; t++) {
+        ctx *w = &c->workers[t];
+        if ((st = nnc_bnd_create(&w->bnd, c->m, err, errlen))) break;
+        if (c->sfw) {
+            char serr[NNC_ERRBUF_SIZE];
+            if ((st = nnc_sfw_create(&w->sfw, c->m, serr, sizeof serr))) st = nnc_err(err, errlen, st, "%s", serr);
+            if (st) break;
+        }
+        if ((st = nnc_rt_create(&w->rt64, c->m, NNC_PRECISION_F64, 1, err, errlen))) break;
+        if ((st = nnc_rt_create(&w->rt32, c->m, NNC_PRECISION_F32, 1, err, errlen))) break;
+        w->cx = malloc(sizeof(double) * (size_t)c->n_in + 8);
+        w->cy = malloc(sizeof(double) * (size_t)c->n_out + 8);
+        w->cy2 = malloc(sizeof(double) * (size_t)c->n_out + 8);
+        w->fx = malloc(sizeof(float) * (size_t)c->n_in + 8);
+        w->fy = malloc(sizeof(float) * (size_t)c->n_out + 8);
+        if (!w->cx || !w->cy || !w->cy2 || !w->fx || !w->fy) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    }
+    if (st) workers_destroy(c);
+    return st;
+}
+
 nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_opts *opts, nnc_vrf_report *rep,
                        char *err, size_t errlen)
 {
@@ -723,6 +890,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto out;
     }
+    if ((st = workers_create(&c, opts->threads > 0 ? opts->threads : NNC_VRF_THREADS_DEFAULT, err, errlen))) goto out;
     rep->seed = opts->seed;
     rep->confidence = opts->confidence;
     nnc_mdl_sha256(m, rep->model_sha256);
@@ -886,6 +1054,7 @@ out:
     nnc_bnd_destroy(c.bnd);
     nnc_sfw_destroy(c.sfw);
     nnc_atk_destroy(c.atk);
+    workers_destroy(&c);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy);
     if (st) nnc_vrf_report_free(rep);
     return st;

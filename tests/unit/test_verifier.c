@@ -207,6 +207,70 @@ START_TEST(test_relu_grid_consistency)
 }
 END_TEST
 
+/* Two reports of the same run, equal in every field but the time. */
+static void same_report(const nnc_vrf_report *a, const nnc_vrf_report *b, int threads)
+{
+    ck_assert_msg(a->result == b->result && a->violation_lo == b->violation_lo && a->violation_hi == b->violation_hi &&
+                      a->certified_safe_fraction == b->certified_safe_fraction &&
+                      a->certified_unsafe_fraction == b->certified_unsafe_fraction && a->open_fraction == b->open_fraction &&
+                      a->samples == b->samples && a->sample_violations == b->sample_violations && a->leaves == b->leaves &&
+                      a->leaves_safe == b->leaves_safe && a->leaves_unsafe == b->leaves_unsafe &&
+                      a->leaves_open == b->leaves_open && a->has_counterexample == b->has_counterexample,
+                  "threads %d: reports differ", threads);
+    if (a->has_counterexample) {
+        ck_assert_int_eq(a->counterexample_case, b->counterexample_case);
+        ck_assert(memcmp(a->cex_input, b->cex_input, sizeof(double) * (size_t)a->n_in) == 0);
+        ck_assert(memcmp(a->cex_output, b->cex_output, sizeof(double) * (size_t)a->n_out) == 0);
+    }
+}
+
+/* Leaves bounded on several threads: for a given thread count the report is
+ * the same run after run (leaves are merged in queue order, each worker's
+ * leaves fixed by their batch position), and every thread count gives a
+ * sound report. */
+START_TEST(test_threads_deterministic)
+{
+    nnc_model *m = relu_model();
+    nnc_spec *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
+                          "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
+                          "(assert (>= Y_0 0))");
+    int G = 256;
+    double sure = 0, maybe = 0;
+    for (int i = 0; i < G; i++)
+        for (int j = 0; j < G; j++) {
+            double lo, hi;
+            cell_range(-1 + 2.0 * i / G, -1 + 2.0 * (i + 1) / G, -1 + 2.0 * j / G, -1 + 2.0 * (j + 1) / G, &lo, &hi);
+            if (lo >= 0) sure += 1;
+            else if (hi >= 0) maybe += 1;
+        }
+    double glo = sure / ((double)G * G), ghi = (sure + maybe) / ((double)G * G);
+    char err[NNC_ERRBUF_SIZE];
+    for (int threads = 1; threads <= 4; threads++) {
+        nnc_vrf_opts o;
+        nnc_vrf_opts_default(&o);
+        o.max_leaves = 3000;
+        o.samples = 3000;
+        o.seed = 7;
+        o.threads = threads;
+        nnc_vrf_report r[3];
+        for (int t = 0; t < 3; t++) {
+            ck_assert_msg(nnc_vrf_run(m, s, &o, &r[t], err, sizeof err) == NNC_STATUS_OK, "%s", err);
+            if (t) same_report(&r[0], &r[t], threads);
+        }
+        ck_assert(r[0].leaves >= 3000);
+        ck_assert_int_eq(r[0].result, NNC_VRF_VIOLATED);
+        ck_assert(r[0].cex_output[0] >= 0);
+        ck_assert_msg(r[0].violation_lo <= ghi && r[0].violation_hi >= glo, "threads %d: [%g, %g] vs grid [%g, %g]",
+                      threads, r[0].violation_lo, r[0].violation_hi, glo, ghi);
+        ck_assert(r[0].certified_unsafe_fraction <= ghi + 1e-12);
+        ck_assert(1 - r[0].certified_safe_fraction >= glo - 1e-12);
+        for (int t = 0; t < 3; t++) nnc_vrf_report_free(&r[t]);
+    }
+    nnc_spc_destroy(s);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 START_TEST(test_holds_and_bad_dims)
 {
     /* y = x0 + x1 on [0,1]^2 is never below -0.5: the property holds */
@@ -250,6 +314,7 @@ int main(void)
     tcase_add_test(tc, test_linear_exact_fraction);
     tcase_add_test(tc, test_relu_grid_consistency);
     tcase_add_test(tc, test_holds_and_bad_dims);
+    tcase_add_test(tc, test_threads_deterministic);
     suite_add_tcase(su, tc);
     return check_main_run(su);
 }
