@@ -318,7 +318,8 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
         sids = malloc((size_t)(ns + 1) * sizeof *sids);
         rids = malloc((size_t)(nr + 1) * sizeof *rids);
         if (!sids || !rids) { ok = 0; break; }
-        for (int k = 0; k < D; k++) memcpy(sids + sdis[k], q[k].ids, (size_t)q[k].n * sizeof *sids);
+        for (int k = 0; k < D; k++)
+            if (q[k].n) memcpy(sids + sdis[k], q[k].ids, (size_t)q[k].n * sizeof *sids);
         MPI_Alltoallv(sids, scnt, sdis, MPI_INT64_T, rids, rcnt, rdis, MPI_INT64_T, MPI_COMM_WORLD);
         c->sent[me] += 8 * ns;
         c->recv[me] += 8 * nr;

@@ -74,7 +74,7 @@ elif [ -f "$TMP/nn.json" ]; then
         "$NNCERT" plan $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --devices $np --json "$TMP/plan$np.json" >/dev/null 2>"$TMP/err" ||
             { fail "dlrm-plan-$np ($(cat "$TMP/err"))"; continue; }
         for p in $plans; do
-            if timeout 120 mpirun -np $np "$NNCERT" dlrm-run $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --plan $p \
+            if timeout 120 "${MPIRUN[@]}" -np $np "$NNCERT" dlrm-run $Z/dlrm.onnx --trace $Z/dlrm_trace.txt --plan $p \
                 --output "$TMP/m.json" --counters "$TMP/c.json" >"$TMP/out" 2>"$TMP/err"; then
                 cmp "dlrm-mpirun-np$np-$p-equals-run" "$TMP/m.json" "$TMP/nn.json" 0
                 key=$(case $p in auto) echo chosen;; table) echo table_wise;; row) echo row_wise;; esac)
@@ -181,7 +181,7 @@ if grep -q '"result": "unknown"' "$TMP/v3.json" 2>/dev/null; then pass "dlrm-ver
 else fail "dlrm-verify-ibp-weaker ($(cat "$TMP/v3.json" 2>&1 | head -n 3 | tr '\n' ' '))"; fi
 # a threshold the box crosses: a validated counterexample, most of the box certified
 mkspec 3 0.1 '<=' 0.505 0 >"$TMP/dv.vnnlib"
-expect_exit dlrm-verify-violated 1 "$NNCERT" verify $Z/dlrm.onnx "$TMP/dv.vnnlib" --trace $Z/dlrm_trace.txt --sample 3 --timeout 3 --samples 2000 --json "$TMP/v4.json"
+expect_exit dlrm-verify-violated 1 "$NNCERT" verify $Z/dlrm.onnx "$TMP/dv.vnnlib" --trace $Z/dlrm_trace.txt --sample 3 --timeout 30 --samples 2000 --json "$TMP/v4.json"
 if python3 - "$TMP/v4.json" <<'PY'; then pass dlrm-verify-violated-report; else fail dlrm-verify-violated-report; fi
 import json, sys
 r = json.load(open(sys.argv[1]))

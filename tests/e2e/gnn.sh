@@ -13,9 +13,6 @@ have_torch=0
 $PY -c 'import torch, onnx, numpy' 2>/dev/null && have_torch=1
 have_mpi=0
 command -v mpirun >/dev/null && have_mpi=1
-# Open MPI's own allocations (its plugins are unloaded before exit) read as
-# leaks in sanitizer builds; our code's leaks are checked in one process
-MPIRUN=(env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" mpirun --allow-run-as-root --oversubscribe)
 
 # the generator is deterministic and made the shipped synthetic graph
 if "$BUILD/tools/gen_graph" --nodes 200 --degree 6 --gamma 2.5 --seed 1 --out "$TMP/s.csr" >"$TMP/gen.txt" &&

@@ -53,6 +53,9 @@ static nnc_model *build_chain(int n0, int nh, const int *widths, int n_out, int 
     for (int i = 0; i < n0; i++) mu[i] = (float)(urand() - 0.5);
     int64_t md[1] = {n0};
     b.inits[0] = tensor_floats("mu", 1, md, mu, (size_t)n0);
+    free(mu);
+    void *owned[4 * 16];
+    int nown = 0;
     int ni = 1;
     static const char *sub_in[2] = {"x", "mu"}, *sub_out[1] = {"h0"};
     b.nodes[0] = node("Sub", "sub", 2, sub_in, 1, sub_out);
@@ -74,8 +77,12 @@ static nnc_model *build_chain(int n0, int nh, const int *widths, int n_out, int 
         int64_t wd[2] = {N, K}, bd[1] = {N};
         b.inits[ni++] = tensor_floats(wn, 2, wd, W, (size_t)(N * K));
         b.inits[ni++] = tensor_floats(bn, 1, bd, bb, (size_t)N);
+        free(W);
+        free(bb);
         const char **gi = malloc(sizeof(char *) * 3), **go = malloc(sizeof(char *)), **ri = malloc(sizeof(char *)),
                    **ro = malloc(sizeof(char *));
+        ck_assert(nown + 4 <= (int)(sizeof owned / sizeof owned[0]));
+        owned[nown++] = gi; owned[nown++] = go; owned[nown++] = ri; owned[nown++] = ro;
         gi[0] = prev; gi[1] = wn; gi[2] = bn;
         go[0] = zn;
         Onnx__NodeProto *g = node("Gemm", gn, 3, gi, 1, go);
@@ -94,6 +101,7 @@ static nnc_model *build_chain(int n0, int nh, const int *widths, int n_out, int 
     nnc_model *m;
     char err[NNC_ERRBUF_SIZE];
     ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    for (int i = 0; i < nown; i++) free(owned[i]);
     return m;
 }
 
