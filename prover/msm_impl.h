@@ -165,7 +165,7 @@ static void P_(reduce_jac)(JAC_ *r, const JAC_ *bk, size_t h)
 
 /* As reduce_jac for affine buckets bk (infinity as x = y = 0) plus the
  * Jacobian buckets jbk[b] where jused[b] != 0 (bucket b = bk[b] + jbk[b]). */
-static void P_(reduce_aff)(JAC_ *r, const AFF_ *bk, const JAC_ *jbk, const unsigned char *jused,
+static void NNC_MSM_HOT P_(reduce_aff)(JAC_ *r, const AFF_ *bk, const JAC_ *jbk, const unsigned char *jused,
                            size_t h)
 {
     JAC_ run, acc;
@@ -491,6 +491,69 @@ NNC_FORCEINLINE int P_(terms)(uint64_t ks[2][4], int neg[2], int endo[2], const 
     return 1;
 }
 
+/* The preparation of the terms of inputs [lo, hi): with place = 0 count
+ * them by bit length into cnt[]; with place = 1 write them to tp/ks, the
+ * next slot for bit length L being cnt[L]. */
+typedef struct P_(prep) {
+    const AFF_ *pts;
+    const nnc_fr *sc;
+    size_t lo, hi;
+    int place;
+    size_t cnt[257];
+    AFF_ *tp;
+    uint64_t (*ks)[4];
+} P_(prep);
+
+#define NNC_MSM_PREP_MAX_THREADS 16
+#define NNC_MSM_PREP_MIN_SHARE 4096 /* inputs per thread at least */
+
+static void *P_(prep_run)(void *arg)
+{
+    P_(prep) *pr = (P_(prep) *)arg;
+    size_t i;
+    int t;
+    if (!pr->place)
+        memset(pr->cnt, 0, sizeof pr->cnt);
+    for (i = pr->lo; i < pr->hi; i++) {
+        uint64_t k[2][4];
+        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pr->pts[i], &pr->sc[i]);
+        for (t = 0; t < nt; t++) {
+            size_t j;
+            if (!pr->place) {
+                pr->cnt[P_(bitlen)(k[t])]++;
+                continue;
+            }
+            j = pr->cnt[P_(bitlen)(k[t])]++;
+            memcpy(pr->ks[j], k[t], sizeof k[t]);
+            pr->tp[j] = pr->pts[i];
+#ifdef NNC_MSM_ENDO
+            if (endo[t])
+                NNC_MSM_ENDO(&pr->tp[j], &pr->pts[i]);
+#endif
+            if (neg[t])
+                G_(aff_neg)(&pr->tp[j], &pr->tp[j]);
+        }
+    }
+    return NULL;
+}
+
+/* prep_run on pr[0 .. T), one thread each (the caller takes pr[0]; a share
+ * whose thread cannot start is done by the caller afterwards). */
+static void P_(prep_all)(P_(prep) *pr, int T)
+{
+    pthread_t tid[NNC_MSM_PREP_MAX_THREADS];
+    int ok[NNC_MSM_PREP_MAX_THREADS], t;
+    for (t = 1; t < T; t++)
+        ok[t] = pthread_create(&tid[t], NULL, P_(prep_run), &pr[t]) == 0;
+    P_(prep_run)(&pr[0]);
+    for (t = 1; t < T; t++) {
+        if (ok[t])
+            pthread_join(tid[t], NULL);
+        else
+            P_(prep_run)(&pr[t]);
+    }
+}
+
 /* One Pippenger run over m prepared terms [ks_j] pts_j, sorted by the bit
  * length of ks_j, longest first: tasks (window, chunk of the terms whose
  * scalars reach the window) taken from a shared counter by the calling
@@ -555,26 +618,43 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
     pthread_t *tid = NULL;
     uint64_t (*ks)[4] = NULL;
     AFF_ *tp = NULL;
-    size_t i, cap, m = 0, above[258], pos[257];
-    int w, ch, t, started = 0, ntask, maxlen = 0;
+    size_t cap, m = 0, above[258];
+    int w, ch, t, L, pt, started = 0, ntask, maxlen = 0;
+    P_(prep) prep[NNC_MSM_PREP_MAX_THREADS];
 
-    /* count the terms by bit length, then place them longest first */
-    memset(above, 0, sizeof above);
-    for (i = 0; i < n; i++) {
-        uint64_t k[2][4];
-        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pts[i], &sc[i]);
-        for (t = 0; t < nt; t++)
-            above[P_(bitlen)(k[t])]++;
-        m += (size_t)nt;
+    /* count the terms by bit length, then place them longest first; both
+     * passes split over the threads (a share's slots of each length follow
+     * those of the shares before it) */
+    pt = threads > NNC_MSM_PREP_MAX_THREADS ? NNC_MSM_PREP_MAX_THREADS : threads;
+    if ((size_t)pt > n / NNC_MSM_PREP_MIN_SHARE)
+        pt = n / NNC_MSM_PREP_MIN_SHARE > 0 ? (int)(n / NNC_MSM_PREP_MIN_SHARE) : 1;
+    for (t = 0; t < pt; t++) {
+        prep[t].pts = pts;
+        prep[t].sc = sc;
+        prep[t].lo = n * (size_t)t / (size_t)pt;
+        prep[t].hi = n * (size_t)(t + 1) / (size_t)pt;
+        prep[t].place = 0;
     }
+    P_(prep_all)(prep, pt);
+    memset(above, 0, sizeof above);
+    for (t = 0; t < pt; t++)
+        for (L = 0; L <= 256; L++)
+            above[L] += prep[t].cnt[L];
+    for (L = 256; L >= 0; L--)
+        m += above[L];
     G_(jac_set_inf)(r);
     if (m == 0)
         return 1;
-    for (t = 256; t >= 0; t--) {
-        pos[t] = above[t + 1]; /* first slot of length t = terms longer than t */
-        above[t] += above[t + 1];
-        if (maxlen == 0 && above[t] > 0)
-            maxlen = t;
+    for (L = 256; L >= 0; L--) {
+        size_t slot = above[L + 1]; /* first slot of length L = terms longer than L */
+        for (t = 0; t < pt; t++) {
+            size_t cnt = prep[t].cnt[L];
+            prep[t].cnt[L] = slot;
+            slot += cnt;
+        }
+        above[L] += above[L + 1];
+        if (maxlen == 0 && above[L] > 0)
+            maxlen = L;
     }
     ks = (uint64_t (*)[4])malloc(m * sizeof *ks);
     tp = (AFF_ *)malloc(m * sizeof *tp);
@@ -583,21 +663,12 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
         free(tp);
         return 0;
     }
-    for (i = 0; i < n; i++) {
-        uint64_t k[2][4];
-        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pts[i], &sc[i]);
-        for (t = 0; t < nt; t++) {
-            size_t j = pos[P_(bitlen)(k[t])]++;
-            memcpy(ks[j], k[t], sizeof k[t]);
-            tp[j] = pts[i];
-#ifdef NNC_MSM_ENDO
-            if (endo[t])
-                NNC_MSM_ENDO(&tp[j], &pts[i]);
-#endif
-            if (neg[t])
-                G_(aff_neg)(&tp[j], &tp[j]);
-        }
+    for (t = 0; t < pt; t++) {
+        prep[t].tp = tp;
+        prep[t].ks = ks;
+        prep[t].place = 1;
     }
+    P_(prep_all)(prep, pt);
 
     if (c <= 0 || c > NNC_MSM_MAX_WINDOW)
         c = nnc_msm_window(m, affine);
