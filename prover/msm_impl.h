@@ -39,7 +39,8 @@ typedef enum nnc_msm_method {
     NNC_MSM_METHOD_NAIVE = 1,  /* one wNAF multiplication per point, summed */
     NNC_MSM_METHOD_JAC = 2,    /* Pippenger, Jacobian buckets, mixed additions */
     NNC_MSM_METHOD_AFFINE = 3, /* Pippenger, affine buckets, batched inversions */
-    NNC_MSM_METHOD_NOHEAP = 4  /* Pippenger, c = 6, stack buckets, 1 thread (the fallback) */
+    NNC_MSM_METHOD_NOHEAP = 4, /* Pippenger, c = 6, stack buckets, 1 thread (the fallback) */
+    NNC_MSM_METHOD_AFFINE_PLAIN = 5 /* AFFINE without the GLV split on G1 (as AFFINE on G2) */
 } nnc_msm_method;
 
 /* As nnc_prv_g1_msm with the method and the window width c forced.
@@ -451,7 +452,8 @@ NNC_FORCEINLINE int P_(bitlen)(const uint64_t k[4])
  * (0 when k_i = 0 or P_i is infinity).  k is first replaced by r - k with
  * the sign flipped when k > (r-1)/2, so small negative scalars stay small;
  * on a group with an endomorphism a k of 129 bits or more is split by GLV. */
-NNC_FORCEINLINE int P_(terms)(uint64_t ks[2][4], int neg[2], int endo[2], const AFF_ *p, const nnc_fr *sc)
+NNC_FORCEINLINE int P_(terms)(uint64_t ks[2][4], int neg[2], int endo[2], const AFF_ *p, const nnc_fr *sc,
+                              int glv)
 {
     static const uint64_t half[4] = {0xa1f0fac9f8000000ULL, 0x9419f4243cdcb848ULL, 0xdc2822db40c0ac2eULL,
                                      0x183227397098d014ULL}; /* (r-1)/2 */
@@ -470,7 +472,7 @@ NNC_FORCEINLINE int P_(terms)(uint64_t ks[2][4], int neg[2], int endo[2], const 
         s = 1;
     }
 #ifdef NNC_MSM_ENDO
-    if ((k[2] | k[3]) != 0) {
+    if (glv && (k[2] | k[3]) != 0) {
         uint64_t k1[2], k2[2];
         int n1, n2, t = 0;
         nnc_msm_glv_split(k1, &n1, k2, &n2, k);
@@ -484,11 +486,28 @@ NNC_FORCEINLINE int P_(terms)(uint64_t ks[2][4], int neg[2], int endo[2], const 
         }
         return t;
     }
+#else
+    (void)glv;
 #endif
     memcpy(ks[0], k, sizeof k);
     neg[0] = s;
     endo[0] = 0;
     return 1;
+}
+
+/* Returns: 1 if splitting n full-size scalars by GLV (2n terms of 129
+ * bits) is estimated cheaper than n terms of 255 bits, each at the window
+ * nnc_msm_window picks for its term count: cost = terms * windows * 6
+ * products (an affine bucket addition) + windows * 2^(c-1) * 27 (the
+ * bucket sums, two Jacobian additions per bucket).  The window is clamped
+ * at 16, so from about 2^19 points GLV only adds windows. */
+static int P_(glv_pays)(size_t n, int affine)
+{
+    int c1 = nnc_msm_window(n, affine), c2 = nnc_msm_window(2 * n, affine);
+    double w1 = (255 + c1 - 1) / c1, w2 = (129 + c2 - 1) / c2;
+    double plain = (double)n * w1 * 6 + w1 * (double)((size_t)1 << (c1 - 1)) * 27;
+    double split = 2.0 * (double)n * w2 * 6 + w2 * (double)((size_t)1 << (c2 - 1)) * 27;
+    return split < plain;
 }
 
 /* The preparation of the terms of inputs [lo, hi): with place = 0 count
@@ -499,6 +518,7 @@ typedef struct P_(prep) {
     const nnc_fr *sc;
     size_t lo, hi;
     int place;
+    int glv;     /* split scalars of 129 bits or more by GLV */
     size_t cnt[257];
     AFF_ *tp;
     uint64_t (*ks)[4];
@@ -516,7 +536,7 @@ static void *P_(prep_run)(void *arg)
         memset(pr->cnt, 0, sizeof pr->cnt);
     for (i = pr->lo; i < pr->hi; i++) {
         uint64_t k[2][4];
-        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pr->pts[i], &pr->sc[i]);
+        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pr->pts[i], &pr->sc[i], pr->glv);
         for (t = 0; t < nt; t++) {
             size_t j;
             if (!pr->place) {
@@ -611,7 +631,7 @@ static void *P_(work)(void *arg)
  * automatic choice by the number of terms.  Returns: 0 when memory ran out
  * (nothing computed), else 1. */
 static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t n, int threads,
-                             int affine, int c)
+                             int affine, int c, int glv)
 {
     P_(job) jb;
     P_(worker) *wk = NULL;
@@ -634,6 +654,7 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
         prep[t].lo = n * (size_t)t / (size_t)pt;
         prep[t].hi = n * (size_t)(t + 1) / (size_t)pt;
         prep[t].place = 0;
+        prep[t].glv = glv;
     }
     P_(prep_all)(prep, pt);
     memset(above, 0, sizeof above);
@@ -773,7 +794,8 @@ static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int 
         P_(msm_noheap)(&r, pts, sc, n);
         break;
     default:
-        if (!P_(msm_pippenger)(&r, pts, sc, n, threads, method == NNC_MSM_METHOD_AFFINE, c))
+        if (!P_(msm_pippenger)(&r, pts, sc, n, threads, method != NNC_MSM_METHOD_JAC, c,
+                               method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(n, method != NNC_MSM_METHOD_JAC)))
             P_(msm_noheap)(&r, pts, sc, n);
         break;
     }

@@ -146,6 +146,7 @@ static const cfg cfgs[] = {
     {NNC_MSM_METHOD_AFFINE, 4, 0, 100, 1, 0, "aff c=4"},
     {NNC_MSM_METHOD_AFFINE, 8, 0, 100000, 1, 0, "aff c=8"},
     {NNC_MSM_METHOD_AFFINE, 12, 1000, 100000, 0, 1, "aff c=12"}, /* 2^11 buckets > batch of 1024 */
+    {NNC_MSM_METHOD_AFFINE_PLAIN, 0, 0, 100000, 1, 1, "aff plain"}, /* G1 without GLV (large n) */
 };
 
 /* Runs every configuration for n on (p, k) and compares with want byte for byte. */
@@ -471,6 +472,8 @@ START_TEST(test_glv_msm)
             nnc_prv_g1_msm_cfg(&got, p, k, N, th, NNC_MSM_METHOD_JAC, 0);
             CHECK(memcmp(&got, &want, sizeof want) == 0);
             nnc_prv_g1_msm_cfg(&got, p, k, N, th, NNC_MSM_METHOD_AFFINE, 13);
+            CHECK(memcmp(&got, &want, sizeof want) == 0);
+            nnc_prv_g1_msm_cfg(&got, p, k, N, th, NNC_MSM_METHOD_AFFINE_PLAIN, 0);
             CHECK(memcmp(&got, &want, sizeof want) == 0);
         }
     }
