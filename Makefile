@@ -117,9 +117,11 @@ $(BUILD)/obj/models/embbag.o: CFLAGS += -fopenmp -O3
 # so does the sparse product (models/spmm.c) with its row blocks
 $(BUILD)/obj/models/spmm.o: CFLAGS += -fopenmp
 
+# (with its header dependencies, like the C objects: a changed field or
+# curve header rebuilds the CUDA units that include it)
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(BUILD)/libnncert.a: $(LIB_OBJ) $(CU_OBJ)
 	@rm -f $@
