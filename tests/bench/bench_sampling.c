@@ -106,6 +106,19 @@ static double screen_rate(const nnc_model *m, const nnc_spec *sp, nnc_smp_mode m
     return rate;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -131,32 +144,44 @@ int main(int argc, char **argv)
     const void *in[1] = {x};
     void *out[1] = {y};
     nnc_rt_run(rt, B, in, out, err, sizeof err);
-    double t0 = now(), c0 = cpu_now();
+    /* the runtime and the sampling-only verifier alternately, ROUNDS times:
+     * medians of each (both see the same machine; one round on a noisy
+     * machine can be off by 2x either way) */
+    enum { ROUNDS = 5 };
+    double rt_r[ROUNDS], rt_c[ROUNDS], sp_r[ROUNDS], sp_c[ROUNDS], st_r[ROUNDS], p = 0.5;
     int reps = 20;
-    for (int r = 0; r < reps; r++) nnc_rt_run(rt, B, in, out, err, sizeof err);
-    double rt_rate = reps * B / (now() - t0), rt_cpu_rate = reps * B / (cpu_now() - c0);
-    nnc_rt_destroy(rt);
-    /* sampling only */
     nnc_vrf_opts o;
     nnc_vrf_opts_default(&o);
     o.split = 0;
     o.crown = 0; /* interval bounds on the one leaf: time goes to the sampling stage, not bound refinement */
     o.samples = N;
-    stage_clock sc = {0, 0, 0, 0};
-    o.progress = on_progress;
-    o.progress_ctx = &sc;
     nnc_vrf_report rep;
-    t0 = now();
-    c0 = cpu_now();
-    if (nnc_vrf_run(m, s, &o, &rep, err, sizeof err)) {
-        fprintf(stderr, "bench_sampling: %s\n", err);
-        return 70;
+    double t0, c0;
+    for (int round = 0; round < ROUNDS; round++) {
+        t0 = now();
+        c0 = cpu_now();
+        for (int r = 0; r < reps; r++) nnc_rt_run(rt, B, in, out, err, sizeof err);
+        rt_r[round] = reps * B / (now() - t0);
+        rt_c[round] = reps * B / (cpu_now() - c0);
+        stage_clock sc = {0, 0, 0, 0};
+        o.progress = on_progress;
+        o.progress_ctx = &sc;
+        t0 = now();
+        c0 = cpu_now();
+        if (nnc_vrf_run(m, s, &o, &rep, err, sizeof err)) {
+            fprintf(stderr, "bench_sampling: %s\n", err);
+            return 70;
+        }
+        sp_r[round] = (double)rep.samples / (now() - t0);
+        sp_c[round] = (double)rep.samples / (cpu_now() - c0);
+        p = rep.samples ? (double)rep.sample_violations / (double)rep.samples : 0.5;
+        st_r[round] = sc.last_t > sc.first_t ? (double)(sc.last_done - sc.first_done) / (sc.last_t - sc.first_t) : 0;
+        nnc_vrf_report_free(&rep);
     }
-    double samp_rate = (double)rep.samples / (now() - t0), samp_cpu_rate = (double)rep.samples / (cpu_now() - c0);
-    double p = rep.samples ? (double)rep.sample_violations / (double)rep.samples : 0.5;
-    double stage_rate = sc.last_t > sc.first_t ? (double)(sc.last_done - sc.first_done) / (sc.last_t - sc.first_t) : 0;
+    nnc_rt_destroy(rt);
+    double rt_rate = median(rt_r, ROUNDS), rt_cpu_rate = median(rt_c, ROUNDS), samp_rate = median(sp_r, ROUNDS),
+           samp_cpu_rate = median(sp_c, ROUNDS), stage_rate = median(st_r, ROUNDS);
     o.progress = NULL;
-    nnc_vrf_report_free(&rep);
     /* branch and bound, then the open fraction */
     o.split = 1;
     o.crown = 1;

@@ -3,7 +3,9 @@
 # to the float32 runtime's batch-1024 throughput, and the samples needed for
 # a +-0.001 interval at 99.9% with and without branch and bound's certified
 # volume, on the zoo MLP (L-inf eps 0.06 around the sample, clipped to
-# [0,1]) and, when ../shared is present, ACAS Xu 2_1 property 2.
+# [0,1]) and, when ../shared is present, ACAS Xu 2_1 property 2.  The runtime
+# and the sampling-only verifier run alternately five times; medians are
+# reported.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
