@@ -167,14 +167,10 @@ static void cell_range(double x0, double x1, double y0, double y1, double *lo, d
     *hi = h + 1e-9;
 }
 
-START_TEST(test_relu_grid_consistency)
+/* Certified bounds [*glo, *ghi] of the exact fraction of [-1,1]^2 where the
+ * relu model's output is >= 0, from a G x G grid of cells. */
+static void grid_fraction(int G, double *glo, double *ghi)
 {
-    nnc_model *m = relu_model();
-    nnc_spec *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
-                          "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
-                          "(assert (>= Y_0 0))");
-    /* certified grid bounds of the exact fraction */
-    int G = 512;
     double sure = 0, maybe = 0;
     for (int i = 0; i < G; i++)
         for (int j = 0; j < G; j++) {
@@ -183,7 +179,20 @@ START_TEST(test_relu_grid_consistency)
             if (lo >= 0) sure += 1;
             else if (hi >= 0) maybe += 1;
         }
-    double glo = sure / ((double)G * G), ghi = (sure + maybe) / ((double)G * G);
+    *glo = sure / ((double)G * G);
+    *ghi = (sure + maybe) / ((double)G * G);
+}
+
+START_TEST(test_relu_grid_consistency)
+{
+    nnc_model *m = relu_model();
+    nnc_spec *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
+                          "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
+                          "(assert (>= Y_0 0))");
+    /* certified grid bounds of the exact fraction */
+    int G = 512;
+    double glo, ghi;
+    grid_fraction(G, &glo, &ghi);
     ck_assert(ghi - glo < 0.05);
     char err[NNC_ERRBUF_SIZE];
     nnc_vrf_opts o;
@@ -235,15 +244,8 @@ START_TEST(test_threads_deterministic)
                           "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
                           "(assert (>= Y_0 0))");
     int G = 256;
-    double sure = 0, maybe = 0;
-    for (int i = 0; i < G; i++)
-        for (int j = 0; j < G; j++) {
-            double lo, hi;
-            cell_range(-1 + 2.0 * i / G, -1 + 2.0 * (i + 1) / G, -1 + 2.0 * j / G, -1 + 2.0 * (j + 1) / G, &lo, &hi);
-            if (lo >= 0) sure += 1;
-            else if (hi >= 0) maybe += 1;
-        }
-    double glo = sure / ((double)G * G), ghi = (sure + maybe) / ((double)G * G);
+    double glo, ghi;
+    grid_fraction(G, &glo, &ghi);
     char err[NNC_ERRBUF_SIZE];
     for (int threads = 1; threads <= 4; threads++) {
         nnc_vrf_opts o;
