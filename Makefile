@@ -1,4 +1,5 @@
-# nncert build.  `make` builds bin/nncert and build/libnncert.{a,so}.
+# nncert build.  `make` builds bin/nncert and build/libnncert.{a,so}, and with
+# CUDA the plugin build/libnncert-gpu.so (loaded only when a GPU path is used).
 #   make GPU=0      leave the CUDA unit out (default: built when nvcc is found)
 #   make SAN=1      AddressSanitizer + UndefinedBehaviorSanitizer build (in build-san/)
 #   make test       install what is missing, build, run every test suite
@@ -64,15 +65,20 @@ LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 
+# The CUDA unit (gpu/*.cu) and the CUDA libraries go into a plugin,
+# $(BUILD)/libnncert-gpu.so, that libnncert loads with dlopen on the first GPU
+# call (gpu/plugin.c); nncert and libnncert.{a,so} link no CUDA library.
 ifeq ($(GPU),1)
 CU_SRC   := $(wildcard gpu/*.cu)
 CU_OBJ   := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRC))
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 CPPFLAGS += -DNNC_HAVE_CUDA=1
-LIBS     += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcurand -lnccl -lcudart -lstdc++
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcurand -lnccl -lcudart -lstdc++
 NVFLAGS  ?= -O2 -std=c++17 -arch=sm_90 -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1
+GPU_PLUGIN := $(BUILD)/libnncert-gpu.so
 else
 CU_OBJ   :=
+GPU_PLUGIN :=
 endif
 
 TEST_SRC := $(wildcard tests/unit/test_*.c)
@@ -82,7 +88,7 @@ TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test check demo bench bench-verify bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-zk fuzz setup clean install
-all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so
+all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
 	@mkdir -p $(GEN)
@@ -123,12 +129,18 @@ $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
-$(BUILD)/libnncert.a: $(LIB_OBJ) $(CU_OBJ)
+$(BUILD)/libnncert.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libnncert.so: $(LIB_OBJ) $(CU_OBJ)
+$(BUILD)/libnncert.so: $(LIB_OBJ)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The plugin: the CUDA objects, the libnncert.a members they call (its own
+# copies), the CUDA libraries; only the table symbol is exported (gpu/plugin.map).
+$(BUILD)/libnncert-gpu.so: $(CU_OBJ) $(BUILD)/libnncert.a gpu/plugin.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=gpu/plugin.map -Wl,--no-undefined -o $@ \
+	  $(CU_OBJ) $(BUILD)/libnncert.a $(LIBS) $(CUDA_LIBS)
 
 # bin/nncert is the default build's binary; other configurations keep theirs
 # in their build folder.
@@ -140,15 +152,15 @@ bin/nncert: $(NNCERT)
 	@true
 endif
 
-$(NNCERT): $(CLI_OBJ) $(BUILD)/libnncert.a
+$(NNCERT): $(CLI_OBJ) $(BUILD)/libnncert.a | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libnncert.a $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnncert.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnncert.a | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $$(pkg-config --cflags --libs check) $(LIBS)
 
-$(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libnncert.a
+$(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libnncert.a | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
 
@@ -164,7 +176,7 @@ setup:
 test: setup
 	@$(MAKE) --no-print-directory -j$$(nproc) check
 
-check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN) $(REPLAY_BIN)
+check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN) $(REPLAY_BIN) $(GPU_PLUGIN)
 	@NNCERT=$(NNCERT) BUILD=$(BUILD) tests/run_all.sh
 
 demo: setup
@@ -249,7 +261,7 @@ bench-prove: setup
 	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/gen_chain
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_prove.sh
 
-$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
 
@@ -266,17 +278,19 @@ fuzz: setup $(FUZZ_TARGETS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzz.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, both libraries,
+# the CUDA plugin with CUDA (found in ../lib from bin/nncert),
 # the public headers under include/nncert/ (included as <models/model.h>),
 # a pkg-config file (pkg-config --cflags --libs nncert; --static adds the
 # dependencies of libnncert.a) and the man page.
 PREFIX   ?= /usr/local
 PUBLIC_HEADERS := common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h \
                   gpu/gpu.h gate/gate.h
-install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so
+install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(NNCERT) $(DESTDIR)$(PREFIX)/bin/nncert
 	install -m 644 $(BUILD)/libnncert.a $(DESTDIR)$(PREFIX)/lib/libnncert.a
 	install -m 755 $(BUILD)/libnncert.so $(DESTDIR)$(PREFIX)/lib/libnncert.so
+	$(if $(GPU_PLUGIN),install -m 755 $(GPU_PLUGIN) $(DESTDIR)$(PREFIX)/lib/libnncert-gpu.so)
 	@# the public headers and every project header they include (cc -MM), at their paths
 	for h in $$(for p in $(PUBLIC_HEADERS); do $(CC) -MM -I. -x c $$p; done | sed 's/^[^:]*://; s/\\$$//' | \
 	            tr ' ' '\n' | grep '\.h$$' | sort -u); do \

@@ -1,0 +1,238 @@
+/* libnncert's side of the CUDA plugin (gpu/plugin_impl.h) in a CUDA build:
+ * the public GPU functions forward to the table that libnncert-gpu.so
+ * exports, loaded with dlopen on the first call, so that a program that never
+ * asks for the GPU never loads cudart, cuBLAS, cuRAND or NCCL.  Without the
+ * CUDA unit (make GPU=0) common/gpu_none.c and the *_none.c files define
+ * these functions instead.
+ *
+ * Look-up: $NNCERT_GPU_PLUGIN when set (only that file); otherwise the
+ * first libnncert-gpu.so that exists next to libnncert.so (when the code
+ * runs from it), next to the executable, in its parent folder (the test and
+ * tool programs in a build folder's tests/ and tools/), in ../lib (make
+ * install) or in ../build (bin/nncert in the source tree); when none
+ * exists, the dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache).
+ * The first file found is the one used: a broken plugin there is reported,
+ * not skipped. */
+#include "gpu/plugin_impl.h"
+
+#ifdef NNC_HAVE_CUDA
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Process-wide, written once under plugin_once: the accepted table, or NULL
+ * and the one-line reason.  A handle, once opened, is never closed: the CUDA
+ * unit's constructors have registered exit handlers. */
+static pthread_once_t plugin_once = PTHREAD_ONCE_INIT;
+static const nnc_gpu_plugin *plugin_table;
+static char plugin_error[NNC_ERRBUF_SIZE];
+
+/* Returns: 1 when path loads and its table matches this build (plugin_table
+ * set), 0 otherwise (plugin_error set, naming path and dlerror()). */
+static int plugin_try(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED, "cannot load the CUDA plugin %s: %s", path,
+                dlerror());
+        return 0;
+    }
+    dlerror();
+    const nnc_gpu_plugin *t = (const nnc_gpu_plugin *)dlsym(h, NNC_GPU_PLUGIN_SYMBOL);
+    if (!t) {
+        const char *e = dlerror();
+        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED, "the CUDA plugin %s has no %s: %s", path,
+                NNC_GPU_PLUGIN_SYMBOL, e ? e : "null symbol");
+        return 0;
+    }
+    static const uint32_t sizes[NNC_GPU_PLUGIN_NSIZES] = NNC_GPU_PLUGIN_SIZES;
+    if (t->abi != NNC_GPU_PLUGIN_ABI || t->size != sizeof *t || strcmp(t->version, NNC_VERSION_STRING) != 0 ||
+        memcmp(t->sizes, sizes, sizeof sizes) != 0) {
+        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED,
+                "the CUDA plugin %s was built for another nncert (plugin ABI %u, %s; this one ABI %d, %s, or other "
+                "struct sizes): rebuild it with this nncert",
+                path, (unsigned)t->abi, t->abi == NNC_GPU_PLUGIN_ABI ? t->version : "?", NNC_GPU_PLUGIN_ABI,
+                NNC_VERSION_STRING);
+        return 0;
+    }
+    plugin_table = t;
+    return 1;
+}
+
+/* Out: dir, the folder of the file path names (resolved), or "" . */
+static void dir_of(char dir[PATH_MAX], const char *path)
+{
+    dir[0] = '\0';
+    if (!path || path[0] != '/' || !realpath(path, dir)) {
+        dir[0] = '\0';
+        return;
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) dir[1] = '\0';
+    else if (slash) *slash = '\0';
+}
+
+static void plugin_load(void)
+{
+    const char *env = getenv(NNC_GPU_PLUGIN_ENV);
+    if (env && env[0]) {
+        plugin_try(env);
+        return;
+    }
+    static char lib_dir[PATH_MAX], exe_dir[PATH_MAX], cand[6][PATH_MAX + 32];
+    Dl_info info;
+    if (dladdr((void *)plugin_load, &info)) dir_of(lib_dir, info.dli_fname);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        dir_of(exe_dir, exe);
+    }
+    int nc = 0;
+    /* libnncert.so's folder, when this code runs from a shared library */
+    if (lib_dir[0] && strcmp(lib_dir, exe_dir) != 0)
+        snprintf(cand[nc++], sizeof cand[0], "%s/%s", lib_dir, NNC_GPU_PLUGIN_FILE);
+    if (exe_dir[0]) {
+        static const char *const rel[] = {"", "/..", "/../lib", "/../build"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+            snprintf(cand[nc++], sizeof cand[0], "%s%s/%s", exe_dir, rel[i], NNC_GPU_PLUGIN_FILE);
+    }
+    for (int i = 0; i < nc; i++)
+        if (access(cand[i], F_OK) == 0) {
+            plugin_try(cand[i]);
+            return;
+        }
+    if (plugin_try(NNC_GPU_PLUGIN_FILE)) return;
+    char load_err[NNC_ERRBUF_SIZE];
+    memcpy(load_err, plugin_error, sizeof load_err);
+    nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED,
+            "%s (and none in %s, its parent, ../lib or ../build; set " NNC_GPU_PLUGIN_ENV "=PATH to name it)",
+            load_err, exe_dir[0] ? exe_dir : "the executable's folder");
+}
+
+/* Returns: the table, or NULL with err naming the plugin tried and why. */
+static const nnc_gpu_plugin *plugin(char *err, size_t errlen)
+{
+    pthread_once(&plugin_once, plugin_load);
+    if (!plugin_table) nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "%s", plugin_error);
+    return plugin_table;
+}
+
+#define PLUGIN_OR_RETURN(p)                                   \
+    const nnc_gpu_plugin *p = plugin(err, errlen);            \
+    if (!p) return NNC_STATUS_UNSUPPORTED
+
+int nnc_gpu_compiled(void) { return 1; }
+
+nnc_status nnc_gpu_device_count(int *count, char *err, size_t errlen)
+{
+    *count = 0;
+    PLUGIN_OR_RETURN(p);
+    return p->device_count(count, err, errlen);
+}
+
+nnc_status nnc_gpu_activation_f32(nnc_gpu_act act, float alpha, const float *in, float *out, size_t n,
+                                  char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->activation_f32(act, alpha, in, out, n, err, errlen);
+}
+
+nnc_status nnc_gpu_smp_create(nnc_gpu_smp **out, const nnc_gpu_dense *layers, int n_layers, int max_batch,
+                              char *err, size_t errlen)
+{
+    *out = NULL;
+    PLUGIN_OR_RETURN(p);
+    return p->smp_create(out, layers, n_layers, max_batch, err, errlen);
+}
+
+/* A non-NULL g came from smp_create, so the plugin is loaded; NULL (the CPU
+ * path's destroy) must not load it. */
+void nnc_gpu_smp_destroy(nnc_gpu_smp *g)
+{
+    if (g) plugin_table->smp_destroy(g);
+}
+
+nnc_status nnc_gpu_smp_case(nnc_gpu_smp *g, const double *leaves, const double *cum, size_t nopen, double tw,
+                            int nrows, const double *C, const double *d, const int *dstart, int ndisj, double tau,
+                            char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->smp_case(g, leaves, cum, nopen, tw, nrows, C, d, dstart, ndisj, tau, err, errlen);
+}
+
+nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t sub0, int cnt, signed char *verdict, double *xs,
+                           char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->smp_run(g, seed, sub0, cnt, verdict, xs, err, errlen);
+}
+
+nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox, const double *lo, const double *hi,
+                             double *out_lo, double *out_hi, char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->ibp_dense(layers, n_layers, nbox, lo, hi, out_lo, out_hi, err, errlen);
+}
+
+nnc_status nnc_gpu_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
+                          char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->g1_msm(out, points, scalars, n, err, errlen);
+}
+
+nnc_status nnc_gpu_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
+                          char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->g2_msm(out, points, scalars, n, err, errlen);
+}
+
+nnc_status nnc_gpu_ntt(nnc_prv_fr *a, size_t n, int inverse, char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->ntt(a, n, inverse, err, errlen);
+}
+
+nnc_status nnc_gpu_coset_ntt(nnc_prv_fr *a, size_t n, int inverse, const nnc_prv_fr *shift, char *err,
+                             size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->coset_ntt(a, n, inverse, shift, err, errlen);
+}
+
+nnc_status nnc_gpu_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
+                              const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
+                              double *kernel_s, char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->embbag_f32(out, table, rows, dim, bags, mode, allow_empty, kernel_s, err, errlen);
+}
+
+nnc_status nnc_gpu_spmm_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, nnc_gpu_spmm_mode mode, int reps,
+                            double *ms, char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->spmm_f32(a, x, F, y, mode, reps, ms, err, errlen);
+}
+
+nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, int ndev, char *err,
+                                  size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->spmm_multi_f32(a, x, F, y, ndev, err, errlen);
+}
+
+nnc_status nnc_dlrm_exec_nccl(float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p, const nnc_trace *trace,
+                              const double *const *weights, const nnc_embbag_mode *modes, const nnc_dlrm_opts *o,
+                              char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(t);
+    return t->dlrm_exec_nccl(pooled, measured, p, trace, weights, modes, o, err, errlen);
+}
+#endif
