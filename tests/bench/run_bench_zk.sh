@@ -8,6 +8,10 @@
 # fits this CPU (BENCH_ZK_PROVE: space-separated model/privacy pairs); each
 # proof is verified in process by nncert and, from the files it writes, by
 # snarkjs groth16 verify (column snarkjs_verify: ok, FAIL, or empty).
+# BENCH_ZK_ONLY="mlp/weights lenet5/both ...": run only those model/privacy
+# rows (proving them when BENCH_ZK_PROVE names them too) and replace them in
+# the existing results/zk.csv, keeping every other row; the plot is redrawn
+# and the accuracy table is left as it is.
 set -e
 BUILD=${BUILD:-build}
 B=$BUILD/bench/bench_zk
@@ -16,15 +20,29 @@ PY=/usr/bin/python3
 mkdir -p results "$D"
 PROVE=${BENCH_ZK_PROVE:-"mlp/input cnn/input lenet5/input cnn/both"}
 SNARKJS=tests/peers/node_modules/.bin/snarkjs
-{ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"; } >results/zk-machine.txt
+machine() {
+    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+if [ -n "${BENCH_ZK_ONLY:-}" ]; then
+    { echo; echo "rows re-run (BENCH_ZK_ONLY=\"$BENCH_ZK_ONLY\", BENCH_ZK_PROVE=\"$PROVE\"):"; machine; } >>results/zk-machine.txt
+else
+    machine >results/zk-machine.txt
+fi
 have_models=1
 $PY tests/bench/zk_models.py "$D" >/dev/null 2>&1 || { echo "bench-zk: LeNet-5/VGG16 skipped (python3-torch/onnx missing)" >&2; have_models=0; }
+ONLY=${BENCH_ZK_ONLY:-}
 out=results/zk.csv
+if [ -n "$ONLY" ]; then
+    [ -r "$out" ] || { echo "bench-zk: BENCH_ZK_ONLY needs an existing $out to merge into" >&2; exit 1; }
+    final=$out
+    out=$(mktemp)
+fi
 echo "model,privacy,bits,macs,constraints,wires,constraints_per_mac,witness_s,setup_s,prove_s,verify_s,proof_json_bytes,peak_rss_mb,constraints_unpacked,snarkjs_verify" >"$out"
 run() { # NAME MODEL PRIVACY [CALIB]
     local p=0 row js=""
+    if [ -n "$ONLY" ]; then case " $ONLY " in *" $1/$3 "*) ;; *) return 0;; esac; fi
     case " $PROVE " in *" $1/$3 "*) p=1;; esac
     row=$(BENCH_ZK_FILES="$D" "$B" circuit "$1" "$2" "$3" "$p" ${4:+"$4"}) || { echo "bench-zk: $1/$3 failed" >&2; return 0; }
     if [ "$p" = 1 ] && [ -x "$SNARKJS" ]; then
@@ -40,6 +58,16 @@ for priv in input weights both; do
 done
 # VGG16: private input only (private weights would need 15M range-checked wires)
 [ "$have_models" = 1 ] && run vgg16 "$D/vgg16.onnx" input
+if [ -n "$ONLY" ]; then
+    # merge: the new rows replace the old ones of the same model/privacy
+    awk -F, 'NR == FNR { if (FNR > 1) new[$1 "," $2] = $0; next }
+             FNR == 1 || !(($1 "," $2) in new) { print; next }
+             { print new[$1 "," $2]; delete new[$1 "," $2] }
+             END { for (k in new) print new[k] }' "$out" "$final" >"$final.tmp"
+    mv "$final.tmp" "$final"; rm -f "$out"; out=$final
+    $PY tests/bench/zk_plot.py "$out" results/zk.svg
+    exit 0
+fi
 $PY tests/bench/zk_plot.py "$out" results/zk.svg
 # accuracy of the quantised zoo models
 if [ -r /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz ]; then
