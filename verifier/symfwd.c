@@ -48,6 +48,7 @@ struct nnc_sfw {
     double *ll, *lu, *ul, *uu; /* wmax: ranges of the current layer's low and up functions */
     double *plo, *phi;        /* wmax: bounds of the current layer's input (the previous output) */
     int *sel;                 /* wmax: unstable neurons */
+    const double *cap_lo, *cap_hi; /* nnc_sfw_set_caps: enclosures of the ReLU pre-activations, or NULL */
 };
 
 int nnc_sfw_num_inputs(const nnc_sfw *s) { return s->n; }
@@ -307,6 +308,7 @@ static void forward(nnc_sfw *s, int refine)
     int n = s->n, n1 = n + 1, relu_before = 0;
     double g = s->gamma;
     size_t W = (size_t)s->wmax;
+    size_t cap_off = 0;
     /* functions of the input itself: low = up = x_k */
     double *S = s->S;
     memset(S, 0, sizeof(double) * 2 * (size_t)n1 * W);
@@ -380,6 +382,21 @@ static void forward(nnc_sfw *s, int refine)
             L->lo[j] = s->ll[j] > a ? s->ll[j] : a;
             L->hi[j] = s->uu[j] < b ? s->uu[j] : b;
         }
+        if (L->relu && s->cap_lo) {
+            /* enclosures known over a superset of the box (the parent leaf's
+             * bounds): intersected, so neurons they fix skip refinement */
+            const double *cl = s->cap_lo + cap_off, *cu = s->cap_hi + cap_off;
+            for (int j = 0; j < N; j++) {
+                if (cl[j] > L->lo[j]) L->lo[j] = cl[j];
+                if (cu[j] < L->hi[j]) L->hi[j] = cu[j];
+                if (L->lo[j] > L->hi[j]) { /* both enclose a non-empty range: only within rounding */
+                    double a = fmin(L->lo[j], L->hi[j]), b = fmax(L->lo[j], L->hi[j]);
+                    L->lo[j] = down(a);
+                    L->hi[j] = up(b);
+                }
+            }
+        }
+        if (L->relu) cap_off += (size_t)N;
         if (refine && L->relu && relu_before) refine_layer(s, l);
         relu_before |= L->relu;
         /* relaxations and the next layer's functions */
@@ -500,6 +517,12 @@ nnc_status nnc_sfw_bound(nnc_sfw *s, const double *lo, const double *hi, int ref
         }
     }
     return NNC_STATUS_OK;
+}
+
+void nnc_sfw_set_caps(nnc_sfw *s, const double *lo, const double *hi)
+{
+    s->cap_lo = lo && hi ? lo : NULL;
+    s->cap_hi = lo && hi ? hi : NULL;
 }
 
 int64_t nnc_sfw_relu_count(const nnc_sfw *s)

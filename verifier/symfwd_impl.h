@@ -69,6 +69,15 @@ nnc_status nnc_sfw_bound(nnc_sfw *s, const double *lo, const double *hi, int ref
 int64_t nnc_sfw_relu_count(const nnc_sfw *s);
 void nnc_sfw_relu_bounds(const nnc_sfw *s, double *lo, double *hi);
 
+/* Caps for the following nnc_sfw_bound calls (until changed): lo / hi
+ * (nnc_sfw_relu_count values each, the order of nnc_sfw_relu_bounds) must
+ * enclose every ReLU pre-activation over the boxes bounded then, e.g. the
+ * bounds of a box containing them (a parent leaf's).  They are intersected
+ * with the computed bounds before those decide which neurons are stable and
+ * which are refined: sound whenever the caps are.  NULL (either): none.  The
+ * arrays are read, not copied: they must outlive the calls. */
+void nnc_sfw_set_caps(nnc_sfw *s, const double *lo, const double *hi);
+
 /* ---- inspection (tests) ---- after nnc_sfw_bound:
  * number of layers; layer l's output width and whether a ReLU follows it;
  * its pre-activation bounds; the forward relaxation used at its ReLU: per

@@ -11,6 +11,7 @@
 #include "verifier/refine_impl.h"
 #include "verifier/symfwd_impl.h"
 
+#include <float.h>
 #include <gmp.h>
 #include <math.h>
 #include <mpfr.h>
@@ -70,7 +71,11 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A leaf: its box (n_in lo then n_in hi). */
+/* A leaf: its box (n_in lo then n_in hi), then with the symbolic engine
+ * (ctx.ncap > 0) enclosures of its ReLU pre-activations: ncap lower bounds,
+ * ncap upper bounds and a flag (1: set).  A leaf's bounding writes its own
+ * bounds there (within the ones it read), and its children copy them: valid
+ * over every sub-box, they cap the children's bounds (nnc_sfw_set_caps). */
 typedef struct leaf {
     double *box;
 } leaf;
@@ -82,6 +87,8 @@ typedef struct ctx {
     nnc_bnd *bnd;
     nnc_sfw *sfw;                     /* first bound of a leaf (small dense chains), or NULL */
     int sym_splits;                   /* with sfw: leaves bounded and split by the symbolic engine alone */
+    int ncap;                         /* with sfw: ReLU bounds stored per leaf (see leaf); 0 without */
+    int bnd_caps;                     /* bnd's ReLU numbering is sfw's: its bounds may tighten a leaf's too */
     uint64_t s1_tries, s1_hits;       /* with sfw: leaves given the cheap first bound, and settled by it */
     nnc_runtime *rt64, *rt32, *rt64b; /* single-sample f64/f32, batched f64 */
     nnc_smp *smp;                     /* sampling stage (CPU or GPU) */
@@ -97,6 +104,7 @@ typedef struct ctx {
     int *dstart;
     nnc_vrf_report *rep;
     double *cx, *cy, *cy2; /* candidate scratch: n_in, n_out, n_out */
+    double *cap_tmp;       /* 2 ncap (bnd_caps) */
     float *fx, *fy;        /* n_in, n_out */
     /* parallel leaves: nthreads workers, each a copy of this context with
      * its own bound contexts, runtimes and scratch (worker 0 borrows this
@@ -252,6 +260,24 @@ static int refines(const ctx *c)
     return alpha_iters(c) > 0 || c->o->relu_split == 1 || (c->o->relu_split < 0 && c->n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS);
 }
 
+/* Intersect CROWN's ReLU bounds of the leaf (c->bnd after nnc_bnd_compute)
+ * into its stored caps. */
+static void cap_with_bnd(ctx *c, double *cap_lo, double *cap_hi)
+{
+    int P = c->ncap;
+    double *bl = c->cap_tmp, *bh = c->cap_tmp + P;
+    nnc_bnd_relu_bounds(c->bnd, bl, bh);
+    for (int j = 0; j < P; j++) {
+        if (bl[j] > cap_lo[j]) cap_lo[j] = bl[j];
+        if (bh[j] < cap_hi[j]) cap_hi[j] = bh[j];
+        if (cap_lo[j] > cap_hi[j]) { /* both enclose a non-empty range: only within rounding */
+            double a = fmin(cap_lo[j], cap_hi[j]), b = fmax(cap_lo[j], cap_hi[j]);
+            cap_lo[j] = a - fabs(a) * 4 * DBL_EPSILON - 4.9e-324;
+            cap_hi[j] = b + fabs(b) * 4 * DBL_EPSILON + 4.9e-324;
+        }
+    }
+}
+
 /* Lower bounds lw[2R] of the objectives CC (+ dd) over the leaf, and their
  * input coefficients lam; afterwards c->bnd holds the leaf's CROWN bounds
  * when refine_leaf may need them (unless the leaf is already safe).  With
@@ -267,7 +293,7 @@ static int refines(const ctx *c)
  *     later split: on some ACAS Xu instances a tree 100 times smaller, on
  *     others one that never closes.  nnc_vrf_run tries it first, for half
  *     the time. */
-static nnc_status leaf_bounds(ctx *c, const double *box, const double *CC, const double *dd, double *lw, double *lam)
+static nnc_status leaf_bounds(ctx *c, double *box, const double *CC, const double *dd, double *lw, double *lam)
 {
     int n = c->n_in, R2 = 2 * c->nrows;
     nnc_status st;
@@ -278,20 +304,42 @@ static nnc_status leaf_bounds(ctx *c, const double *box, const double *CC, const
     /* the cheap first bound only while it pays: it settles at least one leaf
      * in 8 (its cost is ~8% of CROWN's), re-tried on every 8th leaf */
     int first = c->s1_hits * 8 >= c->s1_tries || (c->rep->leaves & 7) == 0;
+    double *cap_lo = box + 2 * n, *cap_hi = cap_lo + c->ncap, *cap_set = cap_hi + c->ncap;
+    int capped = c->ncap > 0 && *cap_set == 1;
+    nnc_sfw_set_caps(c->sfw, capped ? cap_lo : NULL, capped ? cap_hi : NULL);
     if (first) {
         c->s1_tries++;
-        if ((st = nnc_sfw_bound(c->sfw, box, box + n, 0, R2, CC, dd, lw, lam))) return st;
+        st = nnc_sfw_bound(c->sfw, box, box + n, 0, R2, CC, dd, lw, lam);
+        nnc_sfw_set_caps(c->sfw, NULL, NULL);
+        if (st) return st;
         if (all_impossible(c, lw)) {
             c->s1_hits++;
             return st;
         }
+        if (c->ncap > 0 && !c->sym_splits) {
+            /* within the caps (intersected with them): the children's */
+            nnc_sfw_relu_bounds(c->sfw, cap_lo, cap_hi);
+            *cap_set = capped = 1;
+        }
+        nnc_sfw_set_caps(c->sfw, capped ? cap_lo : NULL, capped ? cap_hi : NULL);
     } else {
         for (int o = 0; o < R2; o++) lw[o] = -INFINITY;
     }
     double *lw2 = malloc(sizeof(double) * (size_t)R2 + 8), *lam2 = malloc(sizeof(double) * (size_t)R2 * (size_t)n + 8);
     if (!lw2 || !lam2) st = NNC_STATUS_NOMEM;
-    else if (c->sym_splits) st = nnc_sfw_bound(c->sfw, box, box + n, 1, R2, CC, dd, lw2, lam);
-    else if (!(st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown))) st = nnc_bnd_linear_lower(c->bnd, R2, CC, dd, lw2, lam);
+    else if (c->sym_splits) {
+        /* the caps are read during the call only: then replaced by the
+         * leaf's bounds, which lie within them */
+        st = nnc_sfw_bound(c->sfw, box, box + n, 1, R2, CC, dd, lw2, lam);
+        if (!st && c->ncap > 0) {
+            nnc_sfw_relu_bounds(c->sfw, cap_lo, cap_hi);
+            *cap_set = 1;
+        }
+    } else if (!(st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown))) {
+        st = nnc_bnd_linear_lower(c->bnd, R2, CC, dd, lw2, lam);
+        if (!st && c->bnd_caps && capped) cap_with_bnd(c, cap_lo, cap_hi);
+    }
+    nnc_sfw_set_caps(c->sfw, NULL, NULL);
     for (int o = 0; o < R2 && !st; o++)
         if (lw2[o] > lw[o]) lw[o] = lw2[o];
     if (!st && c->sym_splits && refines(c) && !all_impossible(c, lw)) st = nnc_bnd_compute(c->bnd, box, box + n, c->o->crown);
@@ -318,7 +366,7 @@ static int leaf_candidate(ctx *c, int k, const double *x)
 }
 
 /* Bound one leaf.  Out: kind; *split_dim the dimension to split when open. */
-static nnc_status classify(ctx *c, int k, const double *box, leaf_kind *kind, int *split_dim)
+static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *split_dim)
 {
     int n = c->n_in, R = c->nrows;
     nnc_status st = NNC_STATUS_OK;
@@ -508,10 +556,12 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     int n = c->n_in;
     const double *lo = c->o->box_lo ? c->o->box_lo : nnc_spc_case_lo(c->s, k);
     const double *hi = c->o->box_hi ? c->o->box_hi : nnc_spc_case_hi(c->s, k);
-    double *root = malloc(sizeof(double) * (size_t)(2 * n));
+    size_t leaf_bytes = sizeof(double) * (size_t)(2 * n + (c->ncap > 0 ? 2 * c->ncap + 1 : 0));
+    double *root = malloc(leaf_bytes);
     if (root == NULL) return NNC_STATUS_NOMEM;
     memcpy(root, lo, sizeof(double) * (size_t)n);
     memcpy(root + n, hi, sizeof(double) * (size_t)n);
+    if (c->ncap > 0) root[2 * n + 2 * c->ncap] = 0; /* no caps yet */
     /* objectives of this case */
     int nd = nnc_spc_case_num_disjuncts(c->s, k), R = 0;
     for (int j = 0; j < nd; j++) R += nnc_spc_disjunct_size(c->s, k, j);
@@ -571,7 +621,6 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     }
 
     /* branch and bound: FIFO queue (largest leaves first) */
-    size_t leaf_bytes = sizeof(double) * (size_t)(2 * n);
     size_t cap_leaves = NNC_VRF_MAX_OPEN_BYTES / leaf_bytes;
     if (cap_leaves < 16) cap_leaves = 16;
     size_t qcap = 1024, qh = 0, qt = 0;
@@ -772,7 +821,7 @@ static void workers_destroy(ctx *c)
         nnc_sfw_destroy(w->sfw);
         nnc_rt_destroy(w->rt64);
         nnc_rt_destroy(w->rt32);
-        free(w->cx); free(w->cy); free(w->cy2); free(w->fx); free(w->fy);
+        free(w->cx); free(w->cy); free(w->cy2); free(w->fx); free(w->fy); free(w->cap_tmp);
     }
     free(c->workers);
     c->workers = NULL;
@@ -799,7 +848,7 @@ static nnc_status workers_create(ctx *c, int nthreads, char *err, size_t errlen)
         w->bnd = NULL;
         w->sfw = NULL;
         w->rt64 = w->rt32 = NULL;
-        w->cx = w->cy = w->cy2 = NULL;
+        w->cx = w->cy = w->cy2 = w->cap_tmp = NULL;
         w->fx = w->fy = NULL;
     }
     /* (only now: a failure leaves every pointer owned once) */
@@ -819,7 +868,8 @@ static nnc_status workers_create(ctx *c, int nthreads, char *err, size_t errlen)
         w->cy2 = malloc(sizeof(double) * (size_t)c->n_out + 8);
         w->fx = malloc(sizeof(float) * (size_t)c->n_in + 8);
         w->fy = malloc(sizeof(float) * (size_t)c->n_out + 8);
-        if (!w->cx || !w->cy || !w->cy2 || !w->fx || !w->fy) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        w->cap_tmp = malloc(sizeof(double) * 2 * (size_t)c->ncap + 8);
+        if (!w->cx || !w->cy || !w->cy2 || !w->fx || !w->fy || !w->cap_tmp) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
     if (st) workers_destroy(c);
     return st;
@@ -859,6 +909,11 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         char serr[NNC_ERRBUF_SIZE];
         if (nnc_sfw_create(&c.sfw, m, serr, sizeof serr) != NNC_STATUS_OK) c.sfw = NULL;
     }
+    if (c.sfw) {
+        int64_t P = nnc_sfw_relu_count(c.sfw);
+        c.ncap = P > 0 && P <= 100000 ? (int)P : 0;
+        c.bnd_caps = c.ncap > 0 && nnc_bnd_relu_count(c.bnd) == P;
+    }
     if ((st = nnc_spc_check_model_dims(spec, c.n_in, c.n_out, err, errlen))) goto out;
     for (int k = 0; k < nnc_spc_num_cases(spec); k++)
         if (nnc_spc_case_num_input_cons(spec, k) > 0) {
@@ -886,7 +941,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     c.cy2 = malloc(sizeof(double) * (size_t)c.n_out + 8);
     c.fx = malloc(sizeof(float) * (size_t)c.n_in + 8);
     c.fy = malloc(sizeof(float) * (size_t)c.n_out + 8);
-    if (!c.cx || !c.cy || !c.cy2 || !c.fx || !c.fy) {
+    c.cap_tmp = malloc(sizeof(double) * 2 * (size_t)c.ncap + 8);
+    if (!c.cx || !c.cy || !c.cy2 || !c.fx || !c.fy || !c.cap_tmp) {
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto out;
     }
@@ -1055,7 +1111,7 @@ out:
     nnc_sfw_destroy(c.sfw);
     nnc_atk_destroy(c.atk);
     workers_destroy(&c);
-    free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy);
+    free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy); free(c.cap_tmp);
     if (st) nnc_vrf_report_free(rep);
     return st;
 }

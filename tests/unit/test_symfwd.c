@@ -138,11 +138,14 @@ typedef struct layer_view {
     const double *w, *b, *lo, *hi, *flam, *fs, *ft;
 } layer_view;
 
-static void check_trial(nnc_model *m, int n0, const double *lo, const double *hi, int refine, int trial)
+/* cap_lo / cap_hi: caps (nnc_sfw_set_caps) for the bound, or NULL */
+static void check_trial_capped(nnc_model *m, int n0, const double *lo, const double *hi, int refine, int trial,
+                               const double *cap_lo, const double *cap_hi)
 {
     char err[NNC_ERRBUF_SIZE];
     nnc_sfw *s;
     ck_assert_msg(nnc_sfw_create(&s, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_sfw_set_caps(s, cap_lo, cap_hi);
     int n = nnc_sfw_num_inputs(s), no = nnc_sfw_num_outputs(s), nl = nnc_sfw_num_layers(s);
     ck_assert_int_eq(n, n0);
     /* objectives: +e_j, -e_j, y_0 - y_j */
@@ -353,6 +356,11 @@ static void check_trial(nnc_model *m, int n0, const double *lo, const double *hi
     nnc_sfw_destroy(s);
 }
 
+static void check_trial(nnc_model *m, int n0, const double *lo, const double *hi, int refine, int trial)
+{
+    check_trial_capped(m, n0, lo, hi, refine, trial, NULL, NULL);
+}
+
 START_TEST(test_random_chains)
 {
     for (int trial = 0; trial < 16; trial++) {
@@ -370,6 +378,65 @@ START_TEST(test_random_chains)
         check_trial(m, n0, lo, hi, 1, trial);
         nnc_mdl_destroy(m);
     }
+}
+END_TEST
+
+/* Caps from a parent box (the verifier's children reuse their parent's
+ * bounds): on a random sub-box, the capped engine passes every check of
+ * check_trial (MPFR reference, exact points, 10^5 samples), its ReLU bounds
+ * lie within both the caps and the uncapped bounds, and it refines no more
+ * neurons (fewer unstable) than without caps. */
+START_TEST(test_parent_caps)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int tighter = 0;
+    for (int trial = 0; trial < 12; trial++) {
+        int n0 = 2 + rand() % 4, nh = 2 + rand() % 3, no = 2 + rand() % 3, w[4];
+        for (int l = 0; l < nh; l++) w[l] = 4 + rand() % 10;
+        nnc_model *m = build_chain(n0, nh, w, no, 0);
+        double lo[8], hi[8], clo[8], chi[8];
+        for (int i = 0; i < n0; i++) {
+            double c = urand() * 2 - 1, r = urand() * (trial % 2 == 0 ? 1.0 : 0.2);
+            lo[i] = c - r;
+            hi[i] = c + r;
+            /* the child: a random sub-box (one side halved as a split does, or shrunk anywhere) */
+            double a = urand(), b = urand(), t0 = fmin(a, b), t1 = fmax(a, b);
+            if (trial % 3 == 0) { t0 = i == 0 ? 0.5 : 0.0; t1 = 1.0; }
+            clo[i] = lo[i] + t0 * (hi[i] - lo[i]);
+            chi[i] = fmin(hi[i], lo[i] + t1 * (hi[i] - lo[i]));
+        }
+        nnc_sfw *s;
+        ck_assert_msg(nnc_sfw_create(&s, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        int P = (int)nnc_sfw_relu_count(s), no2 = nnc_sfw_num_outputs(s);
+        double *plo = malloc(sizeof(double) * (size_t)P), *phi = malloc(sizeof(double) * (size_t)P);
+        double *ulo = malloc(sizeof(double) * (size_t)P), *uhi = malloc(sizeof(double) * (size_t)P);
+        double *klo = malloc(sizeof(double) * (size_t)P), *khi = malloc(sizeof(double) * (size_t)P);
+        double *C = calloc((size_t)no2, sizeof(double)), d = 0, lw;
+        C[0] = 1;
+        ck_assert_int_eq(nnc_sfw_bound(s, lo, hi, 1, 1, C, &d, &lw, NULL), NNC_STATUS_OK);
+        nnc_sfw_relu_bounds(s, plo, phi);
+        ck_assert_int_eq(nnc_sfw_bound(s, clo, chi, 1, 1, C, &d, &lw, NULL), NNC_STATUS_OK);
+        nnc_sfw_relu_bounds(s, ulo, uhi);
+        nnc_sfw_set_caps(s, plo, phi);
+        ck_assert_int_eq(nnc_sfw_bound(s, clo, chi, 1, 1, C, &d, &lw, NULL), NNC_STATUS_OK);
+        nnc_sfw_relu_bounds(s, klo, khi);
+        int unst_u = 0, unst_k = 0;
+        for (int j = 0; j < P; j++) {
+            ck_assert_msg(klo[j] >= plo[j] && khi[j] <= phi[j], "seed %u trial %d: neuron %d outside its caps", seed, trial, j);
+            ck_assert_msg(klo[j] >= ulo[j] && khi[j] <= uhi[j], "seed %u trial %d: neuron %d looser with caps", seed, trial, j);
+            unst_u += ulo[j] < 0 && uhi[j] > 0;
+            unst_k += klo[j] < 0 && khi[j] > 0;
+            tighter += klo[j] > ulo[j] || khi[j] < uhi[j];
+        }
+        ck_assert_int_le(unst_k, unst_u);
+        nnc_sfw_destroy(s);
+        check_trial_capped(m, n0, clo, chi, 0, trial, plo, phi);
+        check_trial_capped(m, n0, clo, chi, 1, trial, plo, phi);
+        free(plo); free(phi); free(ulo); free(uhi); free(klo); free(khi); free(C);
+        nnc_mdl_destroy(m);
+    }
+    /* the caps did something somewhere (else this test tests nothing) */
+    ck_assert_int_gt(tighter, 0);
 }
 END_TEST
 
@@ -537,6 +604,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_random_chains);
+    tcase_add_test(tc, test_parent_caps);
     tcase_add_test(tc, test_rejects_non_chains);
     tcase_add_test(tc, test_relu_output_layer);
     tcase_add_test(tc, test_verifier_modes_agree);
