@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "prover/msm_impl.h"
+#include "prover/fq_ifma.h"
 
 #define NNC_MSM_NAIVE_BELOW 8
 #define NNC_MSM_AFFINE_FROM 256
@@ -143,7 +144,15 @@ static void msm_g1_endo(nnc_g1 *r, const nnc_g1 *p)
 #define NNC_MSM_AFF nnc_g1
 #define NNC_MSM_JAC nnc_g1_jac
 #define NNC_MSM_P(name) msm_g1_##name
+/* G1 buckets: 8-lane IFMA flush where the CPU has it (NNC_NO_IFMA=1 off) */
+#define NNC_MSM_VEC_ON() nnc_fq_ifma_enabled()
+#define NNC_MSM_VEC_SCRATCH(cap) nnc_g1_ifma_scratch_bytes(cap)
+#define NNC_MSM_VEC_FLUSH(bk, qb, qp, qd, qdbl, nq, scratch) \
+    nnc_g1_ifma_add_batch(bk, qb, qp, qd, qdbl, nq, scratch)
 #include "prover/msm_impl.h"
+#undef NNC_MSM_VEC_ON
+#undef NNC_MSM_VEC_SCRATCH
+#undef NNC_MSM_VEC_FLUSH
 #undef NNC_MSM_ENDO
 #undef NNC_MSM_G
 #undef NNC_MSM_F

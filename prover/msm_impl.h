@@ -114,7 +114,13 @@ NNC_INLINE int nnc_msm_window(size_t n, int affine)
  *   NNC_MSM_AFF, NNC_MSM_JAC the point types,
  *   NNC_MSM_P(name) the names of the generated functions (msm_g1_##name),
  * optionally NNC_MSM_ENDO(r, p) (AFF_ *r = [lambda] p, the endomorphism
- * GLV uses: only G1 has it here), and, once, NNC_MSM_NAIVE_BELOW / NNC_MSM_AFFINE_FROM (the sizes where
+ * GLV uses: only G1 has it here), optionally a vector bucket flush (G1:
+ * prover/fq_ifma.h):
+ *   NNC_MSM_VEC_ON()              int, evaluated once per MSM: use it;
+ *   NNC_MSM_VEC_SCRATCH(cap)      bytes of its scratch for a batch of cap;
+ *   NNC_MSM_VEC_FLUSH(bk, qb, qp, qd, qdbl, nq, scratch)  the queued
+ *                                 additions, as aff_flush's scalar loop,
+ * and, once, NNC_MSM_NAIVE_BELOW / NNC_MSM_AFFINE_FROM (the sizes where
  * the automatic method changes) and int nnc_msm_default_threads(void);
  * include <pthread.h>, <stdlib.h>, <string.h> first.
  * Every generated function is static. */
@@ -228,7 +234,14 @@ typedef struct P_(aff_scratch) {
     size_t nd;       /* deferred points */
     uint32_t *db;    /* [cap] bucket of each deferred point */
     AFF_ *dp;        /* [cap] deferred point (sign applied) */
+    int vec;         /* flush with NNC_MSM_VEC_FLUSH */
+    unsigned char *vscratch; /* its scratch, NNC_MSM_VEC_SCRATCH(cap) bytes (when vec) */
 } P_(aff_scratch);
+
+#ifndef NNC_MSM_VEC_FLUSH
+#define NNC_MSM_VEC_ON() 0
+#define NNC_MSM_VEC_SCRATCH(cap) ((size_t)0 * (cap))
+#endif
 
 /* Returns: bytes of scratch for width c (aff_scratch_init's memory). */
 static size_t P_(aff_scratch_bytes)(int c, size_t *cap)
@@ -237,11 +250,12 @@ static size_t P_(aff_scratch_bytes)(int c, size_t *cap)
     size_t q = h < 1024 ? h : 1024;
     *cap = q;
     return (h + 1) * (sizeof(AFF_) + sizeof(JAC_) + sizeof(uint32_t) + 1) +
-           q * (2 * sizeof(AFF_) + 2 * sizeof(FE_) + 2 * sizeof(uint32_t) + 1) + 160;
+           q * (2 * sizeof(AFF_) + 2 * sizeof(FE_) + 2 * sizeof(uint32_t) + 1) + 176 +
+           NNC_MSM_VEC_SCRATCH(q);
 }
 
 /* Carve the scratch out of mem (aff_scratch_bytes(c) bytes, 16-aligned). */
-static void P_(aff_scratch_init)(P_(aff_scratch) *s, unsigned char *mem, int c)
+static void P_(aff_scratch_init)(P_(aff_scratch) *s, unsigned char *mem, int c, int vec)
 {
     size_t h = (size_t)1 << (c - 1), q, off = 0;
     (void)P_(aff_scratch_bytes)(c, &q);
@@ -263,6 +277,8 @@ static void P_(aff_scratch_init)(P_(aff_scratch) *s, unsigned char *mem, int c)
     NNC_MSM_CARVE(s->qb, uint32_t, q);
     NNC_MSM_CARVE(s->db, uint32_t, q);
     NNC_MSM_CARVE(s->qdbl, unsigned char, q);
+    NNC_MSM_CARVE(s->vscratch, unsigned char, NNC_MSM_VEC_SCRATCH(q));
+    s->vec = vec;
 #undef NNC_MSM_CARVE
 }
 
@@ -273,6 +289,11 @@ static void NNC_MSM_HOT P_(aff_flush)(P_(aff_scratch) *s)
 {
     size_t k;
     FE_ lam, t, x3;
+#ifdef NNC_MSM_VEC_FLUSH
+    if (s->vec && s->nq > 0) {
+        NNC_MSM_VEC_FLUSH(s->bk, s->qb, s->qp, s->qd, s->qdbl, s->nq, s->vscratch);
+    } else
+#endif
     if (s->nq > 0) {
         P_(inv_batch_var)(s->qd, s->qd, s->tmp, s->nq);
         for (k = 0; k < s->nq; k++) {
@@ -583,6 +604,7 @@ typedef struct P_(job) {
     const uint64_t (*ks)[4]; /* canonical scalars */
     const size_t *above;     /* [257] above[L]: terms with scalar bit length >= L */
     int c, nwin, nchunk, affine;
+    int vec;                   /* NNC_MSM_VEC_ON() */
     size_t scratch_bytes;      /* per thread */
     unsigned char *scratch;    /* threads * scratch_bytes */
     JAC_ *part;                /* [nwin * nchunk] window sums per chunk */
@@ -603,7 +625,7 @@ static void *P_(work)(void *arg)
     P_(aff_scratch) s;
     int ntask = jb->nwin * jb->nchunk;
     if (jb->affine)
-        P_(aff_scratch_init)(&s, mem, jb->c);
+        P_(aff_scratch_init)(&s, mem, jb->c, jb->vec);
     for (;;) {
         int t, w, ch, lw;
         size_t lo, hi, nw;
@@ -701,6 +723,7 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
     /* digits up to bit maxlen (zero there) make the sum telescope */
     jb.nwin = (maxlen + 1 + c - 1) / c;
     jb.affine = affine;
+    jb.vec = affine && NNC_MSM_VEC_ON();
     /* enough tasks for every thread to stay busy: >= 2 per thread */
     jb.nchunk = 1;
     if (threads > 1)
@@ -808,5 +831,9 @@ static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int 
 #undef AFF_
 #undef JAC_
 #undef P_
+#ifndef NNC_MSM_VEC_FLUSH
+#undef NNC_MSM_VEC_ON
+#undef NNC_MSM_VEC_SCRATCH
+#endif
 
 #endif /* NNC_MSM_G */

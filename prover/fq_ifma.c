@@ -1,0 +1,461 @@
+/* 8-lane BN254 Fq arithmetic with AVX-512 IFMA and the batched affine
+ * additions of the G1 bucket accumulation (see prover/fq_ifma.h for the
+ * representation).
+ *
+ * Scaled coordinates.  Read as a vector element (radix 2^260), the 4x64
+ * bits of a*2^256 mod p stand for a/16.  Write X = x/16, Y = y/16 for the
+ * coordinates of B (bucket, index 1) and P (point, index 2).  With
+ * lambda = N / D:
+ *   addition  D = X2 - X1 = (x2 - x1)/16   (qd as loaded),  N = Y2 - Y1,
+ *   doubling  D = 2 Y1    = 2 y1 / 16      (qd as loaded),  N = 48 X1^2
+ *             (3 x1^2 / (2 y1) = 3 * 256 X1^2 / (32 Y1) = 48 X1^2 / (2 Y1)),
+ * and L = lambda / 4 = N / (4 D):
+ *   X3 = x3/16 = lambda^2/16 - X1 - X2 = L^2 - X1 - X2,
+ *   Y3 = y3/16 = lambda (X1 - X3) - Y1 = 4 L (X1 - X3) - Y1.
+ * The results are again the 4x64 bits of x3, y3.  The batch inversion
+ * gives 1/(4 D) directly: the 8 lane totals T (vector bits t = T 2^260)
+ * need u = 2^260 / (4 T) as vector bits, u = 2^518 / t mod p, which is
+ * the scalar Montgomery inverse (2^512 / t) times 2^262 * 2^-256, i.e. one
+ * scalar product by the 4x64 constant 2^262 mod p (NNC_IFMA_K). */
+#include "prover/fq_ifma.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "prover/field_impl.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(NNC_NO_IFMA_BUILD)
+#define NNC_IFMA_BUILD 1
+#include <immintrin.h>
+#endif
+
+/* 2^262 mod p (little-endian 4x64): see the top of this file. */
+static const nnc_fq NNC_IFMA_K = {{0x9d0709d62af99842ULL, 0xf7214c0419c29186ULL, 0xa603f5090339546dULL,
+                                   0x1b906c52ac7a88eaULL}};
+
+int nnc_fq_ifma_cpu(void)
+{
+#ifdef NNC_IFMA_BUILD
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma") &&
+           __builtin_cpu_supports("avx512vl");
+#else
+    return 0;
+#endif
+}
+
+int nnc_fq_ifma_enabled(void)
+{
+    const char *e = getenv("NNC_NO_IFMA");
+    if (e && e[0] != '\0' && strcmp(e, "0") != 0)
+        return 0;
+    return nnc_fq_ifma_cpu();
+}
+
+/* Replace t[0..7] (4x64, each nonzero, < p) with 2^518 / t[i] mod p:
+ * Montgomery's trick over the 8 lanes, one inversion. */
+static void ifma_lanes_inv(nnc_fq t[8])
+{
+    nnc_fq pre[8], inv, u;
+    int j;
+    pre[0] = t[0];
+    for (j = 1; j < 8; j++)
+        nnc_fq_mul(&pre[j], &pre[j - 1], &t[j]);
+    nnc_fq_inv_var(&inv, &pre[7]);          /* 2^512 / prod, as 4x64 bits */
+    nnc_fq_mul(&inv, &inv, &NNC_IFMA_K);    /* times 2^6 */
+    for (j = 7; j > 0; j--) {
+        nnc_fq_mul(&u, &inv, &pre[j - 1]);
+        nnc_fq_mul(&inv, &inv, &t[j]);
+        t[j] = u;
+    }
+    t[0] = inv;
+}
+
+#ifdef NNC_IFMA_BUILD
+
+#define IFMA_FN __attribute__((target("avx512f,avx512ifma,avx512vl")))
+#define IFMA_INLINE static inline __attribute__((always_inline, target("avx512f,avx512ifma,avx512vl")))
+
+#define M52 0xfffffffffffffULL
+
+/* An element of each of 8 lanes: limb j (< 2^52) of lane i in l[j] lane i. */
+typedef struct v5 { __m512i l[5]; } v5;
+
+/* p in 5 limbs of 52 bits, and -p^-1 mod 2^52. */
+static const uint64_t IFMA_P[5] = {0x8c16d87cfd47ULL, 0x916871ca8d3c2ULL, 0x181585d97816aULL,
+                                   0xa029b85045b68ULL, 0x30644e72e131ULL};
+#define IFMA_N0 0x20782e4866389ULL
+
+IFMA_INLINE __m512i ifma_bc(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+
+/* r = a - p if a >= p else a, for a < 2^260 with limbs < 2^52 (normalized). */
+IFMA_INLINE v5 ifma_csub_p(v5 a)
+{
+    v5 d;
+    const __m512i m = ifma_bc(M52);
+    __m512i c;
+    __mmask8 neg;
+    int j;
+    c = _mm512_setzero_si512();
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 5; j++) {
+        __m512i x = _mm512_add_epi64(_mm512_sub_epi64(a.l[j], ifma_bc(IFMA_P[j])), c);
+        c = _mm512_srai_epi64(x, 52); /* 0 or -1 */
+        d.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
+    }
+    neg = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512()); /* a < p: keep a */
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 5; j++)
+        d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], a.l[j]);
+    return d;
+}
+
+/* Montgomery product r = a b 2^-260 mod p, limbs normalized, r < p.
+ * In: a < 2^256 (limbs < 2^52), b < p.  Operand scanning: after round i
+ * the accumulator t0..t5 (64-bit limbs, each a sum of at most 22 terms
+ * below 2^52, so below 2^57) holds (a (b_0..b_i) + m p) / 2^(52 (i+1)). */
+IFMA_INLINE v5 ifma_mul(const v5 *a, const v5 *b)
+{
+    const __m512i z = _mm512_setzero_si512(), m = ifma_bc(M52), n0 = ifma_bc(IFMA_N0);
+    const __m512i p0 = ifma_bc(IFMA_P[0]), p1 = ifma_bc(IFMA_P[1]), p2 = ifma_bc(IFMA_P[2]),
+                  p3 = ifma_bc(IFMA_P[3]), p4 = ifma_bc(IFMA_P[4]);
+    __m512i t0 = z, t1 = z, t2 = z, t3 = z, t4 = z, t5 = z, q, bi;
+    v5 r;
+    int i;
+    _Pragma("GCC unroll 8")
+    for (i = 0; i < 5; i++) {
+        bi = b->l[i];
+        t0 = _mm512_madd52lo_epu64(t0, a->l[0], bi);
+        t1 = _mm512_madd52lo_epu64(t1, a->l[1], bi);
+        t2 = _mm512_madd52lo_epu64(t2, a->l[2], bi);
+        t3 = _mm512_madd52lo_epu64(t3, a->l[3], bi);
+        t4 = _mm512_madd52lo_epu64(t4, a->l[4], bi);
+        t1 = _mm512_madd52hi_epu64(t1, a->l[0], bi);
+        t2 = _mm512_madd52hi_epu64(t2, a->l[1], bi);
+        t3 = _mm512_madd52hi_epu64(t3, a->l[2], bi);
+        t4 = _mm512_madd52hi_epu64(t4, a->l[3], bi);
+        t5 = _mm512_madd52hi_epu64(t5, a->l[4], bi);
+        q = _mm512_madd52lo_epu64(z, t0, n0); /* t0 + q p0 = 0 mod 2^52 */
+        t0 = _mm512_madd52lo_epu64(t0, q, p0);
+        t1 = _mm512_madd52lo_epu64(t1, q, p1);
+        t2 = _mm512_madd52lo_epu64(t2, q, p2);
+        t3 = _mm512_madd52lo_epu64(t3, q, p3);
+        t4 = _mm512_madd52lo_epu64(t4, q, p4);
+        t1 = _mm512_madd52hi_epu64(t1, q, p0);
+        t2 = _mm512_madd52hi_epu64(t2, q, p1);
+        t3 = _mm512_madd52hi_epu64(t3, q, p2);
+        t4 = _mm512_madd52hi_epu64(t4, q, p3);
+        t5 = _mm512_madd52hi_epu64(t5, q, p4);
+        t0 = _mm512_add_epi64(t1, _mm512_srli_epi64(t0, 52));
+        t1 = t2;
+        t2 = t3;
+        t3 = t4;
+        t4 = t5;
+        t5 = z;
+    }
+    /* value < (2^256 p + 2^260 p) / 2^260 < 2p: normalize, subtract p once */
+    t1 = _mm512_add_epi64(t1, _mm512_srli_epi64(t0, 52));
+    r.l[0] = _mm512_and_si512(t0, m);
+    t2 = _mm512_add_epi64(t2, _mm512_srli_epi64(t1, 52));
+    r.l[1] = _mm512_and_si512(t1, m);
+    t3 = _mm512_add_epi64(t3, _mm512_srli_epi64(t2, 52));
+    r.l[2] = _mm512_and_si512(t2, m);
+    t4 = _mm512_add_epi64(t4, _mm512_srli_epi64(t3, 52));
+    r.l[3] = _mm512_and_si512(t3, m);
+    r.l[4] = t4;
+    return ifma_csub_p(r);
+}
+
+/* r = a + b mod p.  In: a, b < p. */
+IFMA_INLINE v5 ifma_add(const v5 *a, const v5 *b)
+{
+    const __m512i m = ifma_bc(M52);
+    __m512i c = _mm512_setzero_si512();
+    v5 s;
+    int j;
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 5; j++) {
+        __m512i x = _mm512_add_epi64(_mm512_add_epi64(a->l[j], b->l[j]), c);
+        c = _mm512_srli_epi64(x, 52);
+        s.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
+    }
+    return ifma_csub_p(s);
+}
+
+/* r = a - b mod p.  In: a, b < p. */
+IFMA_INLINE v5 ifma_sub(const v5 *a, const v5 *b)
+{
+    const __m512i m = ifma_bc(M52);
+    __m512i c = _mm512_setzero_si512();
+    __mmask8 neg;
+    v5 d;
+    int j;
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 5; j++) {
+        __m512i x = _mm512_add_epi64(_mm512_sub_epi64(a->l[j], b->l[j]), c);
+        c = _mm512_srai_epi64(x, 52); /* 0 or -1 */
+        d.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
+    }
+    neg = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512()); /* a < b: add p */
+    c = _mm512_setzero_si512();
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 5; j++) {
+        __m512i x = _mm512_add_epi64(_mm512_mask_add_epi64(d.l[j], neg, d.l[j], ifma_bc(IFMA_P[j])), c);
+        c = _mm512_srai_epi64(x, 52);
+        d.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
+    }
+    return d;
+}
+
+/* 5x52 limbs from the 4x64 limbs l0..l3 of the 8 lanes (any value < 2^256). */
+IFMA_INLINE v5 ifma_from64(__m512i l0, __m512i l1, __m512i l2, __m512i l3)
+{
+    const __m512i m = ifma_bc(M52);
+    v5 r;
+    r.l[0] = _mm512_and_si512(l0, m);
+    r.l[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(l0, 52), _mm512_slli_epi64(l1, 12)), m);
+    r.l[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(l1, 40), _mm512_slli_epi64(l2, 24)), m);
+    r.l[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(l2, 28), _mm512_slli_epi64(l3, 36)), m);
+    r.l[4] = _mm512_srli_epi64(l3, 16);
+    return r;
+}
+
+/* The 4x64 limbs l[0..3] of a normalized element (limbs < 2^52, < 2^256). */
+IFMA_INLINE void ifma_to64(__m512i l[4], const v5 *a)
+{
+    l[0] = _mm512_or_si512(a->l[0], _mm512_slli_epi64(a->l[1], 52));
+    l[1] = _mm512_or_si512(_mm512_srli_epi64(a->l[1], 12), _mm512_slli_epi64(a->l[2], 40));
+    l[2] = _mm512_or_si512(_mm512_srli_epi64(a->l[2], 24), _mm512_slli_epi64(a->l[3], 28));
+    l[3] = _mm512_or_si512(_mm512_srli_epi64(a->l[3], 36), _mm512_slli_epi64(a->l[4], 16));
+}
+
+/* Load/store 8 lanes of 4x64 integers x[i][0..3] (lane-major in memory). */
+IFMA_INLINE v5 ifma_load8(const uint64_t x[8][4])
+{
+    const __m512i idx = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);
+    const long long *b = (const long long *)(const void *)&x[0][0];
+    return ifma_from64(_mm512_i64gather_epi64(idx, b, 8), _mm512_i64gather_epi64(idx, b + 1, 8),
+                       _mm512_i64gather_epi64(idx, b + 2, 8), _mm512_i64gather_epi64(idx, b + 3, 8));
+}
+
+IFMA_INLINE void ifma_store8(uint64_t x[8][4], const v5 *a)
+{
+    const __m512i idx = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);
+    long long *b = (long long *)(void *)&x[0][0];
+    __m512i l[4];
+    int j;
+    ifma_to64(l, a);
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 4; j++)
+        _mm512_i64scatter_epi64(b + j, idx, l[j], 8);
+}
+
+IFMA_FN void nnc_fq_ifma_mul8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
+{
+    v5 x = ifma_load8(a), y = ifma_load8(b), z = ifma_mul(&x, &y);
+    ifma_store8(r, &z);
+}
+
+IFMA_FN void nnc_fq_ifma_add8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
+{
+    v5 x = ifma_load8(a), y = ifma_load8(b), z = ifma_add(&x, &y);
+    ifma_store8(r, &z);
+}
+
+IFMA_FN void nnc_fq_ifma_sub8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
+{
+    v5 x = ifma_load8(a), y = ifma_load8(b), z = ifma_sub(&x, &y);
+    ifma_store8(r, &z);
+}
+
+/* ---- batched affine additions ---- */
+
+size_t nnc_g1_ifma_scratch_bytes(size_t cap)
+{
+    /* prefix products and denominators: one v5 each per group of 8 */
+    return 2 * ((cap + 7) / 8) * 5 * 64;
+}
+
+/* Gather field element number `off` (in 64-bit words) of the records at
+ * the word indices idx (8 lanes), lanes outside k left 0. */
+IFMA_INLINE v5 ifma_gather(__mmask8 k, __m512i idx, const uint64_t *base)
+{
+    const long long *b = (const long long *)(const void *)base;
+    const __m512i z = _mm512_setzero_si512();
+    return ifma_from64(_mm512_mask_i64gather_epi64(z, k, idx, b, 8),
+                       _mm512_mask_i64gather_epi64(z, k, idx, b + 1, 8),
+                       _mm512_mask_i64gather_epi64(z, k, idx, b + 2, 8),
+                       _mm512_mask_i64gather_epi64(z, k, idx, b + 3, 8));
+}
+
+IFMA_INLINE void ifma_scatter(uint64_t *base, __mmask8 k, __m512i idx, const v5 *a)
+{
+    long long *b = (long long *)(void *)base;
+    __m512i l[4];
+    int j;
+    ifma_to64(l, a);
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 4; j++)
+        _mm512_mask_i64scatter_epi64(b + j, k, idx, l[j], 8);
+}
+
+IFMA_INLINE __mmask8 ifma_lanes(size_t nq, size_t k)
+{
+    return nq - k >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (nq - k)) - 1);
+}
+
+/* Lanes of group g whose addition is a doubling. */
+IFMA_INLINE __mmask8 ifma_dbl_mask(const unsigned char *qdbl, size_t k, __mmask8 lanes)
+{
+    unsigned m = 0, j;
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 8; j++)
+        if (((lanes >> j) & 1) && qdbl[k + j])
+            m |= 1u << j;
+    return (__mmask8)m;
+}
+
+#define VPRE(g, j) (pre + 8 * (5 * (g) + (j)))
+#define VDEN(g, j) (den + 8 * (5 * (g) + (j)))
+
+IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc_prv_g1 *qp,
+                                   const nnc_prv_fq *qd, const unsigned char *qdbl, size_t nq,
+                                   void *scratch)
+{
+    size_t ng = (nq + 7) / 8, g;
+    /* pre, den: ng groups of 5 limb vectors, unaligned (VPRE/VDEN address them) */
+    long long *pre = (long long *)scratch, *den = pre + 40 * ng;
+    v5 acc, inv;
+    const __m512i iota8 = _mm512_set_epi64(56, 48, 40, 32, 24, 16, 8, 0); /* records of 8 words */
+    const __m512i iota4 = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);  /* records of 4 words */
+    __m512i l[4];
+    nnc_fq t[8];
+    uint64_t lt[4][8];
+    int i, j;
+    v5 one;
+    if (nq == 0)
+        return;
+    one.l[0] = ifma_bc(1);
+    _Pragma("GCC unroll 8")
+    for (j = 1; j < 5; j++)
+        one.l[j] = _mm512_setzero_si512();
+
+    /* forward: den[g] = D of group g (1 in unused lanes), pre[g] = den[0] ... den[g] */
+    for (g = 0; g < ng; g++) {
+        __mmask8 k = ifma_lanes(nq, 8 * g);
+        v5 d = ifma_gather(k, iota4, qd[8 * g].v);
+        if (k != 0xff)
+            _Pragma("GCC unroll 8")
+            for (j = 0; j < 5; j++)
+                d.l[j] = _mm512_mask_blend_epi64(k, one.l[j], d.l[j]);
+        acc = g == 0 ? d : ifma_mul(&acc, &d);
+        _Pragma("GCC unroll 8")
+        for (j = 0; j < 5; j++) {
+            _mm512_storeu_si512((void *)VDEN(g, j), d.l[j]);
+            _mm512_storeu_si512((void *)VPRE(g, j), acc.l[j]);
+        }
+    }
+
+    /* the 8 lane totals: 1 / (4 D_0 ... D_last) per lane, as vector bits */
+    ifma_to64(l, &acc);
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 4; j++)
+        _mm512_storeu_si512((void *)lt[j], l[j]);
+    _Pragma("GCC unroll 8")
+    for (i = 0; i < 8; i++)
+        _Pragma("GCC unroll 8")
+        for (j = 0; j < 4; j++)
+            t[i].v[j] = lt[j][i];
+    ifma_lanes_inv(t);
+    _Pragma("GCC unroll 8")
+    for (i = 0; i < 8; i++)
+        _Pragma("GCC unroll 8")
+        for (j = 0; j < 4; j++)
+            lt[j][i] = t[i].v[j];
+    inv = ifma_from64(_mm512_loadu_si512((const void *)lt[0]), _mm512_loadu_si512((const void *)lt[1]),
+                      _mm512_loadu_si512((const void *)lt[2]), _mm512_loadu_si512((const void *)lt[3]));
+
+    /* backward: I = 1 / (4 D_g), then the additions of group g */
+    for (g = ng; g-- > 0;) {
+        __mmask8 k = ifma_lanes(nq, 8 * g), dbl;
+        __m256i b32 = _mm256_maskz_loadu_epi32(k, qb + 8 * g);
+        __m512i bi = _mm512_slli_epi64(_mm512_cvtepu32_epi64(b32), 3); /* word index of bk[qb] */
+        v5 I, x1, y1, x2, y2, n, lam, x3, y3, u, pv, dv;
+        if (g > 0) {
+            _Pragma("GCC unroll 8")
+            for (j = 0; j < 5; j++) {
+                pv.l[j] = _mm512_loadu_si512((const void *)VPRE(g - 1, j));
+                dv.l[j] = _mm512_loadu_si512((const void *)VDEN(g, j));
+            }
+            I = ifma_mul(&inv, &pv);
+            inv = ifma_mul(&inv, &dv);
+        } else {
+            I = inv;
+        }
+        x1 = ifma_gather(k, bi, bk[0].x.v);
+        y1 = ifma_gather(k, bi, bk[0].y.v);
+        x2 = ifma_gather(k, iota8, qp[8 * g].x.v);
+        y2 = ifma_gather(k, iota8, qp[8 * g].y.v);
+        n = ifma_sub(&y2, &y1);
+        dbl = ifma_dbl_mask(qdbl, 8 * g, k);
+        if (dbl) { /* N = 48 X1^2 in the doubling lanes */
+            v5 s = ifma_mul(&x1, &x1), s3 = ifma_add(&s, &s);
+            s3 = ifma_add(&s3, &s);
+            _Pragma("GCC unroll 8")
+            for (i = 0; i < 4; i++)
+                s3 = ifma_add(&s3, &s3);
+            _Pragma("GCC unroll 8")
+            for (j = 0; j < 5; j++)
+                n.l[j] = _mm512_mask_blend_epi64(dbl, n.l[j], s3.l[j]);
+        }
+        lam = ifma_mul(&n, &I); /* L = lambda / 4 */
+        x3 = ifma_mul(&lam, &lam);
+        x3 = ifma_sub(&x3, &x1);
+        x3 = ifma_sub(&x3, &x2);
+        u = ifma_sub(&x1, &x3);
+        u = ifma_add(&u, &u);
+        u = ifma_add(&u, &u);
+        y3 = ifma_mul(&lam, &u);
+        y3 = ifma_sub(&y3, &y1);
+        ifma_scatter(bk[0].x.v, k, bi, &x3);
+        ifma_scatter(bk[0].y.v, k, bi, &y3);
+    }
+}
+#undef VPRE
+#undef VDEN
+
+#else /* no IFMA code in this build */
+
+size_t nnc_g1_ifma_scratch_bytes(size_t cap)
+{
+    (void)cap;
+    return 0;
+}
+
+void nnc_fq_ifma_mul8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
+{
+    (void)r, (void)a, (void)b;
+    abort();
+}
+
+void nnc_fq_ifma_add8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
+{
+    (void)r, (void)a, (void)b;
+    abort();
+}
+
+void nnc_fq_ifma_sub8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
+{
+    (void)r, (void)a, (void)b;
+    abort();
+}
+
+void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc_prv_g1 *qp, const nnc_prv_fq *qd,
+                           const unsigned char *qdbl, size_t nq, void *scratch)
+{
+    (void)bk, (void)qb, (void)qp, (void)qd, (void)qdbl, (void)nq, (void)scratch;
+    (void)ifma_lanes_inv;
+    abort();
+}
+
+#endif
