@@ -1,7 +1,10 @@
 /* nncert GPU backend, plain C interface (callers never include CUDA headers).
  * Built from the .cu files in gpu/ with nvcc when nvcc is found (make GPU=1, the default
- * then); with make GPU=0 every function reports NNC_STATUS_UNSUPPORTED and
- * callers stay on the CPU path.  Prefix: nnc_gpu_. */
+ * then) into the plugin libnncert-gpu.so, which libnncert loads on the first
+ * call of any of these functions (gpu/plugin.c; a plugin that cannot be
+ * loaded makes them report NNC_STATUS_UNSUPPORTED naming the file and
+ * dlerror()); with make GPU=0 every function reports NNC_STATUS_UNSUPPORTED
+ * and callers stay on the CPU path.  Prefix: nnc_gpu_. */
 #ifndef NNC_GPU_H
 #define NNC_GPU_H
 
@@ -21,7 +24,8 @@ typedef enum nnc_gpu_act {
     NNC_GPU_ACT_TANH = 3
 } nnc_gpu_act;
 
-/* Returns: 1 when this build contains the CUDA unit. */
+/* Returns: 1 when this build has the CUDA unit (as the plugin; this call
+ * does not load it). */
 int nnc_gpu_compiled(void);
 
 /* Out: *count, the number of usable CUDA devices (0 without a driver or device).
