@@ -212,42 +212,66 @@ static void backsub_rows(nnc_sfw *s, int top, int rows, int top_relu, double *lo
     double g = s->gamma;
     double *A = s->La, *B = s->Lb, *cst = s->rc, *cabs = s->ra, *err = s->re;
     for (int r = 0; r < rows; r++) cst[r] = cabs[r] = err[r] = 0;
+    /* The sums below use SW independent partial sums (vectorised, and free of
+     * one long dependency chain): the error bound gamma sum |terms| holds for
+     * any summation order. */
+    enum { SW = 8 };
     for (int l = top; l >= 0; l--) {
         const sfw_layer *L = &s->ly[l];
-        int K = L->K, N = L->N;
+        int K = L->K, N = L->N, N8 = N / SW * SW;
         if (L->relu && (l < top || top_relu)) {
             /* positive coefficients take the lower line (intercept 0), negative
              * the upper; split into positive and negative parts (one of them is
              * zero, so each product is rounded once), free of branches */
+            const double *restrict ewr = L->ewr, *restrict al = L->al, *restrict au = L->au, *restrict bu = L->bu;
             for (int r = 0; r < rows; r++) {
-                double *row = A + (size_t)r * (size_t)N, e = 0, add = 0;
-                for (int j = 0; j < N; j++) {
+                double *restrict row = A + (size_t)r * (size_t)N;
+                double ep[SW] = {0}, ap[SW] = {0};
+                int j = 0;
+                for (; j < N8; j += SW)
+                    for (int u = 0; u < SW; u++) {
+                        double v = row[j + u], vp = v > 0 ? v : 0.0, vn = v < 0 ? v : 0.0;
+                        ep[u] += (vp - vn) * ewr[j + u];
+                        row[j + u] = vp * al[j + u] + vn * au[j + u];
+                        ap[u] += vn * bu[j + u];
+                    }
+                for (; j < N; j++) {
                     double v = row[j], vp = v > 0 ? v : 0.0, vn = v < 0 ? v : 0.0;
-                    e += (vp - vn) * L->ewr[j];
-                    row[j] = vp * L->al[j] + vn * L->au[j];
-                    add += vn * L->bu[j];
+                    ep[0] += (vp - vn) * ewr[j];
+                    row[j] = vp * al[j] + vn * au[j];
+                    ap[0] += vn * bu[j];
+                }
+                double e = 0, add = 0;
+                for (int u = 0; u < SW; u++) {
+                    e += ep[u];
+                    add += ap[u];
                 }
                 err[r] += g * e;
                 cst[r] += add;
                 cabs[r] += fabs(cst[r]);
             }
         }
+        const double *restrict ewa = L->ewa, *restrict bb = L->b;
         for (int r = 0; r < rows; r++) {
-            const double *row = A + (size_t)r * (size_t)N;
-            double e0 = 0, e1 = 0, a0 = 0, a1 = 0;
+            const double *restrict row = A + (size_t)r * (size_t)N;
+            double ep[SW] = {0}, ap[SW] = {0};
             int j = 0;
-            for (; j + 2 <= N; j += 2) {
-                e0 += fabs(row[j]) * L->ewa[j];
-                e1 += fabs(row[j + 1]) * L->ewa[j + 1];
-                a0 += row[j] * L->b[j];
-                a1 += row[j + 1] * L->b[j + 1];
-            }
+            for (; j < N8; j += SW)
+                for (int u = 0; u < SW; u++) {
+                    ep[u] += fabs(row[j + u]) * ewa[j + u];
+                    ap[u] += row[j + u] * bb[j + u];
+                }
             for (; j < N; j++) {
-                e0 += fabs(row[j]) * L->ewa[j];
-                a0 += row[j] * L->b[j];
+                ep[0] += fabs(row[j]) * ewa[j];
+                ap[0] += row[j] * bb[j];
             }
-            err[r] += g * (e0 + e1);
-            cst[r] += a0 + a1;
+            double e = 0, a = 0;
+            for (int u = 0; u < SW; u++) {
+                e += ep[u];
+                a += ap[u];
+            }
+            err[r] += g * e;
+            cst[r] += a;
             cabs[r] += fabs(cst[r]);
         }
         /* B[rows x K] = A[rows x N] W^T */
