@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prover/field_impl.h"
+#include "prover/curve_impl.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(NNC_NO_IFMA_BUILD)
 #define NNC_IFMA_BUILD 1
@@ -424,6 +424,157 @@ IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc
 #undef VPRE
 #undef VDEN
 
+/* ---- bucket sums ----
+ * Homogeneous projective points (X : Y : Z), x = X/Z, y = Y/Z, in the
+ * vector representation; infinity is (0 : Y : 0), Y != 0.  An affine
+ * bucket's 4x64 bits (x/16, y/16 as vector elements) with Z = 1/16 (the
+ * vector element whose bits are those of the 4x64 one, 2^256 mod p) is
+ * the point (x : y : 1). */
+
+typedef struct vp3 { v5 x, y, z; } vp3;
+
+/* 2^256 mod p: the 4x64 one, as vector element 1/16. */
+static const uint64_t IFMA_ONE64[4] = {0xd35d438dc58f0d9dULL, 0x0a78eb28f5c70b3dULL, 0x666ea36f7879462cULL,
+                                       0x0e0a77c19a07df2fULL};
+
+IFMA_INLINE v5 ifma_one64(void)
+{
+    return ifma_from64(ifma_bc(IFMA_ONE64[0]), ifma_bc(IFMA_ONE64[1]), ifma_bc(IFMA_ONE64[2]),
+                       ifma_bc(IFMA_ONE64[3]));
+}
+
+/* 9 a = 3b a for b = 3. */
+IFMA_INLINE v5 ifma_mul9(const v5 *a)
+{
+    v5 t = ifma_add(a, a);
+    t = ifma_add(&t, &t);
+    t = ifma_add(&t, &t);
+    return ifma_add(&t, a);
+}
+
+/* P + Q by the complete formulas for a = 0 (Renes, Costello, Batina 2016,
+ * algorithm 7: 12 products, 2 by 3b): every input, infinity and P = +-Q
+ * included, on a curve of odd order such as BN254 G1. */
+IFMA_INLINE vp3 ifma_padd(const vp3 *P, const vp3 *Q)
+{
+    v5 t0, t1, t2, t3, t4, x3, y3, z3;
+    vp3 r;
+    t0 = ifma_mul(&P->x, &Q->x);
+    t1 = ifma_mul(&P->y, &Q->y);
+    t2 = ifma_mul(&P->z, &Q->z);
+    t3 = ifma_add(&P->x, &P->y);
+    t4 = ifma_add(&Q->x, &Q->y);
+    t3 = ifma_mul(&t3, &t4);
+    t4 = ifma_add(&t0, &t1);
+    t3 = ifma_sub(&t3, &t4);
+    t4 = ifma_add(&P->y, &P->z);
+    x3 = ifma_add(&Q->y, &Q->z);
+    t4 = ifma_mul(&t4, &x3);
+    x3 = ifma_add(&t1, &t2);
+    t4 = ifma_sub(&t4, &x3);
+    x3 = ifma_add(&P->x, &P->z);
+    y3 = ifma_add(&Q->x, &Q->z);
+    x3 = ifma_mul(&x3, &y3);
+    y3 = ifma_add(&t0, &t2);
+    y3 = ifma_sub(&x3, &y3);
+    x3 = ifma_add(&t0, &t0);
+    t0 = ifma_add(&x3, &t0);
+    t2 = ifma_mul9(&t2);
+    z3 = ifma_add(&t1, &t2);
+    t1 = ifma_sub(&t1, &t2);
+    y3 = ifma_mul9(&y3);
+    x3 = ifma_mul(&t4, &y3);
+    t2 = ifma_mul(&t3, &t1);
+    x3 = ifma_sub(&t2, &x3);
+    y3 = ifma_mul(&y3, &t0);
+    t1 = ifma_mul(&t1, &z3);
+    y3 = ifma_add(&t1, &y3);
+    t0 = ifma_mul(&t0, &t3);
+    z3 = ifma_mul(&z3, &t4);
+    z3 = ifma_add(&z3, &t0);
+    r.x = x3;
+    r.y = y3;
+    r.z = z3;
+    return r;
+}
+
+/* Out: out[i] = lane i of P as a Jacobian point in 4x64 form. */
+IFMA_INLINE void ifma_to_jac8(nnc_g1_jac out[8], const vp3 *P)
+{
+    const __m512i idx = _mm512_set_epi64(84, 72, 60, 48, 36, 24, 12, 0); /* records of 12 words */
+    v5 one = ifma_one64(), zz, c[3];
+    long long *b = (long long *)(void *)out;
+    int i, j;
+    /* (X Z, Y Z^2, Z) is the Jacobian form; times 1/16 each gives 4x64 bits */
+    zz = ifma_mul(&P->z, &P->z);
+    c[0] = ifma_mul(&P->x, &P->z);
+    c[1] = ifma_mul(&P->y, &zz);
+    c[0] = ifma_mul(&c[0], &one);
+    c[1] = ifma_mul(&c[1], &one);
+    c[2] = ifma_mul(&P->z, &one);
+    _Pragma("GCC unroll 8")
+    for (i = 0; i < 3; i++) {
+        __m512i l[4];
+        ifma_to64(l, &c[i]);
+        _Pragma("GCC unroll 8")
+        for (j = 0; j < 4; j++)
+            _mm512_i64scatter_epi64(b + 4 * i + j, idx, l[j], 8);
+    }
+}
+
+IFMA_FN void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, size_t h)
+{
+    size_t L = (h + 7) / 8, t;
+    const __m512i z = _mm512_setzero_si512();
+    __m512i top = _mm512_set_epi64((long long)(7 * L + L), (long long)(6 * L + L), (long long)(5 * L + L),
+                                   (long long)(4 * L + L), (long long)(3 * L + L), (long long)(2 * L + L),
+                                   (long long)(1 * L + L), (long long)L); /* lo_s + L - 1, lo_s = 1 + s L */
+    const __m512i hv = ifma_bc(h);
+    vp3 run, acc, B;
+    v5 one = ifma_one64(), zero;
+    nnc_g1_jac rs[8], as[8], R, T;
+    uint64_t k[4] = {L, 0, 0, 0};
+    int j, s;
+    for (j = 0; j < 5; j++)
+        zero.l[j] = z;
+    run.x = zero;
+    run.y = one;
+    run.z = zero;
+    acc = run;
+    /* lane s: buckets lo_s + L - 1 down to lo_s (those above h are infinity,
+     * met first, while run is still infinity) */
+    for (t = 0; t < L; t++) {
+        __m512i b = _mm512_sub_epi64(top, ifma_bc(t)), idx = _mm512_slli_epi64(b, 3), nz = z;
+        __mmask8 in = _mm512_cmple_epu64_mask(b, hv), inf;
+        B.x = ifma_gather(in, idx, bk[0].x.v);
+        B.y = ifma_gather(in, idx, bk[0].y.v);
+        _Pragma("GCC unroll 8")
+        for (j = 0; j < 5; j++)
+            nz = _mm512_or_si512(nz, _mm512_or_si512(B.x.l[j], B.y.l[j]));
+        inf = _mm512_cmpeq_epi64_mask(nz, z); /* (0, 0) or not loaded */
+        _Pragma("GCC unroll 8")
+        for (j = 0; j < 5; j++) {
+            B.y.l[j] = _mm512_mask_blend_epi64(inf, B.y.l[j], one.l[j]);
+            B.z.l[j] = _mm512_mask_blend_epi64(inf, one.l[j], z);
+        }
+        run = ifma_padd(&run, &B);
+        acc = ifma_padd(&acc, &run);
+    }
+    /* sum_b b B_b = sum_s acc_s + L sum_s s run_s */
+    ifma_to_jac8(rs, &run);
+    ifma_to_jac8(as, &acc);
+    nnc_g1_jac_set_inf(&R);
+    nnc_g1_jac_set_inf(&T);
+    for (s = 7; s >= 1; s--) {
+        nnc_g1_jac_add_var(&R, &R, &rs[s]);
+        nnc_g1_jac_add_var(&T, &T, &R);
+    }
+    nnc_g1_jac_mul_var(&T, &T, k);
+    for (s = 0; s < 8; s++)
+        nnc_g1_jac_add_var(&T, &T, &as[s]);
+    *r = T;
+}
+
 #else /* no IFMA code in this build */
 
 size_t nnc_g1_ifma_scratch_bytes(size_t cap)
@@ -455,6 +606,12 @@ void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc_prv_g1 
 {
     (void)bk, (void)qb, (void)qp, (void)qd, (void)qdbl, (void)nq, (void)scratch;
     (void)ifma_lanes_inv;
+    abort();
+}
+
+void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, size_t h)
+{
+    (void)r, (void)bk, (void)h;
     abort();
 }
 

@@ -62,4 +62,10 @@ size_t nnc_g1_ifma_scratch_bytes(size_t cap);
 void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc_prv_g1 *qp, const nnc_prv_fq *qd,
                            const unsigned char *qdbl, size_t nq, void *scratch);
 
+/* Out: *r = sum_(b=1..h) b bk[b] (Jacobian, 4x64 form) for affine buckets
+ * bk[1..h] (bk[0] unused, infinity as x = y = 0), h >= 8: 8 lanes take
+ * h/8 consecutive buckets each, by running sums with complete projective
+ * additions.  Only to be called when nnc_fq_ifma_cpu() is 1. */
+void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, size_t h);
+
 #endif

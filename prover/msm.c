@@ -149,7 +149,11 @@ static void msm_g1_endo(nnc_g1 *r, const nnc_g1 *p)
 #define NNC_MSM_VEC_SCRATCH(cap) nnc_g1_ifma_scratch_bytes(cap)
 #define NNC_MSM_VEC_FLUSH(bk, qb, qp, qd, qdbl, nq, scratch) \
     nnc_g1_ifma_add_batch(bk, qb, qp, qd, qdbl, nq, scratch)
+#define NNC_MSM_VEC_REDUCE(r, bk, h) nnc_g1_ifma_bucket_sum(r, bk, h)
+#define NNC_MSM_VEC_REDUCE_MIN 64
 #include "prover/msm_impl.h"
+#undef NNC_MSM_VEC_REDUCE
+#undef NNC_MSM_VEC_REDUCE_MIN
 #undef NNC_MSM_VEC_ON
 #undef NNC_MSM_VEC_SCRATCH
 #undef NNC_MSM_VEC_FLUSH

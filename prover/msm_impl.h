@@ -120,6 +120,8 @@ NNC_INLINE int nnc_msm_window(size_t n, int affine)
  *   NNC_MSM_VEC_SCRATCH(cap)      bytes of its scratch for a batch of cap;
  *   NNC_MSM_VEC_FLUSH(bk, qb, qp, qd, qdbl, nq, scratch)  the queued
  *                                 additions, as aff_flush's scalar loop,
+ *   NNC_MSM_VEC_REDUCE(r, bk, h)  optional: reduce_aff without Jacobian
+ *                                 parts, used from NNC_MSM_VEC_REDUCE_MIN buckets,
  * and, once, NNC_MSM_NAIVE_BELOW / NNC_MSM_AFFINE_FROM (the sizes where
  * the automatic method changes) and int nnc_msm_default_threads(void);
  * include <pthread.h>, <stdlib.h>, <string.h> first.
@@ -357,6 +359,52 @@ static int P_(aff_add)(P_(aff_scratch) *s, uint32_t b, const AFF_ *P)
     return 1;
 }
 
+#ifdef NNC_MSM_VEC_REDUCE
+/* The affine form of the n Jacobian points s->jbk[s->qb[k]] (none
+ * infinity) into s->bk, sharing one inversion (the queue is empty: qb, qd
+ * and tmp are free). */
+static void NNC_MSM_HOT P_(fold_flush)(P_(aff_scratch) *s, size_t n)
+{
+    size_t k;
+    FE_ t;
+    if (n == 0)
+        return;
+    P_(inv_batch_var)(s->qd, s->qd, s->tmp, n);
+    for (k = 0; k < n; k++) {
+        const JAC_ *J = &s->jbk[s->qb[k]];
+        AFF_ *B = &s->bk[s->qb[k]];
+        F_(sqr)(&t, &s->qd[k]);
+        F_(mul)(&B->x, &J->x, &t);
+        F_(mul)(&t, &t, &s->qd[k]);
+        F_(mul)(&B->y, &J->y, &t);
+    }
+}
+
+/* bucket_b = bk[b] + jbk[b] as affine points in bk, for every b with
+ * jused[b] (then cleared). */
+static void P_(fold_jac)(P_(aff_scratch) *s)
+{
+    size_t b, n = 0;
+    for (b = 1; b <= s->h; b++) {
+        if (!s->jused[b])
+            continue;
+        s->jused[b] = 0;
+        G_(jac_add_aff_var)(&s->jbk[b], &s->jbk[b], &s->bk[b]);
+        if (G_(jac_is_inf)(&s->jbk[b])) {
+            G_(aff_set_inf)(&s->bk[b]);
+            continue;
+        }
+        s->qb[n] = (uint32_t)b;
+        s->qd[n] = s->jbk[b].z;
+        if (++n == s->cap) {
+            P_(fold_flush)(s, n);
+            n = 0;
+        }
+    }
+    P_(fold_flush)(s, n);
+}
+#endif
+
 /* Window sum of window w over points lo..hi-1 with affine buckets. */
 static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], size_t lo, size_t hi,
                            int w, int c, P_(aff_scratch) *s)
@@ -406,6 +454,13 @@ static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
         }
         P_(aff_flush)(s);
     }
+#ifdef NNC_MSM_VEC_REDUCE
+    if (s->vec && h >= NNC_MSM_VEC_REDUCE_MIN) {
+        P_(fold_jac)(s);
+        NNC_MSM_VEC_REDUCE(r, s->bk, h);
+        return;
+    }
+#endif
     P_(reduce_aff)(r, s->bk, s->jbk, s->jused, h);
 }
 
