@@ -5,6 +5,8 @@
  *     to 2^256 - 1);
  *   - the batched affine additions against the scalar affine formulas,
  *     batches of 1 .. 40 and 1024 additions with doublings mixed in;
+ *   - the bucket sums (8 lanes of complete projective additions) against
+ *     plain running sums, with infinity, equal and opposite buckets;
  *   - G1 MSMs (automatic method, affine buckets with and without GLV, 1
  *     and 2 threads) with IFMA on and off (NNC_NO_IFMA=1) against the naive
  *     method and the discrete-log reference: sizes 256 .. 9000, zero
@@ -195,6 +197,51 @@ START_TEST(test_batch_add)
 }
 END_TEST
 
+/* Bucket sums sum_b b B_b for h = 8 .. 4096 (also h not a multiple of 8),
+ * every 7th bucket infinity, some buckets equal or opposite to their
+ * neighbour (the running sums meet doublings and infinity), against
+ * running sums with nnc_prv_g1_add. */
+START_TEST(test_bucket_sum)
+{
+    static const size_t hs[] = {8, 9, 64, 100, 1024, 4096};
+    rng r = rng_for(3);
+    nnc_prv_g1 gen, *bk = malloc((4096 + 1) * sizeof *bk), run, acc, got;
+    size_t hi, b;
+    CHECK(bk != NULL);
+    nnc_prv_g1_generator(&gen);
+    for (hi = 0; hi < sizeof hs / sizeof hs[0]; hi++) {
+        size_t h = hs[hi];
+        nnc_prv_g1_jac rj;
+        memset(&bk[0], 0, sizeof bk[0]);
+        for (b = 1; b <= h; b++) {
+            nnc_fr e;
+            unsigned t = (unsigned)(rng_next(&r) % 8);
+            if (b % 7 == 3) {
+                memset(&bk[b], 0, sizeof bk[b]);
+            } else if (t == 0 && b > 1) {
+                bk[b] = bk[b - 1];
+            } else if (t == 1 && b > 1) {
+                nnc_prv_g1_neg(&bk[b], &bk[b - 1]);
+            } else {
+                rng_fr_uniform(&e, &r);
+                nnc_prv_g1_mul_var(&bk[b], &gen, &e);
+            }
+        }
+        memset(&run, 0, sizeof run);
+        memset(&acc, 0, sizeof acc);
+        for (b = h; b >= 1; b--) {
+            nnc_prv_g1_add(&run, &run, &bk[b]);
+            nnc_prv_g1_add(&acc, &acc, &run);
+        }
+        nnc_g1_ifma_bucket_sum(&rj, bk, h);
+        nnc_g1_jac_to_aff_var(&got, &rj);
+        if (memcmp(&got, &acc, sizeof got) != 0)
+            ck_abort_msg("bucket sum h=%zu differs (seed %llu)", h, (unsigned long long)g_seed);
+    }
+    free(bk);
+}
+END_TEST
+
 /* P_i = [e_i] G: a pool of 16 random multiples, the others P_(i-1) + pool[j]. */
 static void make_points(nnc_prv_g1 *p, nnc_fr *e, size_t n, rng *r)
 {
@@ -370,6 +417,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_ops);
     tcase_add_test(tc, test_batch_add);
+    tcase_add_test(tc, test_bucket_sum);
     tcase_add_test(tc, test_msm);
     tcase_add_test(tc, test_msm_degenerate);
     suite_add_tcase(s, tc);
