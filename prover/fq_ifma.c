@@ -85,11 +85,15 @@ typedef struct v5 { __m512i l[5]; } v5;
 static const uint64_t IFMA_P[5] = {0x8c16d87cfd47ULL, 0x916871ca8d3c2ULL, 0x181585d97816aULL,
                                    0xa029b85045b68ULL, 0x30644e72e131ULL};
 #define IFMA_N0 0x20782e4866389ULL
+/* 2p in 5 limbs of 52 bits. */
+static const uint64_t IFMA_2P[5] = {0x1182db0f9fa8eULL, 0x22d0e3951a784ULL, 0x302b0bb2f02d5ULL,
+                                    0x405370a08b6d0ULL, 0x60c89ce5c263ULL};
 
 IFMA_INLINE __m512i ifma_bc(uint64_t x) { return _mm512_set1_epi64((long long)x); }
 
-/* r = a - p if a >= p else a, for a < 2^260 with limbs < 2^52 (normalized). */
-IFMA_INLINE v5 ifma_csub_p(v5 a)
+/* r = a - q if a >= q else a, for a < 2^260 with limbs < 2^52 (normalized)
+ * and q = p or 2p (its limbs in qv). */
+IFMA_INLINE v5 ifma_csub(v5 a, const uint64_t qv[5])
 {
     v5 d;
     const __m512i m = ifma_bc(M52);
@@ -99,19 +103,27 @@ IFMA_INLINE v5 ifma_csub_p(v5 a)
     c = _mm512_setzero_si512();
     _Pragma("GCC unroll 8")
     for (j = 0; j < 5; j++) {
-        __m512i x = _mm512_add_epi64(_mm512_sub_epi64(a.l[j], ifma_bc(IFMA_P[j])), c);
+        __m512i x = _mm512_add_epi64(_mm512_sub_epi64(a.l[j], ifma_bc(qv[j])), c);
         c = _mm512_srai_epi64(x, 52); /* 0 or -1 */
         d.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
     }
-    neg = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512()); /* a < p: keep a */
+    neg = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512()); /* a < q: keep a */
     _Pragma("GCC unroll 8")
     for (j = 0; j < 5; j++)
         d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], a.l[j]);
     return d;
 }
 
-/* Montgomery product r = a b 2^-260 mod p, limbs normalized, r < p.
- * In: a < 2^256 (limbs < 2^52), b < p.  Operand scanning: after round i
+/* The canonical form (< p) of a < 2p. */
+IFMA_INLINE v5 ifma_canon(v5 a) { return ifma_csub(a, IFMA_P); }
+
+/* Vector elements between operations are only weakly reduced: v < 2p,
+ * limbs normalized (< 2^52); loads are canonical, and ifma_canon makes
+ * every stored result canonical.
+ *
+ * Montgomery product r = a b 2^-260 mod p, limbs normalized, r < 2p.
+ * In: a, b < 2^256 (limbs < 2^52): r < a b / 2^260 + p < 2^252 + p < 2p,
+ * no final subtraction.  Operand scanning: after round i
  * the accumulator t0..t5 (64-bit limbs, each a sum of at most 22 terms
  * below 2^52, so below 2^57) holds (a (b_0..b_i) + m p) / 2^(52 (i+1)). */
 IFMA_INLINE v5 ifma_mul(const v5 *a, const v5 *b)
@@ -153,7 +165,7 @@ IFMA_INLINE v5 ifma_mul(const v5 *a, const v5 *b)
         t4 = t5;
         t5 = z;
     }
-    /* value < (2^256 p + 2^260 p) / 2^260 < 2p: normalize, subtract p once */
+    /* value < 2^252 + p < 2p: normalize the limbs */
     t1 = _mm512_add_epi64(t1, _mm512_srli_epi64(t0, 52));
     r.l[0] = _mm512_and_si512(t0, m);
     t2 = _mm512_add_epi64(t2, _mm512_srli_epi64(t1, 52));
@@ -163,10 +175,10 @@ IFMA_INLINE v5 ifma_mul(const v5 *a, const v5 *b)
     t4 = _mm512_add_epi64(t4, _mm512_srli_epi64(t3, 52));
     r.l[3] = _mm512_and_si512(t3, m);
     r.l[4] = t4;
-    return ifma_csub_p(r);
+    return r;
 }
 
-/* r = a + b mod p.  In: a, b < p. */
+/* r = a + b mod p, r < 2p.  In: a, b < 2p. */
 IFMA_INLINE v5 ifma_add(const v5 *a, const v5 *b)
 {
     const __m512i m = ifma_bc(M52);
@@ -179,10 +191,10 @@ IFMA_INLINE v5 ifma_add(const v5 *a, const v5 *b)
         c = _mm512_srli_epi64(x, 52);
         s.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
     }
-    return ifma_csub_p(s);
+    return ifma_csub(s, IFMA_2P);
 }
 
-/* r = a - b mod p.  In: a, b < p. */
+/* r = a - b mod p, r < 2p.  In: a, b < 2p. */
 IFMA_INLINE v5 ifma_sub(const v5 *a, const v5 *b)
 {
     const __m512i m = ifma_bc(M52);
@@ -196,11 +208,11 @@ IFMA_INLINE v5 ifma_sub(const v5 *a, const v5 *b)
         c = _mm512_srai_epi64(x, 52); /* 0 or -1 */
         d.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
     }
-    neg = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512()); /* a < b: add p */
+    neg = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512()); /* a < b: add 2p */
     c = _mm512_setzero_si512();
     _Pragma("GCC unroll 8")
     for (j = 0; j < 5; j++) {
-        __m512i x = _mm512_add_epi64(_mm512_mask_add_epi64(d.l[j], neg, d.l[j], ifma_bc(IFMA_P[j])), c);
+        __m512i x = _mm512_add_epi64(_mm512_mask_add_epi64(d.l[j], neg, d.l[j], ifma_bc(IFMA_2P[j])), c);
         c = _mm512_srai_epi64(x, 52);
         d.l[j] = j < 4 ? _mm512_and_si512(x, m) : x;
     }
@@ -253,18 +265,21 @@ IFMA_INLINE void ifma_store8(uint64_t x[8][4], const v5 *a)
 IFMA_FN void nnc_fq_ifma_mul8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
 {
     v5 x = ifma_load8(a), y = ifma_load8(b), z = ifma_mul(&x, &y);
+    z = ifma_canon(z);
     ifma_store8(r, &z);
 }
 
 IFMA_FN void nnc_fq_ifma_add8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
 {
     v5 x = ifma_load8(a), y = ifma_load8(b), z = ifma_add(&x, &y);
+    z = ifma_canon(z);
     ifma_store8(r, &z);
 }
 
 IFMA_FN void nnc_fq_ifma_sub8(uint64_t r[8][4], const uint64_t a[8][4], const uint64_t b[8][4])
 {
     v5 x = ifma_load8(a), y = ifma_load8(b), z = ifma_sub(&x, &y);
+    z = ifma_canon(z);
     ifma_store8(r, &z);
 }
 
@@ -357,6 +372,7 @@ IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc
     }
 
     /* the 8 lane totals: 1 / (4 D_0 ... D_last) per lane, as vector bits */
+    acc = ifma_canon(acc);
     ifma_to64(l, &acc);
     _Pragma("GCC unroll 8")
     for (j = 0; j < 4; j++)
@@ -417,6 +433,8 @@ IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc
         u = ifma_add(&u, &u);
         y3 = ifma_mul(&lam, &u);
         y3 = ifma_sub(&y3, &y1);
+        x3 = ifma_canon(x3);
+        y3 = ifma_canon(y3);
         ifma_scatter(bk[0].x.v, k, bi, &x3);
         ifma_scatter(bk[0].y.v, k, bi, &y3);
     }
@@ -512,6 +530,9 @@ IFMA_INLINE void ifma_to_jac8(nnc_g1_jac out[8], const vp3 *P)
     c[0] = ifma_mul(&c[0], &one);
     c[1] = ifma_mul(&c[1], &one);
     c[2] = ifma_mul(&P->z, &one);
+    c[0] = ifma_canon(c[0]);
+    c[1] = ifma_canon(c[1]);
+    c[2] = ifma_canon(c[2]);
     _Pragma("GCC unroll 8")
     for (i = 0; i < 3; i++) {
         __m512i l[4];

@@ -4,8 +4,8 @@
  *
  * Vector representation (inside prover/fq_ifma.c): an element is 5 limbs
  * of 52 bits, limb j of the 8 lanes in one 512-bit register, holding
- * v = a * 2^260 mod p (Montgomery radix 2^260), always fully reduced:
- * every limb < 2^52 and v < p.
+ * v = a * 2^260 mod p (Montgomery radix 2^260), every limb < 2^52; between
+ * operations v < 2p (weakly reduced), and v < p wherever it is stored.
  *
  * The 4x64 form of the rest of the prover (prover/field_impl.h) holds
  * a * 2^256 mod p.  The same bits read as a 5x52 vector element therefore
