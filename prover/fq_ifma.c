@@ -303,15 +303,64 @@ IFMA_INLINE v5 ifma_gather(__mmask8 k, __m512i idx, const uint64_t *base)
                        _mm512_mask_i64gather_epi64(z, k, idx, b + 3, 8));
 }
 
-IFMA_INLINE void ifma_scatter(uint64_t *base, __mmask8 k, __m512i idx, const v5 *a)
+/* 8x8 transpose of 64-bit words: r[i] word j <-> r[j] word i (its own
+ * inverse).  Rows are points (8 words: x then y, 4x64 each), columns the
+ * limbs of 8 lanes. */
+IFMA_INLINE void ifma_transpose8(__m512i r[8])
 {
-    long long *b = (long long *)(void *)base;
-    __m512i l[4];
-    int j;
-    ifma_to64(l, a);
+    __m512i t[8], u[8];
+    int i;
     _Pragma("GCC unroll 8")
-    for (j = 0; j < 4; j++)
-        _mm512_mask_i64scatter_epi64(b + j, k, idx, l[j], 8);
+    for (i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_epi64(r[2 * i], r[2 * i + 1]);     /* words 0,2,4,6 */
+        t[2 * i + 1] = _mm512_unpackhi_epi64(r[2 * i], r[2 * i + 1]); /* words 1,3,5,7 */
+    }
+    /* u[0]: words 0|4 of rows 0-3, u[1]: 2|6 of rows 0-3, u[2]/u[3] the same
+     * for rows 4-7; u[4..7] the odd words */
+    u[0] = _mm512_shuffle_i64x2(t[0], t[2], 0x88);
+    u[1] = _mm512_shuffle_i64x2(t[0], t[2], 0xdd);
+    u[2] = _mm512_shuffle_i64x2(t[4], t[6], 0x88);
+    u[3] = _mm512_shuffle_i64x2(t[4], t[6], 0xdd);
+    u[4] = _mm512_shuffle_i64x2(t[1], t[3], 0x88);
+    u[5] = _mm512_shuffle_i64x2(t[1], t[3], 0xdd);
+    u[6] = _mm512_shuffle_i64x2(t[5], t[7], 0x88);
+    u[7] = _mm512_shuffle_i64x2(t[5], t[7], 0xdd);
+    r[0] = _mm512_shuffle_i64x2(u[0], u[2], 0x88);
+    r[4] = _mm512_shuffle_i64x2(u[0], u[2], 0xdd);
+    r[2] = _mm512_shuffle_i64x2(u[1], u[3], 0x88);
+    r[6] = _mm512_shuffle_i64x2(u[1], u[3], 0xdd);
+    r[1] = _mm512_shuffle_i64x2(u[4], u[6], 0x88);
+    r[5] = _mm512_shuffle_i64x2(u[4], u[6], 0xdd);
+    r[3] = _mm512_shuffle_i64x2(u[5], u[7], 0x88);
+    r[7] = _mm512_shuffle_i64x2(u[5], u[7], 0xdd);
+}
+
+/* Load the points pt[0..7] (those in mask k; the others read as (0, 0))
+ * into x, y. */
+IFMA_INLINE void ifma_load_pts(v5 *x, v5 *y, const nnc_prv_g1 *const pt[8], __mmask8 k)
+{
+    __m512i r[8];
+    int j;
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 8; j++)
+        r[j] = ((k >> j) & 1) ? _mm512_loadu_si512((const void *)pt[j]) : _mm512_setzero_si512();
+    ifma_transpose8(r);
+    *x = ifma_from64(r[0], r[1], r[2], r[3]);
+    *y = ifma_from64(r[4], r[5], r[6], r[7]);
+}
+
+/* Store canonical x, y as the points pt[j] for j in mask k. */
+IFMA_INLINE void ifma_store_pts(nnc_prv_g1 *const pt[8], __mmask8 k, const v5 *x, const v5 *y)
+{
+    __m512i r[8];
+    int j;
+    ifma_to64(r, x);
+    ifma_to64(r + 4, y);
+    ifma_transpose8(r);
+    _Pragma("GCC unroll 8")
+    for (j = 0; j < 8; j++)
+        if ((k >> j) & 1)
+            _mm512_storeu_si512((void *)pt[j], r[j]);
 }
 
 IFMA_INLINE __mmask8 ifma_lanes(size_t nq, size_t k)
@@ -341,7 +390,6 @@ IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc
     /* pre, den: ng groups of 5 limb vectors, unaligned (VPRE/VDEN address them) */
     long long *pre = (long long *)scratch, *den = pre + 40 * ng;
     v5 acc, inv;
-    const __m512i iota8 = _mm512_set_epi64(56, 48, 40, 32, 24, 16, 8, 0); /* records of 8 words */
     const __m512i iota4 = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);  /* records of 4 words */
     __m512i l[4];
     nnc_fq t[8];
@@ -394,8 +442,8 @@ IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc
     /* backward: I = 1 / (4 D_g), then the additions of group g */
     for (g = ng; g-- > 0;) {
         __mmask8 k = ifma_lanes(nq, 8 * g), dbl;
-        __m256i b32 = _mm256_maskz_loadu_epi32(k, qb + 8 * g);
-        __m512i bi = _mm512_slli_epi64(_mm512_cvtepu32_epi64(b32), 3); /* word index of bk[qb] */
+        nnc_prv_g1 *bp[8];
+        const nnc_prv_g1 *pp[8];
         v5 I, x1, y1, x2, y2, n, lam, x3, y3, u, pv, dv;
         if (g > 0) {
             _Pragma("GCC unroll 8")
@@ -408,10 +456,13 @@ IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc
         } else {
             I = inv;
         }
-        x1 = ifma_gather(k, bi, bk[0].x.v);
-        y1 = ifma_gather(k, bi, bk[0].y.v);
-        x2 = ifma_gather(k, iota8, qp[8 * g].x.v);
-        y2 = ifma_gather(k, iota8, qp[8 * g].y.v);
+        for (j = 0; j < 8; j++) {
+            size_t kk = 8 * g + ((k >> j) & 1 ? (size_t)j : 0);
+            bp[j] = &bk[qb[kk]];
+            pp[j] = &qp[kk];
+        }
+        ifma_load_pts(&x1, &y1, (const nnc_prv_g1 *const *)bp, k);
+        ifma_load_pts(&x2, &y2, (const nnc_prv_g1 *const *)pp, k);
         n = ifma_sub(&y2, &y1);
         dbl = ifma_dbl_mask(qdbl, 8 * g, k);
         if (dbl) { /* N = 48 X1^2 in the doubling lanes */
@@ -435,8 +486,7 @@ IFMA_FN void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc
         y3 = ifma_sub(&y3, &y1);
         x3 = ifma_canon(x3);
         y3 = ifma_canon(y3);
-        ifma_scatter(bk[0].x.v, k, bi, &x3);
-        ifma_scatter(bk[0].y.v, k, bi, &y3);
+        ifma_store_pts(bp, k, &x3, &y3);
     }
 }
 #undef VPRE
@@ -547,10 +597,6 @@ IFMA_FN void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, siz
 {
     size_t L = (h + 7) / 8, t;
     const __m512i z = _mm512_setzero_si512();
-    __m512i top = _mm512_set_epi64((long long)(7 * L + L), (long long)(6 * L + L), (long long)(5 * L + L),
-                                   (long long)(4 * L + L), (long long)(3 * L + L), (long long)(2 * L + L),
-                                   (long long)(1 * L + L), (long long)L); /* lo_s + L - 1, lo_s = 1 + s L */
-    const __m512i hv = ifma_bc(h);
     vp3 run, acc, B;
     v5 one = ifma_one64(), zero;
     nnc_g1_jac rs[8], as[8], R, T;
@@ -565,10 +611,15 @@ IFMA_FN void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, siz
     /* lane s: buckets lo_s + L - 1 down to lo_s (those above h are infinity,
      * met first, while run is still infinity) */
     for (t = 0; t < L; t++) {
-        __m512i b = _mm512_sub_epi64(top, ifma_bc(t)), idx = _mm512_slli_epi64(b, 3), nz = z;
-        __mmask8 in = _mm512_cmple_epu64_mask(b, hv), inf;
-        B.x = ifma_gather(in, idx, bk[0].x.v);
-        B.y = ifma_gather(in, idx, bk[0].y.v);
+        __m512i nz = z;
+        __mmask8 in = 0, inf;
+        const nnc_prv_g1 *pt[8];
+        for (s = 0; s < 8; s++) {
+            size_t b = (size_t)s * L + L - t; /* lo_s + L - 1 - t */
+            pt[s] = &bk[b <= h ? b : 0];
+            in |= (__mmask8)((b <= h) << s);
+        }
+        ifma_load_pts(&B.x, &B.y, (const nnc_prv_g1 *const *)pt, in);
         _Pragma("GCC unroll 8")
         for (j = 0; j < 5; j++)
             nz = _mm512_or_si512(nz, _mm512_or_si512(B.x.l[j], B.y.l[j]));
