@@ -405,6 +405,10 @@ static void P_(fold_jac)(P_(aff_scratch) *s)
 }
 #endif
 
+/* Points ahead whose bucket window_aff prefetches (the buckets of wide
+ * windows do not stay in L1). */
+#define NNC_MSM_PREFETCH 12
+
 /* Window sum of window w over points lo..hi-1 with affine buckets. */
 static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], size_t lo, size_t hi,
                            int w, int c, P_(aff_scratch) *s)
@@ -438,6 +442,12 @@ static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
         while (i < hi && s->nq < s->cap && s->nd < s->cap) {
             int d = nnc_msm_digit(ks[i], w, c);
             const AFF_ *P = &pts[i];
+            if (i + NNC_MSM_PREFETCH < hi) { /* the bucket and stamp a few points ahead */
+                int e = nnc_msm_digit(ks[i + NNC_MSM_PREFETCH], w, c);
+                e = e < 0 ? -e : e;
+                __builtin_prefetch(&s->bk[e]);
+                __builtin_prefetch(&s->stamp[e]);
+            }
             i++;
             if (d == 0) /* terms are never infinity */
                 continue;
