@@ -237,6 +237,9 @@ static void print_sections(const nnc_prv_cb *cb, const nnc_qmodel *q)
     int64_t macs = nnc_qmodel_macs(q);
     printf("%-40s %12llu %12llu\n", "total", (unsigned long long)c, (unsigned long long)nnc_prv_cb_n_wires(cb));
     printf("multiply-accumulates %lld, constraints per MAC %.4f\n", (long long)macs, macs ? (double)c / (double)macs : 0.0);
+    uint64_t t = nnc_prv_cb_n_terms(cb);
+    printf("R1CS terms %llu (%.2f GiB as built; limit %.2f GiB)\n", (unsigned long long)t,
+           (double)t * (double)sizeof(nnc_prv_r1cs_term) / 1073741824.0, (double)nnc_prv_cb_max_term_bytes() / 1073741824.0);
 }
 
 int nnc_cmd_compile(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 #include "prover/field_impl.h"
 
@@ -22,6 +23,7 @@ struct nnc_prv_cb {
     nnc_prv_cb_section *sec;
     int n_sec;
     int count_only;            /* 1: count constraints and terms, store none */
+    uint64_t max_terms;        /* nnc_prv_cb_max_term_bytes() / sizeof *terms */
     nnc_status st;             /* sticky error */
     char err[NNC_ERRBUF_SIZE];
 };
@@ -31,6 +33,21 @@ void nnc_prv_cb_fail(nnc_prv_cb *cb, nnc_status st, const char *msg)
     if (cb->st) return;
     cb->st = st;
     snprintf(cb->err, sizeof cb->err, "%s", msg);
+}
+
+uint64_t nnc_prv_cb_max_term_bytes(void)
+{
+    const char *s = getenv("NNCERT_MAX_CIRCUIT_BYTES");
+    if (s != NULL && *s) {
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (*end == '\0' && v > 0) return (uint64_t)v;
+    }
+    /* the terms are held twice while nnc_prv_cb_finish renumbers them, so
+     * more than half the machine's memory can never be finished */
+    struct sysinfo si;
+    if (sysinfo(&si) != 0 || si.mem_unit == 0) return UINT64_MAX;
+    return ((uint64_t)si.totalram + (uint64_t)si.totalswap) * si.mem_unit / 2;
 }
 
 nnc_status nnc_prv_cb_create(nnc_prv_cb **out)
@@ -45,6 +62,7 @@ nnc_status nnc_prv_cb_create(nnc_prv_cb **out)
     }
     cb->lc_start[0] = 0;
     cb->cap_cons = 0;
+    cb->max_terms = nnc_prv_cb_max_term_bytes() / sizeof *cb->terms;
     nnc_prv_fr one;
     nnc_fr_set_one(&one);
     nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &one); /* id 0: placed first by finish */
@@ -154,6 +172,17 @@ void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc 
         }
         cb->lc_start = s;
         cb->cap_cons = cap;
+    }
+    if (cb->n_terms + need > cb->max_terms) {
+        char msg[NNC_ERRBUF_SIZE];
+        snprintf(msg, sizeof msg,
+                 "the circuit needs more than %.3f MiB for its R1CS terms (%llu terms at constraint %llu, %zu bytes each, held twice "
+                 "while the circuit is finished); the limit is %.3f MiB (half the machine's memory, or NNCERT_MAX_CIRCUIT_BYTES); "
+                 "'nncert compile --count-only' counts the whole circuit without building it",
+                 (double)(cb->n_terms + need) * (double)sizeof *cb->terms / 1048576.0, (unsigned long long)(cb->n_terms + need),
+                 (unsigned long long)cb->n_cons, sizeof *cb->terms, (double)cb->max_terms * (double)sizeof *cb->terms / 1048576.0);
+        nnc_prv_cb_fail(cb, NNC_STATUS_LIMIT, msg);
+        return;
     }
     if (cb->n_terms + need > cb->cap_terms) {
         uint64_t cap = cb->cap_terms ? cb->cap_terms * 2 : 4096;

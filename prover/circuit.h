@@ -75,6 +75,12 @@ const nnc_prv_cb_section *nnc_prv_cb_sections(const nnc_prv_cb *cb, int *n);
 uint64_t nnc_prv_cb_n_constraints(const nnc_prv_cb *cb);
 /* Nonzero terms over all constraints (before merging). */
 uint64_t nnc_prv_cb_n_terms(const nnc_prv_cb *cb);
+/* Bytes of R1CS terms a builder may hold (checked at every constraint; the
+ * first constraint over the limit sets NNC_STATUS_LIMIT): the environment
+ * variable NNCERT_MAX_CIRCUIT_BYTES, else half of the machine's RAM plus
+ * swap, since nnc_prv_cb_finish holds the terms twice.  Count-only
+ * builders store no terms and have no limit. */
+uint64_t nnc_prv_cb_max_term_bytes(void);
 /* on = 1 (before any constraint): only count constraints and terms (for
  * models too large to hold); nnc_prv_cb_finish then refuses. */
 void nnc_prv_cb_set_count_only(nnc_prv_cb *cb, int on);

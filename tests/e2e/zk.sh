@@ -13,7 +13,8 @@
 #  - a small model with --private both (knit-packed products) proves and
 #    verifies with both tools, and a tampered output is rejected;
 #  - bad input: an unsupported operator is named; a model too large for the
-#    key is refused with the constraint count it needs.
+#    key is refused with the constraint count it needs; a circuit too large
+#    for the memory limit (NNCERT_MAX_CIRCUIT_BYTES) is refused.
 . "$(dirname "$0")/lib.bash"
 BIN=tests/peers/node_modules/.bin
 SNARKJS="$BIN/snarkjs"
@@ -150,4 +151,12 @@ fi
 expect_error zk-prove-needs-input 64 "input" "$NNCERT" prove "$MLP" -o "$W/x.json" --public "$W/y.json"
 expect_error zk-bad-bits 64 "bits" "$NNCERT" compile "$MLP" --bits 99 -o "$W/x.r1cs"
 expect_error zk-bad-private 64 "private" "$NNCERT" compile "$MLP" --private nobody -o "$W/x.r1cs"
+# a circuit whose terms cannot fit the memory limit is refused at the first
+# constraint over it (nothing written); count-only stores no terms and counts them
+expect_error zk-circuit-memory-limit 75 "R1CS terms.*NNCERT_MAX_CIRCUIT_BYTES" \
+    env NNCERT_MAX_CIRCUIT_BYTES=100000 "$NNCERT" compile "$MLP" -o "$W/lim.r1cs"
+[ ! -e "$W/lim.r1cs" ] && pass zk-circuit-memory-limit-nothing-written || fail zk-circuit-memory-limit-nothing-written
+if NNCERT_MAX_CIRCUIT_BYTES=100000 "$NNCERT" compile "$MLP" --count-only 2>"$W/err" | grep -qE '^R1CS terms [1-9][0-9]* '; then
+    pass zk-count-only-terms
+else fail "zk-count-only-terms ($(head -c 300 "$W/err"))"; fi
 expect_exit zk-help 0 "$NNCERT" prove --help
