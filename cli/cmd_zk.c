@@ -266,7 +266,7 @@ int nnc_cmd_compile(int argc, char **argv)
     if (!o.count_only) {
         nnc_prv_r1cs r;
         nnc_prv_fr_vec w;
-        if ((st = nnc_prv_cb_finish(cb, &r, &w, NULL, err, sizeof err))) rc = nnc_cli_fail(st, err);
+        if ((st = nnc_prv_cb_finish_move(cb, &r, &w, NULL, err, sizeof err))) rc = nnc_cli_fail(st, err);
         else {
             rc = write_atomic(o.out, w_r1cs, &r);
             if (!rc && o.wtns) rc = write_atomic(o.wtns, w_wtns, &w);
@@ -277,6 +277,32 @@ int nnc_cmd_compile(int argc, char **argv)
     nnc_prv_cb_destroy(cb);
     job_clear(&j);
     return rc;
+}
+
+/* NNC_STATUS_LIMIT when the circuit and the proving key it needs cannot be
+ * held at once on this machine: a lower bound on what setup/key reading and
+ * proving hold together (the key's A and B coefficients and its points), so
+ * a refusal is never wrong, and a job that would exhaust the machine's
+ * memory ends with a message instead of the kernel's OOM killer. */
+static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, char *err, size_t errlen)
+{
+    uint64_t ab = 0, npub = (uint64_t)r->n_pub_out + r->n_pub_in;
+    for (uint64_t k = 0; k < r->n_constraints; k++)
+        ab += (r->lc_start[3 * k + 1] - r->lc_start[3 * k]) + (r->lc_start[3 * k + 2] - r->lc_start[3 * k + 1]);
+    uint64_t domain = 1;
+    while (domain < (uint64_t)r->n_constraints + npub + 1) domain <<= 1;
+    double circuit = (double)r->n_terms * sizeof(nnc_prv_r1cs_term) + (double)(3 * (uint64_t)r->n_constraints + 1) * sizeof(uint64_t) +
+                     (double)w->n * sizeof(nnc_prv_fr);
+    double key = (double)(ab + npub + 1) * sizeof(nnc_prv_zkey_coef) +
+                 (double)r->n_wires * (3.0 * sizeof(nnc_prv_g1) + sizeof(nnc_prv_g2)) + (double)domain * sizeof(nnc_prv_g1);
+    uint64_t mem = nnc_machine_memory_bytes();
+    if (mem == UINT64_MAX || circuit + key <= (double)mem) return NNC_STATUS_OK;
+    const double gib = 1073741824.0;
+    return nnc_err(err, errlen, NNC_STATUS_LIMIT,
+                   "proving this model needs at least %.2f GiB at once (circuit %.2f GiB: %llu terms; proving key %.2f GiB: %llu coefficients, "
+                   "domain 2^%d); the memory is %.2f GiB (RAM plus swap, or NNCERT_MEMORY_BYTES)",
+                   (circuit + key) / gib, circuit / gib, (unsigned long long)r->n_terms, key / gib, (unsigned long long)(ab + npub + 1),
+                   __builtin_ctzll(domain), (double)mem / gib);
 }
 
 int nnc_cmd_prove(int argc, char **argv)
@@ -313,7 +339,7 @@ int nnc_cmd_prove(int argc, char **argv)
             rc = EXIT_SOFTWARE;
             goto done;
         }
-    if ((st = nnc_prv_cb_finish(cb, &r, &w, NULL, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    if ((st = nnc_prv_cb_finish_move(cb, &r, &w, NULL, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
     double t_wit = now_s() - t0;
     uint32_t bad;
     if ((st = nnc_prv_r1cs_check_witness(&bad, &r, w.v, w.n, err, sizeof err))) {
@@ -323,6 +349,7 @@ int nnc_cmd_prove(int argc, char **argv)
     }
     if (o.r1cs && (rc = write_atomic(o.r1cs, w_r1cs, &r))) goto done;
     if (o.wtns && (rc = write_atomic(o.wtns, w_wtns, &w))) goto done;
+    if ((st = prove_fits(&r, &w, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
     t0 = now_s();
     if (o.key) {
         if ((st = nnc_prv_zkey_read_file(&z, o.key, 0, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/sysinfo.h>
 
 const char *nnc_status_string(nnc_status st)
 {
@@ -30,6 +31,19 @@ nnc_status nnc_err(char *err, size_t errlen, nnc_status st, const char *fmt, ...
             if (*p == '\n' || *p == '\r') *p = ' ';
     }
     return st;
+}
+
+uint64_t nnc_machine_memory_bytes(void)
+{
+    const char *s = getenv("NNCERT_MEMORY_BYTES");
+    if (s != NULL && *s) {
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (*end == '\0' && v > 0) return (uint64_t)v;
+    }
+    struct sysinfo si;
+    if (sysinfo(&si) != 0 || si.mem_unit == 0) return UINT64_MAX;
+    return ((uint64_t)si.totalram + (uint64_t)si.totalswap) * si.mem_unit;
 }
 
 uint64_t nnc_max_tensor_bytes(void)

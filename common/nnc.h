@@ -46,6 +46,10 @@ nnc_status nnc_err(char *err, size_t errlen, nnc_status st, const char *fmt, ...
  * may occupy.  Declared sizes above it are refused before any allocation.
  * Default 4 GiB; the environment variable NNCERT_MAX_TENSOR_BYTES overrides. */
 uint64_t nnc_max_tensor_bytes(void);
+/* The memory a job may assume, in bytes: the environment variable
+ * NNCERT_MEMORY_BYTES, else the machine's RAM plus swap (UINT64_MAX when
+ * unknown).  Jobs whose estimated peak exceeds it are refused up front. */
+uint64_t nnc_machine_memory_bytes(void);
 
 #ifdef __cplusplus
 }

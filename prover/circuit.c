@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 
 #include "prover/field_impl.h"
 
@@ -37,17 +36,10 @@ void nnc_prv_cb_fail(nnc_prv_cb *cb, nnc_status st, const char *msg)
 
 uint64_t nnc_prv_cb_max_term_bytes(void)
 {
-    const char *s = getenv("NNCERT_MAX_CIRCUIT_BYTES");
-    if (s != NULL && *s) {
-        char *end;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (*end == '\0' && v > 0) return (uint64_t)v;
-    }
-    /* the terms are held twice while nnc_prv_cb_finish renumbers them, so
-     * more than half the machine's memory can never be finished */
-    struct sysinfo si;
-    if (sysinfo(&si) != 0 || si.mem_unit == 0) return UINT64_MAX;
-    return ((uint64_t)si.totalram + (uint64_t)si.totalswap) * si.mem_unit / 2;
+    /* proving holds a key with a copy of the A and B terms besides them,
+     * and nnc_prv_cb_finish (without _move) holds them twice */
+    uint64_t m = nnc_machine_memory_bytes();
+    return m == UINT64_MAX ? m : m / 2;
 }
 
 nnc_status nnc_prv_cb_create(nnc_prv_cb **out)
@@ -176,8 +168,7 @@ void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc 
     if (cb->n_terms + need > cb->max_terms) {
         char msg[NNC_ERRBUF_SIZE];
         snprintf(msg, sizeof msg,
-                 "the circuit needs more than %.3f MiB for its R1CS terms (%llu terms at constraint %llu, %zu bytes each, held twice "
-                 "while the circuit is finished); the limit is %.3f MiB (half the machine's memory, or NNCERT_MAX_CIRCUIT_BYTES); "
+                 "the circuit needs more than %.3f MiB for its R1CS terms (%llu terms at constraint %llu, %zu bytes each); the limit is %.3f MiB (half of the machine's memory or of NNCERT_MEMORY_BYTES); "
                  "'nncert compile --count-only' counts the whole circuit without building it",
                  (double)(cb->n_terms + need) * (double)sizeof *cb->terms / 1048576.0, (unsigned long long)(cb->n_terms + need),
                  (unsigned long long)cb->n_cons, sizeof *cb->terms, (double)cb->max_terms * (double)sizeof *cb->terms / 1048576.0);
@@ -367,8 +358,8 @@ int nnc_prv_lc_is_const(const nnc_prv_lc *lc)
 
 /* ---------------------------------------------------------------- finish */
 
-nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map_out,
-                             char *err, size_t errlen)
+static nnc_status finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map_out, int move,
+                         char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     if (w) memset(w, 0, sizeof *w);
@@ -381,7 +372,15 @@ nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w,
     for (int k = 1; k < 4; k++) next[k] = next[k - 1] + count[k - 1];
     uint32_t *map = malloc((size_t)cb->n_wires * sizeof *map);
     r->lc_start = malloc((size_t)(3 * cb->n_cons + 1) * sizeof *r->lc_start);
-    r->terms = malloc((size_t)(cb->n_terms ? cb->n_terms : 1) * sizeof *r->terms);
+    /* move: the builder's own array is renumbered and compacted in place
+     * (each combination moves to an offset no later than its own) */
+    r->terms = move && cb->terms ? cb->terms : malloc((size_t)(cb->n_terms ? cb->n_terms : 1) * sizeof *r->terms);
+    if (move && cb->terms) {
+        cb->terms = NULL;
+        cb->cap_terms = 0;
+        cb->st = NNC_STATUS_ARG; /* consumed: any later call fails */
+        snprintf(cb->err, sizeof cb->err, "the circuit builder was consumed by nnc_prv_cb_finish_move");
+    }
     if (w) w->v = malloc((size_t)cb->n_wires * sizeof *w->v);
     if (!map || !r->lc_start || !r->terms || (w && !w->v)) {
         free(map);
@@ -399,9 +398,11 @@ nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w,
     r->lc_start[0] = 0;
     for (uint64_t k = 0; k < 3 * cb->n_cons; k++) {
         uint64_t s = cb->lc_start[k], e = cb->lc_start[k + 1];
-        for (uint64_t j = s; j < e; j++) {
-            r->terms[o + j - s].wire = map[cb->terms[j].wire];
-            r->terms[o + j - s].coef = cb->terms[j].coef;
+        const nnc_prv_r1cs_term *src = move ? r->terms : cb->terms;
+        for (uint64_t j = s; j < e; j++) { /* o + j - s <= j: in place, forward */
+            nnc_prv_r1cs_term t = src[j];
+            r->terms[o + j - s].wire = map[t.wire];
+            r->terms[o + j - s].coef = t.coef;
         }
         o += terms_compact(r->terms + o, (uint32_t)(e - s));
         r->lc_start[k + 1] = o;
@@ -414,7 +415,23 @@ nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w,
     r->n_labels = cb->n_wires;
     r->n_constraints = (uint32_t)cb->n_cons;
     r->wire_label = NULL;
+    if (move && o < cb->n_terms) { /* give back what compaction freed */
+        nnc_prv_r1cs_term *t = realloc(r->terms, (size_t)(o ? o : 1) * sizeof *t);
+        if (t) r->terms = t;
+    }
     if (map_out) *map_out = map;
     else free(map);
     return NNC_STATUS_OK;
+}
+
+nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map_out,
+                             char *err, size_t errlen)
+{
+    return finish(cb, r, w, map_out, 0, err, errlen);
+}
+
+nnc_status nnc_prv_cb_finish_move(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map_out,
+                                  char *err, size_t errlen)
+{
+    return finish(cb, r, w, map_out, 1, err, errlen);
 }

@@ -76,9 +76,9 @@ uint64_t nnc_prv_cb_n_constraints(const nnc_prv_cb *cb);
 /* Nonzero terms over all constraints (before merging). */
 uint64_t nnc_prv_cb_n_terms(const nnc_prv_cb *cb);
 /* Bytes of R1CS terms a builder may hold (checked at every constraint; the
- * first constraint over the limit sets NNC_STATUS_LIMIT): the environment
- * variable NNCERT_MAX_CIRCUIT_BYTES, else half of the machine's RAM plus
- * swap, since nnc_prv_cb_finish holds the terms twice.  Count-only
+ * first constraint over the limit sets NNC_STATUS_LIMIT): half of
+ * nnc_machine_memory_bytes(), since nnc_prv_cb_finish holds the terms twice
+ * and a proving key holds another copy of the A and B terms.  Count-only
  * builders store no terms and have no limit. */
 uint64_t nnc_prv_cb_max_term_bytes(void);
 /* on = 1 (before any constraint): only count constraints and terms (for
@@ -99,6 +99,11 @@ void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc 
  * *map (may be NULL; free()) receives the final index of every builder id. */
 nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map,
                              char *err, size_t errlen);
+/* The same, renumbering the builder's terms in place and handing them to *r
+ * (no second copy: for large circuits); the builder can then only be
+ * destroyed (every later call fails). */
+nnc_status nnc_prv_cb_finish_move(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map,
+                                  char *err, size_t errlen);
 
 /* ---- linear combinations (values are evaluated on the builder's witness) ---- */
 void nnc_prv_lc_clear(nnc_prv_lc *lc);               /* frees; *lc = empty */

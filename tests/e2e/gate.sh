@@ -185,7 +185,14 @@ open(sys.argv[2], "w").write(t.replace(h, h[:-1] + h2))
 PY
 expect_exit attest-tampered-model-hash 1 "$NNCERT" attest verify "$W/tb.json" "$W/pub.key"
 # a summary whose signature value was edited, and one no longer JSON
-sed 's/"value": "\(.\)/"value": "f\1/; s/"value": "f\(.\)./"value": "f\1/' "$W/signed.json" >"$W/ts.json"
+# (one hex digit of the signature changed to another, whatever it was)
+python3 - "$W/signed.json" "$W/ts.json" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r'"value": "([0-9a-fA-F])', t)
+d = "0" if m.group(1) != "0" else "1"
+open(sys.argv[2], "w").write(t[:m.start(1)] + d + t[m.end(1):])
+PY
 cmp -s "$W/ts.json" "$W/signed.json" && fail attest-tampered-signature-setup
 expect_exit attest-tampered-signature 1 "$NNCERT" attest verify "$W/ts.json" "$W/pub.key"
 head -c 100 "$W/signed.json" >"$W/trunc.json"

@@ -14,7 +14,8 @@
 #    verifies with both tools, and a tampered output is rejected;
 #  - bad input: an unsupported operator is named; a model too large for the
 #    key is refused with the constraint count it needs; a circuit too large
-#    for the memory limit (NNCERT_MAX_CIRCUIT_BYTES) is refused.
+#    for the memory (NNCERT_MEMORY_BYTES) is refused while it is built, one
+#    whose proving key would not fit beside it before the setup.
 . "$(dirname "$0")/lib.bash"
 BIN=tests/peers/node_modules/.bin
 SNARKJS="$BIN/snarkjs"
@@ -151,12 +152,22 @@ fi
 expect_error zk-prove-needs-input 64 "input" "$NNCERT" prove "$MLP" -o "$W/x.json" --public "$W/y.json"
 expect_error zk-bad-bits 64 "bits" "$NNCERT" compile "$MLP" --bits 99 -o "$W/x.r1cs"
 expect_error zk-bad-private 64 "private" "$NNCERT" compile "$MLP" --private nobody -o "$W/x.r1cs"
-# a circuit whose terms cannot fit the memory limit is refused at the first
-# constraint over it (nothing written); count-only stores no terms and counts them
-expect_error zk-circuit-memory-limit 75 "R1CS terms.*NNCERT_MAX_CIRCUIT_BYTES" \
-    env NNCERT_MAX_CIRCUIT_BYTES=100000 "$NNCERT" compile "$MLP" -o "$W/lim.r1cs"
+# a circuit whose terms cannot fit half the memory is refused at the first
+# constraint over it (nothing written); count-only stores no terms and counts
+# them; a circuit that fits but whose proving key would not fit beside it is
+# refused before the setup (the MLP: ~84 MB of terms, its key more than that)
+expect_error zk-circuit-memory-limit 75 "R1CS terms.*NNCERT_MEMORY_BYTES" \
+    env NNCERT_MEMORY_BYTES=200000 "$NNCERT" compile "$MLP" -o "$W/lim.r1cs"
 [ ! -e "$W/lim.r1cs" ] && pass zk-circuit-memory-limit-nothing-written || fail zk-circuit-memory-limit-nothing-written
-if NNCERT_MAX_CIRCUIT_BYTES=100000 "$NNCERT" compile "$MLP" --count-only 2>"$W/err" | grep -qE '^R1CS terms [1-9][0-9]* '; then
+if NNCERT_MEMORY_BYTES=200000 "$NNCERT" compile "$MLP" --count-only 2>"$W/err" | grep -qE '^R1CS terms [1-9][0-9]* '; then
     pass zk-count-only-terms
 else fail "zk-count-only-terms ($(head -c 300 "$W/err"))"; fi
+# memory for exactly the builder's terms twice (+1 MB): the circuit is built,
+# but its key (48 bytes per A/B coefficient, nearly every term here) cannot
+# be held beside it
+terms=$("$NNCERT" compile "$MLP" --count-only 2>/dev/null | awk '$1 == "R1CS" && $2 == "terms" {print $3}')
+expect_error zk-prove-memory-estimate 75 "needs at least .* GiB at once .*proving key" \
+    env NNCERT_MEMORY_BYTES=$((80 * ${terms:-0} + 1000000)) "$NNCERT" prove "$MLP" --input models/zoo/sample_input.json \
+    -o "$W/lp.json" --public "$W/lpub.json"
+[ ! -e "$W/lp.json" ] && [ ! -e "$W/lpub.json" ] && pass zk-prove-memory-estimate-nothing-written || fail zk-prove-memory-estimate-nothing-written
 expect_exit zk-help 0 "$NNCERT" prove --help

@@ -286,6 +286,54 @@ static int r1cs_equal(nnc_prv_cb *a, nnc_prv_cb *b)
     return eq;
 }
 
+/* nnc_prv_cb_finish_move renumbers and merges in place: the same .r1cs and
+ * witness as nnc_prv_cb_finish, including combinations that need sorting,
+ * merging and dropping of cancelled terms; the builder is then consumed. */
+START_TEST(test_finish_move)
+{
+    const int64_t xv[4] = {-7, 12, 3, 12};
+    uint32_t ids[2][4];
+    nnc_prv_cb *cb[2];
+    nnc_prv_lc y[2] = {{0}, {0}}, a = {0}, c = {0};
+    for (int k = 0; k < 2; k++) {
+        cb[k] = build_max(xv, 4, &y[k], ids[k]);
+        /* unsorted, with a repeated wire (3 + 2) and a cancelling pair (4 - 4) */
+        nnc_prv_lc_reset(&a);
+        nnc_prv_lc_term_i(cb[k], &a, ids[k][2], 3);
+        nnc_prv_lc_term_i(cb[k], &a, ids[k][0], 1);
+        nnc_prv_lc_term_i(cb[k], &a, ids[k][1], 4);
+        nnc_prv_lc_term_i(cb[k], &a, ids[k][2], 2);
+        nnc_prv_lc_term_i(cb[k], &a, ids[k][1], -4);
+        nnc_prv_lc_reset(&c);
+        nnc_prv_lc_term_i(cb[k], &c, ids[k][3], 1);
+        nnc_prv_cb_constrain(cb[k], &a, &y[k], &c);
+    }
+    nnc_prv_r1cs r[2];
+    nnc_prv_fr_vec w[2];
+    CHECK(nnc_prv_cb_finish(cb[0], &r[0], &w[0], NULL, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(nnc_prv_cb_finish_move(cb[1], &r[1], &w[1], NULL, err, sizeof err) == NNC_STATUS_OK);
+    CHECK_EQ(r[0].n_terms, r[1].n_terms);
+    CHECK(r[1].n_terms < nnc_prv_cb_n_terms(cb[1])); /* something was merged */
+    CHECK(memcmp(r[0].lc_start, r[1].lc_start, (size_t)(3 * r[0].n_constraints + 1) * sizeof *r[0].lc_start) == 0);
+    for (uint64_t i = 0; i < r[0].n_terms; i++) { /* field by field: the struct has padding */
+        CHECK_EQ(r[0].terms[i].wire, r[1].terms[i].wire);
+        CHECK(memcmp(&r[0].terms[i].coef, &r[1].terms[i].coef, sizeof r[0].terms[i].coef) == 0);
+    }
+    CHECK_EQ(w[0].n, w[1].n);
+    CHECK(memcmp(w[0].v, w[1].v, (size_t)w[0].n * sizeof *w[0].v) == 0);
+    nnc_prv_r1cs r2;
+    CHECK(nnc_prv_cb_finish(cb[1], &r2, NULL, NULL, err, sizeof err) == NNC_STATUS_ARG);
+    for (int k = 0; k < 2; k++) {
+        nnc_prv_r1cs_clear(&r[k]);
+        nnc_prv_fr_vec_clear(&w[k]);
+        nnc_prv_lc_clear(&y[k]);
+        nnc_prv_cb_destroy(cb[k]);
+    }
+    nnc_prv_lc_clear(&a);
+    nnc_prv_lc_clear(&c);
+}
+END_TEST
+
 START_TEST(test_max)
 {
     rng r = rng_for(3);
@@ -1030,6 +1078,7 @@ static Suite *suite(void)
     Suite *s = suite_create("circuit");
     TCase *tc = tcase_create("gadgets");
     tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_finish_move);
     tcase_add_test(tc, test_field_ints);
     tcase_add_test(tc, test_bits_exhaustive);
     tcase_add_test(tc, test_requant);
