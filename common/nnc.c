@@ -33,14 +33,21 @@ nnc_status nnc_err(char *err, size_t errlen, nnc_status st, const char *fmt, ...
     return st;
 }
 
+/* A positive decimal integer from the environment variable name, or 0
+ * when it is unset, empty or anything else. */
+static uint64_t env_u64(const char *name)
+{
+    const char *s = getenv(name);
+    if (s == NULL || !*s) return 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    return *end == '\0' ? (uint64_t)v : 0;
+}
+
 uint64_t nnc_machine_memory_bytes(void)
 {
-    const char *s = getenv("NNCERT_MEMORY_BYTES");
-    if (s != NULL && *s) {
-        char *end;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (*end == '\0' && v > 0) return (uint64_t)v;
-    }
+    uint64_t v = env_u64("NNCERT_MEMORY_BYTES");
+    if (v) return v;
     struct sysinfo si;
     if (sysinfo(&si) != 0 || si.mem_unit == 0) return UINT64_MAX;
     return ((uint64_t)si.totalram + (uint64_t)si.totalswap) * si.mem_unit;
@@ -48,11 +55,6 @@ uint64_t nnc_machine_memory_bytes(void)
 
 uint64_t nnc_max_tensor_bytes(void)
 {
-    const char *s = getenv("NNCERT_MAX_TENSOR_BYTES");
-    if (s != NULL && *s) {
-        char *end;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (*end == '\0' && v > 0) return (uint64_t)v;
-    }
-    return (uint64_t)4 << 30;
+    uint64_t v = env_u64("NNCERT_MAX_TENSOR_BYTES");
+    return v ? v : (uint64_t)4 << 30;
 }
