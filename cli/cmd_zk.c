@@ -294,7 +294,8 @@ static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, cha
     double circuit = (double)r->n_terms * sizeof(nnc_prv_r1cs_term) + (double)(3 * (uint64_t)r->n_constraints + 1) * sizeof(uint64_t) +
                      (double)w->n * sizeof(nnc_prv_fr);
     double key = (double)(ab + npub + 1) * sizeof(nnc_prv_zkey_coef) +
-                 (double)r->n_wires * (3.0 * sizeof(nnc_prv_g1) + sizeof(nnc_prv_g2)) + (double)domain * sizeof(nnc_prv_g1);
+                 (double)r->n_wires * (3.0 * sizeof(nnc_prv_g1) + sizeof(nnc_prv_g2)) - (double)(npub + 1) * sizeof(nnc_prv_g1) +
+                 (double)domain * sizeof(nnc_prv_g1); /* A, B1, B2 per wire, C per private wire, H */
     uint64_t mem = nnc_machine_memory_bytes();
     if (mem == UINT64_MAX || circuit + key <= (double)mem) return NNC_STATUS_OK;
     const double gib = 1073741824.0;
