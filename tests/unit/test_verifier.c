@@ -183,12 +183,15 @@ static void grid_fraction(int G, double *glo, double *ghi)
     *ghi = (sure + maybe) / ((double)G * G);
 }
 
+/* The ReLU model's property over [-1, 1]^2 that grid_fraction measures. */
+static const char RELU_BOX_SPEC[] = "(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
+                                    "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
+                                    "(assert (>= Y_0 0))";
+
 START_TEST(test_relu_grid_consistency)
 {
     nnc_model *m = relu_model();
-    nnc_spec *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
-                          "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
-                          "(assert (>= Y_0 0))");
+    nnc_spec *s = spec_of(RELU_BOX_SPEC);
     /* certified grid bounds of the exact fraction */
     int G = 512;
     double glo, ghi;
@@ -240,9 +243,7 @@ static void same_report(const nnc_vrf_report *a, const nnc_vrf_report *b, int th
 START_TEST(test_threads_deterministic)
 {
     nnc_model *m = relu_model();
-    nnc_spec *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
-                          "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
-                          "(assert (>= Y_0 0))");
+    nnc_spec *s = spec_of(RELU_BOX_SPEC);
     int G = 256;
     double glo, ghi;
     grid_fraction(G, &glo, &ghi);
