@@ -177,11 +177,10 @@ nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *
     double work_done = 0, ntt_units = 6.0 * n * (k + 1) / 2, total = ntt_units + 200.0 * 5.0 * z->n_vars +
                                                                   200.0 * ((double)z->n_vars - z->n_public - 1 + n);
     G16_PROGRESS("polynomials", 0);
-    for (int p = 0; p < 3 && !st; p++) {
-        if ((st = nnc_prv_ntt(polys[p], n, 1, threads)) || (st = nnc_prv_coset_ntt(polys[p], n, &g, threads)))
-            nnc_err(err, errlen, st, "NTT failed");
+    if ((st = nnc_prv_ntt_to_coset(polys, 3, n, &g, threads))) {
+        nnc_err(err, errlen, st, "NTT failed");
+        goto done;
     }
-    if (st) goto done;
     G16_PROGRESS("NTT", ntt_units);
     for (uint32_t i = 0; i < n; i++) {
         nnc_fr t;

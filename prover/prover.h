@@ -182,6 +182,18 @@ nnc_status nnc_prv_coset_ntt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, i
  * coefficients. */
 nnc_status nnc_prv_coset_intt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
 
+/* Values on the domain -> values on the coset: for each of the np arrays
+ * polys[p][n], A(w_n^i) in, A(g w_n^i) out (i < n), with g as for
+ * nnc_prv_coset_ntt.  The result equals nnc_prv_ntt (inverse) followed by
+ * nnc_prv_coset_ntt, bit for bit (the Groth16 prover's quotient step).  On
+ * CPUs with AVX-512 IFMA (unless NNC_NO_IFMA is set, see prover/fq_ifma.h)
+ * and n >= 8 it runs as one fused 8-lane transform (prover/ntt_ifma.h),
+ * with an extra buffer of 40 n bytes.
+ * Returns: as nnc_prv_coset_ntt; on failure the arrays may be partly
+ *          transformed. */
+nnc_status nnc_prv_ntt_to_coset(nnc_prv_fr *const *polys, int np, size_t n, const nnc_prv_fr *shift,
+                                int threads);
+
 /* Out: *out, the principal n-th root of unity w_n used by the transforms.
  * Returns: NNC_STATUS_OK, NNC_STATUS_INVALID (n not a power of two) or
  *          NNC_STATUS_LIMIT (n > 2^28). */

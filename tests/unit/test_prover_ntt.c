@@ -3,12 +3,14 @@
  * (n = 1 .. 64), coset transforms against evaluation at g w^i (default and
  * explicit shifts), inverse(forward) = identity up to 2^14, products by NTT
  * against the schoolbook product (and, for large n, against evaluation at a
- * random point), equal results for 1, 2, 3 threads, and the error codes.
+ * random point), equal results for 1, 2, 3 threads, the error codes, and
+ * the fused values -> coset values transform against the two steps.
  *
  * Random values come from a seed printed at start; NNC_TEST_SEED=<n>
  * replays a run. */
 #include "prover/prover.h"
 #include "prover/ntt_impl.h"
+#include "prover/fq_ifma.h"
 
 #include <check.h>
 #include <gmp.h>
@@ -273,6 +275,74 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Values -> coset values (nnc_prv_ntt_to_coset) equal the inverse NTT
+ * followed by the coset NTT, bit for bit: n = 1 .. 2^14, one to three
+ * polynomials per call, the default, a fixed and a random shift, 1-3
+ * threads, inputs with 0, 1 and r - 1 among random values; with the 8-lane
+ * path (when the CPU has IFMA) and with NNC_NO_IFMA=1. */
+START_TEST(test_to_coset)
+{
+    int m, pass;
+    if (!nnc_fq_ifma_cpu())
+        fprintf(stderr, "test_to_coset: no AVX-512 IFMA on this CPU: the scalar path only\n");
+    for (pass = 0; pass < 2; pass++) {
+        setenv("NNC_NO_IFMA", pass ? "1" : "0", 1);
+        for (m = 0; m <= 14; m++) {
+            size_t n = (size_t)1 << m, i;
+            rng r = rng_for(300 + (uint64_t)m + 100 * (uint64_t)pass);
+            int np = 1 + m % 3, p, which = m % 3, th = m >= 12 ? 1 + m % 3 : 1;
+            nnc_fr *in[3], *got[3], *want, g, *shift = NULL, minus1;
+            nnc_fr_set_one(&minus1);
+            nnc_fr_neg(&minus1, &minus1);
+            if (which == 1) {
+                nnc_fr_set_u64(&g, 5);
+                shift = &g;
+            } else if (which == 2) {
+                rng_fr_uniform(&g, &r);
+                shift = &g;
+            }
+            want = malloc(n * sizeof *want);
+            CHECK(want != NULL);
+            for (p = 0; p < np; p++) {
+                in[p] = rand_vec(n, &r);
+                got[p] = malloc(n * sizeof *got[p]);
+                CHECK(got[p] != NULL);
+                if (n >= 4) {
+                    nnc_fr_set_zero(&in[p][0]);
+                    nnc_fr_set_one(&in[p][n / 2]);
+                    in[p][n - 1] = minus1;
+                }
+                memcpy(got[p], in[p], n * sizeof *in[p]);
+            }
+            CHECK(nnc_prv_ntt_to_coset(got, np, n, shift, th) == NNC_STATUS_OK);
+            for (p = 0; p < np; p++) {
+                memcpy(want, in[p], n * sizeof *want);
+                CHECK(nnc_prv_ntt(want, n, 1, 1) == NNC_STATUS_OK);
+                CHECK(nnc_prv_coset_ntt(want, n, shift, 1) == NNC_STATUS_OK);
+                for (i = 0; i < n; i++)
+                    if (memcmp(&want[i], &got[p][i], sizeof want[i]) != 0)
+                        ck_abort_msg("n=%zu poly %d index %zu (pass %d, threads %d, shift %d) differs", n, p, i,
+                                     pass, th, which);
+                free(in[p]);
+                free(got[p]);
+            }
+            free(want);
+        }
+    }
+    unsetenv("NNC_NO_IFMA");
+    /* errors: a zero shift, n not a power of two */
+    {
+        nnc_fr a[8], zero, *pa = a;
+        rng r = rng_for(399);
+        for (m = 0; m < 8; m++)
+            rng_fr_uniform(&a[m], &r);
+        nnc_fr_set_zero(&zero);
+        CHECK(nnc_prv_ntt_to_coset(&pa, 1, 8, &zero, 1) == NNC_STATUS_INVALID);
+        CHECK(nnc_prv_ntt_to_coset(&pa, 1, 6, NULL, 1) == NNC_STATUS_INVALID);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("prover_ntt");
@@ -284,6 +354,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_roundtrip_threads);
     tcase_add_test(tc, test_convolution);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_to_coset);
     suite_add_tcase(s, tc);
     return s;
 }
