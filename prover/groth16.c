@@ -214,11 +214,8 @@ nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *
     nnc_prv_g1_add(&b1, &t1, &t2);
     /* pi_c */
     uint32_t npriv = z->n_vars - z->n_public - 1;
-    nnc_prv_g1_msm(&t1, z->c, w->v + z->n_public + 1, npriv, threads);
-    G16_PROGRESS("MSM C", 200.0 * npriv);
-    nnc_prv_g1_msm(&t2, z->h, a, n, threads);
-    G16_PROGRESS("MSM H", 200.0 * n);
-    nnc_prv_g1_add(&t1, &t1, &t2);
+    nnc_prv_g1_msm2(&t1, z->c, w->v + z->n_public + 1, npriv, z->h, a, n, threads); /* one run: C and H */
+    G16_PROGRESS("MSM C+H", 200.0 * ((double)npriv + n));
     nnc_prv_g1_mul(&t2, &proof->a, &s);
     nnc_prv_g1_add(&t1, &t1, &t2);
     nnc_prv_g1_mul(&t2, &b1, &r);

@@ -185,6 +185,19 @@ void nnc_prv_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr 
     msm_g1_msm(out, points, scalars, n, threads, NNC_MSM_METHOD_AUTO, 0);
 }
 
+void nnc_prv_g1_msm2(nnc_prv_g1 *out, const nnc_prv_g1 *p1, const nnc_prv_fr *s1, size_t n1, const nnc_prv_g1 *p2,
+                     const nnc_prv_fr *s2, size_t n2, int threads)
+{
+    msm_g1_seg sg[2];
+    sg[0].pts = p1;
+    sg[0].sc = s1;
+    sg[0].n = n1;
+    sg[1].pts = p2;
+    sg[1].sc = s2;
+    sg[1].n = n2;
+    msm_g1_msm_segs(out, sg, 2, threads, NNC_MSM_METHOD_AUTO, 0);
+}
+
 void nnc_prv_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
                     int threads)
 {

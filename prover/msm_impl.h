@@ -596,12 +596,20 @@ static int P_(glv_pays)(size_t n, int affine)
     return split < plain;
 }
 
-/* The preparation of the terms of inputs [lo, hi): with place = 0 count
- * them by bit length into cnt[]; with place = 1 write them to tp/ks, the
- * next slot for bit length L being cnt[L]. */
-typedef struct P_(prep) {
+/* Inputs of an MSM: one or more runs of points and scalars, summed. */
+typedef struct P_(seg) {
     const AFF_ *pts;
     const nnc_fr *sc;
+    size_t n;
+} P_(seg);
+
+/* The preparation of the terms of inputs [lo, hi) (numbered across the
+ * segments in order): with place = 0 count them by bit length into cnt[];
+ * with place = 1 write them to tp/ks, the next slot for bit length L being
+ * cnt[L]. */
+typedef struct P_(prep) {
+    const P_(seg) *sg;
+    int nseg;
     size_t lo, hi;
     int place;
     int glv;     /* split scalars of 129 bits or more by GLV */
@@ -616,28 +624,37 @@ typedef struct P_(prep) {
 static void *P_(prep_run)(void *arg)
 {
     P_(prep) *pr = (P_(prep) *)arg;
-    size_t i;
-    int t;
+    size_t i, off = 0;
+    int t, g;
     if (!pr->place)
         memset(pr->cnt, 0, sizeof pr->cnt);
-    for (i = pr->lo; i < pr->hi; i++) {
-        uint64_t k[2][4];
-        int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pr->pts[i], &pr->sc[i], pr->glv);
-        for (t = 0; t < nt; t++) {
-            size_t j;
-            if (!pr->place) {
-                pr->cnt[P_(bitlen)(k[t])]++;
-                continue;
-            }
-            j = pr->cnt[P_(bitlen)(k[t])]++;
-            memcpy(pr->ks[j], k[t], sizeof k[t]);
-            pr->tp[j] = pr->pts[i];
+    for (g = 0; g < pr->nseg; off += pr->sg[g].n, g++) {
+        const AFF_ *pts = pr->sg[g].pts;
+        const nnc_fr *sc = pr->sg[g].sc;
+        size_t a = pr->lo > off ? pr->lo - off : 0, b = pr->hi - off;
+        if (pr->hi <= off)
+            break;
+        if (b > pr->sg[g].n)
+            b = pr->sg[g].n;
+        for (i = a; i < b; i++) {
+            uint64_t k[2][4];
+            int neg[2], endo[2], nt = P_(terms)(k, neg, endo, &pts[i], &sc[i], pr->glv);
+            for (t = 0; t < nt; t++) {
+                size_t j;
+                if (!pr->place) {
+                    pr->cnt[P_(bitlen)(k[t])]++;
+                    continue;
+                }
+                j = pr->cnt[P_(bitlen)(k[t])]++;
+                memcpy(pr->ks[j], k[t], sizeof k[t]);
+                pr->tp[j] = pts[i];
 #ifdef NNC_MSM_ENDO
-            if (endo[t])
-                NNC_MSM_ENDO(&pr->tp[j], &pr->pts[i]);
+                if (endo[t])
+                    NNC_MSM_ENDO(&pr->tp[j], &pts[i]);
 #endif
-            if (neg[t])
-                G_(aff_neg)(&pr->tp[j], &pr->tp[j]);
+                if (neg[t])
+                    G_(aff_neg)(&pr->tp[j], &pr->tp[j]);
+            }
         }
     }
     return NULL;
@@ -714,11 +731,12 @@ static void *P_(work)(void *arg)
     return NULL;
 }
 
-/* *r = sum_i [sc_i] P_i by Pippenger.  c: the window width, 0 for the
- * automatic choice by the number of terms.  Returns: 0 when memory ran out
- * (nothing computed), else 1. */
-static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t n, int threads,
-                             int affine, int c, int glv)
+/* *r = sum_i [sc_i] P_i over the n inputs of the nseg segments, by
+ * Pippenger.  c: the window width, 0 for the automatic choice by the
+ * number of terms.  Returns: 0 when memory ran out (nothing computed),
+ * else 1. */
+static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int threads, int affine, int c,
+                             int glv)
 {
     P_(job) jb;
     P_(worker) *wk = NULL;
@@ -736,8 +754,8 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
     if ((size_t)pt > n / NNC_MSM_PREP_MIN_SHARE)
         pt = n / NNC_MSM_PREP_MIN_SHARE > 0 ? (int)(n / NNC_MSM_PREP_MIN_SHARE) : 1;
     for (t = 0; t < pt; t++) {
-        prep[t].pts = pts;
-        prep[t].sc = sc;
+        prep[t].sg = sg;
+        prep[t].nseg = nseg;
         prep[t].lo = n * (size_t)t / (size_t)pt;
         prep[t].hi = n * (size_t)(t + 1) / (size_t)pt;
         prep[t].place = 0;
@@ -860,11 +878,16 @@ static int P_(msm_pippenger)(JAC_ *r, const AFF_ *pts, const nnc_fr *sc, size_t 
     return 1;
 }
 
-/* The entry point for one group: method and window chosen when 0/AUTO. */
-static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int threads,
-                    nnc_msm_method method, int c)
+/* The entry point for one group: *out = the sum of the MSMs of the nseg
+ * segments (one Pippenger run over all of them), method and window chosen
+ * by the total size when 0/AUTO. */
+static void P_(msm_segs)(AFF_ *out, const P_(seg) *sg, int nseg, int threads, nnc_msm_method method, int c)
 {
-    JAC_ r;
+    JAC_ r, t;
+    size_t n = 0;
+    int g;
+    for (g = 0; g < nseg; g++)
+        n += sg[g].n;
     if (n == 0) {
         G_(aff_set_inf)(out);
         return;
@@ -874,20 +897,33 @@ static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int 
     if (method == NNC_MSM_METHOD_AUTO)
         method = n < NNC_MSM_NAIVE_BELOW ? NNC_MSM_METHOD_NAIVE
                  : n < NNC_MSM_AFFINE_FROM ? NNC_MSM_METHOD_JAC : NNC_MSM_METHOD_AFFINE;
-    switch (method) {
-    case NNC_MSM_METHOD_NAIVE:
-        P_(msm_naive)(&r, pts, sc, n);
-        break;
-    case NNC_MSM_METHOD_NOHEAP:
-        P_(msm_noheap)(&r, pts, sc, n);
-        break;
-    default:
-        if (!P_(msm_pippenger)(&r, pts, sc, n, threads, method != NNC_MSM_METHOD_JAC, c,
-                               method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(n, method != NNC_MSM_METHOD_JAC)))
-            P_(msm_noheap)(&r, pts, sc, n);
-        break;
+    if (method != NNC_MSM_METHOD_NAIVE && method != NNC_MSM_METHOD_NOHEAP &&
+        P_(msm_pippenger)(&r, sg, nseg, n, threads, method != NNC_MSM_METHOD_JAC, c,
+                          method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(n, method != NNC_MSM_METHOD_JAC))) {
+        G_(jac_to_aff_var)(out, &r);
+        return;
+    }
+    /* one segment at a time: naive, no heap, or Pippenger out of memory */
+    G_(jac_set_inf)(&r);
+    for (g = 0; g < nseg; g++) {
+        if (method == NNC_MSM_METHOD_NAIVE)
+            P_(msm_naive)(&t, sg[g].pts, sg[g].sc, sg[g].n);
+        else
+            P_(msm_noheap)(&t, sg[g].pts, sg[g].sc, sg[g].n);
+        G_(jac_add_var)(&r, &r, &t);
     }
     G_(jac_to_aff_var)(out, &r);
+}
+
+/* One segment. */
+static void P_(msm)(AFF_ *out, const AFF_ *pts, const nnc_fr *sc, size_t n, int threads, nnc_msm_method method,
+                    int c)
+{
+    P_(seg) sg;
+    sg.pts = pts;
+    sg.sc = sc;
+    sg.n = n;
+    P_(msm_segs)(out, &sg, 1, threads, method, c);
 }
 
 #undef G_

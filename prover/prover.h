@@ -154,6 +154,11 @@ void nnc_prv_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr 
                     int threads);
 void nnc_prv_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
                     int threads);
+/* *out = sum_i [s1_i] p1_i + sum_i [s2_i] p2_i, as one MSM over the
+ * n1 + n2 inputs (cheaper than two: one set of bucket sums, a wider
+ * window); the arrays as for nnc_prv_g1_msm. */
+void nnc_prv_g1_msm2(nnc_prv_g1 *out, const nnc_prv_g1 *p1, const nnc_prv_fr *s1, size_t n1, const nnc_prv_g1 *p2,
+                     const nnc_prv_fr *s2, size_t n2, int threads);
 
 /* ---- NTT over Fr (prover/ntt.c) ---- */
 

@@ -288,7 +288,7 @@ if command -v script >/dev/null; then
     else fail "verify-progress-tty: $(tr '\r' '\n' <"$TMP/pty.out" | head -c 300)"; fi
     if [ $HAVE_G16 = 1 ]; then
         script -qc "$NNCERT groth16 prove $W/k.zkey $C/wtns/nncert_hand.wtns $W/pp.json $W/pq.json" /dev/null >"$TMP/pty.out" 2>&1
-        if tr '\r' '\n' <"$TMP/pty.out" | grep -qE "prove: MSM H done \([0-9]+\) +100% .*ETA"; then pass prove-progress-tty
+        if tr '\r' '\n' <"$TMP/pty.out" | grep -qE "prove: MSM C\+H done \([0-9]+\) +100% .*ETA"; then pass prove-progress-tty
         else fail "prove-progress-tty: $(tr '\r' '\n' <"$TMP/pty.out" | head -c 300)"; fi
         "$NNCERT" groth16 prove "$W/k.zkey" $C/wtns/nncert_hand.wtns "$W/pp.json" "$W/pq.json" 2>"$TMP/e" >/dev/null
         [ ! -s "$TMP/e" ] && pass prove-progress-none-without-tty || fail "prove-progress-none-without-tty: $(head -c 200 "$TMP/e")"

@@ -484,6 +484,38 @@ START_TEST(test_glv_msm)
 }
 END_TEST
 
+/* nnc_prv_g1_msm2 (two segments, one Pippenger run) equals [sum k_i e_i] G
+ * over both: empty segments, tiny (naive and Jacobian methods), and sizes
+ * where the preparation threads' shares cross the segment boundary from
+ * either side; edge scalars and degenerate points; 1 and 2 threads. */
+START_TEST(test_msm2)
+{
+    static const size_t split[][2] = {{0, 0}, {0, 5}, {7, 0}, {3, 4}, {100, 300}, {5000, 6000}, {6000, 5000}};
+    size_t si;
+    int kind, th;
+    for (si = 0; si < sizeof split / sizeof split[0]; si++) {
+        for (kind = 0; kind < 2; kind++) {
+            size_t n1 = split[si][0], n2 = split[si][1], n = n1 + n2;
+            rng r = rng_for(500 + 2 * si + (size_t)kind);
+            nnc_prv_g1 *p = malloc((n + 1) * sizeof *p), want, got;
+            nnc_fr *e = malloc((n + 1) * sizeof *e), *k = malloc((n + 1) * sizeof *k);
+            CHECK(p && e && k);
+            make_points_g1(p, e, n, kind, &r);
+            make_scalars(k, n, kind, &r);
+            ref_dlog_g1(&want, e, k, n);
+            for (th = 1; th <= 2; th++) {
+                nnc_prv_g1_msm2(&got, p, k, n1, p + n1, k + n1, n2, th);
+                if (memcmp(&got, &want, sizeof want) != 0)
+                    ck_abort_msg("msm2 %zu + %zu points, kind %d, %d threads: wrong sum", n1, n2, kind, th);
+            }
+            free(p);
+            free(e);
+            free(k);
+        }
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("prover_msm");
@@ -493,6 +525,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_glv_endomorphism);
     tcase_add_test(tc, test_glv_split);
     tcase_add_test(tc, test_glv_msm);
+    tcase_add_test(tc, test_msm2);
     tcase_add_test(tc, test_sizes_g1);
     tcase_add_test(tc, test_degenerate_g1);
     tcase_add_test(tc, test_sizes_g2);
