@@ -2,7 +2,11 @@
  * (prover/msm.c) and the NTT over Fr (prover/ntt.c).
  *
  * Prints CSV, one record per case:  op,n,threads,median_s
- *   op:        g1_msm, g2_msm, ntt (forward, natural order), coset_ntt;
+ *   op:        g1_msm, g2_msm, ntt (forward, natural order), coset_ntt,
+ *              ntt_to_coset (domain values -> coset values, the Groth16
+ *              quotient step: the fused 8-lane transform on CPUs with
+ *              AVX-512 IFMA); the same with the suffix _scalar run with
+ *              NNC_NO_IFMA=1 (the 4x64 code), on IFMA CPUs only;
  *              with --sweep also g1_msm_jac_cC / g1_msm_aff_cC (forced
  *              method and window width C), for tuning nnc_msm_window
  *   median_s:  median wall-clock seconds of the repetitions
@@ -13,6 +17,7 @@
 #include "prover/prover.h"
 #include "prover/msm_impl.h"
 #include "prover/ntt_impl.h"
+#include "prover/fq_ifma.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +107,7 @@ static void make_g2_points(nnc_g2 *p, size_t n)
     }
 }
 
-typedef enum { OP_G1, OP_G2, OP_NTT, OP_COSET } op_kind;
+typedef enum { OP_G1, OP_G2, OP_NTT, OP_COSET, OP_TO_COSET } op_kind;
 
 typedef struct bench_case {
     op_kind op;
@@ -121,7 +126,7 @@ static double run_once(const bench_case *bc)
     double t0, t1;
     nnc_g1 o1;
     nnc_g2 o2;
-    if (bc->op == OP_NTT || bc->op == OP_COSET)
+    if (bc->op == OP_NTT || bc->op == OP_COSET || bc->op == OP_TO_COSET)
         memcpy(bc->work, bc->k, bc->n * sizeof *bc->k);
     t0 = now_s();
     switch (bc->op) {
@@ -139,9 +144,29 @@ static double run_once(const bench_case *bc)
         if (nnc_prv_coset_ntt(bc->work, bc->n, NULL, bc->threads) != NNC_STATUS_OK)
             exit(1);
         break;
+    case OP_TO_COSET: {
+        nnc_fr *w = bc->work;
+        if (nnc_prv_ntt_to_coset(&w, 1, bc->n, NULL, bc->threads) != NNC_STATUS_OK)
+            exit(1);
+        break;
+    }
     }
     t1 = now_s();
     return t1 - t0;
+}
+
+/* As report, once more with NNC_NO_IFMA=1 as op_scalar, on IFMA CPUs. */
+static void report(const char *op, const bench_case *bc);
+static void report_both(const char *op, const bench_case *bc)
+{
+    char name[64];
+    report(op, bc);
+    if (!nnc_fq_ifma_cpu())
+        return;
+    snprintf(name, sizeof name, "%s_scalar", op);
+    setenv("NNC_NO_IFMA", "1", 1);
+    report(name, bc);
+    unsetenv("NNC_NO_IFMA");
 }
 
 static void report(const char *op, const bench_case *bc)
@@ -206,7 +231,7 @@ int main(int argc, char **argv)
         int th;
         for (th = 1; th <= 2; th++) {
             bench_case bc = {OP_G1, n, th, NNC_MSM_METHOD_AUTO, 0, p1, p2, k, work};
-            report("g1_msm", &bc);
+            report_both("g1_msm", &bc);
             if (g.g2 && n <= ((size_t)1 << 16)) {
                 bc.op = OP_G2;
                 report("g2_msm", &bc);
@@ -215,6 +240,8 @@ int main(int argc, char **argv)
             report("ntt", &bc);
             bc.op = OP_COSET;
             report("coset_ntt", &bc);
+            bc.op = OP_TO_COSET;
+            report_both("ntt_to_coset", &bc);
             if (g.sweep && th == 1) {
                 int c, lg = logs[li];
                 char name[64];
