@@ -88,7 +88,14 @@ typedef struct nnc_vrf_opts {
                                 leaf open.  0 never; 1 cascade (CROWN's split choices);
                                 2 the symbolic engine's own refined bounds and splits;
                                 -1 auto (the default): 2 for half of each case's time,
-                                then 1 if the case is not decided (see verify.c) */
+                                then, if the case is not decided, 1 from where 2 stopped
+                                (its certified volume and open leaves are kept) */
+    int split_lookahead;     /* with the symbolic engine: the input dimension to split is
+                                chosen among this many (the best by influence score) by
+                                the cheap symbolic bound of both children (the worse
+                                child's margin); 0 or 1 off; -1 auto (the default: 3) */
+    uint64_t symbolic_own_leaves; /* symbolic auto: the first (2) phase also ends after
+                                     this many leaves; 0 (the default): time only */
     int threads;             /* branch-and-bound worker threads: batches of the leaves
                                 next in the queue are bounded in parallel and merged in
                                 queue order, so a given thread count always gives the

@@ -274,6 +274,154 @@ START_TEST(test_threads_deterministic)
 }
 END_TEST
 
+/* Largest certified upper bound of the ReLU model's output over the cells
+ * of a G x G grid of [-1, 1]^2: the output never exceeds it. */
+static double grid_max(int G)
+{
+    double mx = -INFINITY;
+    for (int i = 0; i < G; i++)
+        for (int j = 0; j < G; j++) {
+            double lo, hi;
+            cell_range(-1 + 2.0 * i / G, -1 + 2.0 * (i + 1) / G, -1 + 2.0 * j / G, -1 + 2.0 * (j + 1) / G, &lo, &hi);
+            mx = fmax(mx, hi);
+        }
+    return mx;
+}
+
+/* Report invariants of one case's tree: the certified and open fractions
+ * add up to the box (the leaves have dyadic volumes, exact in a double: a
+ * leaf lost or counted twice shows), and the leaves are a binary tree's
+ * nodes: twice its terminal leaves, less one. */
+static void tree_invariants(const nnc_vrf_report *r, const char *what, int v)
+{
+    double sum = r->certified_safe_fraction + r->certified_unsafe_fraction + r->open_fraction;
+    ck_assert_msg(sum == 1.0, "%s %d: safe %.17g + unsafe %.17g + open %.17g = %.17g", what, v, r->certified_safe_fraction,
+                  r->certified_unsafe_fraction, r->open_fraction, sum);
+    ck_assert_msg(r->leaves == 2 * (r->leaves_safe + r->leaves_unsafe + r->leaves_open) - 1,
+                  "%s %d: %llu leaves, %llu safe, %llu unsafe, %llu open", what, v, (unsigned long long)r->leaves,
+                  (unsigned long long)r->leaves_safe, (unsigned long long)r->leaves_unsafe, (unsigned long long)r->leaves_open);
+}
+
+/* --symbolic auto: the symbolic engine's own splits first, then the cascade
+ * from where they stopped (its certified volume and open leaves kept).  The
+ * switch forced after a few leaves (symbolic_own_leaves): the tree stays
+ * whole (tree_invariants), the volume certified before the switch is kept
+ * (at least that of an own-mode run stopped there), and the answers agree
+ * with cascade-only and own-only runs and with the certified grid, on a
+ * violated property and on one that holds (output below a certified grid
+ * maximum); with the split dimension chosen by influence score and by
+ * look-ahead. */
+START_TEST(test_symbolic_switch)
+{
+    nnc_model *m = relu_model();
+    int G = 256;
+    double glo, ghi;
+    grid_fraction(G, &glo, &ghi);
+    double ymax = grid_max(512);
+    ck_assert(ymax < 2.8);
+    static const char HOLDS_SPEC[] = "(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
+                                     "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
+                                     "(assert (>= Y_0 2.8))";
+    char err[NNC_ERRBUF_SIZE];
+    for (int t = 0; t < 4; t++) {
+        int holds = t & 1, la = t < 2 ? 0 : 3; /* the split choice: influence score, look-ahead */
+        nnc_spec *s = spec_of(holds ? HOLDS_SPEC : RELU_BOX_SPEC);
+        nnc_vrf_opts o;
+        nnc_vrf_opts_default(&o);
+        o.split_lookahead = la;
+        o.max_leaves = holds ? 100000 : 1500;
+        o.samples = 2000;
+        o.seed = 3;
+        o.timeout_s = 1e6; /* leaf budgets only: the same tree on every machine */
+        nnc_vrf_report ref[2];
+        for (int mode = 1; mode <= 2; mode++) { /* cascade, own */
+            o.symbolic = mode;
+            ck_assert_msg(nnc_vrf_run(m, s, &o, &ref[mode - 1], err, sizeof err) == NNC_STATUS_OK, "%s", err);
+            tree_invariants(&ref[mode - 1], holds ? "holds, mode" : "violated, mode", mode);
+            ck_assert_int_eq(ref[mode - 1].result, holds ? NNC_VRF_HOLDS : NNC_VRF_VIOLATED);
+        }
+        static const uint64_t own_leaves[] = {1, 3, 8, 25, 90};
+        int switched = 0;
+        for (int threads = 1; threads <= 2; threads++)
+            for (size_t li = 0; li < sizeof own_leaves / sizeof own_leaves[0]; li++) {
+                uint64_t L = own_leaves[li];
+                /* own mode stopped after L leaves: the first phase's tree */
+                nnc_vrf_opts oo = o;
+                oo.threads = threads;
+                oo.symbolic = 2;
+                oo.max_leaves = L;
+                nnc_vrf_report first, r;
+                ck_assert_msg(nnc_vrf_run(m, s, &oo, &first, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+                nnc_vrf_opts oa = o;
+                oa.threads = threads;
+                oa.symbolic = -1;
+                oa.symbolic_own_leaves = L;
+                ck_assert_msg(nnc_vrf_run(m, s, &oa, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+                tree_invariants(&r, holds ? "holds, own leaves" : "violated, own leaves", (int)L);
+                switched += first.open_fraction > 0;
+                ck_assert_msg(r.certified_safe_fraction >= first.certified_safe_fraction &&
+                                  r.certified_unsafe_fraction >= first.certified_unsafe_fraction,
+                              "own leaves %d: certified volume lost at the switch (%g, %g before; %g, %g after)", (int)L,
+                              first.certified_safe_fraction, first.certified_unsafe_fraction, r.certified_safe_fraction,
+                              r.certified_unsafe_fraction);
+                ck_assert(r.leaves > first.leaves || first.open_fraction == 0);
+                if (holds) {
+                    ck_assert_int_eq(r.result, NNC_VRF_HOLDS);
+                    ck_assert(r.certified_safe_fraction == 1 && r.violation_hi == 0);
+                } else {
+                    ck_assert_int_eq(r.result, NNC_VRF_VIOLATED);
+                    ck_assert(r.cex_output[0] >= 0);
+                    ck_assert_msg(r.violation_lo <= ghi && r.violation_hi >= glo, "own leaves %d: [%g, %g] vs grid [%g, %g]",
+                                  (int)L, r.violation_lo, r.violation_hi, glo, ghi);
+                    ck_assert(r.certified_unsafe_fraction <= ghi + 1e-12);
+                    ck_assert(1 - r.certified_safe_fraction >= glo - 1e-12);
+                }
+                nnc_vrf_report_free(&first);
+                nnc_vrf_report_free(&r);
+            }
+        ck_assert_msg(switched >= 4, "test %d: %d switches", t, switched); /* from frontiers of several sizes */
+        for (int i = 0; i < 2; i++) nnc_vrf_report_free(&ref[i]);
+        nnc_spc_destroy(s);
+    }
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+/* The look-ahead split choice (and the plain one) never splits a degenerate
+ * input (a zero-width dimension would give children equal to their parent:
+ * the tree would never close); on the line x1 = 0.25 the property holds and
+ * is proved, with the tree whole. */
+START_TEST(test_lookahead_degenerate_dim)
+{
+    nnc_model *m = relu_model();
+    ck_assert(grid_max(512) < 2.8);
+    nnc_spec *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
+                          "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 0.25))(assert (<= X_1 0.25))"
+                          "(assert (>= Y_0 2.8))");
+    char err[NNC_ERRBUF_SIZE];
+    for (int la = 0; la <= 8; la++) {
+        for (int mode = -1; mode <= 2; mode++) {
+            if (mode == 0) continue;
+            nnc_vrf_opts o;
+            nnc_vrf_opts_default(&o);
+            o.split_lookahead = la;
+            o.symbolic = mode;
+            o.symbolic_own_leaves = 2;
+            o.max_leaves = 20000;
+            o.timeout_s = 1e6;
+            nnc_vrf_report r;
+            ck_assert_msg(nnc_vrf_run(m, s, &o, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+            ck_assert_msg(r.result == NNC_VRF_HOLDS, "look-ahead %d, mode %d: %s after %llu leaves", la, mode,
+                          nnc_vrf_result_name(r.result), (unsigned long long)r.leaves);
+            tree_invariants(&r, "degenerate input, look-ahead", la);
+            nnc_vrf_report_free(&r);
+        }
+    }
+    nnc_spc_destroy(s);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 START_TEST(test_holds_and_bad_dims)
 {
     /* y = x0 + x1 on [0,1]^2 is never below -0.5: the property holds */
@@ -318,6 +466,8 @@ int main(void)
     tcase_add_test(tc, test_relu_grid_consistency);
     tcase_add_test(tc, test_holds_and_bad_dims);
     tcase_add_test(tc, test_threads_deterministic);
+    tcase_add_test(tc, test_symbolic_switch);
+    tcase_add_test(tc, test_lookahead_degenerate_dim);
     suite_add_tcase(su, tc);
     return check_main_run(su);
 }
