@@ -44,7 +44,9 @@ static const char prove_help[] =
     "runtime, build the circuit with its witness (the proven outputs must equal\n"
     "the reference's), and prove it with Groth16.  Without --key a single-party\n"
     "development setup is made (toxic waste from libsodium, wiped; production\n"
-    "needs a ceremony): use --zkey-out and --vk to keep its keys.\n"
+    "needs a ceremony): use --zkey-out and --vk to keep its keys.  A key that is\n"
+    "not kept is held without its coefficient section (A w and B w come from\n"
+    "the circuit), which saves about 48 bytes per R1CS term.\n"
     "Exit 75 when the key is too small for the model (the message names the\n"
     "constraints and wires needed).\n";
 
@@ -284,16 +286,17 @@ int nnc_cmd_compile(int argc, char **argv)
  * proving hold together (the key's A and B coefficients and its points), so
  * a refusal is never wrong, and a job that would exhaust the machine's
  * memory ends with a message instead of the kernel's OOM killer. */
-static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, char *err, size_t errlen)
+static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, int key_coefs, char *err, size_t errlen)
 {
     uint64_t ab = 0, npub = (uint64_t)r->n_pub_out + r->n_pub_in;
-    for (uint64_t k = 0; k < r->n_constraints; k++)
-        ab += (r->lc_start[3 * k + 1] - r->lc_start[3 * k]) + (r->lc_start[3 * k + 2] - r->lc_start[3 * k + 1]);
+    if (key_coefs)
+        for (uint64_t k = 0; k < r->n_constraints; k++)
+            ab += (r->lc_start[3 * k + 1] - r->lc_start[3 * k]) + (r->lc_start[3 * k + 2] - r->lc_start[3 * k + 1]);
     uint64_t domain = 1;
     while (domain < (uint64_t)r->n_constraints + npub + 1) domain <<= 1;
     double circuit = (double)r->n_terms * sizeof(nnc_prv_r1cs_term) + (double)(3 * (uint64_t)r->n_constraints + 1) * sizeof(uint64_t) +
                      (double)w->n * sizeof(nnc_prv_fr);
-    double key = (double)(ab + npub + 1) * sizeof(nnc_prv_zkey_coef) +
+    double key = (double)(key_coefs ? ab + npub + 1 : 0) * sizeof(nnc_prv_zkey_coef) +
                  (double)r->n_wires * (3.0 * sizeof(nnc_prv_g1) + sizeof(nnc_prv_g2)) - (double)(npub + 1) * sizeof(nnc_prv_g1) +
                  (double)domain * sizeof(nnc_prv_g1); /* A, B1, B2 per wire, C per private wire, H */
     uint64_t mem = nnc_machine_memory_bytes();
@@ -302,8 +305,8 @@ static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, cha
     return nnc_err(err, errlen, NNC_STATUS_LIMIT,
                    "proving this model needs at least %.2f GiB at once (circuit %.2f GiB: %llu terms; proving key %.2f GiB: %llu coefficients, "
                    "domain 2^%d); the memory is %.2f GiB (RAM plus swap, or NNCERT_MEMORY_BYTES)",
-                   (circuit + key) / gib, circuit / gib, (unsigned long long)r->n_terms, key / gib, (unsigned long long)(ab + npub + 1),
-                   __builtin_ctzll(domain), (double)mem / gib);
+                   (circuit + key) / gib, circuit / gib, (unsigned long long)r->n_terms, key / gib,
+                   (unsigned long long)(key_coefs ? ab + npub + 1 : 0), __builtin_ctzll(domain), (double)mem / gib);
 }
 
 int nnc_cmd_prove(int argc, char **argv)
@@ -350,7 +353,11 @@ int nnc_cmd_prove(int argc, char **argv)
     }
     if (o.r1cs && (rc = write_atomic(o.r1cs, w_r1cs, &r))) goto done;
     if (o.wtns && (rc = write_atomic(o.wtns, w_wtns, &w))) goto done;
-    if ((st = prove_fits(&r, &w, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    /* a key set up here for this proof only keeps no coefficient section
+     * (A w and B w then come from the circuit): the largest part of a big
+     * model's key */
+    int key_coefs = o.key || o.zkey_out;
+    if ((st = prove_fits(&r, &w, key_coefs, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
     t0 = now_s();
     if (o.key) {
         if ((st = nnc_prv_zkey_read_file(&z, o.key, 0, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
@@ -364,7 +371,10 @@ int nnc_cmd_prove(int argc, char **argv)
             goto done;
         }
     } else {
-        if ((st = nnc_prv_g16_setup(&z, &r, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+        if ((st = nnc_prv_g16_setup_flags(&z, &r, key_coefs ? 0 : NNC_PRV_G16_SETUP_NO_COEFS, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+            goto done;
+        }
         have_z = 1;
         if (o.zkey_out && (rc = write_atomic(o.zkey_out, w_zkey, &z))) goto done;
     }
@@ -378,7 +388,10 @@ int nnc_cmd_prove(int argc, char **argv)
     }
     nnc_prv_g16_proof proof;
     t0 = now_s();
-    if ((st = nnc_prv_g16_prove(&proof, &pub, &z, &w, 0, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    if ((st = nnc_prv_g16_prove_r1cs(&proof, &pub, &z, o.key ? NULL : &r, &w, 0, NULL, NULL, err, sizeof err))) {
+        rc = nnc_cli_fail(st, err);
+        goto done;
+    }
     double t_prove = now_s() - t0;
     if ((rc = write_atomic(o.out, w_proof, &proof)) || (rc = write_atomic(o.public_out, w_public, &pub))) goto done;
     printf("constraints %u, wires %u, witness %.3f s, %s %.3f s, prove %.3f s\n", r.n_constraints, r.n_wires, t_wit,

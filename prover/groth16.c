@@ -136,6 +136,59 @@ nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *
                                       void (*progress)(void *ctx, const char *stage, double fraction),
                                       void *progress_ctx, char *err, size_t errlen)
 {
+    return nnc_prv_g16_prove_r1cs(proof, pub, z, NULL, w, threads, progress, progress_ctx, err, errlen);
+}
+
+/* a[i] = (A w)_i, b[i] = (B w)_i on the n rows of the domain (zeroed by the
+ * caller): from the key's coefficient section, or, when cs is not NULL,
+ * from the circuit's A and B rows plus the rows snarkjs adds for the public
+ * signals (A: wire s at row n_constraints + s, coefficient 1, s <= n_public),
+ * exactly the entries nnc_prv_g16_setup writes to a key. */
+static nnc_status g16_ab(nnc_fr *a, nnc_fr *b, const nnc_prv_zkey *z, const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w,
+                         char *err, size_t errlen)
+{
+    uint32_t n = z->domain_size;
+    nnc_fr t;
+    if (cs == NULL) {
+        if (z->n_coefs == 0)
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "the key has no coefficient section (set up without it)");
+        for (uint32_t i = 0; i < z->n_coefs; i++) {
+            const nnc_prv_zkey_coef *cf = &z->coefs[i];
+            if (cf->constraint >= n || cf->signal >= z->n_vars || cf->matrix > 1)
+                return nnc_err(err, errlen, NNC_STATUS_INVALID, "key coefficient %u out of range", i);
+            nnc_fr_mul(&t, &cf->value, &w->v[cf->signal]);
+            nnc_fr *dst = cf->matrix == 0 ? &a[cf->constraint] : &b[cf->constraint];
+            nnc_fr_add(dst, dst, &t);
+        }
+        return NNC_STATUS_OK;
+    }
+    uint64_t npub = (uint64_t)cs->n_pub_out + cs->n_pub_in;
+    if (cs->n_wires != z->n_vars || npub != z->n_public || (uint64_t)cs->n_constraints + npub + 1 > n)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID,
+                       "the circuit (%u wires, %llu public signals, %u constraints) does not match the key (%u wires, %u "
+                       "public signals, domain %u)",
+                       cs->n_wires, (unsigned long long)npub, cs->n_constraints, z->n_vars, z->n_public, n);
+    for (uint32_t c = 0; c < cs->n_constraints; c++)
+        for (int m = 0; m < 2; m++) {
+            nnc_fr *dst = m == 0 ? &a[c] : &b[c];
+            for (uint64_t e = cs->lc_start[3 * (uint64_t)c + (uint64_t)m]; e < cs->lc_start[3 * (uint64_t)c + (uint64_t)m + 1];
+                 e++) {
+                const nnc_prv_r1cs_term *term = &cs->terms[e];
+                if (term->wire >= z->n_vars)
+                    return nnc_err(err, errlen, NNC_STATUS_INVALID, "constraint %u uses wire %u of %u", c, term->wire, z->n_vars);
+                nnc_fr_mul(&t, &term->coef, &w->v[term->wire]);
+                nnc_fr_add(dst, dst, &t);
+            }
+        }
+    for (uint64_t s = 0; s <= npub; s++) nnc_fr_add(&a[cs->n_constraints + s], &a[cs->n_constraints + s], &w->v[s]);
+    return NNC_STATUS_OK;
+}
+
+nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
+                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                  char *err, size_t errlen)
+{
     memset(proof, 0, sizeof *proof);
     memset(pub, 0, sizeof *pub);
     if (threads < 1) threads = online_threads();
@@ -155,17 +208,7 @@ nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *
         goto done;
     }
     /* A w and B w on the domain; C w = (A w)(B w) there */
-    for (uint32_t i = 0; i < z->n_coefs; i++) {
-        const nnc_prv_zkey_coef *cf = &z->coefs[i];
-        if (cf->constraint >= n || cf->signal >= z->n_vars || cf->matrix > 1) {
-            st = nnc_err(err, errlen, NNC_STATUS_INVALID, "key coefficient %u out of range", i);
-            goto done;
-        }
-        nnc_fr t;
-        nnc_fr_mul(&t, &cf->value, &w->v[cf->signal]);
-        nnc_fr *dst = cf->matrix == 0 ? &a[cf->constraint] : &b[cf->constraint];
-        nnc_fr_add(dst, dst, &t);
-    }
+    if ((st = g16_ab(a, b, z, cs, w, err, errlen))) goto done;
     for (uint32_t i = 0; i < n; i++) nnc_fr_mul(&c[i], &a[i], &b[i]);
     /* to coefficients, then evaluated on the coset g H, g = w_2n */
     nnc_fr g;
@@ -247,6 +290,11 @@ done:
 /* ----------------------------------------------------------------- setup */
 
 nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen)
+{
+    return nnc_prv_g16_setup_flags(z, cs, 0, err, errlen);
+}
+
+nnc_status nnc_prv_g16_setup_flags(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, unsigned flags, char *err, size_t errlen)
 {
     memset(z, 0, sizeof *z);
     uint32_t n_public = cs->n_pub_out + cs->n_pub_in;
@@ -392,6 +440,7 @@ nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err,
         }
     }
     /* coefficient section: A and B entries, then the public rows of A */
+    if (flags & NNC_PRV_G16_SETUP_NO_COEFS) goto done;
     uint64_t ncoef = n_public + 1;
     for (uint32_t c = 0; c < cs->n_constraints; c++) ncoef += cs->lc_start[3 * (uint64_t)c + 2] - cs->lc_start[3 * (uint64_t)c];
     z->coefs = calloc(ncoef, sizeof(nnc_prv_zkey_coef));

@@ -436,6 +436,13 @@ nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64],
  * wiped before returning.  Production keys need a ceremony.
  * Out: *z (nnc_prv_zkey_clear). */
 nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen);
+/* As nnc_prv_g16_setup.  flags: NNC_PRV_G16_SETUP_NO_COEFS leaves out the
+ * coefficient section (z->n_coefs = 0; one entry per A and B term, the
+ * largest part of a key for big circuits): such a key can only prove with
+ * the circuit at hand (nnc_prv_g16_prove_r1cs with cs) and cannot be
+ * written to a .zkey file. */
+#define NNC_PRV_G16_SETUP_NO_COEFS 1u
+nnc_status nnc_prv_g16_setup_flags(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, unsigned flags, char *err, size_t errlen);
 
 /* Prove with key z and full witness w (w[0] = 1).
  * Out: *proof; *pub the public signals w[1 .. n_public] (nnc_prv_fr_vec_clear).
@@ -449,6 +456,15 @@ nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *
                                       const nnc_prv_fr_vec *w, int threads,
                                       void (*progress)(void *ctx, const char *stage, double fraction),
                                       void *progress_ctx, char *err, size_t errlen);
+
+/* As nnc_prv_g16_prove_progress; with cs not NULL, A w and B w come from
+ * the circuit cs (which must be the one z was set up for: same wires,
+ * public signals and room in the domain) instead of the key's coefficient
+ * section, which may then be absent (NNC_PRV_G16_SETUP_NO_COEFS). */
+nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
+                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                  char *err, size_t errlen);
 
 /* Out: *valid = 1 when the proof verifies.  Returns INVALID (and *valid = 0)
  * for a wrong number of public inputs or points off the curve or subgroup. */

@@ -350,7 +350,7 @@ static nnc_status zkey_emit(nnc_prv_sink *s, const void *obj)
 
     if (z->n_public >= z->n_vars || z->domain_size == 0 || (z->domain_size & (z->domain_size - 1)) != 0 ||
         z->domain_size > (1u << NNC_PRV_ZKEY_MAX_LOG_DOMAIN) || z->ic == NULL || z->a == NULL || z->b1 == NULL ||
-        z->b2 == NULL || z->h == NULL || (z->n_coefs > 0 && z->coefs == NULL) ||
+        z->b2 == NULL || z->h == NULL || z->n_coefs == 0 || z->coefs == NULL ||
         (z->c == NULL && z->n_vars > z->n_public + 1) || (z->contributions == NULL && z->contributions_len > 0))
         return NNC_STATUS_INVALID;
     for (i = 0; i < z->n_coefs; i++)

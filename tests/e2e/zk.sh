@@ -163,11 +163,23 @@ if NNCERT_MEMORY_BYTES=200000 "$NNCERT" compile "$MLP" --count-only 2>"$W/err" |
     pass zk-count-only-terms
 else fail "zk-count-only-terms ($(head -c 300 "$W/err"))"; fi
 # memory for exactly the builder's terms twice (+1 MB): the circuit is built,
-# but its key (48 bytes per A/B coefficient, nearly every term here) cannot
-# be held beside it
+# but a key to write (--zkey-out: 48 bytes per A/B coefficient, nearly every
+# term here) cannot be held beside it; without --zkey-out the key set up for
+# this proof has no coefficient section (A w and B w come from the circuit),
+# so the same memory proves, and the proof verifies
 terms=$("$NNCERT" compile "$MLP" --count-only 2>/dev/null | awk '$1 == "R1CS" && $2 == "terms" {print $3}')
 expect_error zk-prove-memory-estimate 75 "needs at least .* GiB at once .*proving key" \
     env NNCERT_MEMORY_BYTES=$((80 * ${terms:-0} + 1000000)) "$NNCERT" prove "$MLP" --input models/zoo/sample_input.json \
-    -o "$W/lp.json" --public "$W/lpub.json"
-[ ! -e "$W/lp.json" ] && [ ! -e "$W/lpub.json" ] && pass zk-prove-memory-estimate-nothing-written || fail zk-prove-memory-estimate-nothing-written
+    -o "$W/lp.json" --public "$W/lpub.json" --zkey-out "$W/lk.zkey"
+[ ! -e "$W/lp.json" ] && [ ! -e "$W/lpub.json" ] && [ ! -e "$W/lk.zkey" ] && pass zk-prove-memory-estimate-nothing-written ||
+    fail zk-prove-memory-estimate-nothing-written
+if env NNCERT_MEMORY_BYTES=$((80 * ${terms:-0} + 1000000)) "$NNCERT" prove "$MLP" --input models/zoo/sample_input.json \
+        -o "$W/lp.json" --public "$W/lpub.json" --vk "$W/lvk.json" >/dev/null 2>"$W/err" &&
+        "$NNCERT" check --vk "$W/lvk.json" "$W/lp.json" "$W/lpub.json" >/dev/null; then
+    pass zk-prove-key-without-coefficients
+else fail "zk-prove-key-without-coefficients ($(head -c 300 "$W/err"))"; fi
+if [ "$have_snarkjs" = 1 ]; then
+    if js_ok "$W/lvk.json" "$W/lpub.json" "$W/lp.json"; then pass zk-prove-key-without-coefficients-snarkjs
+    else fail zk-prove-key-without-coefficients-snarkjs; fi
+fi
 expect_exit zk-help 0 "$NNCERT" prove --help
