@@ -36,6 +36,9 @@
 #define NNC_VRF_BATCH_PER_THREAD 16
 /* look-ahead split choice: candidate dimensions by default (lookahead()) */
 #define NNC_VRF_LOOKAHEAD_DIMS 3
+/* --symbolic auto with the look-ahead auto: share of a case's time of the
+ * first, trial phase, split by influence score alone (see nnc_vrf_run) */
+#define NNC_VRF_PLAIN_SHARE 0.05
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o)
 {
@@ -90,6 +93,7 @@ typedef struct ctx {
     nnc_bnd *bnd;
     nnc_sfw *sfw;                     /* first bound of a leaf (small dense chains), or NULL */
     int sym_splits;                   /* with sfw: leaves bounded and split by the symbolic engine alone */
+    int plain_split;                  /* with sfw: split dimension by influence score alone (no look-ahead) */
     int ncap;                         /* with sfw: ReLU bounds stored per leaf (see leaf); 0 without */
     int bnd_caps;                     /* bnd's ReLU numbering is sfw's: its bounds may tighten a leaf's too */
     uint64_t s1_tries, s1_hits;       /* with sfw: leaves given the cheap first bound, and settled by it */
@@ -390,6 +394,7 @@ static double safe_margin(const ctx *c, const double *lw)
  * (2_8: 653 leaves, 0.4 s; 4_7: 159445 leaves, 76 s, both holding). */
 static int lookahead(const ctx *c)
 {
+    if (c->plain_split) return 0;
     return c->o->split_lookahead >= 0 ? c->o->split_lookahead : NNC_VRF_LOOKAHEAD_DIMS;
 }
 
@@ -614,6 +619,7 @@ static void classify_batch(ctx *c, int k, double *const *bx, int nb, leaf_res *r
         w->d = c->d;
         w->dstart = c->dstart;
         w->sym_splits = c->sym_splits;
+        w->plain_split = c->plain_split;
     }
     const nnc_vrf_report *g = c->rep;
 #pragma omp parallel for num_threads(T) schedule(static, 1) if (T > 1 && nb > 1)
@@ -1130,29 +1136,63 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         c.atk_done = 0;
         c.atk_sub = 0;
         uint64_t ns = opts->samples / (uint64_t)K + (k == 0 ? opts->samples % (uint64_t)K : 0);
-        int decided = 0;
-        leaf_list frontier = {NULL, 0};
-        if (c.sfw && opts->split && opts->symbolic != 1) {
-            /* first, splits chosen by the symbolic engine (see leaf_bounds);
-             * auto: for half of the case's time (or symbolic_own_leaves
-             * leaves), no sampling, and where that does not decide the box,
-             * the cascade goes on from its certified volume and open leaves */
-            double now = now_s();
-            int own = opts->symbolic == 2;
-            c.sym_splits = 1;
-            st = run_case(&c, k, own ? deadline : now + 0.5 * (deadline - now), own ? ns : 0, NULL,
-                          own ? NULL : &frontier, own ? 0 : opts->symbolic_own_leaves, safe, unsafe, open, &hits, &drawn);
-            c.sym_splits = 0;
-            decided = !st && (mpq_sgn(open) == 0 || own);
-            if (!st && !decided) {
-                /* the frontier's leaves are bounded again (and counted) by the cascade */
-                mpq_set_ui(open, 0, 1);
-                rep->leaves -= frontier.n;
-                rep->leaves_open -= frontier.n;
-            }
+        /* phases, the last one sampling; each goes on from the previous
+         * one's certified volume and open leaves (frontier), except after a
+         * trial phase, which is forgotten (counters too) unless it decides
+         * the case.  With the symbolic engine and auto: its own splits (see
+         * leaf_bounds) until half of the case's time (or symbolic_own_leaves
+         * leaves a phase), then the cascade; with the look-ahead choice auto,
+         * first a trial with the plain influence score for NNC_VRF_PLAIN_SHARE
+         * of the time (the frontier a failed heuristic leaves slows the
+         * other: 2_8 prop_1 closes in 0.4 s with look-ahead from the root,
+         * not in 116 s after 11 s of plain splits; 2_6 and 2_9 prop_1 the
+         * other way round) */
+        struct {
+            int sym, plain, trial;
+            double share; /* of the case's time, from its start */
+        } ph[3];
+        int nph = 0;
+        if (c.sfw && opts->split && opts->symbolic == 2) {
+            ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
+        } else if (c.sfw && opts->split && opts->symbolic != 1) {
+            if (opts->split_lookahead < 0)
+                ph[nph].sym = 1, ph[nph].plain = 1, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_PLAIN_SHARE;
+            ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 0.5;
+            ph[nph].sym = 0, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
+        } else {
+            ph[nph].sym = 0, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
         }
-        if (!st && !decided)
-            st = run_case(&c, k, deadline, ns, frontier.n > 0 ? &frontier : NULL, NULL, 0, safe, unsafe, open, &hits, &drawn);
+        leaf_list frontier = {NULL, 0};
+        double case_t0 = now_s();
+        for (int p = 0; p < nph && !st; p++) {
+            int last = p == nph - 1;
+            uint64_t l0 = rep->leaves, ls = rep->leaves_safe, lu = rep->leaves_unsafe, lo0 = rep->leaves_open;
+            c.sym_splits = ph[p].sym;
+            c.plain_split = ph[p].plain;
+            leaf_list seed = frontier;
+            frontier.v = NULL;
+            frontier.n = 0;
+            st = run_case(&c, k, last ? deadline : case_t0 + ph[p].share * (deadline - case_t0), last ? ns : 0,
+                          seed.n > 0 ? &seed : NULL, last ? NULL : &frontier, last ? 0 : opts->symbolic_own_leaves, safe,
+                          unsafe, open, &hits, &drawn);
+            leaf_list_free(&seed);
+            c.sym_splits = c.plain_split = 0;
+            if (st || last || mpq_sgn(open) == 0) break; /* decided: the frontier has no volume */
+            mpq_set_ui(open, 0, 1);
+            if (ph[p].trial) {
+                leaf_list_free(&frontier);
+                mpq_set_ui(safe, 0, 1);
+                mpq_set_ui(unsafe, 0, 1);
+                rep->leaves = l0;
+                rep->leaves_safe = ls;
+                rep->leaves_unsafe = lu;
+                rep->leaves_open = lo0;
+                continue;
+            }
+            /* the frontier's leaves are bounded again (and counted) by the next phase */
+            rep->leaves -= frontier.n;
+            rep->leaves_open -= frontier.n;
+        }
         leaf_list_free(&frontier);
         if (st) {
             mpq_clears(safe, unsafe, open, vk, NULL);

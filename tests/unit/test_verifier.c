@@ -309,8 +309,8 @@ static void tree_invariants(const nnc_vrf_report *r, const char *what, int v)
  * (at least that of an own-mode run stopped there), and the answers agree
  * with cascade-only and own-only runs and with the certified grid, on a
  * violated property and on one that holds (output below a certified grid
- * maximum); with the split dimension chosen by influence score and by
- * look-ahead. */
+ * maximum); with the split dimension chosen by influence score, by
+ * look-ahead, and auto (three phases). */
 START_TEST(test_symbolic_switch)
 {
     nnc_model *m = relu_model();
@@ -323,8 +323,10 @@ START_TEST(test_symbolic_switch)
                                      "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))"
                                      "(assert (>= Y_0 2.8))";
     char err[NNC_ERRBUF_SIZE];
-    for (int t = 0; t < 4; t++) {
-        int holds = t & 1, la = t < 2 ? 0 : 3; /* the split choice: influence score, look-ahead */
+    for (int t = 0; t < 6; t++) {
+        /* the split choice: influence score, look-ahead, auto (with symbolic
+         * auto: a plain phase, a look-ahead one, then the cascade) */
+        int holds = t & 1, la = t < 2 ? 0 : t < 4 ? 3 : -1;
         nnc_spec *s = spec_of(holds ? HOLDS_SPEC : RELU_BOX_SPEC);
         nnc_vrf_opts o;
         nnc_vrf_opts_default(&o);
@@ -399,7 +401,7 @@ START_TEST(test_lookahead_degenerate_dim)
                           "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 0.25))(assert (<= X_1 0.25))"
                           "(assert (>= Y_0 2.8))");
     char err[NNC_ERRBUF_SIZE];
-    for (int la = 0; la <= 8; la++) {
+    for (int la = -1; la <= 8; la++) {
         for (int mode = -1; mode <= 2; mode++) {
             if (mode == 0) continue;
             nnc_vrf_opts o;
