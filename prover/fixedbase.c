@@ -5,10 +5,12 @@
 #include "prover/curve_impl.h"
 #include "prover/field_impl.h"
 #include "prover/tower_impl.h"
+#include "prover/fq_ifma.h"
 
 #include <pthread.h>
 #include <sodium.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define FB_BLOCK 256      /* products normalised per inversion */
@@ -34,6 +36,10 @@ static int fb_thread_count(int threads, size_t n)
 #define FB_AFF nnc_g1
 #define FB_JAC nnc_g1_jac
 #define FB_NAME(x) fb_g1_##x
+/* G1: the 8-lane IFMA comb where the CPU has it (NNC_NO_IFMA=1 off) */
+#define FB_VEC_ON() nnc_fq_ifma_enabled()
+#define FB_VEC_TABLE(t5, t, n) nnc_g1_ifma_comb_table(t5, t, n)
+#define FB_VEC_COMB8(p, e, t5) nnc_g1_ifma_comb8(p, e, t5)
 #include "prover/fixedbase_tmpl_impl.h"
 
 #define FB_F(op) nnc_fq2_##op

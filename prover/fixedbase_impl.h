@@ -8,7 +8,10 @@
  * scanning its whole 16-point row with masks (no memory index or branch
  * depends on k_i: the scalars of a setup are toxic waste).  Results are
  * normalised to affine 256 at a time with one field inversion (Montgomery's
- * trick, zero Z selected by mask), and the batch is split over threads. */
+ * trick, zero Z selected by mask), and the batch is split over threads.
+ * On CPUs with AVX-512 IFMA, G1 runs the comb 8 scalars at a time
+ * (prover/fq_ifma.h: rows selected by mask per lane, complete projective
+ * additions); NNC_NO_IFMA=1 forces the scalar comb. */
 #ifndef NNC_PRV_FIXEDBASE_IMPL_H
 #define NNC_PRV_FIXEDBASE_IMPL_H
 

@@ -2,6 +2,11 @@
  * group after defining (as prover/curve_tmpl_impl.h takes them):
  *   FB_F(op), FB_G(op), FB_FE, FB_AFF, FB_JAC   field / group names and types
  *   FB_NAME(x)   the prefix of the functions defined here
+ * and optionally an 8-lane comb (G1: prover/fq_ifma.h):
+ *   FB_VEC_ON()              int, evaluated once per batch: use it;
+ *   FB_VEC_TABLE(t5, t, n)   its table (uint64_t [n][10]) from the affine one;
+ *   FB_VEC_COMB8(p, e, t5)   p[0..7] (Jacobian) = the comb sums of the 8
+ *                            integers e[8][4], constant time in them.
  * See prover/fixedbase_impl.h for the method.  No include guard; the
  * parameters are #undef'd at the end, ready for the next group. */
 
@@ -44,13 +49,30 @@ static void FB_NAME(add)(FB_JAC *acc, const FB_AFF *b)
     *acc = s;
 }
 
-/* out[i] = [k[i]]G for i < m <= FB_BLOCK; constant time in the k[i]. */
-static void FB_NAME(block)(FB_AFF *out, const nnc_prv_fr *k, size_t m, const FB_AFF *t)
+/* out[i] = [k[i]]G for i < m <= FB_BLOCK; constant time in the k[i].
+ * t5: the 8-lane comb's table, or NULL for the scalar comb. */
+static void FB_NAME(block)(FB_AFF *out, const nnc_prv_fr *k, size_t m, const FB_AFF *t, const uint64_t (*t5)[10])
 {
     FB_JAC p[FB_BLOCK];
     FB_FE pre[FB_BLOCK], acc, inv, one, z, zi, zi2;
     FB_F(set_one)(&one);
-    for (size_t i = 0; i < m; i++) {
+#ifdef FB_VEC_COMB8
+    for (size_t i = 0; t5 != NULL && i < m; i += 8) {
+        uint64_t e[8][4];
+        FB_JAC q[8];
+        memset(e, 0, sizeof e);
+        for (size_t s = 0; s < 8 && i + s < m; s++)
+            nnc_fr_to_int(e[s], &k[i + s]);
+        FB_VEC_COMB8(q, (const uint64_t(*)[4])e, t5);
+        for (size_t s = 0; s < 8 && i + s < m; s++)
+            p[i + s] = q[s];
+        sodium_memzero(e, sizeof e);
+        sodium_memzero(q, sizeof q);
+    }
+#else
+    (void)t5;
+#endif
+    for (size_t i = 0; t5 == NULL && i < m; i++) {
         uint64_t e[4];
         nnc_fr_to_int(e, &k[i]);
         FB_G(jac_set_inf)(&p[i]);
@@ -98,6 +120,7 @@ typedef struct FB_NAME(job) {
     const nnc_prv_fr *k;
     size_t lo, hi;
     const FB_AFF *t;
+    const uint64_t (*t5)[10];
 } FB_NAME(job);
 
 static void *FB_NAME(worker)(void *arg)
@@ -105,7 +128,7 @@ static void *FB_NAME(worker)(void *arg)
     FB_NAME(job) *j = arg;
     for (size_t i = j->lo; i < j->hi; i += FB_BLOCK) {
         size_t m = j->hi - i < FB_BLOCK ? j->hi - i : FB_BLOCK;
-        FB_NAME(block)(j->out + i, j->k + i, m, j->t);
+        FB_NAME(block)(j->out + i, j->k + i, m, j->t, j->t5);
     }
     return NULL;
 }
@@ -113,11 +136,16 @@ static void *FB_NAME(worker)(void *arg)
 static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int threads)
 {
     FB_AFF *t;
+    uint64_t (*t5)[10] = NULL;
     FB_NAME(job) jobs[FB_MAX_THREADS];
     pthread_t th[FB_MAX_THREADS];
     int nt, started = 0;
     if (n == 0) return 0;
     if (FB_NAME(table)(&t)) return -1;
+#ifdef FB_VEC_COMB8
+    if (FB_VEC_ON() && (t5 = malloc(64 * 16 * sizeof *t5)) != NULL) /* else the scalar comb */
+        FB_VEC_TABLE(t5, t, 64 * 16);
+#endif
     nt = fb_thread_count(threads, n);
     for (int i = 0; i < nt; i++) {
         jobs[i].out = out;
@@ -125,6 +153,7 @@ static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int thread
         jobs[i].lo = n * (size_t)i / (size_t)nt;
         jobs[i].hi = n * (size_t)(i + 1) / (size_t)nt;
         jobs[i].t = t;
+        jobs[i].t5 = (const uint64_t(*)[10])t5;
     }
     /* jobs 1.. on new threads (run here instead when one cannot start) */
     for (int i = 1; i < nt; i++) {
@@ -135,6 +164,7 @@ static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int thread
     for (int i = started + 1; i < nt; i++) FB_NAME(worker)(&jobs[i]);
     for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
     free(t);
+    free(t5);
     return 0;
 }
 
@@ -144,3 +174,6 @@ static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int thread
 #undef FB_AFF
 #undef FB_JAC
 #undef FB_NAME
+#undef FB_VEC_ON
+#undef FB_VEC_TABLE
+#undef FB_VEC_COMB8

@@ -51,6 +51,15 @@ int nnc_fq_ifma_enabled(void)
     return nnc_fq_ifma_cpu();
 }
 
+void nnc_g1_ifma_comb_table(uint64_t (*t5)[10], const nnc_prv_g1 *t, size_t n)
+{
+    size_t e;
+    for (e = 0; e < n; e++) {
+        nnc_ifma_split52(t5[e], t[e].x.v);
+        nnc_ifma_split52(t5[e] + 5, t[e].y.v);
+    }
+}
+
 /* Replace t[0..7] (4x64, each nonzero, < p) with 2^518 / t[i] mod p:
  * Montgomery's trick over the 8 lanes, one inversion. */
 static void ifma_lanes_inv(nnc_fq t[8])
@@ -465,7 +474,50 @@ IFMA_FN void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, siz
     *r = T;
 }
 
+IFMA_FN void nnc_g1_ifma_comb8(nnc_prv_g1_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[10])
+{
+    const __m512i z = _mm512_setzero_si512();
+    v5 one = ifma_one64(), zero;
+    vp3 acc, q;
+    int w, d, j, s;
+    for (j = 0; j < 5; j++)
+        zero.l[j] = z;
+    acc.x = zero;
+    acc.y = one;
+    acc.z = zero;
+    for (w = 0; w < 64; w++) {
+        uint64_t nb[8];
+        __m512i nib;
+        for (s = 0; s < 8; s++)
+            nb[s] = (k[s][w >> 4] >> ((w & 15) * 4)) & 15;
+        nib = _mm512_loadu_si512((const void *)nb);
+        /* d = 0: infinity (0 : 1 : 0); the 4x64 coordinates read as vector
+         * elements are x/16, y/16, and z = 1/16 (one64) keeps (x : y : 1) */
+        q.x = zero;
+        q.y = one;
+        q.z = zero;
+        for (d = 1; d < 16; d++) {
+            const uint64_t *e = t5[w * 16 + d];
+            __mmask8 m = _mm512_cmpeq_epi64_mask(nib, _mm512_set1_epi64(d));
+            _Pragma("GCC unroll 8")
+            for (j = 0; j < 5; j++) {
+                q.x.l[j] = _mm512_mask_blend_epi64(m, q.x.l[j], ifma_bc(e[j]));
+                q.y.l[j] = _mm512_mask_blend_epi64(m, q.y.l[j], ifma_bc(e[5 + j]));
+                q.z.l[j] = _mm512_mask_blend_epi64(m, q.z.l[j], one.l[j]);
+            }
+        }
+        acc = ifma_padd(&acc, &q);
+    }
+    ifma_to_jac8(out, &acc);
+}
+
 #else /* no IFMA code in this build */
+
+void nnc_g1_ifma_comb8(nnc_prv_g1_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[10])
+{
+    (void)out, (void)k, (void)t5;
+    abort();
+}
 
 size_t nnc_g1_ifma_scratch_bytes(size_t cap)
 {

@@ -68,4 +68,30 @@ void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc_prv_g1 
  * additions.  Only to be called when nnc_fq_ifma_cpu() is 1. */
 void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, size_t h);
 
+/* ---- fixed-base comb (prover/fixedbase.c, G1) ---- */
+
+/* Out: out[0..4] = the 52-bit limbs of the 4x64 integer in (< 2^256). */
+static inline void nnc_ifma_split52(uint64_t out[5], const uint64_t in[4])
+{
+    const uint64_t m = 0xfffffffffffffULL;
+    out[0] = in[0] & m;
+    out[1] = ((in[0] >> 52) | (in[1] << 12)) & m;
+    out[2] = ((in[1] >> 40) | (in[2] << 24)) & m;
+    out[3] = ((in[2] >> 28) | (in[3] << 36)) & m;
+    out[4] = in[3] >> 16;
+}
+
+/* Out: t5[e][0..4], t5[e][5..9] = the 52-bit limbs of the coordinates x, y
+ * of t[e] (4x64 form), e < n: the comb table as nnc_g1_ifma_comb8 reads it. */
+void nnc_g1_ifma_comb_table(uint64_t (*t5)[10], const nnc_prv_g1 *t, size_t n);
+
+/* Out: out[s] = sum over the 64 four-bit windows w of T[w][d_w(k[s])]
+ * (Jacobian, 4x64 form; infinity with Z = 0) for the 8 integers k[s] < 2^256
+ * (d_w: bits 4w .. 4w+3), where T[w][d] is entry 16 w + d of the table t5
+ * (nnc_g1_ifma_comb_table of the comb's T[w][d] = [d 16^w]G) and T[w][0]
+ * is infinity.  Constant time in the k[s]: every entry of a row is read and
+ * selected by mask; the additions are complete (Renes-Costello-Batina).
+ * Only to be called when nnc_fq_ifma_cpu() is 1. */
+void nnc_g1_ifma_comb8(nnc_prv_g1_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[10]);
+
 #endif

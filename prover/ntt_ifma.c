@@ -19,11 +19,7 @@ void nnc_ntt_ifma_scaled(uint64_t out[5], const nnc_fr *x)
     nnc_fr s16, y;
     nnc_fr_set_u64(&s16, 16);
     nnc_fr_mul(&y, x, &s16); /* 4x64 bits of 16 x 2^256 = x 2^260 */
-    out[0] = y.v[0] & 0xfffffffffffffULL;
-    out[1] = ((y.v[0] >> 52) | (y.v[1] << 12)) & 0xfffffffffffffULL;
-    out[2] = ((y.v[1] >> 40) | (y.v[2] << 24)) & 0xfffffffffffffULL;
-    out[3] = ((y.v[2] >> 28) | (y.v[3] << 36)) & 0xfffffffffffffULL;
-    out[4] = y.v[3] >> 16;
+    nnc_ifma_split52(out, y.v);
 }
 
 void nnc_ntt_ifma_vec_set(nnc_ntt_ifma_vec *v, const nnc_fr x[8])

@@ -1,12 +1,16 @@
 /* Fixed-base batches (prover/fixedbase.c) against the generic constant-time
  * scalar multiplication nnc_prv_g1_mul / nnc_prv_g2_mul, on random scalars
  * and the edge values 0, 1, 2, r-1, 16^w and 16^w - 1 (carries across every
- * comb window), for batch sizes that end inside a block and thread counts
- * that split the batch unevenly. */
+ * comb window), for batch sizes that end inside a block (and inside a group
+ * of 8 lanes) and thread counts that split the batch unevenly; G1 with the
+ * 8-lane IFMA comb (on CPUs that have it) and with the scalar comb. */
 #include "prover/field_impl.h"
 #include "prover/fixedbase_impl.h"
+#include "prover/fq_ifma.h"
 #include "tests/unit/prover_test_util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* n scalars: the edge values first, then random ones */
@@ -32,11 +36,10 @@ static void scalars(nnc_prv_fr *k, size_t n, rng *g)
     }
 }
 
-/* Test NAME: batches of SIZES in group G (g1 or g2) equal nnc_prv_G_mul, with
- * 1 + s threads for the s-th size. */
-#define BATCH_TEST(NAME, G, TAG, ...)                                                     \
-    START_TEST(NAME)                                                                      \
-    {                                                                                     \
+/* Batches of the sizes listed in group G (g1 or g2) equal nnc_prv_G_mul,
+ * with 1 + s threads for the s-th size. */
+#define BATCH_BODY(G, TAG, ...)                                                           \
+    do {                                                                                  \
         static const size_t sizes[] = {__VA_ARGS__};                                      \
         rng g = rng_for(TAG);                                                             \
         nnc_prv_##G gen, want;                                                            \
@@ -57,11 +60,25 @@ static void scalars(nnc_prv_fr *k, size_t n, rng *g)
             free(out);                                                                    \
         }                                                                                 \
         ck_assert_int_eq(nnc_prv_##G##_gen_mul_batch(NULL, NULL, 0, 1), 0);               \
-    }                                                                                     \
-    END_TEST
+    } while (0)
 
-BATCH_TEST(test_g1_batch, g1, 0xfb1, 1, 31, 257, 700)
-BATCH_TEST(test_g2_batch, g2, 0xfb2, 1, 300)
+START_TEST(test_g1_batch) { BATCH_BODY(g1, 0xfb1, 1, 31, 257, 700); }
+END_TEST
+
+START_TEST(test_g2_batch) { BATCH_BODY(g2, 0xfb2, 1, 300); }
+END_TEST
+
+/* G1 with the scalar comb forced (NNC_NO_IFMA=1): on IFMA CPUs the test
+ * above runs the 8-lane comb, this one the scalar comb. */
+START_TEST(test_g1_batch_scalar)
+{
+    if (!nnc_fq_ifma_cpu())
+        fprintf(stderr, "test_g1_batch: no AVX-512 IFMA on this CPU: the scalar comb only\n");
+    setenv("NNC_NO_IFMA", "1", 1);
+    BATCH_BODY(g1, 0xfb3, 9, 300);
+    unsetenv("NNC_NO_IFMA");
+}
+END_TEST
 
 static Suite *suite(void)
 {
@@ -70,6 +87,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_g1_batch);
     tcase_add_test(tc, test_g2_batch);
+    tcase_add_test(tc, test_g1_batch_scalar);
     suite_add_tcase(s, tc);
     return s;
 }
