@@ -36,8 +36,9 @@ static int fb_thread_count(int threads, size_t n)
 #define FB_AFF nnc_g1
 #define FB_JAC nnc_g1_jac
 #define FB_NAME(x) fb_g1_##x
-/* G1: the 8-lane IFMA comb where the CPU has it (NNC_NO_IFMA=1 off) */
+/* the 8-lane IFMA comb where the CPU has it (NNC_NO_IFMA=1 off) */
 #define FB_VEC_ON() nnc_fq_ifma_enabled()
+#define FB_VEC_WORDS 10
 #define FB_VEC_TABLE(t5, t, n) nnc_g1_ifma_comb_table(t5, t, n)
 #define FB_VEC_COMB8(p, e, t5) nnc_g1_ifma_comb8(p, e, t5)
 #include "prover/fixedbase_tmpl_impl.h"
@@ -48,6 +49,10 @@ static int fb_thread_count(int threads, size_t n)
 #define FB_AFF nnc_g2
 #define FB_JAC nnc_g2_jac
 #define FB_NAME(x) fb_g2_##x
+#define FB_VEC_ON() nnc_fq_ifma_enabled()
+#define FB_VEC_WORDS 20
+#define FB_VEC_TABLE(t5, t, n) nnc_g2_ifma_comb_table(t5, t, n)
+#define FB_VEC_COMB8(p, e, t5) nnc_g2_ifma_comb8(p, e, t5)
 #include "prover/fixedbase_tmpl_impl.h"
 
 int nnc_prv_g1_gen_mul_batch(nnc_prv_g1 *out, const nnc_prv_fr *k, size_t n, int threads)

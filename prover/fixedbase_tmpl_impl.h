@@ -2,13 +2,19 @@
  * group after defining (as prover/curve_tmpl_impl.h takes them):
  *   FB_F(op), FB_G(op), FB_FE, FB_AFF, FB_JAC   field / group names and types
  *   FB_NAME(x)   the prefix of the functions defined here
- * and optionally an 8-lane comb (G1: prover/fq_ifma.h):
+ * and optionally an 8-lane comb (prover/fq_ifma.h):
  *   FB_VEC_ON()              int, evaluated once per batch: use it;
- *   FB_VEC_TABLE(t5, t, n)   its table (uint64_t [n][10]) from the affine one;
+ *   FB_VEC_WORDS             words per entry of its table;
+ *   FB_VEC_TABLE(t5, t, n)   its table (uint64_t [n][FB_VEC_WORDS]) from the
+ *                            affine one;
  *   FB_VEC_COMB8(p, e, t5)   p[0..7] (Jacobian) = the comb sums of the 8
  *                            integers e[8][4], constant time in them.
  * See prover/fixedbase_impl.h for the method.  No include guard; the
  * parameters are #undef'd at the end, ready for the next group. */
+
+#ifndef FB_VEC_WORDS
+#define FB_VEC_WORDS 1
+#endif
 
 /* T[w*16 + d] = [d 16^w]G, affine; row w = 0..63.  The generator is public,
  * so the table is built with variable-time formulas. */
@@ -51,7 +57,7 @@ static void FB_NAME(add)(FB_JAC *acc, const FB_AFF *b)
 
 /* out[i] = [k[i]]G for i < m <= FB_BLOCK; constant time in the k[i].
  * t5: the 8-lane comb's table, or NULL for the scalar comb. */
-static void FB_NAME(block)(FB_AFF *out, const nnc_prv_fr *k, size_t m, const FB_AFF *t, const uint64_t (*t5)[10])
+static void FB_NAME(block)(FB_AFF *out, const nnc_prv_fr *k, size_t m, const FB_AFF *t, const uint64_t (*t5)[FB_VEC_WORDS])
 {
     FB_JAC p[FB_BLOCK];
     FB_FE pre[FB_BLOCK], acc, inv, one, z, zi, zi2;
@@ -120,7 +126,7 @@ typedef struct FB_NAME(job) {
     const nnc_prv_fr *k;
     size_t lo, hi;
     const FB_AFF *t;
-    const uint64_t (*t5)[10];
+    const uint64_t (*t5)[FB_VEC_WORDS];
 } FB_NAME(job);
 
 static void *FB_NAME(worker)(void *arg)
@@ -136,7 +142,7 @@ static void *FB_NAME(worker)(void *arg)
 static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int threads)
 {
     FB_AFF *t;
-    uint64_t (*t5)[10] = NULL;
+    uint64_t (*t5)[FB_VEC_WORDS] = NULL;
     FB_NAME(job) jobs[FB_MAX_THREADS];
     pthread_t th[FB_MAX_THREADS];
     int nt, started = 0;
@@ -153,7 +159,7 @@ static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int thread
         jobs[i].lo = n * (size_t)i / (size_t)nt;
         jobs[i].hi = n * (size_t)(i + 1) / (size_t)nt;
         jobs[i].t = t;
-        jobs[i].t5 = (const uint64_t(*)[10])t5;
+        jobs[i].t5 = (const uint64_t(*)[FB_VEC_WORDS])t5;
     }
     /* jobs 1.. on new threads (run here instead when one cannot start) */
     for (int i = 1; i < nt; i++) {
@@ -177,3 +183,4 @@ static int FB_NAME(batch)(FB_AFF *out, const nnc_prv_fr *k, size_t n, int thread
 #undef FB_VEC_ON
 #undef FB_VEC_TABLE
 #undef FB_VEC_COMB8
+#undef FB_VEC_WORDS

@@ -60,6 +60,17 @@ void nnc_g1_ifma_comb_table(uint64_t (*t5)[10], const nnc_prv_g1 *t, size_t n)
     }
 }
 
+void nnc_g2_ifma_comb_table(uint64_t (*t5)[20], const nnc_prv_g2 *t, size_t n)
+{
+    size_t e;
+    for (e = 0; e < n; e++) {
+        nnc_ifma_split52(t5[e], t[e].x.c0.v);
+        nnc_ifma_split52(t5[e] + 5, t[e].x.c1.v);
+        nnc_ifma_split52(t5[e] + 10, t[e].y.c0.v);
+        nnc_ifma_split52(t5[e] + 15, t[e].y.c1.v);
+    }
+}
+
 /* Replace t[0..7] (4x64, each nonzero, < p) with 2^518 / t[i] mod p:
  * Montgomery's trick over the 8 lanes, one inversion. */
 static void ifma_lanes_inv(nnc_fq t[8])
@@ -347,49 +358,57 @@ IFMA_INLINE v5 ifma_mul9(const v5 *a)
     return ifma_add(&t, a);
 }
 
-/* P + Q by the complete formulas for a = 0 (Renes, Costello, Batina 2016,
- * algorithm 7: 12 products, 2 by 3b): every input, infinity and P = +-Q
- * included, on a curve of odd order such as BN254 G1. */
+/* r = P + Q by the complete formulas for a = 0 (Renes, Costello, Batina
+ * 2016, algorithm 7: 12 products, 2 by 3b): every input, infinity and
+ * P = +-Q included, on a curve of odd order (BN254 G1, and the twist
+ * E'(Fq2) of order r (2p - r)).  T the element type, MUL/ADD/SUB its
+ * operations (pointers in, value out), MUL3B(x) the product by 3b. */
+#define IFMA_PADD(T, MUL, ADD, SUB, MUL3B, r, P, Q)                                                                \
+    do {                                                                                                          \
+        T t0, t1, t2, t3, t4, x3, y3, z3;                                                                         \
+        t0 = MUL(&(P)->x, &(Q)->x);                                                                               \
+        t1 = MUL(&(P)->y, &(Q)->y);                                                                               \
+        t2 = MUL(&(P)->z, &(Q)->z);                                                                               \
+        t3 = ADD(&(P)->x, &(P)->y);                                                                               \
+        t4 = ADD(&(Q)->x, &(Q)->y);                                                                               \
+        t3 = MUL(&t3, &t4);                                                                                       \
+        t4 = ADD(&t0, &t1);                                                                                       \
+        t3 = SUB(&t3, &t4);                                                                                       \
+        t4 = ADD(&(P)->y, &(P)->z);                                                                               \
+        x3 = ADD(&(Q)->y, &(Q)->z);                                                                               \
+        t4 = MUL(&t4, &x3);                                                                                       \
+        x3 = ADD(&t1, &t2);                                                                                       \
+        t4 = SUB(&t4, &x3);                                                                                       \
+        x3 = ADD(&(P)->x, &(P)->z);                                                                               \
+        y3 = ADD(&(Q)->x, &(Q)->z);                                                                               \
+        x3 = MUL(&x3, &y3);                                                                                       \
+        y3 = ADD(&t0, &t2);                                                                                       \
+        y3 = SUB(&x3, &y3);                                                                                       \
+        x3 = ADD(&t0, &t0);                                                                                       \
+        t0 = ADD(&x3, &t0);                                                                                       \
+        t2 = MUL3B(&t2);                                                                                          \
+        z3 = ADD(&t1, &t2);                                                                                       \
+        t1 = SUB(&t1, &t2);                                                                                       \
+        y3 = MUL3B(&y3);                                                                                          \
+        x3 = MUL(&t4, &y3);                                                                                       \
+        t2 = MUL(&t3, &t1);                                                                                       \
+        x3 = SUB(&t2, &x3);                                                                                       \
+        y3 = MUL(&y3, &t0);                                                                                       \
+        t1 = MUL(&t1, &z3);                                                                                       \
+        y3 = ADD(&t1, &y3);                                                                                       \
+        t0 = MUL(&t0, &t3);                                                                                       \
+        z3 = MUL(&z3, &t4);                                                                                       \
+        z3 = ADD(&z3, &t0);                                                                                       \
+        (r)->x = x3;                                                                                              \
+        (r)->y = y3;                                                                                              \
+        (r)->z = z3;                                                                                              \
+    } while (0)
+
+/* P + Q on G1 (b = 3: 3b = 9, by additions). */
 IFMA_INLINE vp3 ifma_padd(const vp3 *P, const vp3 *Q)
 {
-    v5 t0, t1, t2, t3, t4, x3, y3, z3;
     vp3 r;
-    t0 = ifma_mul(&P->x, &Q->x);
-    t1 = ifma_mul(&P->y, &Q->y);
-    t2 = ifma_mul(&P->z, &Q->z);
-    t3 = ifma_add(&P->x, &P->y);
-    t4 = ifma_add(&Q->x, &Q->y);
-    t3 = ifma_mul(&t3, &t4);
-    t4 = ifma_add(&t0, &t1);
-    t3 = ifma_sub(&t3, &t4);
-    t4 = ifma_add(&P->y, &P->z);
-    x3 = ifma_add(&Q->y, &Q->z);
-    t4 = ifma_mul(&t4, &x3);
-    x3 = ifma_add(&t1, &t2);
-    t4 = ifma_sub(&t4, &x3);
-    x3 = ifma_add(&P->x, &P->z);
-    y3 = ifma_add(&Q->x, &Q->z);
-    x3 = ifma_mul(&x3, &y3);
-    y3 = ifma_add(&t0, &t2);
-    y3 = ifma_sub(&x3, &y3);
-    x3 = ifma_add(&t0, &t0);
-    t0 = ifma_add(&x3, &t0);
-    t2 = ifma_mul9(&t2);
-    z3 = ifma_add(&t1, &t2);
-    t1 = ifma_sub(&t1, &t2);
-    y3 = ifma_mul9(&y3);
-    x3 = ifma_mul(&t4, &y3);
-    t2 = ifma_mul(&t3, &t1);
-    x3 = ifma_sub(&t2, &x3);
-    y3 = ifma_mul(&y3, &t0);
-    t1 = ifma_mul(&t1, &z3);
-    y3 = ifma_add(&t1, &y3);
-    t0 = ifma_mul(&t0, &t3);
-    z3 = ifma_mul(&z3, &t4);
-    z3 = ifma_add(&z3, &t0);
-    r.x = x3;
-    r.y = y3;
-    r.z = z3;
+    IFMA_PADD(v5, ifma_mul, ifma_add, ifma_sub, ifma_mul9, &r, P, Q);
     return r;
 }
 
@@ -474,23 +493,29 @@ IFMA_FN void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, siz
     *r = T;
 }
 
+/* Lane s: the four-bit digit w (bits 4w .. 4w+3) of k[s]. */
+IFMA_INLINE __m512i comb_digits(const uint64_t k[8][4], int w)
+{
+    uint64_t nb[8];
+    int s;
+    for (s = 0; s < 8; s++)
+        nb[s] = (k[s][w >> 4] >> ((w & 15) * 4)) & 15;
+    return _mm512_loadu_si512((const void *)nb);
+}
+
 IFMA_FN void nnc_g1_ifma_comb8(nnc_prv_g1_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[10])
 {
     const __m512i z = _mm512_setzero_si512();
     v5 one = ifma_one64(), zero;
     vp3 acc, q;
-    int w, d, j, s;
+    int w, d, j;
     for (j = 0; j < 5; j++)
         zero.l[j] = z;
     acc.x = zero;
     acc.y = one;
     acc.z = zero;
     for (w = 0; w < 64; w++) {
-        uint64_t nb[8];
-        __m512i nib;
-        for (s = 0; s < 8; s++)
-            nb[s] = (k[s][w >> 4] >> ((w & 15) * 4)) & 15;
-        nib = _mm512_loadu_si512((const void *)nb);
+        __m512i nib = comb_digits(k, w);
         /* d = 0: infinity (0 : 1 : 0); the 4x64 coordinates read as vector
          * elements are x/16, y/16, and z = 1/16 (one64) keeps (x : y : 1) */
         q.x = zero;
@@ -511,7 +536,137 @@ IFMA_FN void nnc_g1_ifma_comb8(nnc_prv_g1_jac out[8], const uint64_t k[8][4], co
     ifma_to_jac8(out, &acc);
 }
 
+/* ---- G2 over Fq2 = Fq[u]/(u^2 + 1), 8 lanes ---- */
+
+typedef struct v52 { v5 c0, c1; } v52;
+typedef struct vq3 { v52 x, y, z; } vq3;
+
+IFMA_INLINE v52 f2_add(const v52 *a, const v52 *b)
+{
+    v52 r;
+    r.c0 = ifma_add(&a->c0, &b->c0);
+    r.c1 = ifma_add(&a->c1, &b->c1);
+    return r;
+}
+
+IFMA_INLINE v52 f2_sub(const v52 *a, const v52 *b)
+{
+    v52 r;
+    r.c0 = ifma_sub(&a->c0, &b->c0);
+    r.c1 = ifma_sub(&a->c1, &b->c1);
+    return r;
+}
+
+/* Karatsuba: three products, each with the vector product's factor 1/16
+ * (so the Fq2 product carries it once, as on G1). */
+IFMA_INLINE v52 f2_mul(const v52 *a, const v52 *b)
+{
+    v5 t0 = ifma_mul(&a->c0, &b->c0), t1 = ifma_mul(&a->c1, &b->c1), sa = ifma_add(&a->c0, &a->c1),
+       sb = ifma_add(&b->c0, &b->c1), t2 = ifma_mul(&sa, &sb);
+    v52 r;
+    r.c0 = ifma_sub(&t0, &t1);
+    t2 = ifma_sub(&t2, &t0);
+    r.c1 = ifma_sub(&t2, &t1);
+    return r;
+}
+
+/* P + Q on the twist; k3b: 3 b2 as a scaled constant (its product adds no
+ * factor, like the additions of ifma_mul9 on G1). */
+IFMA_INLINE vq3 ifma_padd2(const vq3 *P, const vq3 *Q, const v52 *k3b)
+{
+    vq3 r;
+#define IFMA_G2_MUL3B(x) f2_mul(x, k3b)
+    IFMA_PADD(v52, f2_mul, f2_add, f2_sub, IFMA_G2_MUL3B, &r, P, Q);
+#undef IFMA_G2_MUL3B
+    return r;
+}
+
+/* Out: out[i] = lane i of P as a Jacobian G2 point in 4x64 form (as
+ * ifma_to_jac8). */
+IFMA_INLINE void ifma_to_jac8_g2(nnc_g2_jac out[8], const vq3 *P)
+{
+    const __m512i idx = _mm512_set_epi64(168, 144, 120, 96, 72, 48, 24, 0); /* records of 24 words */
+    v5 one = ifma_one64(), c[6];
+    v52 zz, xz, yzz;
+    long long *b = (long long *)(void *)out;
+    int i, j;
+    zz = f2_mul(&P->z, &P->z);
+    xz = f2_mul(&P->x, &P->z);
+    yzz = f2_mul(&P->y, &zz);
+    c[0] = ifma_mul(&xz.c0, &one);
+    c[1] = ifma_mul(&xz.c1, &one);
+    c[2] = ifma_mul(&yzz.c0, &one);
+    c[3] = ifma_mul(&yzz.c1, &one);
+    c[4] = ifma_mul(&P->z.c0, &one);
+    c[5] = ifma_mul(&P->z.c1, &one);
+    _Pragma("GCC unroll 8")
+    for (i = 0; i < 6; i++) {
+        __m512i l[4];
+        c[i] = ifma_canon(c[i]);
+        ifma_to64(l, &c[i]);
+        _Pragma("GCC unroll 8")
+        for (j = 0; j < 4; j++)
+            _mm512_i64scatter_epi64(b + 4 * i + j, idx, l[j], 8);
+    }
+}
+
+IFMA_FN void nnc_g2_ifma_comb8(nnc_prv_g2_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[20])
+{
+    const __m512i z = _mm512_setzero_si512();
+    v5 one = ifma_one64(), zero;
+    v52 k3b, zero2, one2;
+    vq3 acc, q;
+    nnc_fq2 b;
+    nnc_fq s16, c;
+    uint64_t kl[2][5];
+    int w, d, j;
+    /* 3 b2, scaled: the 4x64 bits of 3 b2 2^260, i.e. (3 b2) 16 in 4x64 form */
+    nnc_g2_set_b(&b);
+    nnc_fq_set_u64(&s16, 48);
+    nnc_fq_mul(&c, &b.c0, &s16);
+    nnc_ifma_split52(kl[0], c.v);
+    nnc_fq_mul(&c, &b.c1, &s16);
+    nnc_ifma_split52(kl[1], c.v);
+    for (j = 0; j < 5; j++) {
+        k3b.c0.l[j] = ifma_bc(kl[0][j]);
+        k3b.c1.l[j] = ifma_bc(kl[1][j]);
+        zero.l[j] = z;
+    }
+    zero2.c0 = zero2.c1 = zero;
+    one2.c0 = one;
+    one2.c1 = zero;
+    acc.x = zero2;
+    acc.y = one2;
+    acc.z = zero2;
+    for (w = 0; w < 64; w++) {
+        __m512i nib = comb_digits(k, w);
+        q.x = zero2; /* d = 0: infinity */
+        q.y = one2;
+        q.z = zero2;
+        for (d = 1; d < 16; d++) {
+            const uint64_t *e = t5[w * 16 + d];
+            __mmask8 m = _mm512_cmpeq_epi64_mask(nib, _mm512_set1_epi64(d));
+            _Pragma("GCC unroll 8")
+            for (j = 0; j < 5; j++) {
+                q.x.c0.l[j] = _mm512_mask_blend_epi64(m, q.x.c0.l[j], ifma_bc(e[j]));
+                q.x.c1.l[j] = _mm512_mask_blend_epi64(m, q.x.c1.l[j], ifma_bc(e[5 + j]));
+                q.y.c0.l[j] = _mm512_mask_blend_epi64(m, q.y.c0.l[j], ifma_bc(e[10 + j]));
+                q.y.c1.l[j] = _mm512_mask_blend_epi64(m, q.y.c1.l[j], ifma_bc(e[15 + j]));
+                q.z.c0.l[j] = _mm512_mask_blend_epi64(m, q.z.c0.l[j], one.l[j]);
+            }
+        }
+        acc = ifma_padd2(&acc, &q, &k3b);
+    }
+    ifma_to_jac8_g2(out, &acc);
+}
+
 #else /* no IFMA code in this build */
+
+void nnc_g2_ifma_comb8(nnc_prv_g2_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[20])
+{
+    (void)out, (void)k, (void)t5;
+    abort();
+}
 
 void nnc_g1_ifma_comb8(nnc_prv_g1_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[10])
 {

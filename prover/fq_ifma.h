@@ -68,7 +68,7 @@ void nnc_g1_ifma_add_batch(nnc_prv_g1 *bk, const uint32_t *qb, const nnc_prv_g1 
  * additions.  Only to be called when nnc_fq_ifma_cpu() is 1. */
 void nnc_g1_ifma_bucket_sum(nnc_prv_g1_jac *r, const nnc_prv_g1 *bk, size_t h);
 
-/* ---- fixed-base comb (prover/fixedbase.c, G1) ---- */
+/* ---- fixed-base comb (prover/fixedbase.c) ---- */
 
 /* Out: out[0..4] = the 52-bit limbs of the 4x64 integer in (< 2^256). */
 static inline void nnc_ifma_split52(uint64_t out[5], const uint64_t in[4])
@@ -93,5 +93,10 @@ void nnc_g1_ifma_comb_table(uint64_t (*t5)[10], const nnc_prv_g1 *t, size_t n);
  * selected by mask; the additions are complete (Renes-Costello-Batina).
  * Only to be called when nnc_fq_ifma_cpu() is 1. */
 void nnc_g1_ifma_comb8(nnc_prv_g1_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[10]);
+
+/* As nnc_g1_ifma_comb_table and nnc_g1_ifma_comb8 on G2 (the twist over
+ * Fq2): t5[e] holds the limbs of x.c0, x.c1, y.c0, y.c1. */
+void nnc_g2_ifma_comb_table(uint64_t (*t5)[20], const nnc_prv_g2 *t, size_t n);
+void nnc_g2_ifma_comb8(nnc_prv_g2_jac out[8], const uint64_t k[8][4], const uint64_t (*t5)[20]);
 
 #endif

@@ -2,7 +2,7 @@
  * scalar multiplication nnc_prv_g1_mul / nnc_prv_g2_mul, on random scalars
  * and the edge values 0, 1, 2, r-1, 16^w and 16^w - 1 (carries across every
  * comb window), for batch sizes that end inside a block (and inside a group
- * of 8 lanes) and thread counts that split the batch unevenly; G1 with the
+ * of 8 lanes) and thread counts that split the batch unevenly; with the
  * 8-lane IFMA comb (on CPUs that have it) and with the scalar comb. */
 #include "prover/field_impl.h"
 #include "prover/fixedbase_impl.h"
@@ -65,17 +65,18 @@ static void scalars(nnc_prv_fr *k, size_t n, rng *g)
 START_TEST(test_g1_batch) { BATCH_BODY(g1, 0xfb1, 1, 31, 257, 700); }
 END_TEST
 
-START_TEST(test_g2_batch) { BATCH_BODY(g2, 0xfb2, 1, 300); }
+START_TEST(test_g2_batch) { BATCH_BODY(g2, 0xfb2, 1, 13, 300); }
 END_TEST
 
-/* G1 with the scalar comb forced (NNC_NO_IFMA=1): on IFMA CPUs the test
- * above runs the 8-lane comb, this one the scalar comb. */
-START_TEST(test_g1_batch_scalar)
+/* The scalar comb forced (NNC_NO_IFMA=1): on IFMA CPUs the tests above run
+ * the 8-lane comb, these the scalar one. */
+START_TEST(test_batch_scalar)
 {
     if (!nnc_fq_ifma_cpu())
-        fprintf(stderr, "test_g1_batch: no AVX-512 IFMA on this CPU: the scalar comb only\n");
+        fprintf(stderr, "test_prover_fixedbase: no AVX-512 IFMA on this CPU: the scalar comb only\n");
     setenv("NNC_NO_IFMA", "1", 1);
     BATCH_BODY(g1, 0xfb3, 9, 300);
+    BATCH_BODY(g2, 0xfb4, 9, 40);
     unsetenv("NNC_NO_IFMA");
 }
 END_TEST
@@ -87,7 +88,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_g1_batch);
     tcase_add_test(tc, test_g2_batch);
-    tcase_add_test(tc, test_g1_batch_scalar);
+    tcase_add_test(tc, test_batch_scalar);
     suite_add_tcase(s, tc);
     return s;
 }
