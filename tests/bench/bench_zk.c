@@ -118,13 +118,14 @@ static int cmd_circuit(int argc, char **argv)
         nnc_prv_g16_vk vk;
         nnc_prv_g16_proof proof;
         t0 = now_s();
-        if (nnc_prv_cb_finish(cb, &r, &w, NULL, err, sizeof err)) return die("finish", err);
+        if (nnc_prv_cb_finish_move(cb, &r, &w, NULL, err, sizeof err)) return die("finish", err);
         t_wit += now_s() - t0;
         t0 = now_s();
-        if (nnc_prv_g16_setup(&z, &r, err, sizeof err)) return die("setup", err);
+        /* as nncert prove without --key/--zkey-out: no coefficient section */
+        if (nnc_prv_g16_setup_flags(&z, &r, NNC_PRV_G16_SETUP_NO_COEFS, err, sizeof err)) return die("setup", err);
         t_setup = now_s() - t0;
         t0 = now_s();
-        if (nnc_prv_g16_prove(&proof, &pub, &z, &w, 0, err, sizeof err)) return die("prove", err);
+        if (nnc_prv_g16_prove_r1cs(&proof, &pub, &z, &r, &w, 0, NULL, NULL, err, sizeof err)) return die("prove", err);
         t_prove = now_s() - t0;
         if (nnc_prv_g16_vk_from_zkey(&vk, &z)) return die("vk", "out of memory");
         int valid = 0;
