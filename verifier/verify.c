@@ -36,9 +36,11 @@
 #define NNC_VRF_BATCH_PER_THREAD 16
 /* look-ahead split choice: candidate dimensions by default (lookahead()) */
 #define NNC_VRF_LOOKAHEAD_DIMS 3
-/* --symbolic auto with the look-ahead auto: share of a case's time of the
- * first, trial phase, split by influence score alone (see nnc_vrf_run) */
+/* --symbolic auto with the look-ahead auto: shares of a case's time (from its
+ * start) at which the two trial phases split by influence score alone end
+ * (see nnc_vrf_run) */
 #define NNC_VRF_PLAIN_SHARE 0.05
+#define NNC_VRF_PLAIN_SHARE2 0.13
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o)
 {
@@ -1142,21 +1144,26 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
          * the case.  With the symbolic engine and auto: its own splits (see
          * leaf_bounds) until half of the case's time (or symbolic_own_leaves
          * leaves a phase), then the cascade; with the look-ahead choice auto,
-         * first a trial with the plain influence score for NNC_VRF_PLAIN_SHARE
-         * of the time (the frontier a failed heuristic leaves slows the
-         * other: 2_8 prop_1 closes in 0.4 s with look-ahead from the root,
-         * not in 116 s after 11 s of plain splits; 2_6 and 2_9 prop_1 the
-         * other way round) */
+         * first two trials with the plain influence score from the root, the
+         * symbolic engine's splits until NNC_VRF_PLAIN_SHARE of the time, the
+         * cascade's until NNC_VRF_PLAIN_SHARE2 (the frontier a failed
+         * heuristic leaves slows the other: 2_8 prop_1 closes in 0.4 s with
+         * look-ahead from the root, not in 116 s after 11 s of plain splits;
+         * 2_6 and 2_9 prop_1 the other way round; 5_8 and 3_5 prop_1 and 1_1
+         * prop_5 close in 0.7 s, 5.3 s and 1.2 s with plain cascade splits from
+         * the root, not in 116 s from the look-ahead frontier) */
         struct {
             int sym, plain, trial;
             double share; /* of the case's time, from its start */
-        } ph[3];
+        } ph[4];
         int nph = 0;
         if (c.sfw && opts->split && opts->symbolic == 2) {
             ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
         } else if (c.sfw && opts->split && opts->symbolic != 1) {
-            if (opts->split_lookahead < 0)
+            if (opts->split_lookahead < 0) {
                 ph[nph].sym = 1, ph[nph].plain = 1, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_PLAIN_SHARE;
+                ph[nph].sym = 0, ph[nph].plain = 1, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_PLAIN_SHARE2;
+            }
             ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 0.5;
             ph[nph].sym = 0, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
         } else {
