@@ -215,10 +215,12 @@ static void P_(window_jac)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
  * Buckets are affine; additions into them are queued (at most one per
  * bucket at a time, marked by stamp[b] == gen) and done in batches that
  * share one inversion.  A point whose bucket is already queued waits in
- * the deferred list for the next batch; if its bucket is queued again
- * there (many points for one bucket, e.g. scalars all 1), it goes into the
- * bucket's Jacobian part jbk[b] by a mixed addition instead, so no point
- * waits twice and one crowded bucket costs no inversion per point. */
+ * the deferred list for one of the next NNC_MSM_DEFER batches (deferred
+ * points go first, so only another deferred point for the same bucket can
+ * block it); if its bucket is taken in all of them (many points for one
+ * bucket, e.g. scalars all 1, or correlated scalars), it goes into the
+ * bucket's Jacobian part jbk[b] by a mixed addition instead, so a crowded
+ * bucket costs no inversion per point. */
 typedef struct P_(aff_scratch) {
     AFF_ *bk;        /* [h + 1] buckets, index 0 unused; infinity = (0, 0) */
     JAC_ *jbk;       /* [h + 1] Jacobian parts, valid where jused[b] */
@@ -236,6 +238,7 @@ typedef struct P_(aff_scratch) {
     size_t nd;       /* deferred points */
     uint32_t *db;    /* [cap] bucket of each deferred point */
     AFF_ *dp;        /* [cap] deferred point (sign applied) */
+    unsigned char *dn; /* [cap] batches each deferred point has waited */
     int vec;         /* flush with NNC_MSM_VEC_FLUSH */
     unsigned char *vscratch; /* its scratch, NNC_MSM_VEC_SCRATCH(cap) bytes (when vec) */
 } P_(aff_scratch);
@@ -252,7 +255,7 @@ static size_t P_(aff_scratch_bytes)(int c, size_t *cap)
     size_t q = h < 1024 ? h : 1024;
     *cap = q;
     return (h + 1) * (sizeof(AFF_) + sizeof(JAC_) + sizeof(uint32_t) + 1) +
-           q * (2 * sizeof(AFF_) + 2 * sizeof(FE_) + 2 * sizeof(uint32_t) + 1) + 176 +
+           q * (2 * sizeof(AFF_) + 2 * sizeof(FE_) + 2 * sizeof(uint32_t) + 2) + 192 +
            NNC_MSM_VEC_SCRATCH(q);
 }
 
@@ -279,6 +282,7 @@ static void P_(aff_scratch_init)(P_(aff_scratch) *s, unsigned char *mem, int c, 
     NNC_MSM_CARVE(s->qb, uint32_t, q);
     NNC_MSM_CARVE(s->db, uint32_t, q);
     NNC_MSM_CARVE(s->qdbl, unsigned char, q);
+    NNC_MSM_CARVE(s->dn, unsigned char, q);
     NNC_MSM_CARVE(s->vscratch, unsigned char, NNC_MSM_VEC_SCRATCH(q));
     s->vec = vec;
 #undef NNC_MSM_CARVE
@@ -405,6 +409,12 @@ static void P_(fold_jac)(P_(aff_scratch) *s)
 }
 #endif
 
+/* Batches a deferred point may wait for its bucket before it is added to
+ * the bucket's Jacobian part. */
+#ifndef NNC_MSM_DEFER
+#define NNC_MSM_DEFER 3
+#endif
+
 /* Points ahead whose bucket window_aff prefetches (the buckets of wide
  * windows do not stay in L1). */
 #define NNC_MSM_PREFETCH 12
@@ -426,19 +436,26 @@ static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
     while (i < hi || s->nd > 0) {
         /* deferred points first: each batch starts with none queued, so the
          * first deferred point of every bucket gets through; the others
-         * for the same bucket go to its Jacobian part */
+         * for the same bucket wait again (kept in order, compacted in
+         * place), up to NNC_MSM_DEFER batches, then go to its Jacobian part */
+        size_t kept = 0;
         for (k = 0; k < s->nd; k++) {
             uint32_t db = s->db[k];
-            if (!P_(aff_add)(s, db, &s->dp[k])) {
-                if (!s->jused[db]) {
-                    G_(aff_to_jac)(&s->jbk[db], &s->dp[k]);
-                    s->jused[db] = 1;
-                } else {
-                    G_(jac_add_aff_var)(&s->jbk[db], &s->jbk[db], &s->dp[k]);
-                }
+            if (P_(aff_add)(s, db, &s->dp[k]))
+                continue;
+            if (s->dn[k] < NNC_MSM_DEFER) {
+                s->db[kept] = db;
+                s->dp[kept] = s->dp[k];
+                s->dn[kept] = (unsigned char)(s->dn[k] + 1);
+                kept++;
+            } else if (!s->jused[db]) {
+                G_(aff_to_jac)(&s->jbk[db], &s->dp[k]);
+                s->jused[db] = 1;
+            } else {
+                G_(jac_add_aff_var)(&s->jbk[db], &s->jbk[db], &s->dp[k]);
             }
         }
-        s->nd = 0;
+        s->nd = kept;
         while (i < hi && s->nq < s->cap && s->nd < s->cap) {
             int d = nnc_msm_digit(ks[i], w, c);
             const AFF_ *P = &pts[i];
@@ -459,6 +476,7 @@ static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
             if (!P_(aff_add)(s, (uint32_t)d, P)) {
                 s->db[s->nd] = (uint32_t)d;
                 s->dp[s->nd] = *P;
+                s->dn[s->nd] = 1;
                 s->nd++;
             }
         }
