@@ -197,25 +197,35 @@ IFMA_INLINE void ifma_to64(__m512i l[4], const v5 *a)
     l[3] = _mm512_or_si512(_mm512_srli_epi64(a->l[3], 36), _mm512_slli_epi64(a->l[4], 16));
 }
 
-/* Load/store 8 lanes of 4x64 integers x[i][0..3] (lane-major in memory). */
-IFMA_INLINE v5 ifma_load8(const uint64_t x[8][4])
+/* Lane i from the 4x64 integer at word offset idx[i] of x (idx: multiples
+ * of 4), and the inverse: lane i of a (normalized, < 2^256) stored there. */
+IFMA_INLINE v5 ifma_load8_idx(const uint64_t *x, __m512i idx)
 {
-    const __m512i idx = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);
-    const long long *b = (const long long *)(const void *)&x[0][0];
+    const long long *b = (const long long *)(const void *)x;
     return ifma_from64(_mm512_i64gather_epi64(idx, b, 8), _mm512_i64gather_epi64(idx, b + 1, 8),
                        _mm512_i64gather_epi64(idx, b + 2, 8), _mm512_i64gather_epi64(idx, b + 3, 8));
 }
 
-IFMA_INLINE void ifma_store8(uint64_t x[8][4], const v5 *a)
+IFMA_INLINE void ifma_store8_idx(uint64_t *x, __m512i idx, const v5 *a)
 {
-    const __m512i idx = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);
-    long long *b = (long long *)(void *)&x[0][0];
+    long long *b = (long long *)(void *)x;
     __m512i l[4];
     int j;
     ifma_to64(l, a);
     _Pragma("GCC unroll 8")
     for (j = 0; j < 4; j++)
         _mm512_i64scatter_epi64(b + j, idx, l[j], 8);
+}
+
+/* Load/store 8 lanes of 4x64 integers x[i][0..3] (lane-major in memory). */
+IFMA_INLINE v5 ifma_load8(const uint64_t x[8][4])
+{
+    return ifma_load8_idx(&x[0][0], _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0));
+}
+
+IFMA_INLINE void ifma_store8(uint64_t x[8][4], const v5 *a)
+{
+    ifma_store8_idx(&x[0][0], _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0), a);
 }
 
 #endif /* NNC_PRV_IFMA_IMPL_H */

@@ -73,6 +73,19 @@ static int ntt_team_wait(ntt_team *tm)
     return T;
 }
 
+/* Returns: the team for a transform of 2^m elements: threads (<= 0: the
+ * online CPUs), one below 2^NNC_NTT_MT_LOG elements, at most 256. */
+static int ntt_team_size(int threads, int m)
+{
+    if (threads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c < 1 ? 1 : (int)c;
+    }
+    if (m < NNC_NTT_MT_LOG)
+        return 1;
+    return threads > 256 ? 256 : threads;
+}
+
 /* Runs fn on up to T threads (the caller is one of them; a thread that
  * cannot be created just makes the team smaller) and returns when all end. */
 static void ntt_team_run(ntt_team *tm, int T, void *(*fn)(void *), void *job)
@@ -252,11 +265,7 @@ static nnc_status ntt_run(nnc_fr *a, size_t n, int inverse, const nnc_fr *pre_g,
         nnc_fr_set_u64(&jb.ninv, (uint64_t)n);
         nnc_fr_inv_var(&jb.ninv, &jb.ninv);
     }
-    if (threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = c < 1 ? 1 : (int)c;
-    }
-    T = m < NNC_NTT_MT_LOG ? 1 : threads;
+    T = ntt_team_size(threads, m);
     jb.lb = m < NNC_NTT_BLOCK_LOG ? m : NNC_NTT_BLOCK_LOG;
     while (jb.lb > 1 && (n >> jb.lb) < (size_t)T * 2)
         jb.lb--; /* at least two blocks per thread */
@@ -486,13 +495,7 @@ static nnc_status ntt_to_coset_ifma(nnc_fr *const *polys, int np, size_t n, cons
         fr_pow_u64(&v[i], &w8i, (uint64_t)(i - 4));
     nnc_ntt_ifma_vec_set(&jb.base.ti4, v);
 
-    if (threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = c < 1 ? 1 : (int)c;
-    }
-    T = m < NNC_NTT_MT_LOG ? 1 : threads;
-    if (T > 256)
-        T = 256;
+    T = ntt_team_size(threads, m);
     /* runs of 2^lb columns (320 KiB at lb = 10), at least two per thread */
     jb.lb = jb.lm < 10 ? jb.lm : 10;
     while (jb.lb > 0 && (jb.m >> jb.lb) < (size_t)T * 2)

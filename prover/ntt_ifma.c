@@ -85,26 +85,13 @@ IFMA_INLINE v5 v_bcast(const uint64_t t[5])
 }
 
 /* Column from a[8 q .. 8 q + 7], lane i = a[8 q + rho(i)]. */
-IFMA_INLINE v5 col_load(const nnc_fr *a8)
-{
-    const __m512i idx = NTT_RHO4;
-    const long long *b = (const long long *)(const void *)a8;
-    return ifma_from64(_mm512_i64gather_epi64(idx, b, 8), _mm512_i64gather_epi64(idx, b + 1, 8),
-                       _mm512_i64gather_epi64(idx, b + 2, 8), _mm512_i64gather_epi64(idx, b + 3, 8));
-}
+IFMA_INLINE v5 col_load(const nnc_fr *a8) { return ifma_load8_idx(a8->v, NTT_RHO4); }
 
 /* a[8 q + rho(i)] = lane i of x (made canonical). */
 IFMA_INLINE void col_store(nnc_fr *a8, v5 x)
 {
-    const __m512i idx = NTT_RHO4;
-    long long *b = (long long *)(void *)a8;
-    __m512i l[4];
-    int j;
     x = ifma_canonm(x, &IFMA_FR);
-    ifma_to64(l, &x);
-    _Pragma("GCC unroll 8")
-    for (j = 0; j < 4; j++)
-        _mm512_i64scatter_epi64(b + j, idx, l[j], 8);
+    ifma_store8_idx(a8->v, NTT_RHO4, &x);
 }
 
 /* (u, v) <- (u + t v, u - t v); t = 1 when tw is NULL. */
