@@ -21,7 +21,11 @@ struct nnc_prv_cb {
     nnc_prv_r1cs_term *terms;
     nnc_prv_cb_section *sec;
     int n_sec;
-    int count_only;            /* 1: count constraints and terms, store none */
+    int count_only;            /* 1: count constraints and terms, store none;
+                                * wires keep no class and no value (every wire
+                                * but the constant 1 reads as 0: the circuit
+                                * does not depend on witness values) */
+    nnc_prv_fr scratch;        /* nnc_prv_cb_value of a count-only wire */
     uint64_t max_terms;        /* nnc_prv_cb_max_term_bytes() / sizeof *terms */
     nnc_status st;             /* sticky error */
     char err[NNC_ERRBUF_SIZE];
@@ -32,6 +36,11 @@ void nnc_prv_cb_fail(nnc_prv_cb *cb, nnc_status st, const char *msg)
     if (cb->st) return;
     cb->st = st;
     snprintf(cb->err, sizeof cb->err, "%s", msg);
+}
+
+void nnc_prv_cb_fail_value(nnc_prv_cb *cb, const char *what)
+{
+    if (!cb->count_only) nnc_prv_cb_fail(cb, NNC_STATUS_INVALID, what);
 }
 
 uint64_t nnc_prv_cb_max_term_bytes(void)
@@ -103,7 +112,14 @@ const nnc_prv_cb_section *nnc_prv_cb_sections(const nnc_prv_cb *cb, int *n)
     return cb->sec;
 }
 
-void nnc_prv_cb_set_count_only(nnc_prv_cb *cb, int on) { cb->count_only = on; }
+void nnc_prv_cb_set_count_only(nnc_prv_cb *cb, int on)
+{
+    if (cb->n_wires > 1 || cb->n_cons) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "count-only mode is chosen before the first wire");
+        return;
+    }
+    cb->count_only = on;
+}
 uint64_t nnc_prv_cb_n_terms(const nnc_prv_cb *cb) { return cb->n_terms; }
 
 uint64_t nnc_prv_cb_n_constraints(const nnc_prv_cb *cb) { return cb->n_cons; }
@@ -118,20 +134,26 @@ uint32_t nnc_prv_cb_wire(nnc_prv_cb *cb, nnc_prv_wire_class cls, const nnc_prv_f
     }
     if (cb->n_wires == cb->cap_wires) {
         uint32_t cap = cb->cap_wires ? (cb->cap_wires > UINT32_MAX / 2 ? UINT32_MAX - 1 : cb->cap_wires * 2) : 1024;
-        unsigned char *c = realloc(cb->cls, cap);
-        if (c) cb->cls = c;
-        nnc_prv_fr *w = c ? realloc(cb->val, (size_t)cap * sizeof *w) : NULL;
-        if (w) cb->val = w;
-        uint32_t *mk = w ? realloc(cb->mark, (size_t)cap * sizeof *mk) : NULL;
+        unsigned char *c = NULL;
+        nnc_prv_fr *w = NULL;
+        if (!cb->count_only) {
+            if ((c = realloc(cb->cls, cap))) cb->cls = c;
+            if (c && (w = realloc(cb->val, (size_t)cap * sizeof *w))) cb->val = w;
+        }
+        uint32_t *mk = w || cb->count_only ? realloc(cb->mark, (size_t)cap * sizeof *mk) : NULL;
         if (mk) {
             memset(mk + cb->cap_wires, 0, (size_t)(cap - cb->cap_wires) * sizeof *mk);
             cb->mark = mk;
         }
-        if (!w || !mk) {
+        if (!mk) {
             nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (wires)");
             return 0;
         }
         cb->cap_wires = cap;
+    }
+    if (cb->count_only) {
+        if (cb->n_sec) cb->sec[cb->n_sec - 1].wires++;
+        return cb->n_wires++;
     }
     cb->cls[cb->n_wires] = (unsigned char)cls;
     cb->val[cb->n_wires] = *v;
@@ -139,7 +161,14 @@ uint32_t nnc_prv_cb_wire(nnc_prv_cb *cb, nnc_prv_wire_class cls, const nnc_prv_f
     return cb->n_wires++;
 }
 
-nnc_prv_fr *nnc_prv_cb_value(nnc_prv_cb *cb, uint32_t id) { return &cb->val[id]; }
+nnc_prv_fr *nnc_prv_cb_value(nnc_prv_cb *cb, uint32_t id)
+{
+    if (cb->count_only && id) {
+        nnc_fr_set_zero(&cb->scratch);
+        return &cb->scratch;
+    }
+    return &cb->val[id];
+}
 
 void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc *b, const nnc_prv_lc *c)
 {
@@ -343,6 +372,7 @@ void nnc_prv_lc_eval(const nnc_prv_cb *cb, nnc_prv_fr *out, const nnc_prv_lc *lc
     nnc_prv_fr s, p;
     nnc_fr_set_zero(&s);
     for (uint32_t i = 0; i < lc->n; i++) {
+        if (cb->count_only && lc->t[i].wire) continue; /* a count-only wire reads as 0 */
         nnc_fr_mul(&p, &lc->t[i].coef, &cb->val[lc->t[i].wire]);
         nnc_fr_add(&s, &s, &p);
     }

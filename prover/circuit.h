@@ -69,6 +69,9 @@ void nnc_prv_cb_destroy(nnc_prv_cb *cb);
 nnc_status nnc_prv_cb_status(const nnc_prv_cb *cb, char *err, size_t errlen);
 /* Set the sticky error (the first one wins). */
 void nnc_prv_cb_fail(nnc_prv_cb *cb, nnc_status st, const char *msg);
+/* A witness value outside what a gadget accepts: the sticky error
+ * NNC_STATUS_INVALID, except in count-only mode, where wires hold no values. */
+void nnc_prv_cb_fail_value(nnc_prv_cb *cb, const char *what);
 /* Start counting constraints and wires under a new name. */
 void nnc_prv_cb_begin(nnc_prv_cb *cb, const char *name);
 const nnc_prv_cb_section *nnc_prv_cb_sections(const nnc_prv_cb *cb, int *n);
@@ -81,8 +84,12 @@ uint64_t nnc_prv_cb_n_terms(const nnc_prv_cb *cb);
  * and a proving key holds another copy of the A and B terms.  Count-only
  * builders store no terms and have no limit. */
 uint64_t nnc_prv_cb_max_term_bytes(void);
-/* on = 1 (before any constraint): only count constraints and terms (for
- * models too large to hold); nnc_prv_cb_finish then refuses. */
+/* on = 1 (before any wire but the constant 1 and any constraint; later, it
+ * sets the sticky error): only count wires, constraints and terms (for
+ * models too large to hold; 4 bytes per wire).  Wires then hold no values:
+ * every wire but the constant 1 reads as 0, which leaves the counts as they
+ * are since the circuit never depends on witness values.
+ * nnc_prv_cb_finish then refuses. */
 void nnc_prv_cb_set_count_only(nnc_prv_cb *cb, int on);
 uint32_t nnc_prv_cb_n_wires(const nnc_prv_cb *cb);   /* including wire 0 */
 

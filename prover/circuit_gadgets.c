@@ -31,11 +31,6 @@ static void lc_one(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire)
     nnc_prv_lc_term_i(cb, lc, wire, 1);
 }
 
-static void nnc_prv_cb_fail_value(nnc_prv_cb *cb, const char *what)
-{
-    nnc_prv_cb_fail(cb, NNC_STATUS_INVALID, what);
-}
-
 static int eval_i64(nnc_prv_cb *cb, int64_t *out, const nnc_prv_lc *x, const char *what)
 {
     nnc_prv_fr v;
@@ -335,7 +330,7 @@ int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t)
     int rounds = p->n_full + p->n_partial, half = p->n_full / 2;
     nnc_prv_lc *ns = calloc((size_t)t, sizeof *ns);
     if (!ns) {
-        nnc_prv_cb_fail_value(cb, "out of memory (Poseidon)");
+        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (Poseidon)");
         return 0;
     }
     for (int r = 0; r < rounds; r++) {
@@ -426,7 +421,7 @@ void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment 
     nnc_prv_lc st[NNC_PRV_ZK_RATE + 2];
     memset(st, 0, sizeof st);
     if (!e) {
-        nnc_prv_cb_fail_value(cb, "out of memory (commitment)");
+        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (commitment)");
         return;
     }
     nnc_prv_lc u = {0};

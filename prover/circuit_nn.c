@@ -298,7 +298,7 @@ static int64_t *lc_values(zk_ctx *z, const nnc_prv_lc *v, int64_t n)
         nnc_prv_fr f;
         nnc_prv_lc_eval(z->cb, &f, &v[i]);
         if (nnc_prv_fr_to_i64(&o[i], &f)) {
-            nnc_prv_cb_fail(z->cb, NNC_STATUS_INVALID, "knit packing: a value is not a small integer");
+            nnc_prv_cb_fail_value(z->cb, "knit packing: a value is not a small integer");
             o[i] = 0;
         }
     }

@@ -637,6 +637,17 @@ START_TEST(test_model_cnn)
             nnc_prv_cb *a = compile(&q, (nnc_prv_zk_privacy)priv, qa, oa);
             for (int k = 0; k < 3; k++) CHECK(oa[k] == vals[q.output][k]);   /* proven output = integer runtime */
             CHECK(satisfied(a));
+            for (int u = 0; u < 2; u++) { /* count-only (no witness values) counts the same circuit */
+                nnc_prv_cb *cnt, *full = u ? compile(&q, (nnc_prv_zk_privacy)(priv | NNC_PRV_ZK_UNPACKED), qa, NULL) : a;
+                const int64_t *ins[1] = {qa};
+                ck_assert_msg(nnc_prv_zk_compile(&cnt, &q, (nnc_prv_zk_privacy)(priv | (u ? NNC_PRV_ZK_UNPACKED : 0)), 1, ins, NULL, err,
+                                                 sizeof err) == NNC_STATUS_OK, "%s", err);
+                CHECK(nnc_prv_cb_n_constraints(cnt) == nnc_prv_cb_n_constraints(full));
+                CHECK(nnc_prv_cb_n_wires(cnt) == nnc_prv_cb_n_wires(full));
+                CHECK(nnc_prv_cb_n_terms(cnt) == nnc_prv_cb_n_terms(full));
+                if (u) nnc_prv_cb_destroy(full);
+                nnc_prv_cb_destroy(cnt);
+            }
             if (priv == NNC_PRV_ZK_PRIVATE_WEIGHTS) { /* the input is a constant: a circuit per input */
                 nnc_prv_cb_destroy(a);
                 continue;
