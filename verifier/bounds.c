@@ -36,6 +36,7 @@ typedef struct node_info {
     double *wabs;     /* |wt| */
     double *bias;     /* constant term per output element, or NULL */
     int64_t *ia, *ib; /* index maps: output element -> input element (slot 0 / 1), -1 none */
+    int id_a, id_b;   /* ADD/SUB/MUL/DIV: ia / ib is the identity (same shape, no broadcast) */
     double *ew;       /* error weights, numel(out) */
     double *cbias;    /* linear nodes: the constant term (lin_bias), or NULL when all zero */
     /* relaxation of a nonlinear node, numel(out) each */
@@ -355,6 +356,11 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
             x->ia = broadcast_map(V(b, n->out[0]), V(b, n->in[0]));
             x->ib = broadcast_map(V(b, n->out[0]), V(b, n->in[1]));
             if (!x->ia || !x->ib) goto nomem;
+            x->id_a = x->id_b = V(b, n->in[0])->numel == no && V(b, n->in[1])->numel == no;
+            for (int64_t j = 0; j < no && (x->id_a || x->id_b); j++) {
+                x->id_a &= x->ia[j] == j;
+                x->id_b &= x->ib[j] == j;
+            }
             break;
         case NNC_OP_TRANSPOSE: case NNC_OP_SLICE: case NNC_OP_PAD: case NNC_OP_GATHER:
             if (!(x->ia = movement_map(m, n))) goto nomem;
@@ -548,6 +554,17 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
         case NNC_OP_ADD: case NNC_OP_SUB: {
             const int64_t *map = slot == 0 ? x->ia : x->ib;
             double sg = (n->op == NNC_OP_SUB && slot == 1) ? -1.0 : 1.0;
+            if (back && (slot == 0 ? x->id_a : x->id_b)) { /* d += sg s (|s|): no index map, no aliasing */
+                double *restrict dd = d;
+                const double *restrict ss = s;
+                if (mode)
+                    for (int64_t j = 0; j < no; j++) dd[j] += fabs(ss[j]);
+                else if (sg > 0)
+                    for (int64_t j = 0; j < no; j++) dd[j] += ss[j];
+                else
+                    for (int64_t j = 0; j < no; j++) dd[j] -= ss[j];
+                break;
+            }
             for (int64_t j = 0; j < no; j++) ACC(j, map[j], sg);
             break;
         }
@@ -926,7 +943,7 @@ static int take_rows(nnc_bnd *b, int v, int nobj)
 
 /* Back-substitute nobj rows Lroot (over value root) to the input.
  * Out: Lin (nobj x n_in, zero when independent), c[nobj], err[nobj] (>= 0). */
-static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, double *Lin, double *c, double *err)
+NNC_BND_CLONES static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, double *Lin, double *c, double *err)
 {
     const nnc_model *m = b->m;
     int64_t nin = V(b, b->in_v)->numel;
@@ -980,9 +997,15 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
         if (x->lin) {
             const double *bias = x->cbias;
             for (int o = 0; o < nobj && bias; o++) {
-                double s = 0;
+                /* NNC_BND_SW partial sums (vectorised; the rounding bound
+                 * gamma sum |terms| holds in any summation order) */
+                double ps[NNC_BND_SW] = {0}, s = 0;
                 const double *Lo = L + (size_t)o * no;
-                for (int64_t j = 0; j < no; j++) s += Lo[j] * bias[j];
+                int64_t j = 0;
+                for (; j + NNC_BND_SW <= no; j += NNC_BND_SW)
+                    for (int u = 0; u < NNC_BND_SW; u++) ps[u] += Lo[j + u] * bias[j + u];
+                for (; j < no; j++) ps[0] += Lo[j] * bias[j];
+                for (int u = 0; u < NNC_BND_SW; u++) s += ps[u];
                 c[o] += s;
                 cabs[o] += fabs(c[o]);
             }
@@ -1020,12 +1043,25 @@ static nnc_status backsub(nnc_bnd *b, int root, int nobj, const double *Lroot, d
                 double s = 0;
                 if (b->recording && o == 0) memcpy(b->rec[vo], Lo, sizeof(double) * (size_t)no);
                 if (arg == NULL) {
-                    /* branch-free: positive weight takes the lower line, negative the upper */
-                    for (int64_t j = 0; j < no; j++) {
+                    /* branch-free: positive weight takes the lower line, negative
+                     * the upper; the intercepts in NNC_BND_SW partial sums */
+                    double ps[NNC_BND_SW] = {0};
+                    const double *restrict lo_ = Lo, *restrict al_ = al, *restrict au_ = au, *restrict bl_ = bl, *restrict bu_ = bu;
+                    double *restrict li_ = Li; /* another node's rows */
+                    int64_t j = 0;
+                    for (; j + NNC_BND_SW <= no; j += NNC_BND_SW)
+                        for (int u = 0; u < NNC_BND_SW; u++) {
+                            double l = lo_[j + u], pa = al_[j + u], na = au_[j + u], pb = bl_[j + u], nb = bu_[j + u];
+                            double a = l > 0 ? pa : na, bb = l > 0 ? pb : nb;
+                            li_[j + u] += l * a;                /* slopes are finite */
+                            ps[u] += l != 0 ? l * bb : 0.0;     /* intercepts may be infinite */
+                        }
+                    for (; j < no; j++) {
                         double l = Lo[j], a = l > 0 ? al[j] : au[j], bb = l > 0 ? bl[j] : bu[j];
-                        Li[j] += l * a;                /* slopes are finite */
-                        s += l != 0 ? l * bb : 0.0;    /* intercepts may be infinite */
+                        Li[j] += l * a;
+                        ps[0] += l != 0 ? l * bb : 0.0;
                     }
+                    for (int u = 0; u < NNC_BND_SW; u++) s += ps[u];
                 } else {
                     for (int64_t j = 0; j < no; j++) {
                         double l = Lo[j];

@@ -23,6 +23,18 @@
 
 #define NNC_BND_CROWN_MAX_NEURONS 4096
 
+/* The back-substitution loops (here and in symfwd.c) are built for AVX-512
+ * and AVX2 besides the baseline, chosen at load time.  None of these targets
+ * has FMA, and the loops fix their summation order (NNC_BND_SW partial
+ * sums), so every clone computes the same roundings: the bounds, hence the
+ * branch-and-bound tree, do not depend on the CPU. */
+#define NNC_BND_SW 8
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define NNC_BND_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3", "no-trapping-math")))
+#else
+#define NNC_BND_CLONES
+#endif
+
 typedef struct nnc_bnd nnc_bnd;
 
 /* Check that every live node has a sound transformer, and set up.

@@ -207,15 +207,15 @@ static double mag_fn(const nnc_sfw *s, const double *c, size_t st)
  * pre-activation (0) down to the input, with the CROWN lines of the layers
  * below.  Out: lower[r], sound lower bounds of the rows' objectives over the
  * box; s->La (rows x n) their input coefficients. */
-static void backsub_rows(nnc_sfw *s, int top, int rows, int top_relu, double *lower)
+NNC_BND_CLONES static void backsub_rows(nnc_sfw *s, int top, int rows, int top_relu, double *lower)
 {
     double g = s->gamma;
     double *A = s->La, *B = s->Lb, *cst = s->rc, *cabs = s->ra, *err = s->re;
     for (int r = 0; r < rows; r++) cst[r] = cabs[r] = err[r] = 0;
-    /* The sums below use SW independent partial sums (vectorised, and free of
+    /* The sums below use SW (NNC_BND_SW) independent partial sums (vectorised, and free of
      * one long dependency chain): the error bound gamma sum |terms| holds for
      * any summation order. */
-    enum { SW = 8 };
+    enum { SW = NNC_BND_SW };
     for (int l = top; l >= 0; l--) {
         const sfw_layer *L = &s->ly[l];
         int K = L->K, N = L->N, N8 = N / SW * SW;
@@ -229,11 +229,11 @@ static void backsub_rows(nnc_sfw *s, int top, int rows, int top_relu, double *lo
                 double ep[SW] = {0}, ap[SW] = {0};
                 int j = 0;
                 for (; j < N8; j += SW)
-                    for (int u = 0; u < SW; u++) {
-                        double v = row[j + u], vp = v > 0 ? v : 0.0, vn = v < 0 ? v : 0.0;
-                        ep[u] += (vp - vn) * ewr[j + u];
-                        row[j + u] = vp * al[j + u] + vn * au[j + u];
-                        ap[u] += vn * bu[j + u];
+                    for (int u = 0; u < SW; u++) { /* the same roundings as the tail, as selects */
+                        double v = row[j + u], pa = al[j + u], na = au[j + u], nb = bu[j + u];
+                        ep[u] += fabs(v) * ewr[j + u];
+                        row[j + u] = v * (v > 0 ? pa : na);
+                        ap[u] += v < 0 ? v * nb : 0.0;
                     }
                 for (; j < N; j++) {
                     double v = row[j], vp = v > 0 ? v : 0.0, vn = v < 0 ? v : 0.0;
