@@ -37,10 +37,12 @@
 /* look-ahead split choice: candidate dimensions by default (lookahead()) */
 #define NNC_VRF_LOOKAHEAD_DIMS 3
 /* --symbolic auto with the look-ahead auto: shares of a case's time (from its
- * start) at which the two trial phases split by influence score alone end
- * (see nnc_vrf_run) */
-#define NNC_VRF_PLAIN_SHARE 0.05
-#define NNC_VRF_PLAIN_SHARE2 0.13
+ * start) at which the three trial phases end: the symbolic engine's
+ * look-ahead splits, then its and the cascade's splits by influence score
+ * alone (see nnc_vrf_run) */
+#define NNC_VRF_LOOKAHEAD_SHARE 0.02
+#define NNC_VRF_PLAIN_SHARE 0.07
+#define NNC_VRF_PLAIN_SHARE2 0.15
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o)
 {
@@ -1144,9 +1146,12 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
          * the case.  With the symbolic engine and auto: its own splits (see
          * leaf_bounds) until half of the case's time (or symbolic_own_leaves
          * leaves a phase), then the cascade; with the look-ahead choice auto,
-         * first two trials with the plain influence score from the root, the
-         * symbolic engine's splits until NNC_VRF_PLAIN_SHARE of the time, the
-         * cascade's until NNC_VRF_PLAIN_SHARE2 (the frontier a failed
+         * first three trials from the root: the symbolic engine's look-ahead
+         * splits until NNC_VRF_LOOKAHEAD_SHARE of the time (most cases the
+         * look-ahead phase below decides close in a second from the root: at
+         * 116 s, 1_4, 2_8, 3_7, 3_8, 3_9 and 4_9 prop_1 within 0.1-0.8 s of
+         * its start), its plain influence-score splits until
+         * NNC_VRF_PLAIN_SHARE, the cascade's until NNC_VRF_PLAIN_SHARE2 (the frontier a failed
          * heuristic leaves slows the other: 2_8 prop_1 closes in 0.4 s with
          * look-ahead from the root, not in 116 s after 11 s of plain splits;
          * 2_6 and 2_9 prop_1 the other way round; 5_8 and 3_5 prop_1 and 1_1
@@ -1155,12 +1160,13 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         struct {
             int sym, plain, trial;
             double share; /* of the case's time, from its start */
-        } ph[4];
+        } ph[5];
         int nph = 0;
         if (c.sfw && opts->split && opts->symbolic == 2) {
             ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
         } else if (c.sfw && opts->split && opts->symbolic != 1) {
             if (opts->split_lookahead < 0) {
+                ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_LOOKAHEAD_SHARE;
                 ph[nph].sym = 1, ph[nph].plain = 1, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_PLAIN_SHARE;
                 ph[nph].sym = 0, ph[nph].plain = 1, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_PLAIN_SHARE2;
             }

@@ -35,6 +35,8 @@ if [ ! -d "$DATA" ]; then
     exit 0
 fi
 NNCERT=${NNCERT:-bin/nncert}
+# the code measured (taken now: the results written at the end change the tree)
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!results' 2>/dev/null || echo ' (uncommitted changes)')"
 SAMPLES=${BENCH_SAMPLES:-1000}
 LIMIT=${BENCH_LIMIT:-0}
 CAP=${BENCH_TIMEOUT:-}
@@ -197,7 +199,7 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
 {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB, load average at the end $(cut -d" " -f1-3 /proc/loadavg) (other jobs share the machine)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "nncert: $NNCERT, commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')"
+    echo "nncert: $NNCERT, commit $COMMIT"
     echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample${MAXLEAVES:+ --max-leaves $MAXLEAVES}; device cpu"
     if [ -n "$ONLY" ]; then
         echo "partial re-run (BENCH_ONLY): the $total rows below were re-run now with these settings; every other row of"
