@@ -228,10 +228,13 @@ NNC_BND_CLONES static void backsub_rows(nnc_sfw *s, int top, int rows, int top_r
                 double *restrict row = A + (size_t)r * (size_t)N;
                 double ep[SW] = {0}, ap[SW] = {0};
                 int j = 0;
+                /* the same roundings as the tail, as selects, in two passes of
+                 * one reduction each (which the compiler vectorises) */
                 for (; j < N8; j += SW)
-                    for (int u = 0; u < SW; u++) { /* the same roundings as the tail, as selects */
+                    for (int u = 0; u < SW; u++) ep[u] += fabs(row[j + u]) * ewr[j + u];
+                for (j = 0; j < N8; j += SW)
+                    for (int u = 0; u < SW; u++) {
                         double v = row[j + u], pa = al[j + u], na = au[j + u], nb = bu[j + u];
-                        ep[u] += fabs(v) * ewr[j + u];
                         row[j + u] = v * (v > 0 ? pa : na);
                         ap[u] += v < 0 ? v * nb : 0.0;
                     }
