@@ -90,9 +90,10 @@ typedef struct nnc_vrf_opts {
                                 -1 auto (the default): 2 for half of each case's time,
                                 then, if the case is not decided, 1 from where 2 stopped
                                 (its certified volume and open leaves are kept); with
-                                split_lookahead auto, first short trials of 2 and 1 with
-                                the plain split choice, kept only if they decide the case
-                                (see verify.c) */
+                                split_lookahead auto, first short trials from the root,
+                                kept only if they decide the case: 2 with the look-ahead
+                                split choice, then 2 and 1 with the plain one (see
+                                verify.c) */
     int split_lookahead;     /* with the symbolic engine: the input dimension to split is
                                 chosen among this many (the best by influence score) by
                                 the cheap symbolic bound of both children (the worse
