@@ -255,6 +255,18 @@ static int lc_reserve(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t extra)
     return 0;
 }
 
+void nnc_prv_lc_reserve(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t n)
+{
+    if (n <= lc->cap) return;
+    nnc_prv_r1cs_term *t = realloc(lc->t, (size_t)n * sizeof *t);
+    if (!t) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (linear combination)");
+        return;
+    }
+    lc->t = t;
+    lc->cap = n;
+}
+
 void nnc_prv_lc_term(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire, const nnc_prv_fr *coef)
 {
     if (nnc_fr_is_zero(coef) || lc_reserve(cb, lc, 1)) return;

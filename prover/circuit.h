@@ -115,6 +115,8 @@ nnc_status nnc_prv_cb_finish_move(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_ve
 /* ---- linear combinations (values are evaluated on the builder's witness) ---- */
 void nnc_prv_lc_clear(nnc_prv_lc *lc);               /* frees; *lc = empty */
 void nnc_prv_lc_reset(nnc_prv_lc *lc);               /* n = 0, keeps memory */
+/* Room for n terms in all, allocated to exactly that when it must grow. */
+void nnc_prv_lc_reserve(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t n);
 void nnc_prv_lc_term(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire, const nnc_prv_fr *coef);
 void nnc_prv_lc_term_i(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire, int64_t coef);
 void nnc_prv_lc_add(nnc_prv_cb *cb, nnc_prv_lc *dst, const nnc_prv_lc *src, const nnc_prv_fr *k); /* dst += k src */
@@ -137,8 +139,14 @@ int nnc_prv_fr_to_i64(int64_t *out, const nnc_prv_fr *a);
 void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits);
 /* A new private signed value v in [-2^(n-1), 2^(n-1)) carried by n boolean
  * wires of class cls and no wire of its own: *x = sum 2^i b_i - 2^(n-1).
- * n constraints (a range check that costs no linear constraint). */
-void nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls);
+ * n constraints (a range check that costs no linear constraint).
+ * Returns: b_0's id; the n bits are the consecutive wires from it (valid
+ * while the sticky error is unset). */
+uint32_t nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls);
+/* The combination nnc_prv_g_signed_bits returned for the bits at wires
+ * bit0 .. bit0 + n - 1, term for term (so a caller can keep 4 bytes per
+ * value and rebuild it where used); allocated to its exact size. */
+void nnc_prv_lc_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, uint32_t bit0, int n);
 /* Signed range check x in [-2^(n-1), 2^(n-1)).  n + 1 constraints.
  * Returns: the wire of the "x >= 0" bit. */
 uint32_t nnc_prv_g_range_signed(nnc_prv_cb *cb, const nnc_prv_lc *x, int n);
@@ -217,6 +225,9 @@ typedef struct nnc_prv_zk_segment {
     int bits;
     int ranged;            /* circuit form: 1 when every lc is already a signed `bits`-bit
                             * decomposition (nnc_prv_g_signed_bits): not range-checked again */
+    const uint32_t *bit0;  /* circuit form, in place of lc (which is then NULL): value i is the
+                            * signed `bits`-bit decomposition at wires bit0[i] .. bit0[i] + bits - 1
+                            * (nnc_prv_lc_signed_bits), so not range-checked again */
 } nnc_prv_zk_segment;
 
 /* Native commitment: elements e = knit-packed segments (slot = v + 2^(bits-1),
@@ -226,7 +237,9 @@ typedef struct nnc_prv_zk_segment {
  * Returns: NNC_STATUS_INVALID when a value is out of its range. */
 nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int n_seg, char *err, size_t errlen);
 /* The same inside the circuit: range-checks every value (of segments not
- * `ranged`), packs, hashes.
+ * `ranged`), packs, hashes.  The packed elements are built as the hash
+ * absorbs them (at most NNC_PRV_ZK_RATE at a time), so a commitment to many
+ * values holds little beyond its segments.
  * Out: *out a combination equal to the commitment. */
 void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment *seg, int n_seg);
 

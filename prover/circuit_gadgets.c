@@ -6,6 +6,7 @@
 #include "prover/circuit.h"
 #include "prover/poseidon.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,11 +100,25 @@ void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits)
     nnc_prv_lc_clear(&d);
 }
 
-void nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls)
+uint32_t nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls)
 {
+    uint32_t bits[64];
     int64_t off = (int64_t)1 << (n - 1);
-    bits_alloc_cls(cb, x, checked_unsigned(cb, v + off, n, "private value outside its committed width"), n, NULL, cls);
+    bits_alloc_cls(cb, x, checked_unsigned(cb, v + off, n, "private value outside its committed width"), n, bits, cls);
     nnc_prv_lc_term_i(cb, x, 0, -off);
+    return bits[0];
+}
+
+void nnc_prv_lc_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, uint32_t bit0, int n)
+{
+    nnc_prv_fr p;
+    nnc_prv_lc_reset(x);
+    nnc_prv_lc_reserve(cb, x, (uint32_t)n + 1);
+    for (int i = 0; i < n; i++) { /* the terms of bits_alloc_cls, in its order */
+        fr_pow2(&p, i);
+        nnc_prv_lc_term(cb, x, bit0 + (uint32_t)i, &p);
+    }
+    nnc_prv_lc_term_i(cb, x, 0, -((int64_t)1 << (n - 1)));
 }
 
 uint32_t nnc_prv_g_range_signed(nnc_prv_cb *cb, const nnc_prv_lc *x, int n)
@@ -323,6 +338,171 @@ static void sbox(nnc_prv_cb *cb, nnc_prv_lc *x)
     nnc_prv_lc_clear(&x5);
 }
 
+/* Powers M^0 .. M^n_partial of width t's MDS matrix (row-major t x t
+ * each), built on first use and kept for the process. */
+static pthread_mutex_t pos_pow_lock = PTHREAD_MUTEX_INITIALIZER;
+static nnc_prv_fr *pos_pow[18];
+
+static const nnc_prv_fr *mds_powers(const nnc_prv_poseidon_params *p)
+{
+    int t = p->t;
+    size_t tt = (size_t)t * (size_t)t;
+    pthread_mutex_lock(&pos_pow_lock);
+    nnc_prv_fr *w = pos_pow[t];
+    if (!w && (w = malloc((size_t)(p->n_partial + 1) * tt * sizeof *w))) {
+        for (size_t e = 0; e < tt; e++) nnc_fr_set_zero(&w[e]);
+        for (int i = 0; i < t; i++) nnc_fr_set_one(&w[(size_t)i * (size_t)t + (size_t)i]);
+        for (int r = 1; r <= p->n_partial; r++) /* M^r = M M^(r-1) */
+            for (int i = 0; i < t; i++)
+                for (int j = 0; j < t; j++) {
+                    nnc_prv_fr a, acc;
+                    nnc_fr_set_zero(&acc);
+                    for (int k = 0; k < t; k++) {
+                        nnc_fr_mul(&a, &p->m[i * t + k], &w[(size_t)(r - 1) * tt + (size_t)k * (size_t)t + (size_t)j]);
+                        nnc_fr_add(&acc, &acc, &a);
+                    }
+                    w[(size_t)r * tt + (size_t)i * (size_t)t + (size_t)j] = acc;
+                }
+        pos_pow[t] = w;
+    }
+    pthread_mutex_unlock(&pos_pow_lock);
+    return w;
+}
+
+static int wire_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* *lc = sum_b v[b] w[basis[b]] over the nonzero v[b]; basis is increasing,
+ * so the terms are already in the order nnc_prv_lc_compact leaves. */
+static void lc_from_dense(nnc_prv_cb *cb, nnc_prv_lc *lc, const nnc_prv_fr *v, const uint32_t *basis, int64_t n)
+{
+    nnc_prv_lc_reset(lc);
+    for (int64_t b = 0; b < n; b++)
+        if (!nnc_fr_is_zero(&v[b])) nnc_prv_lc_term(cb, lc, basis[b], &v[b]);
+}
+
+/* The partial rounds r0 .. r0 + P - 1 of the permutation, with the state
+ * kept as dense coefficients over a basis (wire 0, the wires of the
+ * entering state, then each round's S-box output y_k) and unrolled:
+ *     s_r = M^r s_0 + sum_{k<r} M^(r-k) (e_0 d_k + c_k),   d_k = y_k - u_k[0],
+ * with u_r = s_r + c_r the S-box round's input.  Only u_r[0] is built in
+ * each round (O(r t) products instead of the t^2 of a full mix) and the
+ * whole state once at the end.  The combinations are the ones the plain
+ * rounds build, term for term after nnc_prv_lc_compact (the same linear
+ * forms, with zero terms dropped and wires in increasing order), so the
+ * circuit is the same.  Returns: 0, or -1 when out of memory (sticky error
+ * set). */
+/* v[0 .. B0 + r) = s_r[i] less its round constants: row i of M^r s_0 plus
+ * sum_{k<r} (M^(r-k))_i0 d_k (mp: the powers of M; s_0 is t x B0, d_k has
+ * B0 + k + 1 coordinates in a row of B). */
+static void state_word(nnc_prv_fr *v, const nnc_prv_fr *mp, int t, int i, int r, const nnc_prv_fr *s0, int64_t B0,
+                       const nnc_prv_fr *d, int64_t B)
+{
+    size_t tt = (size_t)t * (size_t)t;
+    const nnc_prv_fr *row = mp + (size_t)r * tt + (size_t)i * (size_t)t;
+    nnc_prv_fr a;
+    for (int64_t b = 0; b < B0 + r; b++) nnc_fr_set_zero(&v[b]);
+    for (int j = 0; j < t; j++)
+        if (!nnc_fr_is_zero(&row[j]))
+            for (int64_t b = 0; b < B0; b++) {
+                nnc_fr_mul(&a, &row[j], &s0[(size_t)j * (size_t)B0 + (size_t)b]);
+                nnc_fr_add(&v[b], &v[b], &a);
+            }
+    for (int k = 0; k < r; k++) {
+        const nnc_prv_fr *ck = &mp[(size_t)(r - k) * tt + (size_t)i * (size_t)t]; /* (M^(r-k))_i0 */
+        for (int64_t b = 0; b < B0 + k + 1; b++) {
+            nnc_fr_mul(&a, ck, &d[(size_t)k * (size_t)B + (size_t)b]);
+            nnc_fr_add(&v[b], &v[b], &a);
+        }
+    }
+}
+
+static int partial_rounds(nnc_prv_cb *cb, const nnc_prv_poseidon_params *p, nnc_prv_lc *state, int r0)
+{
+    int t = p->t, P = p->n_partial;
+    const nnc_prv_fr *mp = mds_powers(p);
+    int64_t nw = 1;
+    for (int i = 0; i < t; i++) nw += state[i].n;
+    uint32_t *basis = malloc((size_t)(nw + P) * sizeof *basis);
+    if (!mp || !basis) {
+        free(basis);
+        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (Poseidon)");
+        return -1;
+    }
+    int64_t B0 = 0;
+    basis[B0++] = 0;
+    for (int i = 0; i < t; i++)
+        for (uint32_t k = 0; k < state[i].n; k++) basis[B0++] = state[i].t[k].wire;
+    qsort(basis, (size_t)B0, sizeof *basis, wire_cmp);
+    int64_t u = 0;
+    for (int64_t b = 0; b < B0; b++)
+        if (u == 0 || basis[b] != basis[u - 1]) basis[u++] = basis[b];
+    B0 = u;
+    int64_t B = B0 + P; /* row length: the entering basis, then y_0 .. y_(P-1) */
+    nnc_prv_fr *s0 = calloc((size_t)t * (size_t)B0, sizeof *s0), *d = calloc((size_t)P * (size_t)B, sizeof *d);
+    nnc_prv_fr *v = calloc((size_t)B, sizeof *v), *cv = calloc((size_t)(2 * t), sizeof *cv), *nc = cv + t, a;
+    nnc_prv_lc x = {0};
+    if (!s0 || !d || !v || !cv) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (Poseidon)");
+        goto done;
+    }
+    for (int i = 0; i < t; i++)
+        for (uint32_t k = 0; k < state[i].n; k++) {
+            uint32_t *at = bsearch(&state[i].t[k].wire, basis, (size_t)B0, sizeof *basis, wire_cmp);
+            nnc_prv_fr *e = &s0[(size_t)i * (size_t)B0 + (size_t)(at - basis)];
+            nnc_fr_add(e, e, &state[i].t[k].coef);
+        }
+    for (int r = 0; r < P; r++) {
+        const nnc_prv_fr *c = &p->c[(size_t)(r0 + r) * (size_t)t];
+        /* v = u_r[0] = s_r[0] + c[0] */
+        state_word(v, mp, t, 0, r, s0, B0, d, B);
+        nnc_fr_add(&v[0], &v[0], &cv[0]);
+        nnc_fr_add(&v[0], &v[0], &c[0]);
+        lc_from_dense(cb, &x, v, basis, B0 + r);
+        sbox(cb, &x);
+        if (nnc_prv_cb_status(cb, NULL, 0)) goto done;
+        /* d_r = y_r - u_r[0]; y_r is a new wire, above every basis wire so
+         * far, or a constant when u_r[0] is one (its column then stays 0) */
+        nnc_prv_fr *dr = &d[(size_t)r * (size_t)B];
+        for (int64_t b = 0; b < B0 + r; b++) nnc_fr_neg(&dr[b], &v[b]);
+        basis[B0 + r] = basis[B0 + r - 1];
+        for (uint32_t k = 0; k < x.n; k++) {
+            if (x.t[k].wire == 0) {
+                nnc_fr_add(&dr[0], &dr[0], &x.t[k].coef);
+            } else {
+                basis[B0 + r] = x.t[k].wire;
+                nnc_fr_add(&dr[B0 + r], &dr[B0 + r], &x.t[k].coef);
+            }
+        }
+        /* cv = M (cv + c) */
+        for (int i = 0; i < t; i++) nnc_fr_add(&cv[i], &cv[i], &c[i]);
+        for (int i = 0; i < t; i++) {
+            nnc_fr_set_zero(&nc[i]);
+            for (int j = 0; j < t; j++) {
+                nnc_fr_mul(&a, &p->m[i * t + j], &cv[j]);
+                nnc_fr_add(&nc[i], &nc[i], &a);
+            }
+        }
+        memcpy(cv, nc, (size_t)t * sizeof *cv);
+    }
+    for (int i = 0; i < t; i++) { /* the state leaving the partial rounds */
+        state_word(v, mp, t, i, P, s0, B0, d, B);
+        nnc_fr_add(&v[0], &v[0], &cv[i]);
+        lc_from_dense(cb, &state[i], v, basis, B);
+    }
+done:
+    nnc_prv_lc_clear(&x);
+    free(basis);
+    free(s0);
+    free(d);
+    free(v);
+    free(cv);
+    return nnc_prv_cb_status(cb, NULL, 0) ? -1 : 0;
+}
+
 int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t)
 {
     const nnc_prv_poseidon_params *p = nnc_prv_poseidon_params_get(t);
@@ -334,6 +514,11 @@ int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t)
         return 0;
     }
     for (int r = 0; r < rounds; r++) {
+        if (r == half && p->n_partial > 0) {
+            if (partial_rounds(cb, p, state, r)) break;
+            r += p->n_partial - 1;
+            continue;
+        }
         int full = r < half || r >= half + p->n_partial;
         for (int i = 0; i < t; i++) {
             nnc_prv_lc_term(cb, &state[i], 0, &p->c[r * t + i]);
@@ -414,59 +599,60 @@ nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int
     return NNC_STATUS_OK;
 }
 
+/* *u = value i of segment sg plus 2^(bits-1) (its unsigned slot). */
+static void commit_slot(nnc_prv_cb *cb, nnc_prv_lc *u, const nnc_prv_zk_segment *sg, int64_t i)
+{
+    if (sg->bit0) nnc_prv_lc_signed_bits(cb, u, sg->bit0[i], sg->bits);
+    else nnc_prv_lc_copy(cb, u, &sg->lc[i]);
+    nnc_prv_lc_term_i(cb, u, 0, (int64_t)1 << (sg->bits - 1));
+}
+
 void nnc_prv_g_commit(nnc_prv_cb *cb, nnc_prv_lc *out, const nnc_prv_zk_segment *seg, int n_seg)
 {
-    int64_t ne = n_elements(seg, n_seg), k = 0;
-    nnc_prv_lc *e = calloc((size_t)(ne ? ne : 1), sizeof *e);
-    nnc_prv_lc st[NNC_PRV_ZK_RATE + 2];
+    int64_t ne = n_elements(seg, n_seg);
+    nnc_prv_lc st[NNC_PRV_ZK_RATE + 2], u = {0}, h = {0};
     memset(st, 0, sizeof st);
-    if (!e) {
-        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (commitment)");
-        return;
-    }
-    nnc_prv_lc u = {0};
     nnc_prv_fr sh;
+    /* Range checks first (they make the packing injective), then the
+     * packed elements, built as the hash absorbs them. */
     for (int s = 0; s < n_seg; s++) {
-        int bits = seg[s].bits, slots = seg_slots(bits);
-        int64_t off = (int64_t)1 << (bits - 1);
+        if (seg[s].ranged || seg[s].bit0) continue; /* held by its bits already (nnc_prv_g_signed_bits) */
         for (int64_t i = 0; i < seg[s].n; i++) {
-            nnc_prv_lc_copy(cb, &u, &seg[s].lc[i]);
-            nnc_prv_lc_term_i(cb, &u, 0, off);
-            if (seg[s].ranged) {
-                /* held by its bits already (nnc_prv_g_signed_bits) */
-            } else if (nnc_prv_lc_is_const(&u)) { /* a public constant: checked here, costs nothing */
+            commit_slot(cb, &u, &seg[s], i);
+            if (nnc_prv_lc_is_const(&u)) { /* a public constant: checked here, costs nothing */
                 int64_t x;
                 if (eval_i64(cb, &x, &u, "commitment: constant out of range") == 0)
-                    checked_unsigned(cb, x, bits, "commitment: constant out of range");
+                    checked_unsigned(cb, x, seg[s].bits, "commitment: constant out of range");
             } else {
-                nnc_prv_g_bits(cb, &u, bits, NULL); /* makes the packing injective */
-            }
-            fr_pow2(&sh, bits * (int)(i % slots));
-            nnc_prv_lc_add(cb, &e[k], &u, &sh);
-            if (i % slots == slots - 1 || i + 1 == seg[s].n) {
-                nnc_prv_lc_compact(cb, &e[k]);
-                k++;
+                nnc_prv_g_bits(cb, &u, seg[s].bits, NULL);
             }
         }
     }
-    nnc_prv_lc h = {0};
     nnc_prv_lc_term_i(cb, &h, 0, ne);
-    int64_t i = 0;
+    int s = 0;
+    int64_t i = 0, k = 0; /* the next element starts at value i of segment s */
     do {
         nnc_prv_lc_reset(&st[0]); /* circomlib: state = [0, inputs...] */
         nnc_prv_lc_copy(cb, &st[1], &h);
         for (int j = 0; j < NNC_PRV_ZK_RATE; j++) {
-            nnc_prv_lc_reset(&st[2 + j]);
-            if (i + j < ne) nnc_prv_lc_copy(cb, &st[2 + j], &e[i + j]);
+            nnc_prv_lc *e = &st[2 + j];
+            nnc_prv_lc_reset(e);
+            if (k + j >= ne) continue;
+            while (i >= seg[s].n) s++, i = 0; /* an element never spans two segments */
+            int slots = seg_slots(seg[s].bits);
+            for (int64_t o = 0; o < slots && i < seg[s].n; o++, i++) {
+                commit_slot(cb, &u, &seg[s], i);
+                fr_pow2(&sh, seg[s].bits * (int)o);
+                nnc_prv_lc_add(cb, e, &u, &sh);
+            }
+            nnc_prv_lc_compact(cb, e);
         }
         nnc_prv_g_poseidon(cb, st, NNC_PRV_ZK_RATE + 2);
         nnc_prv_lc_copy(cb, &h, &st[0]);
-        i += NNC_PRV_ZK_RATE;
-    } while (i < ne);
+        k += NNC_PRV_ZK_RATE;
+    } while (k < ne);
     nnc_prv_lc_copy(cb, out, &h);
-    for (int64_t j = 0; j < ne; j++) nnc_prv_lc_clear(&e[j]);
     for (int j = 0; j < NNC_PRV_ZK_RATE + 2; j++) nnc_prv_lc_clear(&st[j]);
-    free(e);
     nnc_prv_lc_clear(&u);
     nnc_prv_lc_clear(&h);
 }

@@ -172,13 +172,13 @@ nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, cha
         FAIL(NNC_STATUS_NOMEM, "out of memory");
     }
     int ns = 0;
-    seg[ns++] = (nnc_prv_zk_segment){h, NULL, nh, ZK_HDR_BITS, 0};
+    seg[ns++] = (nnc_prv_zk_segment){h, NULL, nh, ZK_HDR_BITS, 0, NULL};
     for (int i = 0; i < q->n_l; i++) {
         const int64_t *p[ZK_MAX_PARAMS];
         int64_t n[ZK_MAX_PARAMS];
         int bits[ZK_MAX_PARAMS];
         int k = layer_params(q, i, bnd, p, n, bits);
-        for (int j = 0; j < k; j++) seg[ns++] = (nnc_prv_zk_segment){p[j], NULL, n[j], bits[j], 0};
+        for (int j = 0; j < k; j++) seg[ns++] = (nnc_prv_zk_segment){p[j], NULL, n[j], bits[j], 0, NULL};
     }
     nnc_status st = nnc_prv_zk_commit(out, seg, ns, err, errlen);
     free(h);
@@ -202,7 +202,7 @@ nnc_status nnc_prv_zk_input_commitment(nnc_prv_fr *out, const nnc_qmodel *q, con
     if (q->n_inputs > 64) FAIL(NNC_STATUS_LIMIT, "more than 64 inputs");
     for (int i = 0; i < q->n_inputs; i++) {
         const nnc_q_tensor *t = &q->t[q->inputs[i]];
-        seg[i] = (nnc_prv_zk_segment){qin[i], NULL, t->numel, input_bits(t), 0};
+        seg[i] = (nnc_prv_zk_segment){qin[i], NULL, t->numel, input_bits(t), 0, NULL};
     }
     return nnc_prv_zk_commit(out, seg, q->n_inputs, err, errlen);
 }
@@ -219,7 +219,11 @@ typedef struct zk_ctx {
     nnc_prv_cb *cb;
     const nnc_qmodel *q;
     zk_tensor *t;
-    nnc_prv_lc **pw;    /* private weights: per layer, per parameter (w then b) */
+    uint32_t **pw0;     /* private weights: per layer (NULL: public), per parameter (w then b),
+                         * the first of its bit wires (nnc_prv_g_signed_bits) */
+    nnc_prv_lc *pw;     /* the current layer's private parameters as combinations
+                         * (layer_pw_begin; NULL when public): 4 bytes per weight
+                         * are kept, not a combination */
     uint64_t *bnd;      /* proven bounds per tensor (zk_bounds) */
     int knit;           /* 1: knit-pack private-by-private products */
 } zk_ctx;
@@ -241,15 +245,45 @@ static int tensor_alloc(zk_tensor *t, int64_t numel, int with_sign)
     return (!t->v || (with_sign && !t->nonneg)) ? -1 : 0;
 }
 
+/* Parameters (weights, then bias) of layer li and their count. */
+static int64_t n_params(const nnc_q_layer *l) { return l->nw + (l->b ? (l->kind == NNC_Q_CONV ? l->OC : l->N) : 0); }
+
+/* z->pw = layer li's private parameters as combinations, rebuilt from
+ * their bit wires (the combinations nnc_prv_g_signed_bits returned); NULL
+ * when they are public. */
+static void layer_pw_begin(zk_ctx *z, int li)
+{
+    z->pw = NULL;
+    if (!z->pw0 || !z->pw0[li]) return;
+    const int64_t *p[ZK_MAX_PARAMS];
+    int64_t n[ZK_MAX_PARAMS];
+    int bits[ZK_MAX_PARAMS];
+    int k = layer_params(z->q, li, z->bnd, p, n, bits);
+    if (!(z->pw = calloc((size_t)n_params(&z->q->l[li]), sizeof *z->pw))) {
+        nnc_prv_cb_fail(z->cb, NNC_STATUS_NOMEM, "out of memory (private weights)");
+        return;
+    }
+    for (int64_t j = 0, o = 0; j < k; o += n[j++]) /* as private_weights lays them out */
+        for (int64_t i = o; i < o + n[j]; i++) nnc_prv_lc_signed_bits(z->cb, &z->pw[i], z->pw0[li][i], bits[j]);
+}
+
+static void layer_pw_end(zk_ctx *z, int li)
+{
+    if (!z->pw) return;
+    for (int64_t i = 0; i < n_params(&z->q->l[li]); i++) nnc_prv_lc_clear(&z->pw[i]);
+    free(z->pw);
+    z->pw = NULL;
+}
+
 /* acc += w * x where w is parameter index k of layer li (constant or wire). */
 static void mac(zk_ctx *z, nnc_prv_lc *acc, const nnc_prv_lc *x, int li, int64_t k, nnc_prv_lc *tmp)
 {
-    if (!z->pw || !z->pw[li]) {
+    if (!z->pw) {
         int64_t w = z->q->l[li].w[k];
         if (w) nnc_prv_lc_add_i(z->cb, acc, x, w);
         return;
     }
-    nnc_prv_g_mul(z->cb, tmp, x, &z->pw[li][k]);
+    nnc_prv_g_mul(z->cb, tmp, x, &z->pw[k]);
     nnc_prv_lc_add_i(z->cb, acc, tmp, 1);
 }
 
@@ -257,7 +291,7 @@ static void add_bias(zk_ctx *z, nnc_prv_lc *acc, int li, int64_t n)
 {
     const nnc_q_layer *l = &z->q->l[li];
     if (!l->b) return;
-    if (z->pw && z->pw[li]) nnc_prv_lc_add_i(z->cb, acc, &z->pw[li][l->nw + n], 1);
+    if (z->pw) nnc_prv_lc_add_i(z->cb, acc, &z->pw[l->nw + n], 1);
     else nnc_prv_lc_term_i(z->cb, acc, 0, l->b[n]);
 }
 
@@ -324,7 +358,7 @@ static void knit_block(zk_ctx *z, int li, const knit_layer *kl, zk_tensor *y, in
         int64_t yi = y0 + i * ystride;
         nnc_prv_g_requant_open(z->cb, &y->v[yi], &y->nonneg[yi], &kl->acc[i], a, l->shift, z->q->t[l->out].rbits);
     }
-    nnc_prv_g_knit_dot(z->cb, kl->acc, l->b ? &z->pw[li][l->nw + o0] : NULL, k, kl->n, z->pw[li], wi, wstride, x, xi, K);
+    nnc_prv_g_knit_dot(z->cb, kl->acc, l->b ? &z->pw[l->nw + o0] : NULL, k, kl->n, z->pw, wi, wstride, x, xi, K);
 }
 
 /* DENSE/CONV with private weights, k outputs per packed constraint. */
@@ -334,7 +368,7 @@ static nnc_status compile_knit(zk_ctx *z, int li, int k, int n, char *err, size_
     zk_tensor *x = &z->t[l->in], *y = &z->t[l->out];
     int64_t nb = l->b ? (l->kind == NNC_Q_CONV ? l->OC : l->N) : 0;
     int64_t taps = l->kind == NNC_Q_CONV ? (l->C / l->group) * l->kh * l->kw : l->K;
-    knit_layer kl = {lc_values(z, z->pw[li], l->nw + nb), lc_values(z, x->v, x->numel), calloc((size_t)k, sizeof(nnc_prv_lc)), n};
+    knit_layer kl = {lc_values(z, z->pw, l->nw + nb), lc_values(z, x->v, x->numel), calloc((size_t)k, sizeof(nnc_prv_lc)), n};
     int64_t *xi = malloc((size_t)(2 * taps) * sizeof *xi), *wi = xi + taps;
     if (kl.wv && kl.xv && kl.acc && xi) {
         if (l->kind == NNC_Q_DENSE) {
@@ -368,7 +402,7 @@ static nnc_status compile_knit(zk_ctx *z, int li, int k, int n, char *err, size_
     return nnc_prv_cb_status(z->cb, err, errlen);
 }
 
-static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
+static nnc_status layer_ops(zk_ctx *z, int li, char *err, size_t errlen)
 {
     const nnc_qmodel *q = z->q;
     const nnc_q_layer *l = &q->l[li];
@@ -378,7 +412,7 @@ static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
     int sign = l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV || l->kind == NNC_Q_SPMM || l->kind == NNC_Q_RESHAPE;
     if (tensor_alloc(y, to->numel, sign)) FAIL(NNC_STATUS_NOMEM, "out of memory");
     nnc_prv_lc acc = {0}, tmp = {0};
-    int n = 0, k = (l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV) && z->knit && z->pw && z->pw[li] ? knit_plan(z, li, &n) : 0;
+    int n = 0, k = (l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV) && z->knit && z->pw ? knit_plan(z, li, &n) : 0;
     if (k >= 2) return compile_knit(z, li, k, n, err, errlen);
     switch (l->kind) {
     case NNC_Q_DENSE:
@@ -472,8 +506,19 @@ static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
     return nnc_prv_cb_status(cb, err, errlen);
 }
 
-/* Private weights: one wire per parameter; the model commitment is computed
- * in the circuit from the same segments nnc_prv_zk_model_commitment hashes. */
+static nnc_status compile_layer(zk_ctx *z, int li, char *err, size_t errlen)
+{
+    layer_pw_begin(z, li);
+    nnc_status st = nnc_prv_cb_status(z->cb, err, errlen);
+    if (!st) st = layer_ops(z, li, err, errlen);
+    layer_pw_end(z, li);
+    return st;
+}
+
+/* Private weights: a signed bit decomposition per parameter, with no wire
+ * of its own (z->pw0 keeps its first bit wire); the model commitment is
+ * computed in the circuit from the same segments nnc_prv_zk_model_commitment
+ * hashes. */
 static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size_t errlen)
 {
     const nnc_qmodel *q = z->q;
@@ -482,18 +527,19 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
     int64_t *h = model_header(q, &nh);
     nnc_prv_lc *hl = calloc((size_t)(nh ? nh : 1), sizeof *hl);
     nnc_prv_zk_segment *seg = calloc((size_t)(1 + ZK_MAX_PARAMS * q->n_l), sizeof *seg);
-    z->pw = calloc((size_t)q->n_l, sizeof *z->pw);
+    nnc_prv_lc x = {0};
+    z->pw0 = calloc((size_t)q->n_l, sizeof *z->pw0);
     nnc_status st = NNC_STATUS_OK;
     nnc_prv_lc *consts[ZK_MAX_PARAMS * 64];
     int64_t const_n[ZK_MAX_PARAMS * 64];
     int n_const = 0;
-    if (!h || !hl || !seg || !z->pw) {
+    if (!h || !hl || !seg || !z->pw0) {
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
     for (int64_t i = 0; i < nh; i++) nnc_prv_lc_term_i(cb, &hl[i], 0, h[i]);
     int ns = 0;
-    seg[ns++] = (nnc_prv_zk_segment){NULL, hl, nh, ZK_HDR_BITS, 0};
+    seg[ns++] = (nnc_prv_zk_segment){NULL, hl, nh, ZK_HDR_BITS, 0, NULL};
     for (int li = 0; li < q->n_l; li++) {
         const nnc_q_layer *l = &q->l[li];
         const int64_t *p[ZK_MAX_PARAMS];
@@ -510,22 +556,23 @@ static nnc_status private_weights(zk_ctx *z, nnc_prv_lc *commit, char *err, size
                 consts[n_const] = c;
                 const_n[n_const++] = n[j];
                 for (int64_t i = 0; i < n[j]; i++) nnc_prv_lc_term_i(cb, &c[i], 0, p[j][i]);
-                seg[ns++] = (nnc_prv_zk_segment){NULL, c, n[j], bits[j], 0};
+                seg[ns++] = (nnc_prv_zk_segment){NULL, c, n[j], bits[j], 0, NULL};
             }
             continue;
         }
         int64_t tot = n[0] + (k > 1 ? n[1] : 0);
-        if (!(z->pw[li] = calloc((size_t)tot, sizeof **z->pw))) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
+        if (!(z->pw0[li] = malloc((size_t)tot * sizeof **z->pw0))) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
         int64_t o = 0;
         for (int j = 0; j < k; j++) {
-            for (int64_t i = 0; i < n[j]; i++) nnc_prv_g_signed_bits(cb, &z->pw[li][o + i], p[j][i], bits[j], NNC_PRV_WIRE_PRV_IN);
-            seg[ns++] = (nnc_prv_zk_segment){NULL, &z->pw[li][o], n[j], bits[j], 1};
+            for (int64_t i = 0; i < n[j]; i++) z->pw0[li][o + i] = nnc_prv_g_signed_bits(cb, &x, p[j][i], bits[j], NNC_PRV_WIRE_PRV_IN);
+            seg[ns++] = (nnc_prv_zk_segment){NULL, NULL, n[j], bits[j], 1, &z->pw0[li][o]};
             o += n[j];
         }
     }
     nnc_prv_g_commit(cb, commit, seg, ns);
 done:
-    for (int j = 0; j < n_const; j++) { /* the constant copies (private ones live in z->pw) */
+    nnc_prv_lc_clear(&x);
+    for (int j = 0; j < n_const; j++) { /* the constant copies (private ones live in z->pw0) */
         for (int64_t i = 0; i < const_n[j]; i++) nnc_prv_lc_clear(&consts[j][i]);
         free(consts[j]);
     }
@@ -591,7 +638,7 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
             if (priv & NNC_PRV_ZK_PRIVATE_INPUT) nnc_prv_g_signed_bits(cb, &x->v[k], qin[i][k], input_bits(t), NNC_PRV_WIRE_PRV_IN);
             else nnc_prv_lc_term(cb, &x->v[k], 0, &v);
         }
-        seg[i] = (nnc_prv_zk_segment){NULL, x->v, t->numel, input_bits(t), (priv & NNC_PRV_ZK_PRIVATE_INPUT) != 0};
+        seg[i] = (nnc_prv_zk_segment){NULL, x->v, t->numel, input_bits(t), (priv & NNC_PRV_ZK_PRIVATE_INPUT) != 0, NULL};
     }
     nnc_prv_lc_reset(&commit);
     if (priv & NNC_PRV_ZK_PRIVATE_INPUT) {
@@ -629,15 +676,9 @@ done:
         for (int t = 0; t < q->n_t; t++) tensor_free(&z.t[t]);
     free(z.t);
     free(z.bnd);
-    if (z.pw) {
-        for (int li = 0; li < q->n_l; li++) {
-            if (!z.pw[li]) continue;
-            int64_t tot = q->l[li].nw + (q->l[li].b ? (q->l[li].kind == NNC_Q_CONV ? q->l[li].OC : q->l[li].N) : 0);
-            for (int64_t i = 0; i < tot; i++) nnc_prv_lc_clear(&z.pw[li][i]);
-            free(z.pw[li]);
-        }
-        free(z.pw);
-    }
+    if (z.pw0)
+        for (int li = 0; li < q->n_l; li++) free(z.pw0[li]);
+    free(z.pw0);
     if (zero)
         for (int i = 0; i < q->n_inputs; i++) free(zero[i]);
     free(zero);

@@ -468,13 +468,91 @@ START_TEST(test_poseidon_gadget)
 }
 END_TEST
 
+/* The permutation round by round, mixing every state word in every round
+ * (the textbook form): the reference the gadget's unrolled partial rounds
+ * must match constraint for constraint. */
+static void ref_poseidon(nnc_prv_cb *cb, nnc_prv_lc *st, int t)
+{
+    const nnc_prv_poseidon_params *p = nnc_prv_poseidon_params_get(t);
+    nnc_prv_lc ns[17], x2 = {0}, x4 = {0}, x5 = {0};
+    memset(ns, 0, sizeof ns);
+    for (int r = 0; r < p->n_full + p->n_partial; r++) {
+        int full = r < p->n_full / 2 || r >= p->n_full / 2 + p->n_partial;
+        for (int i = 0; i < t; i++) {
+            nnc_prv_lc_term(cb, &st[i], 0, &p->c[r * t + i]);
+            nnc_prv_lc_compact(cb, &st[i]);
+            if (!full && i > 0) continue;
+            nnc_prv_g_mul(cb, &x2, &st[i], &st[i]);
+            nnc_prv_g_mul(cb, &x4, &x2, &x2);
+            nnc_prv_g_mul(cb, &x5, &x4, &st[i]);
+            nnc_prv_lc_copy(cb, &st[i], &x5);
+        }
+        for (int i = 0; i < t; i++) {
+            nnc_prv_lc_reset(&ns[i]);
+            for (int j = 0; j < t; j++) nnc_prv_lc_add(cb, &ns[i], &st[j], &p->m[i * t + j]);
+            nnc_prv_lc_compact(cb, &ns[i]);
+        }
+        for (int i = 0; i < t; i++) nnc_prv_lc_copy(cb, &st[i], &ns[i]);
+    }
+    for (int i = 0; i < t; i++) nnc_prv_lc_clear(&ns[i]);
+    nnc_prv_lc_clear(&x2);
+    nnc_prv_lc_clear(&x4);
+    nnc_prv_lc_clear(&x5);
+}
+
+START_TEST(test_poseidon_same_as_reference)
+{
+    rng r = rng_for(14);
+    /* t = 17 and 3 with private inputs; t = 5 all constant (no constraint) */
+    const int widths[3] = {17, 3, 5};
+    for (int c = 0; c < 3; c++) {
+        int t = widths[c];
+        nnc_prv_cb *cb[2] = {new_cb(), new_cb()};
+        nnc_prv_lc st[2][17];
+        memset(st, 0, sizeof st);
+        for (int i = 1; i < t; i++) {
+            int64_t v = (int64_t)(rng_next(&r) >> 3);
+            for (int k = 0; k < 2; k++) {
+                if (c < 2) input(cb[k], &st[k][i], v);
+                else nnc_prv_lc_term_i(cb[k], &st[k][i], 0, v);
+            }
+        }
+        CHECK(nnc_prv_g_poseidon(cb[0], st[0], t) == 0);
+        ref_poseidon(cb[1], st[1], t);
+        for (int k = 0; k < 2; k++) {
+            CHECK(nnc_prv_cb_status(cb[k], err, sizeof err) == NNC_STATUS_OK);
+            for (int i = 0; i < t; i++) nnc_prv_g_wire_of(cb[k], &st[k][i], NNC_PRV_WIRE_PUB_OUT); /* the whole state */
+        }
+        CHECK(nnc_prv_cb_n_constraints(cb[0]) == nnc_prv_cb_n_constraints(cb[1]));
+        CHECK(nnc_prv_cb_n_terms(cb[0]) == nnc_prv_cb_n_terms(cb[1]));
+        CHECK((nnc_prv_cb_n_constraints(cb[0]) == (uint64_t)t) == (c == 2));
+        nnc_prv_r1cs rr[2];
+        nnc_prv_fr_vec w[2];
+        for (int k = 0; k < 2; k++) CHECK(nnc_prv_cb_finish(cb[k], &rr[k], &w[k], NULL, err, sizeof err) == NNC_STATUS_OK);
+        CHECK(rr[0].n_constraints == rr[1].n_constraints && rr[0].n_terms == rr[1].n_terms && w[0].n == w[1].n);
+        CHECK(memcmp(rr[0].lc_start, rr[1].lc_start, (3 * (size_t)rr[0].n_constraints + 1) * sizeof *rr[0].lc_start) == 0);
+        for (uint64_t i = 0; i < rr[0].n_terms; i++)
+            CHECK(rr[0].terms[i].wire == rr[1].terms[i].wire &&
+                  memcmp(&rr[0].terms[i].coef, &rr[1].terms[i].coef, sizeof rr[0].terms[i].coef) == 0);
+        CHECK(memcmp(w[0].v, w[1].v, w[0].n * sizeof *w[0].v) == 0);
+        CHECK(nnc_prv_r1cs_check_witness(NULL, &rr[0], w[0].v, w[0].n, NULL, 0) == NNC_STATUS_OK);
+        for (int k = 0; k < 2; k++) {
+            nnc_prv_r1cs_clear(&rr[k]);
+            nnc_prv_fr_vec_clear(&w[k]);
+            for (int i = 0; i < t; i++) nnc_prv_lc_clear(&st[k][i]);
+            nnc_prv_cb_destroy(cb[k]);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_commit)
 {
     rng r = rng_for(5);
     int64_t a[70], b[5];
     for (int i = 0; i < 70; i++) a[i] = (int64_t)(rng_next(&r) % 256) - 128;
     for (int i = 0; i < 5; i++) b[i] = (int64_t)(rng_next(&r) % 2000) - 1000;
-    nnc_prv_zk_segment ns[2] = {{a, NULL, 70, 8, 0}, {b, NULL, 5, 12, 0}};
+    nnc_prv_zk_segment ns[2] = {{a, NULL, 70, 8, 0, NULL}, {b, NULL, 5, 12, 0, NULL}};
     nnc_prv_fr want, got, other;
     CHECK(nnc_prv_zk_commit(&want, ns, 2, err, sizeof err) == NNC_STATUS_OK);
     /* one value changed: another commitment */
@@ -495,7 +573,7 @@ START_TEST(test_commit)
     uint32_t ids[70];
     for (int i = 0; i < 70; i++) ids[i] = input(cb, &la[i], a[i]);
     for (int i = 0; i < 5; i++) nnc_prv_lc_term_i(cb, &lb[i], 0, b[i]);
-    nnc_prv_zk_segment cs[2] = {{NULL, la, 70, 8, 0}, {NULL, lb, 5, 12, 0}};
+    nnc_prv_zk_segment cs[2] = {{NULL, la, 70, 8, 0, NULL}, {NULL, lb, 5, 12, 0, NULL}};
     uint64_t c0 = nnc_prv_cb_n_constraints(cb);
     nnc_prv_g_commit(cb, &out, cs, 2);
     CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_OK);
@@ -516,6 +594,43 @@ START_TEST(test_commit)
     CHECK(!satisfied(cb));
     *nnc_prv_cb_value(cb, ids[10]) = save;
     every_wire_determined(cb, ids[69] + 1);
+    nnc_prv_lc_clear(&out);
+    nnc_prv_cb_destroy(cb);
+
+    /* a's values held by their bits alone (nnc_prv_g_signed_bits), given to
+     * the commitment as bit wires (the private weights' compact form), with
+     * an empty segment between: the same commitment, no range check again */
+    cb = new_cb();
+    uint32_t bit0[70];
+    nnc_prv_lc x = {0}, re = {0};
+    for (int i = 0; i < 70; i++) {
+        bit0[i] = nnc_prv_g_signed_bits(cb, &x, a[i], 8, NNC_PRV_WIRE_PRV_IN);
+        nnc_prv_lc_signed_bits(cb, &re, bit0[i], 8); /* rebuilt term for term */
+        CHECK(re.n == x.n && re.n == 9 && re.cap == 9);
+        for (uint32_t k = 0; k < re.n; k++)
+            CHECK(re.t[k].wire == x.t[k].wire && memcmp(&re.t[k].coef, &x.t[k].coef, sizeof re.t[k].coef) == 0);
+        CHECK(x.t[0].wire == bit0[i] && x.t[7].wire == bit0[i] + 7 && x.t[8].wire == 0);
+    }
+    nnc_prv_zk_segment bs[3] = {{NULL, NULL, 70, 8, 1, bit0}, {NULL, NULL, 0, 8, 1, bit0}, {NULL, lb, 5, 12, 0, NULL}};
+    c0 = nnc_prv_cb_n_constraints(cb);
+    CHECK(c0 == 70 * 8);
+    nnc_prv_g_commit(cb, &out, bs, 3);
+    CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_OK);
+    nnc_prv_lc_eval(cb, &got, &out);
+    CHECK(memcmp(&got, &want, sizeof got) == 0);
+    CHECK(nnc_prv_cb_n_constraints(cb) - c0 == 3 * ((uint64_t)p->n_full * 17 + p->n_partial) - 3 * 14);
+    nnc_prv_g_wire_of(cb, &out, NNC_PRV_WIRE_PUB_IN);
+    CHECK(satisfied(cb));
+    nnc_prv_fr *bit = nnc_prv_cb_value(cb, bit0[10] + 3); /* a[10] with bit 3 flipped: not the committed value */
+    save = *bit;
+    int64_t bv = -1;
+    CHECK(nnc_prv_fr_to_i64(&bv, bit) == 0 && (bv == 0 || bv == 1));
+    nnc_prv_fr_from_i64(bit, 1 - bv);
+    CHECK(!satisfied(cb));
+    *bit = save;
+    every_wire_determined(cb, bit0[69] + 8);
+    nnc_prv_lc_clear(&x);
+    nnc_prv_lc_clear(&re);
     for (int i = 0; i < 70; i++) nnc_prv_lc_clear(&la[i]);
     for (int i = 0; i < 5; i++) nnc_prv_lc_clear(&lb[i]);
     nnc_prv_lc_clear(&out);
@@ -1100,6 +1215,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_gather);
     tcase_add_test(tc, test_mul_privacy);
     tcase_add_test(tc, test_poseidon_gadget);
+    tcase_add_test(tc, test_poseidon_same_as_reference);
     tcase_add_test(tc, test_commit);
     tcase_add_test(tc, test_knit_base);
     tcase_add_test(tc, test_knit_random);
