@@ -20,8 +20,10 @@ PY=/usr/bin/python3
 mkdir -p results "$D"
 PROVE=${BENCH_ZK_PROVE:-"mlp/input cnn/input lenet5/input cnn/both"}
 SNARKJS=tests/peers/node_modules/.bin/snarkjs
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!results' 2>/dev/null || echo ' (uncommitted changes)')"
 machine() {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+    echo "commit: $COMMIT"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
@@ -56,8 +58,11 @@ for priv in input weights both; do
     run cnn models/zoo/cnn.onnx "$priv" models/zoo/sample_batch.npy
     [ "$have_models" = 1 ] && run lenet5 "$D/lenet5.onnx" "$priv"
 done
-# VGG16: private input only (private weights would need 15M range-checked wires)
-[ "$have_models" = 1 ] && run vgg16 "$D/vgg16.onnx" input
+# VGG16: with private weights (about 180M constraints, 10 minutes each on 2
+# cores) counted only, unless BENCH_ZK_PROVE names them
+if [ "$have_models" = 1 ]; then
+    for priv in input weights both; do run vgg16 "$D/vgg16.onnx" "$priv"; done
+fi
 if [ -n "$ONLY" ]; then
     # merge: the new rows replace the old ones of the same model/privacy
     awk -F, 'NR == FNR { if (FNR > 1) new[$1 "," $2] = $0; next }
