@@ -366,9 +366,8 @@ static nnc_status compile_knit(zk_ctx *z, int li, int k, int n, char *err, size_
 {
     const nnc_q_layer *l = &z->q->l[li];
     zk_tensor *x = &z->t[l->in], *y = &z->t[l->out];
-    int64_t nb = l->b ? (l->kind == NNC_Q_CONV ? l->OC : l->N) : 0;
     int64_t taps = l->kind == NNC_Q_CONV ? (l->C / l->group) * l->kh * l->kw : l->K;
-    knit_layer kl = {lc_values(z, z->pw, l->nw + nb), lc_values(z, x->v, x->numel), calloc((size_t)k, sizeof(nnc_prv_lc)), n};
+    knit_layer kl = {lc_values(z, z->pw, n_params(l)), lc_values(z, x->v, x->numel), calloc((size_t)k, sizeof(nnc_prv_lc)), n};
     int64_t *xi = malloc((size_t)(2 * taps) * sizeof *xi), *wi = xi + taps;
     if (kl.wv && kl.xv && kl.acc && xi) {
         if (l->kind == NNC_Q_DENSE) {
