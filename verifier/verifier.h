@@ -97,7 +97,9 @@ typedef struct nnc_vrf_opts {
     int split_lookahead;     /* with the symbolic engine: the input dimension to split is
                                 chosen among this many (the best by influence score) by
                                 the cheap symbolic bound of both children (the worse
-                                child's margin); 0 or 1 off; -1 auto (the default: 3) */
+                                child's margin), at leaves where the influence score does
+                                not decide clearly (best below 5 times the second);
+                                0 or 1 off; -1 auto (the default: 3) */
     uint64_t symbolic_own_leaves; /* symbolic auto: the first (2) phase also ends after
                                      this many leaves; 0 (the default): time only */
     int threads;             /* branch-and-bound worker threads: batches of the leaves
