@@ -139,7 +139,7 @@ int nnc_prv_fr_to_i64(int64_t *out, const nnc_prv_fr *a);
 void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits);
 /* A new private signed value v in [-2^(n-1), 2^(n-1)) carried by n boolean
  * wires of class cls and no wire of its own: *x = sum 2^i b_i - 2^(n-1).
- * n constraints (a range check that costs no linear constraint).
+ * n constraints (a range check that costs no linear constraint); 1 <= n <= 62.
  * Returns: b_0's id; the n bits are the consecutive wires from it (valid
  * while the sticky error is unset). */
 uint32_t nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls);

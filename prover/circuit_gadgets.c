@@ -103,6 +103,10 @@ void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits)
 uint32_t nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls)
 {
     uint32_t bits[64];
+    if (n < 1 || n > 62) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "signed bits: width outside 1..62");
+        return 0;
+    }
     int64_t off = (int64_t)1 << (n - 1);
     bits_alloc_cls(cb, x, checked_unsigned(cb, v + off, n, "private value outside its committed width"), n, bits, cls);
     nnc_prv_lc_term_i(cb, x, 0, -off);
@@ -113,6 +117,10 @@ void nnc_prv_lc_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, uint32_t bit0, int n)
 {
     nnc_prv_fr p;
     nnc_prv_lc_reset(x);
+    if (n < 1 || n > 62) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "signed bits: width outside 1..62");
+        return;
+    }
     nnc_prv_lc_reserve(cb, x, (uint32_t)n + 1);
     for (int i = 0; i < n; i++) { /* the terms of bits_alloc_cls, in its order */
         fr_pow2(&p, i);
