@@ -236,6 +236,19 @@ void nnc_prv_lc_clear(nnc_prv_lc *lc)
 
 void nnc_prv_lc_reset(nnc_prv_lc *lc) { lc->n = 0; }
 
+/* lc's term array resized to cap terms.  Returns: 0, or -1 (sticky error set). */
+static int lc_resize(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t cap)
+{
+    nnc_prv_r1cs_term *t = realloc(lc->t, (size_t)cap * sizeof *t);
+    if (!t) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (linear combination)");
+        return -1;
+    }
+    lc->t = t;
+    lc->cap = cap;
+    return 0;
+}
+
 static int lc_reserve(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t extra)
 {
     if (lc->n + (uint64_t)extra <= lc->cap) return 0;
@@ -245,26 +258,12 @@ static int lc_reserve(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t extra)
         nnc_prv_cb_fail(cb, NNC_STATUS_LIMIT, "linear combination too long");
         return -1;
     }
-    nnc_prv_r1cs_term *t = realloc(lc->t, (size_t)cap * sizeof *t);
-    if (!t) {
-        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (linear combination)");
-        return -1;
-    }
-    lc->t = t;
-    lc->cap = (uint32_t)cap;
-    return 0;
+    return lc_resize(cb, lc, (uint32_t)cap);
 }
 
 void nnc_prv_lc_reserve(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t n)
 {
-    if (n <= lc->cap) return;
-    nnc_prv_r1cs_term *t = realloc(lc->t, (size_t)n * sizeof *t);
-    if (!t) {
-        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (linear combination)");
-        return;
-    }
-    lc->t = t;
-    lc->cap = n;
+    if (n > lc->cap) lc_resize(cb, lc, n);
 }
 
 void nnc_prv_lc_term(nnc_prv_cb *cb, nnc_prv_lc *lc, uint32_t wire, const nnc_prv_fr *coef)

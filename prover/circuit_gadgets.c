@@ -44,24 +44,35 @@ static int eval_i64(nnc_prv_cb *cb, int64_t *out, const nnc_prv_lc *x, const cha
     return 0;
 }
 
-/* Allocate n boolean wires of class cls holding the bits of u (n
- * booleanity constraints); sum = sum 2^i bit_i.  bits (may be NULL)
- * receives the ids. */
+/* sum = sum_i 2^i w[bit0 + i] (i < n). */
+static void lc_bits_sum(nnc_prv_cb *cb, nnc_prv_lc *sum, uint32_t bit0, int n)
+{
+    nnc_prv_fr p;
+    nnc_prv_lc_reset(sum);
+    for (int i = 0; i < n; i++) {
+        fr_pow2(&p, i);
+        nnc_prv_lc_term(cb, sum, bit0 + (uint32_t)i, &p);
+    }
+}
+
+/* Allocate n boolean wires (consecutive ids) of class cls holding the bits
+ * of u (n booleanity constraints); sum = sum 2^i bit_i.  bits (may be
+ * NULL) receives the ids. */
 static void bits_alloc_cls(nnc_prv_cb *cb, nnc_prv_lc *sum, uint64_t u, int n, uint32_t *bits, nnc_prv_wire_class cls)
 {
     nnc_prv_lc b = {0};
-    nnc_prv_fr v, p;
-    nnc_prv_lc_reset(sum);
+    nnc_prv_fr v;
+    uint32_t bit0 = 0;
     for (int i = 0; i < n; i++) {
         nnc_fr_set_u64(&v, (u >> i) & 1);
         uint32_t id = nnc_prv_cb_wire(cb, cls, &v);
+        if (i == 0) bit0 = id;
         if (bits) bits[i] = id;
         lc_one(cb, &b, id);
         nnc_prv_cb_constrain(cb, &b, &b, &b); /* b * b = b */
-        fr_pow2(&p, i);
-        nnc_prv_lc_term(cb, sum, id, &p);
     }
     nnc_prv_lc_clear(&b);
+    lc_bits_sum(cb, sum, bit0, n);
 }
 
 static void bits_alloc(nnc_prv_cb *cb, nnc_prv_lc *sum, uint64_t u, int n, uint32_t *bits)
@@ -115,17 +126,13 @@ uint32_t nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, 
 
 void nnc_prv_lc_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, uint32_t bit0, int n)
 {
-    nnc_prv_fr p;
     nnc_prv_lc_reset(x);
     if (n < 1 || n > 62) {
         nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "signed bits: width outside 1..62");
         return;
     }
     nnc_prv_lc_reserve(cb, x, (uint32_t)n + 1);
-    for (int i = 0; i < n; i++) { /* the terms of bits_alloc_cls, in its order */
-        fr_pow2(&p, i);
-        nnc_prv_lc_term(cb, x, bit0 + (uint32_t)i, &p);
-    }
+    lc_bits_sum(cb, x, bit0, n); /* the sum bits_alloc_cls builds */
     nnc_prv_lc_term_i(cb, x, 0, -((int64_t)1 << (n - 1)));
 }
 
