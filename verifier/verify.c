@@ -407,6 +407,18 @@ static int lookahead(const ctx *c)
     return c->o->split_lookahead >= 0 ? c->o->split_lookahead : NNC_VRF_LOOKAHEAD_DIMS;
 }
 
+/* Influence of input dimension i on the leaf's undecided lower bounds (lw,
+ * with coefficients lam): its width times the summed |coefficients|; -1
+ * for a dimension of no width. */
+static double influence(const ctx *c, const double *box, const double *lw, const double *lam, int i)
+{
+    int n = c->n_in;
+    double w = box[n + i] - box[i], s = 0;
+    for (int r = 0; r < c->nrows; r++)
+        if (!(lw[r] > c->d[r])) s += fabs(lam[(size_t)r * (size_t)n + (size_t)i]);
+    return w > 0 ? w * (s + 1e-12) : -1;
+}
+
 /* Look-ahead split choice (FSB-style): of the split_lookahead dimensions
  * with the largest influence score (as classify ranks them), the one whose
  * worse child has the largest safe_margin under the cheap symbolic bound
@@ -424,12 +436,8 @@ static nnc_status lookahead_dim(ctx *c, const double *box, const double *CC, con
     nnc_status st = NNC_STATUS_OK;
     if (!cand || !cb || !lw || !lm || !sc) st = NNC_STATUS_NOMEM;
     int nc = 0;
-    for (int i = 0; i < n && !st; i++) {
-        double w = box[n + i] - box[i], s = 0;
-        for (int r = 0; r < R; r++)
-            if (!(lw0[r] > c->d[r])) s += fabs(lam[(size_t)r * (size_t)n + (size_t)i]);
-        sc[i] = w > 0 && 0.5 * box[i] + 0.5 * box[n + i] > box[i] ? w * (s + 1e-12) : -1;
-    }
+    for (int i = 0; i < n && !st; i++) /* dimensions whose midpoint splits them */
+        sc[i] = 0.5 * box[i] + 0.5 * box[n + i] > box[i] ? influence(c, box, lw0, lam, i) : -1;
     /* the chosen dimension first, then the next best by score */
     if (!st) cand[nc++] = *dim;
     while (!st && nc < K) {
@@ -533,15 +541,12 @@ static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *spl
          * lower bounds: width times summed |coefficient| */
         double best = -1, second = -1;
         for (int i = 0; i < n; i++) {
-            double w = box[n + i] - box[i], s = 0;
-            for (int r = 0; r < R; r++)
-                if (!(lw[r] > c->d[r])) s += fabs(lam[(size_t)r * (size_t)n + (size_t)i]);
-            double score = w * (s + 1e-12);
-            if (w > 0 && score > best) {
+            double score = influence(c, box, lw, lam, i);
+            if (score > best) {
                 second = best;
                 best = score;
                 *split_dim = i;
-            } else if (w > 0 && score > second) {
+            } else if (score > second) {
                 second = score;
             }
         }
