@@ -389,6 +389,7 @@ static const char verify_help[] =
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
     "                     [--no-split] [--ibp] [--stop-on-counterexample] [--threads T]\n"
     "                     [--alpha-iters N|auto] [--relu-split auto|on|off] [--symbolic M]\n"
+    "                     [--exact auto|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "                     [--trace FILE [--sample K]]\n"
     "\n"
@@ -432,6 +433,10 @@ static const char verify_help[] =
     "                      then own with look-ahead split choices for up to half of\n"
     "                      the time, then cascade continuing from where own stopped\n"
     "                      (see README); off: CROWN on every leaf\n"
+    "  --exact M           with the symbolic engine: open leaves with at most 40\n"
+    "                      unstable ReLUs decided exactly by enumerating activation\n"
+    "                      patterns (each step a checked LP certificate); auto\n"
+    "                      (default) or off\n"
     "  --trace FILE        DLRM (categorical integer inputs): fix the ids to those of\n"
     "                      trace sample K (--sample, 1-based, default 1); the spec then\n"
     "                      covers the dense inputs.  Without it a DLRM's spec covers\n"
@@ -604,6 +609,9 @@ static int cmd_verify(int argc, char **argv)
             } else if (strcmp(a, "--relu-split") == 0) {
                 o.relu_split = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "on") == 0 ? 1 : strcmp(v, "off") == 0 ? 0 : 2;
                 bad = o.relu_split == 2;
+            } else if (strcmp(a, "--exact") == 0) {
+                o.exact = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "off") == 0 ? 0 : 2;
+                bad = o.exact == 2;
             } else if (strcmp(a, "--symbolic") == 0) {
                 o.symbolic = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "off") == 0 ? 0 : strcmp(v, "cascade") == 0 ? 1
                              : strcmp(v, "own") == 0 ? 2 : 3;

@@ -100,6 +100,12 @@ typedef struct nnc_vrf_opts {
                                 child's margin), at leaves where the influence score does
                                 not decide clearly (best below 5 times the second);
                                 0 or 1 off; -1 auto (the default: 3) */
+    int exact;               /* with the symbolic engine: open leaves with at most
+                                NNC_VRF_EXACT_MAX_UNSTABLE unstable ReLUs are decided
+                                exactly by enumerating their activation patterns, each
+                                step a checked LP certificate (verifier/exact_impl.h),
+                                within NNC_VRF_EXACT_LPS linear programs a leaf;
+                                -1 auto (the default: on), 0 off */
     uint64_t symbolic_own_leaves; /* symbolic auto: the first (2) phase also ends after
                                      this many leaves; 0 (the default): time only */
     int threads;             /* branch-and-bound worker threads: batches of the leaves
@@ -117,6 +123,14 @@ typedef struct nnc_vrf_opts {
 /* With more inputs than this, splitting the input box stalls: open leaves
  * first get a ReLU-split branch and bound (relu_split = -1). */
 #define NNC_VRF_RELU_SPLIT_MIN_INPUTS 16
+
+/* The exact leaf decision (opts.exact): leaves with at most this many
+ * unstable ReLUs (by their stored bounds), at most this many linear programs
+ * each.  ACAS Xu prop_2, 116 s limit: 4_2 holds in 56 s and 3_3 in 33 s
+ * (both open before); 25 unstable leaves 4_2 open (its tree grows past 10^5
+ * leaves), 80 spends the time on leaves it cannot decide. */
+#define NNC_VRF_EXACT_MAX_UNSTABLE 40
+#define NNC_VRF_EXACT_LPS 20000
 
 /* Worker threads of branch and bound by default: fixed (not the machine's
  * core count) so that reports are the same on every machine. */

@@ -6,6 +6,7 @@
 #include "verifier/attack_impl.h"
 #include "models/model_impl.h"
 #include "verifier/bounds_impl.h"
+#include "verifier/exact_impl.h"
 #include "verifier/sample_impl.h"
 #include "verifier/sample_math.h"
 #include "verifier/refine_impl.h"
@@ -64,6 +65,7 @@ void nnc_vrf_opts_default(nnc_vrf_opts *o)
     o->relu_split = -1;
     o->symbolic = -1;
     o->split_lookahead = -1;
+    o->exact = -1;
 }
 
 const char *nnc_vrf_result_name(nnc_vrf_result r)
@@ -101,6 +103,7 @@ typedef struct ctx {
     const nnc_vrf_opts *o;
     nnc_bnd *bnd;
     nnc_sfw *sfw;                     /* first bound of a leaf (small dense chains), or NULL */
+    nnc_xct *xct;                     /* with sfw: exact decision of leaves with few unstable ReLUs, or NULL */
     int sym_splits;                   /* with sfw: leaves bounded and split by the symbolic engine alone */
     int plain_split;                  /* with sfw: split dimension by influence score alone (no look-ahead) */
     int ncap;                         /* with sfw: ReLU bounds stored per leaf (see leaf); 0 without */
@@ -477,6 +480,38 @@ static nnc_status lookahead_dim(ctx *c, const double *box, const double *CC, con
     return st;
 }
 
+typedef struct xct_check_ctx {
+    ctx *c;
+    int k;
+} xct_check_ctx;
+
+static int xct_check(void *p, const double *x)
+{
+    xct_check_ctx *a = p;
+    return try_candidate(a->c, a->k, x);
+}
+
+/* An open leaf with few unstable ReLUs (by its stored bounds): decided by
+ * enumerating its activation patterns (exact_impl.h); *kind becomes SAFE
+ * when that certifies it. */
+static nnc_status exact_leaf(ctx *c, int k, const double *box, leaf_kind *kind)
+{
+    int n = c->n_in;
+    const double *cap_lo = box + 2 * n, *cap_hi = cap_lo + c->ncap;
+    if (c->ncap == 0 || cap_hi[c->ncap] != 1) return NNC_STATUS_OK;
+    int unstable = 0;
+    for (int j = 0; j < c->ncap && unstable <= NNC_VRF_EXACT_MAX_UNSTABLE; j++) unstable += cap_lo[j] < 0 && cap_hi[j] > 0;
+    if (unstable > NNC_VRF_EXACT_MAX_UNSTABLE) return NNC_STATUS_OK;
+    nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
+    xct_check_ctx cc = {c, k};
+    int oc;
+    uint64_t lps;
+    nnc_status st = nnc_xct_decide(c->xct, box, box + n, cap_lo, cap_hi, &p, NNC_VRF_EXACT_LPS, c->t0 + c->o->timeout_s,
+                                   xct_check, &cc, &oc, &lps);
+    if (!st && oc == NNC_XCT_SAFE) *kind = LEAF_SAFE;
+    return st;
+}
+
 /* Bound one leaf.  Out: kind; *split_dim the dimension to split when open. */
 static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *split_dim)
 {
@@ -533,6 +568,10 @@ static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *spl
     int cex_here = c->rep->has_counterexample && c->rep->counterexample_case == k && c->rep->cex_input != NULL;
     for (int i = 0; i < n && cex_here; i++) cex_here = c->rep->cex_input[i] >= box[i] && c->rep->cex_input[i] <= box[n + i];
     if (*kind == LEAF_OPEN && c->o->crown && !cex_here && (st = refine_leaf(c, box, lw, lam, kind))) {
+        free(CC); free(dd); free(lw); free(lam);
+        return st;
+    }
+    if (*kind == LEAF_OPEN && c->xct && !cex_here && (st = exact_leaf(c, k, box, kind))) {
         free(CC); free(dd); free(lw); free(lam);
         return st;
     }
@@ -986,6 +1025,7 @@ static void workers_destroy(ctx *c)
         ctx *w = &c->workers[t];
         nnc_bnd_destroy(w->bnd);
         nnc_sfw_destroy(w->sfw);
+        nnc_xct_destroy(w->xct);
         nnc_rt_destroy(w->rt64);
         nnc_rt_destroy(w->rt32);
         free(w->cx); free(w->cy); free(w->cy2); free(w->fx); free(w->fy); free(w->cap_tmp);
@@ -1014,6 +1054,7 @@ static nnc_status workers_create(ctx *c, int nthreads, char *err, size_t errlen)
         if (t == 0) continue;
         w->bnd = NULL;
         w->sfw = NULL;
+        w->xct = NULL;
         w->rt64 = w->rt32 = NULL;
         w->cx = w->cy = w->cy2 = w->cap_tmp = NULL;
         w->fx = w->fy = NULL;
@@ -1026,6 +1067,11 @@ static nnc_status workers_create(ctx *c, int nthreads, char *err, size_t errlen)
         if (c->sfw) {
             char serr[NNC_ERRBUF_SIZE];
             if ((st = nnc_sfw_create(&w->sfw, c->m, serr, sizeof serr))) st = nnc_err(err, errlen, st, "%s", serr);
+            if (st) break;
+        }
+        if (c->xct) {
+            char serr[NNC_ERRBUF_SIZE];
+            if ((st = nnc_xct_create(&w->xct, c->m, serr, sizeof serr))) st = nnc_err(err, errlen, st, "%s", serr);
             if (st) break;
         }
         if ((st = nnc_rt_create(&w->rt64, c->m, NNC_PRECISION_F64, 1, err, errlen))) break;
@@ -1080,6 +1126,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         int64_t P = nnc_sfw_relu_count(c.sfw);
         c.ncap = P > 0 && P <= 100000 ? (int)P : 0;
         c.bnd_caps = c.ncap > 0 && nnc_bnd_relu_count(c.bnd) == P;
+        char serr[NNC_ERRBUF_SIZE];
+        if (c.ncap > 0 && opts->exact != 0 && nnc_xct_create(&c.xct, m, serr, sizeof serr) != NNC_STATUS_OK) c.xct = NULL;
     }
     if ((st = nnc_spc_check_model_dims(spec, c.n_in, c.n_out, err, errlen))) goto out;
     for (int k = 0; k < nnc_spc_num_cases(spec); k++)
@@ -1320,6 +1368,7 @@ out:
     nnc_smp_destroy(c.smp);
     nnc_bnd_destroy(c.bnd);
     nnc_sfw_destroy(c.sfw);
+    nnc_xct_destroy(c.xct);
     nnc_atk_destroy(c.atk);
     workers_destroy(&c);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy); free(c.cap_tmp);
