@@ -2,8 +2,9 @@
 # End-to-end tests of the bound refinement in `nncert verify` (alpha-CROWN
 # slopes, ReLU-split branch and bound with beta-CROWN multipliers):
 #  - VNN-COMP instances (../shared) that CROWN with input splitting leaves
-#    unknown and the refinement proves, checked against the official
-#    consensus; forced refinement on ACAS Xu never gives a wrong answer;
+#    unknown and the refinement (or the exact leaf decision) proves, checked
+#    against the official consensus; forced refinement on ACAS Xu never
+#    gives a wrong answer;
 #  - the options' bad values.
 . "$(dirname "$0")/lib.bash"
 V=$SHARED/data/verification
@@ -33,6 +34,12 @@ if [ -d "$V" ]; then
     want_result acasxu-1_1-prop_3-alpha-relusplit unsat any "$A/onnx/ACASXU_run2a_1_1_batch_2000.onnx" "$A/vnnlib/prop_3.vnnlib" 15 --alpha-iters 8 --relu-split on
     want_result acasxu-2_1-prop_2-alpha-relusplit sat violated "$A/onnx/ACASXU_run2a_2_1_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 30 --alpha-iters 8 --relu-split on --stop-on-counterexample
     want_result acasxu-1_5-prop_1-alpha unsat holds "$A/onnx/ACASXU_run2a_1_5_batch_2000.onnx" "$A/vnnlib/prop_1.vnnlib" 60 --alpha-iters 8
+    # a margin near zero: relaxed bounds leave it open at any leaf size, the
+    # exact leaf decision (activation patterns, LP certificates) proves it
+    want_result acasxu-3_3-prop_2-exact unsat holds "$A/onnx/ACASXU_run2a_3_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 116
+    # a violated instance with the exact decision on and off: never holds
+    want_result acasxu-5_3-prop_2-exact sat violated "$A/onnx/ACASXU_run2a_5_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 60 --stop-on-counterexample
+    want_result acasxu-5_3-prop_2-exact-off sat violated "$A/onnx/ACASXU_run2a_5_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 60 --stop-on-counterexample --exact off
 else
     skip verify-refine-vnncomp "../shared/data/verification not present"
 fi
@@ -44,6 +51,7 @@ if [ -f "$Z/mlp.onnx" ]; then
     expect_error verify-alpha-iters-bad 64 "alpha-iters" "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --alpha-iters -3
     expect_error verify-alpha-iters-huge 64 "alpha-iters" "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --alpha-iters 99999
     expect_error verify-relu-split-bad 64 "relu-split" "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --relu-split sometimes
+    expect_error verify-exact-bad 64 "exact" "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --exact on
     # holds (exit 0) also with every refinement forced on
     expect_exit verify-relu-split-on-zoo-mlp 0 "$NNCERT" verify "$Z/mlp.onnx" "$TMP/s.vnnlib" --samples 100 --timeout 20 --relu-split on --alpha-iters 4
 else
