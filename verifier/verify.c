@@ -491,10 +491,10 @@ static int xct_check(void *p, const double *x)
     return try_candidate(a->c, a->k, x);
 }
 
-/* An open leaf with few unstable ReLUs (by its stored bounds): decided by
- * enumerating its activation patterns (exact_impl.h); *kind becomes SAFE
- * when that certifies it. */
-static nnc_status exact_leaf(ctx *c, int k, const double *box, leaf_kind *kind)
+/* An open leaf with few unstable ReLUs (by its stored bounds), lower bounds
+ * lw: decided by enumerating its activation patterns (exact_impl.h); *kind
+ * becomes SAFE when that certifies it. */
+static nnc_status exact_leaf(ctx *c, int k, const double *box, const double *lw, leaf_kind *kind)
 {
     int n = c->n_in;
     const double *cap_lo = box + 2 * n, *cap_hi = cap_lo + c->ncap;
@@ -502,6 +502,15 @@ static nnc_status exact_leaf(ctx *c, int k, const double *box, leaf_kind *kind)
     int unstable = 0;
     for (int j = 0; j < c->ncap && unstable <= NNC_VRF_EXACT_MAX_UNSTABLE; j++) unstable += cap_lo[j] < 0 && cap_hi[j] > 0;
     if (unstable > NNC_VRF_EXACT_MAX_UNSTABLE) return NNC_STATUS_OK;
+    /* only where splitting looks slow: the float64 margin at the centre (an
+     * upper bound of the leaf's least margin) below NNC_VRF_EXACT_KAPPA times
+     * the bound's deficit.  Where the margin is large against the deficit a
+     * few splits close the leaf for less than the enumeration costs. */
+    double *x = c->cx, *y = c->cy2;
+    for (int i = 0; i < n; i++) x[i] = 0.5 * box[i] + 0.5 * box[n + i];
+    nnc_sfw_eval(c->sfw, x, y);
+    double mc = nnc_smp_margin(c->C, c->d, c->dstart, c->ndisj, c->n_out, y);
+    if (!(mc < NNC_VRF_EXACT_KAPPA * -safe_margin(c, lw))) return NNC_STATUS_OK;
     nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
     xct_check_ctx cc = {c, k};
     int oc;
@@ -571,7 +580,7 @@ static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *spl
         free(CC); free(dd); free(lw); free(lam);
         return st;
     }
-    if (*kind == LEAF_OPEN && c->xct && !cex_here && (st = exact_leaf(c, k, box, kind))) {
+    if (*kind == LEAF_OPEN && c->xct && !cex_here && (st = exact_leaf(c, k, box, lw, kind))) {
         free(CC); free(dd); free(lw); free(lam);
         return st;
     }
