@@ -260,6 +260,10 @@ nnc_status nnc_xct_create(nnc_xct **out, const nnc_model *m, char *err, size_t e
     nnc_smp_chain *ch;
     nnc_status st = nnc_smp_chain_extract(&ch, m, err, errlen);
     if (st) return st;
+    if ((st = nnc_smp_chain_check_affine(ch, err, errlen))) {
+        nnc_smp_chain_free(ch);
+        return st;
+    }
     nnc_xct *e = calloc(1, sizeof *e);
     if (e == NULL) {
         nnc_smp_chain_free(ch);
@@ -271,20 +275,6 @@ nnc_status nnc_xct_create(nnc_xct **out, const nnc_model *m, char *err, size_t e
     int wmax = e->n, lmax = e->n + 1;
     for (int l = 0; l < ch->n_layers; l++) {
         const nnc_gpu_dense *D = &ch->layers[l];
-        for (size_t k = 0; k < (size_t)D->K * (size_t)D->N; k++)
-            if (!isfinite(D->w[k])) {
-                nnc_xct_destroy(e);
-                return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite weight", l);
-            }
-        for (int j = 0; D->b && j < D->N; j++)
-            if (!isfinite(D->b[j])) {
-                nnc_xct_destroy(e);
-                return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite bias", l);
-            }
-        if (l + 1 == ch->n_layers && D->relu) {
-            nnc_xct_destroy(e);
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "the output layer ends in a ReLU");
-        }
         if (D->relu) e->nrelu += D->N;
         if (D->N > wmax) wmax = D->N;
         if (D->K + 1 > lmax) lmax = D->K + 1;

@@ -81,21 +81,10 @@ nnc_status nnc_sfw_create(nnc_sfw **out, const nnc_model *m, char *err, size_t e
     nnc_smp_chain *ch;
     nnc_status st = nnc_smp_chain_extract(&ch, m, err, errlen);
     if (st) return st;
-    /* The objective is bounded from the last layer's pre-activation
-     * functions, which bound relu(z) only on one side: a chain ending in a
-     * ReLU is refused (the caller then uses CROWN).  Non-finite weights or
-     * biases are refused too: NaN would pass through the ReLU relaxation as
-     * finite bounds. */
-    for (int l = 0; l < ch->n_layers; l++) {
-        const nnc_gpu_dense *D = &ch->layers[l];
-        int bad = 0;
-        for (size_t k = 0; k < (size_t)D->K * (size_t)D->N && !bad; k++) bad = !isfinite(D->w[k]);
-        for (int j = 0; D->b && j < D->N && !bad; j++) bad = !isfinite(D->b[j]);
-        if (bad || (l + 1 == ch->n_layers && D->relu)) {
-            nnc_smp_chain_free(ch);
-            if (bad) return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite weight or bias", l);
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "the output layer ends in a ReLU");
-        }
+    /* the objective is bounded from the last layer's pre-activation functions */
+    if ((st = nnc_smp_chain_check_affine(ch, err, errlen))) {
+        nnc_smp_chain_free(ch);
+        return st;
     }
     nnc_sfw *s = calloc(1, sizeof *s);
     if (s == NULL) {

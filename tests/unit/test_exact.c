@@ -214,6 +214,18 @@ static int sampled_unsafe(const chk_ctx *k, nnc_runtime *rtb, int B, int ns, dou
     return found;
 }
 
+/* The exact context of m, a single-sample and a batched float64 runtime.
+ * Returns the batch size. */
+static int fixture(const nnc_model *m, nnc_xct **e, nnc_runtime **rt, nnc_runtime **rtb)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int B = 1000;
+    ck_assert_msg(nnc_xct_create(e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(nnc_rt_create(rt, m, NNC_PRECISION_F64, 1, err, sizeof err), NNC_STATUS_OK);
+    ck_assert_int_eq(nnc_rt_create(rtb, m, NNC_PRECISION_F64, B, err, sizeof err), NNC_STATUS_OK);
+    return B;
+}
+
 static nnc_spec *threshold_spec(int n, const double *lo, const double *hi, double t)
 {
     char text[2048];
@@ -239,11 +251,8 @@ START_TEST(test_decide_thresholds)
         int w[3] = {4 + rand() % 5, 4 + rand() % 5, 4 + rand() % 5};
         nnc_model *m = build_chain(n, nh, w, 2, 0);
         nnc_xct *e;
-        ck_assert_msg(nnc_xct_create(&e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-        int B = 1000;
         nnc_runtime *rt, *rtb;
-        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, 1, err, sizeof err), NNC_STATUS_OK);
-        ck_assert_int_eq(nnc_rt_create(&rtb, m, NNC_PRECISION_F64, B, err, sizeof err), NNC_STATUS_OK);
+        int B = fixture(m, &e, &rt, &rtb);
         double lo[3], hi[3];
         for (int i = 0; i < n; i++) {
             lo[i] = urand() * 2 - 1.5;
@@ -312,17 +321,13 @@ END_TEST
  * sampling, both ways. */
 START_TEST(test_decide_disjunctions)
 {
-    char err[NNC_ERRBUF_SIZE];
     int safe = 0, found = 0;
     for (int trial = 0; trial < 20; trial++) {
         int n = 2, w[2] = {5 + rand() % 4, 5 + rand() % 4};
         nnc_model *m = build_chain(n, 2, w, 2, 0);
         nnc_xct *e;
-        ck_assert_msg(nnc_xct_create(&e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-        int B = 1000;
         nnc_runtime *rt, *rtb;
-        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, 1, err, sizeof err), NNC_STATUS_OK);
-        ck_assert_int_eq(nnc_rt_create(&rtb, m, NNC_PRECISION_F64, B, err, sizeof err), NNC_STATUS_OK);
+        int B = fixture(m, &e, &rt, &rtb);
         double lo[2] = {-1, -1}, hi[2] = {1, 1};
         double C[8] = {-1, 1, -1, 0, 0, -1, 1, -1}, d[4] = {0, 0, 0, -0.1};
         int dstart[3] = {0, 2, 4};
