@@ -258,12 +258,9 @@ nnc_status nnc_xct_create(nnc_xct **out, const nnc_model *m, char *err, size_t e
 {
     *out = NULL;
     nnc_smp_chain *ch;
-    nnc_status st = nnc_smp_chain_extract(&ch, m, err, errlen);
+    /* the objective is bounded from the last layer's pre-activation functions */
+    nnc_status st = nnc_smp_chain_extract_affine(&ch, m, err, errlen);
     if (st) return st;
-    if ((st = nnc_smp_chain_check_affine(ch, err, errlen))) {
-        nnc_smp_chain_free(ch);
-        return st;
-    }
     nnc_xct *e = calloc(1, sizeof *e);
     if (e == NULL) {
         nnc_smp_chain_free(ch);

@@ -51,12 +51,12 @@ typedef struct nnc_smp_chain {
 nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen);
 void nnc_smp_chain_free(nnc_smp_chain *ch);
 
-/* For the engines that follow a chain's affine functions to its outputs
- * (symfwd.c, exact.c): refuses (UNSUPPORTED, err says which) a non-finite
- * weight or bias (NaN would pass a ReLU relaxation as finite bounds) and an
- * output layer ending in a ReLU (its functions bound relu(z) on one side
- * only).  Returns OK otherwise. */
-nnc_status nnc_smp_chain_check_affine(const nnc_smp_chain *ch, char *err, size_t errlen);
+/* nnc_smp_chain_extract for the engines that follow a chain's affine
+ * functions to its outputs (symfwd.c, exact.c): also refuses (UNSUPPORTED,
+ * err says which) a non-finite weight or bias (NaN would pass a ReLU
+ * relaxation as finite bounds) and an output layer ending in a ReLU (its
+ * functions bound relu(z) on one side only). */
+nnc_status nnc_smp_chain_extract_affine(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen);
 
 /* Sound interval bounds of the chain's outputs for nbox boxes at once (box b:
  * lo[b * n_in ..], hi[b * n_in ..]); out_lo/out_hi get nbox * n_out values.

@@ -79,13 +79,9 @@ nnc_status nnc_sfw_create(nnc_sfw **out, const nnc_model *m, char *err, size_t e
 {
     *out = NULL;
     nnc_smp_chain *ch;
-    nnc_status st = nnc_smp_chain_extract(&ch, m, err, errlen);
-    if (st) return st;
     /* the objective is bounded from the last layer's pre-activation functions */
-    if ((st = nnc_smp_chain_check_affine(ch, err, errlen))) {
-        nnc_smp_chain_free(ch);
-        return st;
-    }
+    nnc_status st = nnc_smp_chain_extract_affine(&ch, m, err, errlen);
+    if (st) return st;
     nnc_sfw *s = calloc(1, sizeof *s);
     if (s == NULL) {
         nnc_smp_chain_free(ch);
