@@ -236,7 +236,7 @@ struct nnc_xct {
     double gamma;
     double *fa, *fb;   /* wmax forms: a layer's input, its pre-activations */
     double *ma, *mb;   /* their magnitudes: >= max over the box of |g . x + h| */
-    double *xmag, *cobj, *x, *mu, *neg, *alt;
+    double *xmag, *cobj, *x, *mu, *neg, *alt, *cabs;
     double *A, *b;     /* rows of the current polytope */
     int64_t rcap;
 };
@@ -250,7 +250,7 @@ void nnc_xct_destroy(nnc_xct *e)
     free(e->wa);
     nnc_smp_chain_free(e->ch);
     free(e->fa); free(e->fb); free(e->ma); free(e->mb); free(e->xmag); free(e->cobj); free(e->x); free(e->mu);
-    free(e->neg); free(e->alt); free(e->A); free(e->b);
+    free(e->neg); free(e->alt); free(e->cabs); free(e->A); free(e->b);
     free(e);
 }
 
@@ -302,7 +302,8 @@ nnc_status nnc_xct_create(nnc_xct **out, const nnc_model *m, char *err, size_t e
     e->x = malloc(sizeof(double) * F);
     e->neg = malloc(sizeof(double) * F);
     e->alt = malloc(sizeof(double) * F);
-    if (!e->fa || !e->fb || !e->ma || !e->mb || !e->xmag || !e->cobj || !e->x || !e->neg || !e->alt) {
+    e->cabs = malloc(sizeof(double) * ((size_t)e->n_out + 1));
+    if (!e->cabs || !e->fa || !e->fb || !e->ma || !e->mb || !e->xmag || !e->cobj || !e->x || !e->neg || !e->alt) {
         nnc_xct_destroy(e);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
@@ -310,47 +311,26 @@ nnc_status nnc_xct_create(nnc_xct **out, const nnc_model *m, char *err, size_t e
     return NNC_STATUS_OK;
 }
 
-/* out = sum_k w[k * ws] form_k + bias, with its error and magnitude. */
-static void combine(const nnc_xct *e, int K, const double *forms, const double *mags, const double *w, size_t ws,
-                    double bias, double *out, double *mag)
+/* The N forms  out_j = sum_k W[k][j] in_k + bias_j  (W [K][N] row-major, wa
+ * its absolute values, bias N values or NULL) from the K forms in (their
+ * magnitudes min), with their errors and magnitudes mout: a dense layer's
+ * pre-activations, or an unsafe row's combination of the outputs.  Every
+ * coefficient is a sum of K + 1 terms, within gamma sum |terms| of exact
+ * whatever the order BLAS sums them in. */
+static void affine_forms(const nnc_xct *e, int K, int N, const double *W, const double *wa, const double *bias,
+                         const double *in, const double *min, double *out, double *mout)
 {
-    int n = e->n;
-    size_t F = (size_t)n + 2;
-    double g = e->gamma, t1 = 0, t2 = fabs(bias);
-    for (int i = 0; i <= n; i++) out[i] = 0;
-    for (int k = 0; k < K; k++) {
-        double wk = w[(size_t)k * ws];
-        const double *f = forms + (size_t)k * F;
-        if (wk == 0 || (mags[k] == 0 && f[n + 1] == 0)) continue; /* a zero form (inactive neuron) */
-        for (int i = 0; i <= n; i++) out[i] += wk * f[i];
-        t1 += fabs(wk) * f[n + 1];
-        t2 += fabs(wk) * mags[k];
-    }
-    out[n] += bias;
-    out[n + 1] = up((t1 + g * t2) * (1 + g) + NNC_XCT_TINY);
-    double mg = fabs(out[n]);
-    for (int i = 0; i < n; i++) mg += fabs(out[i]) * e->xmag[i];
-    *mag = up(mg * (1 + g) + NNC_XCT_TINY);
-}
-
-/* The pre-activation forms of dense layer l (weights [K][N], bias b) from
- * its input forms in (K of them, magnitudes min): out (N forms), mout.  The
- * same bound as combine(): every coefficient a sum of K + 1 terms, whatever
- * the order BLAS sums them in. */
-static void layer_forms(const nnc_xct *e, int l, const double *in, const double *min, double *out, double *mout)
-{
-    const nnc_gpu_dense *D = &e->ch->layers[l];
-    int n = e->n, K = D->K, N = D->N, F = n + 2;
+    int n = e->n, F = n + 2;
     double g = e->gamma;
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, n + 1, K, 1.0, D->w, N, in, F, 0.0, out, F);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, n + 1, K, 1.0, W, N, in, F, 0.0, out, F);
     /* errors: |W|^T e and |W|^T M, into column n + 1 and mout */
-    cblas_dgemv(CblasRowMajor, CblasTrans, K, N, 1.0, e->wa[l], N, in + n + 1, F, 0.0, out + n + 1, F);
-    cblas_dgemv(CblasRowMajor, CblasTrans, K, N, 1.0, e->wa[l], N, min, 1, 0.0, mout, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, K, N, 1.0, wa, N, in + n + 1, F, 0.0, out + n + 1, F);
+    cblas_dgemv(CblasRowMajor, CblasTrans, K, N, 1.0, wa, N, min, 1, 0.0, mout, 1);
     for (int j = 0; j < N; j++) {
-        double *f = out + (size_t)j * (size_t)F, bias = D->b ? D->b[j] : 0.0;
-        f[n] += bias;
+        double *f = out + (size_t)j * (size_t)F, bj = bias ? bias[j] : 0.0;
+        f[n] += bj;
         /* the two sums above carry their own rounding: (1 + g) covers it */
-        f[n + 1] = up((f[n + 1] + g * (mout[j] + fabs(bias))) * (1 + 2 * g) + NNC_XCT_TINY);
+        f[n + 1] = up((f[n + 1] + g * (mout[j] + fabs(bj))) * (1 + 2 * g) + NNC_XCT_TINY);
         double mg = fabs(f[n]);
         for (int i = 0; i < n; i++) mg += fabs(f[i]) * e->xmag[i];
         mout[j] = up(mg * (1 + g) + NNC_XCT_TINY);
@@ -447,7 +427,9 @@ static int disjunct(search *S, const double *yf, const double *ym, int nrows, in
     for (int i = 0; i < n; i++) e->cobj[i] = 0;
     for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++) {
         double um, mn, mx;
-        combine(e, p->n_out, yf, ym, p->C + (size_t)r * (size_t)p->n_out, 1, 0.0, u, &um);
+        const double *cr = p->C + (size_t)r * (size_t)p->n_out;
+        for (int o = 0; o < p->n_out; o++) e->cabs[o] = fabs(cr[o]);
+        affine_forms(e, p->n_out, 1, cr, e->cabs, NULL, yf, ym, u, &um);
         form_range(e, u, S->lo, S->hi, &mn, &mx);
         if (mn > p->d[r]) return NODE_DONE; /* this row alone is never met */
         /* C_r . y <= d_r  implies  g . x <= d_r - c + e */
@@ -510,7 +492,7 @@ static int node(search *S, double *nd)
     for (int l = 0; l < ch->n_layers; l++) {
         const nnc_gpu_dense *D = &ch->layers[l];
         int N = D->N;
-        layer_forms(e, l, pf, pm, cf, cm);
+        affine_forms(e, D->K, N, D->w, e->wa[l], D->b, pf, pm, cf, cm);
         if (l + 1 == ch->n_layers) break; /* the outputs */
         for (int j = 0; j < N && D->relu; j++) {
             int64_t f = base + j;

@@ -375,14 +375,16 @@ static nnc_status leaf_bounds(ctx *c, double *box, const double *CC, const doubl
  * float64 chain output is clearly safe (margin above 1e-6 relative: the two
  * float64 evaluations differ by ~1e-14) skip the runtime's validation, which
  * costs more than the leaf's bounds; this only saves time, every reported
- * counterexample is still validated by try_candidate. */
-static int leaf_candidate(ctx *c, int k, const double *x)
+ * counterexample is still validated by try_candidate.  *margin (may be NULL):
+ * with the symbolic engine, that float64 margin (else unchanged). */
+static int leaf_candidate(ctx *c, int k, const double *x, double *margin)
 {
     if (c->sfw) {
         double *y = c->cy2, ymax = 0;
         nnc_sfw_eval(c->sfw, x, y);
         for (int i = 0; i < c->n_out; i++) ymax = fmax(ymax, fabs(y[i]));
         double mg = nnc_smp_margin(c->C, c->d, c->dstart, c->ndisj, c->n_out, y);
+        if (margin) *margin = mg;
         if (mg > 1e-6 * (1 + ymax)) return 0;
     }
     return try_candidate(c, k, x);
@@ -492,9 +494,10 @@ static int xct_check(void *p, const double *x)
 }
 
 /* An open leaf with few unstable ReLUs (by its stored bounds), lower bounds
- * lw: decided by enumerating its activation patterns (exact_impl.h); *kind
- * becomes SAFE when that certifies it. */
-static nnc_status exact_leaf(ctx *c, int k, const double *box, const double *lw, leaf_kind *kind)
+ * lw, float64 margin mc at its centre (NaN: not known): decided by
+ * enumerating its activation patterns (exact_impl.h); *kind becomes SAFE
+ * when that certifies it. */
+static nnc_status exact_leaf(ctx *c, int k, const double *box, const double *lw, double mc, leaf_kind *kind)
 {
     int n = c->n_in;
     const double *cap_lo = box + 2 * n, *cap_hi = cap_lo + c->ncap;
@@ -502,14 +505,10 @@ static nnc_status exact_leaf(ctx *c, int k, const double *box, const double *lw,
     int unstable = 0;
     for (int j = 0; j < c->ncap && unstable <= NNC_VRF_EXACT_MAX_UNSTABLE; j++) unstable += cap_lo[j] < 0 && cap_hi[j] > 0;
     if (unstable > NNC_VRF_EXACT_MAX_UNSTABLE) return NNC_STATUS_OK;
-    /* only where splitting looks slow: the float64 margin at the centre (an
-     * upper bound of the leaf's least margin) below NNC_VRF_EXACT_KAPPA times
-     * the bound's deficit.  Where the margin is large against the deficit a
-     * few splits close the leaf for less than the enumeration costs. */
-    double *x = c->cx, *y = c->cy2;
-    for (int i = 0; i < n; i++) x[i] = 0.5 * box[i] + 0.5 * box[n + i];
-    nnc_sfw_eval(c->sfw, x, y);
-    double mc = nnc_smp_margin(c->C, c->d, c->dstart, c->ndisj, c->n_out, y);
+    /* only where splitting looks slow: the margin at the centre (an upper
+     * bound of the leaf's least margin) below NNC_VRF_EXACT_KAPPA times the
+     * bound's deficit.  Where the margin is large against the deficit a few
+     * splits close the leaf for less than the enumeration costs. */
     if (!(mc < NNC_VRF_EXACT_KAPPA * -safe_margin(c, lw))) return NNC_STATUS_OK;
     nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
     xct_check_ctx cc = {c, k};
@@ -557,17 +556,18 @@ static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *spl
     }
     *kind = all_impossible ? LEAF_SAFE : some_certain ? LEAF_UNSAFE : LEAF_OPEN;
     *split_dim = -1;
+    double centre_margin = NAN; /* the chain's float64 margin at the centre, when screened */
     if (*kind != LEAF_SAFE) {
         /* counterexample candidates: centre, and per open constraint the
          * corner minimising its linear lower bound */
         double *x = malloc(sizeof(double) * (size_t)n + 8);
         if (x != NULL) {
             for (int i = 0; i < n; i++) x[i] = 0.5 * box[i] + 0.5 * box[n + i];
-            int found = leaf_candidate(c, k, x);
+            int found = leaf_candidate(c, k, x, &centre_margin);
             for (int r = 0; r < R && !found && !c->rep->has_counterexample; r++) {
                 if (lw[r] > c->d[r]) continue;
                 for (int i = 0; i < n; i++) x[i] = lam[(size_t)r * (size_t)n + (size_t)i] >= 0 ? box[i] : box[n + i];
-                found = leaf_candidate(c, k, x);
+                found = leaf_candidate(c, k, x, NULL);
             }
             free(x);
         }
@@ -580,7 +580,7 @@ static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *spl
         free(CC); free(dd); free(lw); free(lam);
         return st;
     }
-    if (*kind == LEAF_OPEN && c->xct && !cex_here && (st = exact_leaf(c, k, box, lw, kind))) {
+    if (*kind == LEAF_OPEN && c->xct && !cex_here && (st = exact_leaf(c, k, box, lw, centre_margin, kind))) {
         free(CC); free(dd); free(lw); free(lam);
         return st;
     }
