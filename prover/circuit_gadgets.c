@@ -111,13 +111,19 @@ void nnc_prv_g_bits(nnc_prv_cb *cb, const nnc_prv_lc *x, int n, uint32_t *bits)
     nnc_prv_lc_clear(&d);
 }
 
+/* Whether n is a width the signed decompositions take (their id array and
+ * offset assume 1..62); else the sticky error is set.  Returns 1 or 0. */
+static int signed_width_ok(nnc_prv_cb *cb, int n)
+{
+    if (n >= 1 && n <= 62) return 1;
+    nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "signed bits: width outside 1..62");
+    return 0;
+}
+
 uint32_t nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, nnc_prv_wire_class cls)
 {
     uint32_t bits[64];
-    if (n < 1 || n > 62) {
-        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "signed bits: width outside 1..62");
-        return 0;
-    }
+    if (!signed_width_ok(cb, n)) return 0;
     int64_t off = (int64_t)1 << (n - 1);
     bits_alloc_cls(cb, x, checked_unsigned(cb, v + off, n, "private value outside its committed width"), n, bits, cls);
     nnc_prv_lc_term_i(cb, x, 0, -off);
@@ -127,10 +133,7 @@ uint32_t nnc_prv_g_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, int64_t v, int n, 
 void nnc_prv_lc_signed_bits(nnc_prv_cb *cb, nnc_prv_lc *x, uint32_t bit0, int n)
 {
     nnc_prv_lc_reset(x);
-    if (n < 1 || n > 62) {
-        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "signed bits: width outside 1..62");
-        return;
-    }
+    if (!signed_width_ok(cb, n)) return;
     nnc_prv_lc_reserve(cb, x, (uint32_t)n + 1);
     lc_bits_sum(cb, x, bit0, n); /* the sum bits_alloc_cls builds */
     nnc_prv_lc_term_i(cb, x, 0, -((int64_t)1 << (n - 1)));
