@@ -40,12 +40,10 @@ CPPFLAGS += -I. -I$(GEN) -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
 CFLAGS   ?= $(OPT) -g
 CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
-# The BN254 field products use MULX/ADCX/ADOX (prover/field_impl.h) when the
-# build machine's CPU has BMI2 and ADX; ADX=0 keeps the portable C products.
-ADX      ?= $(shell grep -qw adx /proc/cpuinfo 2>/dev/null && grep -qw bmi2 /proc/cpuinfo && echo 1 || echo 0)
-ifeq ($(ADX),1)
-CFLAGS   += -mbmi2 -madx
-endif
+# No instruction-set flag is set for the whole build: every AVX2, AVX-512,
+# IFMA and BMI2/ADX path is compiled per function (target attributes or
+# assembly text) and chosen at run time (common/isa.h, NNC_ISA=generic|avx2|
+# avx512), so one binary runs on any x86-64 CPU.
 BASELIBS := -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm
 LIBS     := $(BASELIBS) -fopenmp
 

@@ -11,6 +11,7 @@
  *   70 internal error or out of memory
  *   73 an output file cannot be written
  *   75 a resource limit was exceeded */
+#include "common/isa.h"
 #include "cli/cli.h"
 #include "common/nnc.h"
 #include "gpu/dist_gnn.h"
@@ -1021,8 +1022,17 @@ int main(int argc, char **argv)
         fputs(main_help, stdout);
         return EXIT_OK;
     }
+    {
+        char ierr[128];
+        if (nnc_isa_env_check(ierr, sizeof ierr) != 0) {
+            fprintf(stderr, "nncert: %s\n", ierr);
+            return EXIT_USAGE;
+        }
+    }
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("nncert %s\n", NNC_VERSION_STRING);
+        char isa[160];
+        nnc_isa_describe(isa, sizeof isa);
+        printf("nncert %s\ninstruction set: %s\n", NNC_VERSION_STRING, isa);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

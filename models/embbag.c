@@ -13,6 +13,7 @@
 #include "models/embbag.h"
 #include "models/embbag_impl.h"
 #include "models/embbag_math.h"
+#include "common/isa.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,15 +37,7 @@
 #define EB_X86 1
 #include <immintrin.h>
 
-static int eb_have_avx512(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    }
-    return cached;
-}
+static int eb_have_avx512(void) { return nnc_isa() >= NNC_ISA_AVX512; }
 
 /* max over ids[0..n) taken as unsigned, 8 ids per vpmaxuq, 4 chains. */
 __attribute__((target("avx512f"))) static uint64_t eb_ids_max_z(const int64_t *ids, int64_t n)
@@ -143,19 +136,18 @@ static inline void eb_prefetch(const float *table, int64_t dim, int64_t row)
 #endif
 }
 
-/* The portable kernels are compiled for AVX-512, AVX2 and baseline x86-64,
- * picked at load time (GCC function multi-versioning): the column loops vectorise to
- * the widest registers, while each column is still summed in id order. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define EB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define EB_CLONES
+/* The portable kernels are compiled for AVX-512, AVX2 and baseline code
+ * (EB_PORTABLE below), picked at run time by nnc_isa() (common/isa.h): the
+ * column loops vectorise to the widest registers allowed, while each column
+ * is still summed in id order, so every width gives the same floats. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define EB_ISA_CLONES 1
 #endif
 
 /* One bag of width D (a compile-time constant), acc in registers.  ids are
  * validated row numbers; pf the ids after this bag whose rows to prefetch. */
-#define EB_FIXED(D)                                                                               \
-    EB_CLONES static void eb_bag_##D(float *restrict out, const float *restrict table,            \
+#define EB_FIXED(D, SFX, ATTR)                                                                    \
+    ATTR static void eb_bag_##D##SFX(float *restrict out, const float *restrict table,            \
                                      const int64_t *restrict ids, int64_t len, int64_t pf_len, int mean) \
     {                                                                                             \
         float acc[D];                                                                             \
@@ -167,21 +159,54 @@ static inline void eb_prefetch(const float *table, int64_t dim, int64_t row)
         }                                                                                         \
         for (int j = 0; j < D; j++) out[j] = nnc_eb_finish_f32(acc[j], len, mean);                \
     }
-EB_FIXED(16)
-EB_FIXED(32)
-EB_FIXED(64)
-EB_FIXED(128)
 
-EB_CLONES static void eb_bag_any(float *restrict out, const float *restrict table, int64_t dim,
-                                 const int64_t *restrict ids, int64_t len, int64_t pf_len, int mean)
-{
-    for (int64_t j = 0; j < dim; j++) out[j] = 0.0f;
-    for (int64_t k = 0; k < len; k++) {
-        if (k + EB_PREFETCH_AHEAD < pf_len) eb_prefetch(table, dim, ids[k + EB_PREFETCH_AHEAD]);
-        const float *restrict w = table + ids[k] * dim;
-        for (int64_t j = 0; j < dim; j++) out[j] += w[j];
+#define EB_ANY(SFX, ATTR)                                                                         \
+    ATTR static void eb_bag_any##SFX(float *restrict out, const float *restrict table, int64_t dim, \
+                                     const int64_t *restrict ids, int64_t len, int64_t pf_len, int mean) \
+    {                                                                                             \
+        for (int64_t j = 0; j < dim; j++) out[j] = 0.0f;                                          \
+        for (int64_t k = 0; k < len; k++) {                                                       \
+            if (k + EB_PREFETCH_AHEAD < pf_len) eb_prefetch(table, dim, ids[k + EB_PREFETCH_AHEAD]); \
+            const float *restrict w = table + ids[k] * dim;                                       \
+            for (int64_t j = 0; j < dim; j++) out[j] += w[j];                                     \
+        }                                                                                         \
+        for (int64_t j = 0; j < dim; j++) out[j] = nnc_eb_finish_f32(out[j], len, mean);          \
     }
-    for (int64_t j = 0; j < dim; j++) out[j] = nnc_eb_finish_f32(out[j], len, mean);
+
+/* Every width for one target, and the dispatch over widths. */
+#define EB_PORTABLE(SFX, ATTR)                                                                    \
+    EB_FIXED(16, SFX, ATTR)                                                                       \
+    EB_FIXED(32, SFX, ATTR)                                                                       \
+    EB_FIXED(64, SFX, ATTR)                                                                       \
+    EB_FIXED(128, SFX, ATTR)                                                                      \
+    EB_ANY(SFX, ATTR)                                                                             \
+    static void eb_bag##SFX(float *o, const float *table, int64_t dim, const int64_t *ids, int64_t len, \
+                            int64_t pf, int mean)                                                 \
+    {                                                                                             \
+        switch (dim) {                                                                            \
+        case 16: eb_bag_16##SFX(o, table, ids, len, pf, mean); break;                             \
+        case 32: eb_bag_32##SFX(o, table, ids, len, pf, mean); break;                             \
+        case 64: eb_bag_64##SFX(o, table, ids, len, pf, mean); break;                             \
+        case 128: eb_bag_128##SFX(o, table, ids, len, pf, mean); break;                           \
+        default: eb_bag_any##SFX(o, table, dim, ids, len, pf, mean); break;                       \
+        }                                                                                         \
+    }
+EB_PORTABLE(_generic, )
+#ifdef EB_ISA_CLONES
+EB_PORTABLE(_avx2, __attribute__((target("avx2,fma"))))
+EB_PORTABLE(_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma"))))
+#endif
+
+typedef void (*eb_bag_fn)(float *, const float *, int64_t, const int64_t *, int64_t, int64_t, int);
+
+/* The portable kernel for this process's instruction-set level. */
+static eb_bag_fn eb_bag_pick(void)
+{
+#ifdef EB_ISA_CLONES
+    if (nnc_isa() >= NNC_ISA_AVX512) return eb_bag_avx512;
+    if (nnc_isa() >= NNC_ISA_AVX2) return eb_bag_avx2;
+#endif
+    return eb_bag_generic;
 }
 
 /* ------------------------------------------------ AVX-512 kernels (x86-64)
@@ -315,6 +340,7 @@ static void eb_run_f32(float *out, const float *table, int64_t dim, const nnc_em
         return;
     }
 #endif
+    eb_bag_fn bag = eb_bag_pick();
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(nt) if (par)
 #endif
@@ -323,14 +349,7 @@ static void eb_run_f32(float *out, const float *table, int64_t dim, const nnc_em
         /* prefetch across the bag boundary, up to the end of the ids */
         int64_t pf = b->n_ids - s;
         const int64_t *ids = b->ids + s;
-        float *o = out + k * dim;
-        switch (dim) {
-        case 16: eb_bag_16(o, table, ids, len, pf, mean); break;
-        case 32: eb_bag_32(o, table, ids, len, pf, mean); break;
-        case 64: eb_bag_64(o, table, ids, len, pf, mean); break;
-        case 128: eb_bag_128(o, table, ids, len, pf, mean); break;
-        default: eb_bag_any(o, table, dim, ids, len, pf, mean); break;
-        }
+        bag(out + k * dim, table, dim, ids, len, pf, mean);
     }
     (void)par;
 }

@@ -7,8 +7,7 @@
 #include <stdint.h>
 
 #define NNC_SG_MR 12    /* rows of a C tile */
-#define NNC_SG_NR 32    /* columns of a C tile (two AVX-512 vectors) */
-#define NNC_SG_MIN_M 24 /* below this many rows, cblas_sgemm is used */
+#define NNC_SG_NR 32    /* columns of a C tile (two AVX-512 vectors, four AVX2) */
 
 typedef struct nnc_sgemm_b nnc_sgemm_b;
 

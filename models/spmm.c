@@ -19,6 +19,7 @@
 #include "models/spmm.h"
 #include "models/model_impl.h"
 
+#include "common/isa.h"
 #include "common/philox.h"
 
 #include <math.h>
@@ -342,16 +343,6 @@ void nnc_mdl_spmm_rows_ref(const nnc_mdl_csr32 *a, int32_t r0, int32_t r1, const
 }
 
 #ifdef NNC_SPMM_X86
-static int have_avx512(void)
-{
-    static int cached = -1; /* a benign race: every thread stores the same value */
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    }
-    return cached;
-}
-
 /* One row, one chunk of NV*16 columns (the last vector masked).  always_inline
  * so that each NV gets its own copy with the accumulators in registers. */
 static inline __attribute__((always_inline, target("avx512f"))) void
@@ -399,13 +390,62 @@ __attribute__((target("avx512f"))) static void rows_avx512(const nnc_mdl_csr32 *
         }
     }
 }
+
+/* The AVX2 twin: chunks of up to 8 x 8 columns, the last vector masked. */
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+row_chunk_y(const int32_t *col, const float *val, int32_t k0, int32_t k1, const float *x, int64_t F, float *yr, int nv,
+            __m256i last)
+{
+    __m256 acc[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < nv; i++) acc[i] = _mm256_setzero_ps();
+    for (int32_t k = k0; k < k1; k++) {
+        __m256 v = _mm256_broadcast_ss(val + k);
+        const float *xr = x + (int64_t)col[k] * F;
+#pragma GCC unroll 8
+        for (int i = 0; i < nv - 1; i++) acc[i] = _mm256_fmadd_ps(v, _mm256_loadu_ps(xr + 8 * i), acc[i]);
+        acc[nv - 1] = _mm256_fmadd_ps(v, _mm256_maskload_ps(xr + 8 * (nv - 1), last), acc[nv - 1]);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < nv - 1; i++) _mm256_storeu_ps(yr + 8 * i, acc[i]);
+    _mm256_maskstore_ps(yr + 8 * (nv - 1), last, acc[nv - 1]);
+}
+
+__attribute__((target("avx2,fma"))) static void rows_avx2(const nnc_mdl_csr32 *a, int32_t r0, int32_t r1,
+                                                          const float *x, int64_t F, float *y)
+{
+    for (int32_t r = r0; r < r1; r++) {
+        int32_t k0 = a->row_ptr[r], k1 = a->row_ptr[r + 1];
+        for (int64_t f0 = 0; f0 < F; f0 += 64) {
+            int64_t w = F - f0 < 64 ? F - f0 : 64;
+            int nv = (int)((w + 7) / 8), t = (int)(w - 8 * (nv - 1)); /* 1..8 lanes in the last vector */
+            __m256i last = _mm256_cmpgt_epi32(_mm256_set1_epi32(t), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            const float *xs = x + f0;
+            float *yr = y + (int64_t)r * F + f0;
+            switch (nv) {
+            case 1: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 1, last); break;
+            case 2: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 2, last); break;
+            case 3: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 3, last); break;
+            case 4: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 4, last); break;
+            case 5: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 5, last); break;
+            case 6: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 6, last); break;
+            case 7: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 7, last); break;
+            default: row_chunk_y(a->col, a->val, k0, k1, xs, F, yr, 8, last); break;
+            }
+        }
+    }
+}
 #endif
 
 void nnc_mdl_spmm_rows(const nnc_mdl_csr32 *a, int32_t r0, int32_t r1, const float *x, int64_t F, float *y)
 {
 #ifdef NNC_SPMM_X86
-    if (have_avx512()) {
+    if (nnc_isa() >= NNC_ISA_AVX512) {
         rows_avx512(a, r0, r1, x, F, y);
+        return;
+    }
+    if (nnc_isa() >= NNC_ISA_AVX2) {
+        rows_avx2(a, r0, r1, x, F, y);
         return;
     }
 #endif

@@ -292,13 +292,15 @@ NNC_FORCEINLINE void nnc_fe4_mul(uint64_t r[4], const uint64_t a[4], const uint6
 }
 #undef NNC_FE4_CIOS_ROUND
 
-/* NNC_FE4_ADX: the BN254 products below use MULX/ADCX/ADOX (BMI2 + ADX),
- * chosen at compile time: host x86-64 code built with -mbmi2 -madx (the
- * Makefile adds them when the build machine's CPU has both).  NNC_FE4_NO_ASM
- * turns it off.  CUDA code never sees it. */
-#if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && !defined(__CUDACC__) && \
+/* NNC_FE4_ADX: the BN254 products below use MULX/ADCX/ADOX (BMI2 + ADX)
+ * where the CPU has them, chosen at run time (nnc_isa_adx(), common/isa.h;
+ * NNC_ISA=generic turns them off): the instructions sit in assembly text,
+ * so no file needs -mbmi2 -madx and the binary runs on any x86-64.
+ * NNC_FE4_NO_ASM leaves them out of the build.  CUDA code never sees them. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
     !defined(NNC_FE4_NO_ASM)
 #define NNC_FE4_ADX 1
+#include "common/isa.h"
 
 /* One CIOS round of nnc_fe4_mul_adx in assembly text: t += a b_i, then
  * t = (t + q p) / 2^64 with q = t0 n0 mod 2^64.  The five words of t are
@@ -354,7 +356,19 @@ NNC_FORCEINLINE void nnc_fe4_mul_adx(uint64_t r[4], const uint64_t a[4], const u
     r[3] = (t2 & keep) | (d[3] & ~keep);
 }
 #undef NNC_FE4_ADX_ROUND
-#define NNC_FE4_MUL_ELEM nnc_fe4_mul_adx
+
+/* nnc_fe4_mul_adx where the CPU has BMI2 and ADX, else nnc_fe4_mul (the
+ * same function); the test is one load of a cached flag and a branch that
+ * always goes the same way. */
+NNC_FORCEINLINE void nnc_fe4_mul_sel(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
+                                     const nnc_fe4_mod *m)
+{
+    int on = nnc_isa_adx_state;
+    if (__builtin_expect(on < 0, 0)) on = nnc_isa_adx();
+    if (__builtin_expect(on, 1)) nnc_fe4_mul_adx(r, a, b, m);
+    else nnc_fe4_mul(r, a, b, m);
+}
+#define NNC_FE4_MUL_ELEM nnc_fe4_mul_sel
 /* the assembly reads p from memory: a static copy, not one built on the
  * stack at every product */
 #define NNC_FE4_MUL_MOD static

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "prover/curve_impl.h"
+#include "common/isa.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(NNC_NO_IFMA_BUILD)
 #define NNC_IFMA_BUILD 1
@@ -45,10 +46,11 @@ int nnc_fq_ifma_cpu(void)
 
 int nnc_fq_ifma_enabled(void)
 {
-    const char *e = getenv("NNC_NO_IFMA");
-    if (e && e[0] != '\0' && strcmp(e, "0") != 0)
-        return 0;
-    return nnc_fq_ifma_cpu();
+#ifdef NNC_IFMA_BUILD
+    return nnc_isa_ifma(); /* NNC_ISA and NNC_NO_IFMA (common/isa.h) */
+#else
+    return 0;
+#endif
 }
 
 void nnc_g1_ifma_comb_table(uint64_t (*t5)[10], const nnc_prv_g1 *t, size_t n)

@@ -29,9 +29,10 @@
  * AVX-512 F, IFMA and VL, else 0. */
 int nnc_fq_ifma_cpu(void);
 
-/* Returns: nnc_fq_ifma_cpu(), except 0 when the environment variable
- * NNC_NO_IFMA is set to anything but "" or "0" (forces the scalar path).
- * Read on every call. */
+/* Returns: nnc_isa_ifma() (common/isa.h): 1 when the CPU has IFMA, the
+ * level in use is avx512 (NNC_ISA), and the environment variable NNC_NO_IFMA
+ * is unset, "" or "0" (anything else forces the scalar path; read on every
+ * call); else 0. */
 int nnc_fq_ifma_enabled(void);
 
 /* ---- 8-lane operations on 4x64 integers (for tests) ----

@@ -1,7 +1,11 @@
-/* Falsification by projected gradient descent on dense ReLU chains (method
- * in attack_impl.h). */
+/* Falsification by projected gradient descent (method in attack_impl.h):
+ * on dense ReLU chains with their own float64 forward and reverse pass, on
+ * any other graph the bound engine covers (Conv, residual Add, pooling,
+ * BatchNormalization, Sigmoid, Tanh, ...) through the bound engine on the
+ * one-point box [x, x]. */
 #include "verifier/attack_impl.h"
 
+#include "verifier/bounds_impl.h"
 #include "verifier/sample_impl.h"
 
 #include <math.h>
@@ -17,7 +21,9 @@
 static const double etas[NNC_ATK_NETA] = {0.5, 0.1, 0.02};
 
 struct nnc_atk {
-    nnc_smp_chain *ch;
+    nnc_smp_chain *ch; /* dense chain, or NULL: graph mode through bnd */
+    nnc_bnd *bnd;      /* graph mode: the bound engine of the model */
+    double *cy;        /* graph mode: n_out, the objective's coefficients */
     int n, n_out, nl;
     double **z;      /* per layer: pre-activations (N) */
     double **h;      /* per layer: outputs (N); h[-1] is the input */
@@ -44,8 +50,77 @@ void nnc_atk_destroy(nnc_atk *a)
     free(a->g);
     free(a->xs);
     free(a->y);
+    free(a->cy);
     nnc_smp_chain_free(a->ch);
+    nnc_bnd_destroy(a->bnd);
     free(a);
+}
+
+/* Graph mode: at a point x the bound engine on the box [x, x] has every
+ * ReLU fixed on its side (a pre-activation within rounding of 0 keeps a
+ * relaxation with slopes in [0, 1], a subgradient), every Sigmoid, Tanh and
+ * MaxPool relaxed around x; back-substitution of an objective c . y then
+ * returns the linear coefficients on the input, the gradient of c . f at x,
+ * and the interval of the output brackets f(x) within rounding.  The engine
+ * already has every operator's transformer, so any model it bounds can be
+ * attacked. */
+static nnc_status graph_create(nnc_atk **out, const nnc_model *m, char *err, size_t errlen)
+{
+    nnc_bnd *b;
+    nnc_status st = nnc_bnd_create(&b, m, err, errlen);
+    if (st) return st;
+    nnc_atk *a = calloc(1, sizeof *a);
+    if (a == NULL) {
+        nnc_bnd_destroy(b);
+        return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    }
+    a->bnd = b;
+    a->n = (int)nnc_bnd_num_inputs(b);
+    a->n_out = (int)nnc_bnd_num_outputs(b);
+    a->x = malloc(sizeof(double) * (size_t)a->n + 8);
+    a->g = malloc(sizeof(double) * (size_t)a->n + 8);
+    a->y = malloc(sizeof(double) * (size_t)a->n_out + 8);
+    a->cy = malloc(sizeof(double) * (size_t)a->n_out + 8);
+    a->ga = malloc(sizeof(double) * (size_t)a->n_out + 8);
+    if (!a->x || !a->g || !a->y || !a->cy || !a->ga) {
+        nnc_atk_destroy(a);
+        return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    }
+    *out = a;
+    return NNC_STATUS_OK;
+}
+
+/* Graph mode of loss_grad (no leaky surrogate: g is the plain subgradient). */
+static double graph_loss_grad(nnc_atk *a, const nnc_atk_problem *p, int j, double kappa, const double *x, double *g,
+                              double *y)
+{
+    int no = a->n_out;
+    if (nnc_bnd_compute(a->bnd, x, x, 0)) return NAN;
+    const double *lo = nnc_bnd_out_lo(a->bnd), *hi = nnc_bnd_out_hi(a->bnd);
+    double *out = a->ga;
+    for (int i = 0; i < no; i++) out[i] = 0.5 * lo[i] + 0.5 * hi[i];
+    if (y) memcpy(y, out, sizeof(double) * (size_t)no);
+    double loss = 0, *cy = a->cy;
+    int any = 0;
+    for (int i = 0; i < no; i++) cy[i] = 0;
+    for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++) {
+        const double *Cr = p->C + (size_t)r * (size_t)no;
+        double v = -p->d[r];
+        for (int i = 0; i < no; i++) v += Cr[i] * out[i];
+        if (v + kappa > 0) {
+            loss += v + kappa;
+            any = 1;
+            for (int i = 0; i < no; i++) cy[i] += Cr[i];
+        }
+    }
+    if (g == NULL) return loss;
+    if (!any) {
+        for (int i = 0; i < a->n; i++) g[i] = 0;
+        return loss;
+    }
+    double lower;
+    if (nnc_bnd_objective_grad(a->bnd, cy, 0, &lower, g, NULL, NULL, NULL)) return NAN;
+    return loss;
 }
 
 nnc_status nnc_atk_create(nnc_atk **out, const nnc_model *m, char *err, size_t errlen)
@@ -53,6 +128,7 @@ nnc_status nnc_atk_create(nnc_atk **out, const nnc_model *m, char *err, size_t e
     *out = NULL;
     nnc_smp_chain *ch;
     nnc_status st = nnc_smp_chain_extract(&ch, m, err, errlen);
+    if (st == NNC_STATUS_UNSUPPORTED) return graph_create(out, m, err, errlen);
     if (st) return st;
     nnc_atk *a = calloc(1, sizeof *a);
     if (a == NULL) {
@@ -110,6 +186,7 @@ static const double *forward(nnc_atk *a, const double *x)
 static double loss_grad(nnc_atk *a, const nnc_atk_problem *p, int j, double kappa, double leak, const double *x,
                         double *g, double *y)
 {
+    if (a->ch == NULL) return graph_loss_grad(a, p, j, kappa, x, g, y);
     const double *out = forward(a, x);
     int no = a->n_out;
     if (y) memcpy(y, out, sizeof(double) * (size_t)no);
@@ -192,7 +269,7 @@ static int descend(nnc_atk *a, const nnc_atk_problem *p, int j, const double *lo
         if (!isfinite(loss)) return 0;
         int flat = 1;
         for (int i = 0; i < n && flat; i++) flat = g[i] == 0;
-        if (flat && loss > 0) {
+        if (flat && loss > 0 && a->ch != NULL) {
             /* on a plateau (a layer with every ReLU off): follow the
              * gradient of the leaky surrogate towards the neurons that would
              * turn on usefully */

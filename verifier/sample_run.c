@@ -8,6 +8,7 @@
 #include "verifier/sample_impl.h"
 
 #include "verifier/sample_math.h"
+#include "common/isa.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -163,6 +164,13 @@ __attribute__((target("avx512f,avx512dq,fma"))) static void run_tiles_avx512(con
 {
     run_tiles(r, cnt, xs, y, s, t0, t1, buf);
 }
+/* the same tiles on 8-float registers (the function is the same: -std=c11
+ * contracts no float expression, so the ISA changes only the width) */
+__attribute__((target("avx2,fma"))) static void run_tiles_avx2(const nnc_smp_run *r, int cnt, const double *xs,
+                                                               float *y, float *s, int t0, int t1, float *buf)
+{
+    run_tiles(r, cnt, xs, y, s, t0, t1, buf);
+}
 #define NNC_SMP_RUN_X86 1
 #endif
 
@@ -178,8 +186,8 @@ nnc_status nnc_smp_run_eval(const nnc_smp_run *r, int cnt, const double *xs, flo
 {
     void (*fn)(const nnc_smp_run *, int, const double *, float *, float *, int, int, float *) = run_tiles_plain;
 #ifdef NNC_SMP_RUN_X86
-    __builtin_cpu_init();
-    if (simd && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) fn = run_tiles_avx512;
+    if (simd && nnc_isa() >= NNC_ISA_AVX512) fn = run_tiles_avx512;
+    else if (simd && nnc_isa() >= NNC_ISA_AVX2) fn = run_tiles_avx2;
 #endif
     int ntiles = (cnt + LANES - 1) / LANES, fail = 0;
     size_t per = 4 * (size_t)r->width * LANES;

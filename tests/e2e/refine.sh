@@ -10,7 +10,10 @@
 V=$SHARED/data/verification
 
 # want_result NAME CONSENSUS WANT MODEL SPEC TIMEOUT [OPTIONS...]: the result
-# must be WANT, and never contradict the consensus
+# must be WANT, and never contradict the consensus.  Where WANT is a verdict
+# the budget that decides it is a leaf count (--max-leaves), not the clock:
+# TIMEOUT is then a generous guard, so the verdict does not depend on the
+# machine's speed or load.
 want_result() {
     local name=$1 cons=$2 want=$3 model=$4 spec=$5 to=$6
     shift 6
@@ -28,18 +31,18 @@ if [ -d "$V" ]; then
     M=$V/mnist_fc
     A=$V/acasxu
     # 784 inputs: input splitting cannot close this one, ReLU splits do
-    want_result mnist_fc-256x2-prop_8_0.03-relusplit unsat holds "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_8_0.03.vnnlib" 60
-    want_result mnist_fc-256x2-prop_1_0.03-relusplit sat violated "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_1_0.03.vnnlib" 20 --relu-split on --stop-on-counterexample
+    want_result mnist_fc-256x2-prop_8_0.03-relusplit unsat holds "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_8_0.03.vnnlib" 900 --max-leaves 100
+    want_result mnist_fc-256x2-prop_1_0.03-relusplit sat violated "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_1_0.03.vnnlib" 900 --max-leaves 100 --relu-split on --stop-on-counterexample
     # forced alpha and ReLU splits on ACAS Xu: still right
     want_result acasxu-1_1-prop_3-alpha-relusplit unsat any "$A/onnx/ACASXU_run2a_1_1_batch_2000.onnx" "$A/vnnlib/prop_3.vnnlib" 15 --alpha-iters 8 --relu-split on
-    want_result acasxu-2_1-prop_2-alpha-relusplit sat violated "$A/onnx/ACASXU_run2a_2_1_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 30 --alpha-iters 8 --relu-split on --stop-on-counterexample
-    want_result acasxu-1_5-prop_1-alpha unsat holds "$A/onnx/ACASXU_run2a_1_5_batch_2000.onnx" "$A/vnnlib/prop_1.vnnlib" 60 --alpha-iters 8
+    want_result acasxu-2_1-prop_2-alpha-relusplit sat violated "$A/onnx/ACASXU_run2a_2_1_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 900 --max-leaves 1000 --alpha-iters 8 --relu-split on --stop-on-counterexample
+    want_result acasxu-1_5-prop_1-alpha unsat holds "$A/onnx/ACASXU_run2a_1_5_batch_2000.onnx" "$A/vnnlib/prop_1.vnnlib" 900 --max-leaves 2000 --alpha-iters 8
     # a margin near zero: relaxed bounds leave it open at any leaf size, the
     # exact leaf decision (activation patterns, LP certificates) proves it
-    want_result acasxu-3_3-prop_2-exact unsat holds "$A/onnx/ACASXU_run2a_3_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 116
+    want_result acasxu-3_3-prop_2-exact unsat holds "$A/onnx/ACASXU_run2a_3_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 900 --max-leaves 20000
     # a violated instance with the exact decision on and off: never holds
-    want_result acasxu-5_3-prop_2-exact sat violated "$A/onnx/ACASXU_run2a_5_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 60 --stop-on-counterexample
-    want_result acasxu-5_3-prop_2-exact-off sat violated "$A/onnx/ACASXU_run2a_5_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 60 --stop-on-counterexample --exact off
+    want_result acasxu-5_3-prop_2-exact sat violated "$A/onnx/ACASXU_run2a_5_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 900 --max-leaves 1000 --stop-on-counterexample
+    want_result acasxu-5_3-prop_2-exact-off sat violated "$A/onnx/ACASXU_run2a_5_3_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" 900 --max-leaves 200000 --stop-on-counterexample --exact off
 else
     skip verify-refine-vnncomp "../shared/data/verification not present"
 fi

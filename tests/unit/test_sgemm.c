@@ -1,0 +1,138 @@
+/* The runtime's dense products (models/sgemm.h) on every instruction-set
+ * path (common/isa.h): each element is the fmaf chain in k order plus the
+ * bias, then ReLU, bit for bit, on the generic, AVX2 and AVX-512 paths that
+ * this CPU has, for every row count M (full micro-kernel blocks, the row
+ * tail, one row), odd K and N (panel tails), with and without bias and
+ * ReLU, on one and two threads; and a row's result does not depend on the
+ * other rows of the call (the distributed DLRM and GNN runs rely on it).
+ * Also: the run-time selection itself (NNC_ISA parsing, caps). */
+#include "models/sgemm.h"
+#include "common/isa.h"
+#include "check_main_impl.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+static uint32_t rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33);
+}
+/* floats of mixed magnitudes and signs, some exact zeros */
+static float rndf(void)
+{
+    uint32_t r = rnd();
+    if (r % 17 == 0) return 0.0f;
+    return (float)ldexp((double)rnd() / 2147483648.0 - 1.0, (int)(r % 9) - 4);
+}
+
+/* The definition: s = 0; s = fmaf(a_k, b_kn, s) for k ascending; s + bias; ReLU. */
+static void reference(const float *A, const double *B, int trans, const float *bias, int relu, int64_t M, int64_t K,
+                      int64_t N, float *C)
+{
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t n = 0; n < N; n++) {
+            float s = 0.0f;
+            for (int64_t k = 0; k < K; k++)
+                s = fmaf(A[i * K + k], (float)(trans ? B[n * K + k] : B[k * N + n]), s);
+            float v = s + (bias ? bias[n] : 0.0f);
+            C[i * N + n] = relu ? (v > 0.0f ? v : 0.0f) : v;
+        }
+}
+
+START_TEST(test_paths_bit_identical)
+{
+    static const int64_t Ks[] = {1, 3, 17, 64, 200};
+    static const int64_t Ns[] = {1, 10, 31, 32, 33, 70};
+    static const int64_t Ms[] = {1, 2, 11, 12, 13, 24, 37, 100};
+    int levels = (int)nnc_isa_cpu() + 1;
+    for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
+        for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
+            int64_t K = Ks[ki], N = Ns[ni], Mmax = 100;
+            int trans = (int)(rnd() & 1), relu = (int)(rnd() & 1), use_bias = (int)(rnd() % 3 != 0);
+            double *B = malloc(sizeof(double) * (size_t)(K * N));
+            float *bias = malloc(sizeof(float) * (size_t)N), *A = malloc(sizeof(float) * (size_t)(Mmax * K));
+            float *want = malloc(sizeof(float) * (size_t)(Mmax * N)), *got = malloc(sizeof(float) * (size_t)(Mmax * N));
+            for (int64_t q = 0; q < K * N; q++) B[q] = rndf();
+            for (int64_t q = 0; q < N; q++) bias[q] = rndf();
+            for (int64_t q = 0; q < Mmax * K; q++) A[q] = rndf();
+            nnc_sgemm_b *pb = nnc_sgemm_pack_b(B, K, N, trans);
+            ck_assert_ptr_nonnull(pb);
+            float *scratch = malloc(sizeof(float) * nnc_sgemm_scratch_floats(Mmax, K));
+            for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++) {
+                int64_t M = Ms[mi];
+                reference(A, B, trans, use_bias ? bias : NULL, relu, M, K, N, want);
+                for (int lv = 0; lv < levels; lv++)
+                    for (int threads = 1; threads <= 2; threads++) {
+                        nnc_isa_set_cap(lv);
+                        ck_assert_int_eq(nnc_isa(), lv);
+                        memset(got, 0xff, sizeof(float) * (size_t)(M * N));
+                        nnc_sgemm_packed(pb, M, A, use_bias ? bias : NULL, relu, got, scratch, threads);
+                        for (int64_t q = 0; q < M * N; q++)
+                            ck_assert_msg(memcmp(&got[q], &want[q], sizeof(float)) == 0,
+                                          "%s, M=%lld K=%lld N=%lld trans=%d relu=%d bias=%d threads=%d: "
+                                          "C[%lld][%lld] = %a, want %a",
+                                          nnc_isa_name((nnc_isa_level)lv), (long long)M, (long long)K, (long long)N,
+                                          trans, relu, use_bias, threads, (long long)(q / N), (long long)(q % N),
+                                          (double)got[q], (double)want[q]);
+                    }
+            }
+            nnc_isa_set_cap(-1);
+            /* a row alone (M = 1) equals the same row inside a large call */
+            for (int64_t i = 0; i < Mmax; i += 7) {
+                float row[70];
+                nnc_sgemm_packed(pb, 1, A + i * K, use_bias ? bias : NULL, relu, row, scratch, 1);
+                nnc_sgemm_packed(pb, Mmax, A, use_bias ? bias : NULL, relu, got, scratch, 2);
+                ck_assert(memcmp(row, got + i * N, sizeof(float) * (size_t)N) == 0);
+            }
+            nnc_sgemm_free_b(pb);
+            free(scratch);
+            free(B);
+            free(bias);
+            free(A);
+            free(want);
+            free(got);
+        }
+}
+END_TEST
+
+START_TEST(test_isa_selection)
+{
+    char err[128];
+    nnc_isa_level cpu = nnc_isa_cpu();
+    ck_assert(cpu >= NNC_ISA_GENERIC && cpu <= NNC_ISA_AVX512);
+    nnc_isa_set_cap(NNC_ISA_GENERIC);
+    ck_assert_int_eq(nnc_isa(), NNC_ISA_GENERIC);
+    ck_assert_int_eq(nnc_isa_adx(), 0);
+    ck_assert_int_eq(nnc_isa_ifma(), 0);
+    nnc_isa_set_cap(NNC_ISA_AVX512);
+    ck_assert_int_le(nnc_isa(), cpu); /* a cap never raises the level */
+    nnc_isa_set_cap(-1);
+    ck_assert_str_eq(nnc_isa_name(NNC_ISA_AVX2), "avx2");
+    setenv("NNC_ISA", "avx3", 1);
+    ck_assert_int_eq(nnc_isa_env_check(err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "avx3") != NULL, "%s", err);
+    setenv("NNC_ISA", "generic", 1);
+    ck_assert_int_eq(nnc_isa_env_check(err, sizeof err), 0);
+    unsetenv("NNC_ISA");
+    ck_assert_int_eq(nnc_isa_env_check(err, sizeof err), 0);
+    char d[200];
+    nnc_isa_describe(d, sizeof d);
+    ck_assert_msg(strstr(d, nnc_isa_name(nnc_isa())) == d, "%s", d);
+}
+END_TEST
+
+int main(void)
+{
+    rng_state = check_main_seed("test_sgemm");
+    Suite *s = suite_create("sgemm");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_paths_bit_identical);
+    tcase_add_test(tc, test_isa_selection);
+    suite_add_tcase(s, tc);
+    return check_main_run(s);
+}
