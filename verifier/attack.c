@@ -64,8 +64,9 @@ void nnc_atk_destroy(nnc_atk *a)
  * and the interval of the output brackets f(x) within rounding.  The engine
  * already has every operator's transformer, so any model it bounds can be
  * attacked. */
-static nnc_status graph_create(nnc_atk **out, const nnc_model *m, char *err, size_t errlen)
+nnc_status nnc_atk_create_graph(nnc_atk **out, const nnc_model *m, char *err, size_t errlen)
 {
+    *out = NULL;
     nnc_bnd *b;
     nnc_status st = nnc_bnd_create(&b, m, err, errlen);
     if (st) return st;
@@ -90,37 +91,14 @@ static nnc_status graph_create(nnc_atk **out, const nnc_model *m, char *err, siz
     return NNC_STATUS_OK;
 }
 
-/* Graph mode of loss_grad (no leaky surrogate: g is the plain subgradient). */
-static double graph_loss_grad(nnc_atk *a, const nnc_atk_problem *p, int j, double kappa, const double *x, double *g,
-                              double *y)
+/* Graph mode's forward pass: the output at x (midpoints of the one-point
+ * box's output intervals, which bracket it within rounding), or NULL. */
+static const double *graph_forward(nnc_atk *a, const double *x)
 {
-    int no = a->n_out;
-    if (nnc_bnd_compute(a->bnd, x, x, 0)) return NAN;
+    if (nnc_bnd_compute(a->bnd, x, x, 0)) return NULL;
     const double *lo = nnc_bnd_out_lo(a->bnd), *hi = nnc_bnd_out_hi(a->bnd);
-    double *out = a->ga;
-    for (int i = 0; i < no; i++) out[i] = 0.5 * lo[i] + 0.5 * hi[i];
-    if (y) memcpy(y, out, sizeof(double) * (size_t)no);
-    double loss = 0, *cy = a->cy;
-    int any = 0;
-    for (int i = 0; i < no; i++) cy[i] = 0;
-    for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++) {
-        const double *Cr = p->C + (size_t)r * (size_t)no;
-        double v = -p->d[r];
-        for (int i = 0; i < no; i++) v += Cr[i] * out[i];
-        if (v + kappa > 0) {
-            loss += v + kappa;
-            any = 1;
-            for (int i = 0; i < no; i++) cy[i] += Cr[i];
-        }
-    }
-    if (g == NULL) return loss;
-    if (!any) {
-        for (int i = 0; i < a->n; i++) g[i] = 0;
-        return loss;
-    }
-    double lower;
-    if (nnc_bnd_objective_grad(a->bnd, cy, 0, &lower, g, NULL, NULL, NULL)) return NAN;
-    return loss;
+    for (int i = 0; i < a->n_out; i++) a->y[i] = 0.5 * lo[i] + 0.5 * hi[i];
+    return a->y;
 }
 
 nnc_status nnc_atk_create(nnc_atk **out, const nnc_model *m, char *err, size_t errlen)
@@ -128,7 +106,7 @@ nnc_status nnc_atk_create(nnc_atk **out, const nnc_model *m, char *err, size_t e
     *out = NULL;
     nnc_smp_chain *ch;
     nnc_status st = nnc_smp_chain_extract(&ch, m, err, errlen);
-    if (st == NNC_STATUS_UNSUPPORTED) return graph_create(out, m, err, errlen);
+    if (st == NNC_STATUS_UNSUPPORTED) return nnc_atk_create_graph(out, m, err, errlen);
     if (st) return st;
     nnc_atk *a = calloc(1, sizeof *a);
     if (a == NULL) {
@@ -183,26 +161,58 @@ static const double *forward(nnc_atk *a, const double *x)
     return in;
 }
 
-static double loss_grad(nnc_atk *a, const nnc_atk_problem *p, int j, double kappa, double leak, const double *x,
-                        double *g, double *y)
+/* Hinge loss of disjunct j at output out with offset kappa; gy (n_out,
+ * may be NULL) receives the sum of the rows whose hinge is active. */
+static double hinge(const nnc_atk_problem *p, int j, int no, double kappa, const double *out, double *gy)
 {
-    if (a->ch == NULL) return graph_loss_grad(a, p, j, kappa, x, g, y);
-    const double *out = forward(a, x);
-    int no = a->n_out;
-    if (y) memcpy(y, out, sizeof(double) * (size_t)no);
-    /* dL/dy: the sum of the rows whose hinge is active */
-    double loss = 0, *gy = a->ga;
-    for (int i = 0; i < no; i++) gy[i] = 0;
+    double loss = 0;
+    if (gy)
+        for (int i = 0; i < no; i++) gy[i] = 0;
     for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++) {
         const double *Cr = p->C + (size_t)r * (size_t)no;
         double v = -p->d[r];
         for (int i = 0; i < no; i++) v += Cr[i] * out[i];
         if (v + kappa > 0) {
             loss += v + kappa;
-            for (int i = 0; i < no; i++) gy[i] += Cr[i];
+            if (gy)
+                for (int i = 0; i < no; i++) gy[i] += Cr[i];
         }
     }
+    return loss;
+}
+
+/* j >= 0: the hinge loss of disjunct j; j = -1 (the joint objective): the
+ * smallest of the disjuncts' losses, the margin to the nearest unsafe
+ * disjunct (for robustness specs, the margin loss of the true class over
+ * the best other class), with that disjunct's gradient. */
+static double loss_grad(nnc_atk *a, const nnc_atk_problem *p, int j, double kappa, double leak, const double *x,
+                        double *g, double *y)
+{
+    const double *out = a->ch ? forward(a, x) : graph_forward(a, x);
+    if (out == NULL) return NAN;
+    int no = a->n_out;
+    if (y && y != out) memcpy(y, out, sizeof(double) * (size_t)no);
+    if (j < 0) {
+        double best = INFINITY;
+        for (int jj = 0; jj < p->ndisj; jj++) {
+            double l = hinge(p, jj, no, kappa, out, NULL);
+            if (l < best) {
+                best = l;
+                j = jj;
+            }
+        }
+    }
+    double *gy = a->ch ? a->ga : a->cy;
+    double loss = hinge(p, j, no, kappa, out, gy);
     if (g == NULL) return loss;
+    if (a->ch == NULL) { /* graph mode: back-substitution of gy . y on [x, x] */
+        double lower;
+        if (loss == 0) {
+            for (int i = 0; i < a->n; i++) g[i] = 0;
+            return loss;
+        }
+        return nnc_bnd_objective_grad(a->bnd, gy, 0, &lower, g, NULL, NULL, NULL) ? NAN : loss;
+    }
     /* reverse pass: gz = gh * relu'(z); gh_prev = W gz */
     double *gh = gy, *gn = a->gb;
     for (int l = a->nl - 1; l >= 0; l--) {
@@ -240,7 +250,19 @@ static double now_s(void)
 }
 
 /* Whether y lies in disjunct j (float64 sums). */
+static int in_one(const nnc_atk_problem *p, int j, int no, const double *y);
+
+/* The disjunct that contains y: j itself (j >= 0), the first one (j = -1),
+ * or -1 when none does. */
 static int in_disjunct(const nnc_atk_problem *p, int j, int no, const double *y)
+{
+    if (j >= 0) return in_one(p, j, no, y) ? j : -1;
+    for (int jj = 0; jj < p->ndisj; jj++)
+        if (in_one(p, jj, no, y)) return jj;
+    return -1;
+}
+
+static int in_one(const nnc_atk_problem *p, int j, int no, const double *y)
 {
     for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++) {
         const double *Cr = p->C + (size_t)r * (size_t)no;
@@ -277,8 +299,9 @@ static int descend(nnc_atk *a, const nnc_atk_problem *p, int j, const double *lo
         }
         if (t == 0)
             for (int i = 0; i < a->n_out; i++) ymax = fmax(ymax, fabs(y[i]));
-        if (in_disjunct(p, j, a->n_out, y)) {
-            if (check(cctx, j, x)) return 1;
+        int jin = in_disjunct(p, j, a->n_out, y);
+        if (jin >= 0) {
+            if (check(cctx, jin, x)) return 1;
             /* rejected (rounding to float32, or the runtime's sums): aim
              * further inside */
             if (++rejected > 8) return 0;
@@ -292,9 +315,10 @@ static int descend(nnc_atk *a, const nnc_atk_problem *p, int j, const double *lo
         for (int i = 0; i < n; i++) x[i] = x[i] < lo[i] ? lo[i] : x[i] > hi[i] ? hi[i] : x[i];
     }
     /* the last point */
-    nnc_atk_loss_grad(a, p, j, 0, x, NULL, y);
+    if (!isfinite(loss_grad(a, p, j, 0, 0, x, NULL, y))) return 0;
     (*evals)++;
-    return in_disjunct(p, j, a->n_out, y) && check(cctx, j, x);
+    int jin = in_disjunct(p, j, a->n_out, y);
+    return jin >= 0 && check(cctx, jin, x);
 }
 
 nnc_status nnc_atk_run(nnc_atk *a, const nnc_atk_problem *p, const double *lo, const double *hi,
@@ -321,7 +345,9 @@ nnc_status nnc_atk_run(nnc_atk *a, const nnc_atk_problem *p, const double *lo, c
     /* starts in rounds over the disjuncts, so every disjunct gets its first
      * starts before the deadline */
     for (int s = 0; s < total; s++) {
-        for (int j = 0; j < p->ndisj; j++) {
+        /* j = -1 first: the joint objective (the nearest disjunct's margin),
+         * then each disjunct on its own */
+        for (int j = p->ndisj > 1 ? -1 : 0; j < p->ndisj; j++) {
             if (now_s() > o->deadline) return NNC_STATUS_OK;
             if (s < nstarts) {
                 memcpy(x, starts + (size_t)s * (size_t)n, sizeof(double) * (size_t)n);

@@ -1,10 +1,11 @@
 /* Falsification by projected gradient descent (internal to the verifier).
  *
- * For a model that is a dense ReLU chain (nnc_smp_chain: Gemm/MatMul, bias
- * Add, input Sub/Add, Relu, Flatten-like views) and an unsafe set that is a
- * disjunction of conjunctions of linear output constraints C[r] . y <= d[r],
- * it searches the input box for a point of the unsafe set: for each
- * disjunct, from each start point, signed-gradient steps (scaled by the box
+ * For a model that the bound engine covers (bounds_impl.h) and an unsafe set
+ * that is a disjunction of conjunctions of linear output constraints
+ * C[r] . y <= d[r], it searches the input box for a point of the unsafe set:
+ * from each start point, first on the joint objective (the smallest of the
+ * disjuncts' losses below: the margin to the nearest unsafe disjunct), then
+ * on each disjunct, signed-gradient steps (scaled by the box
  * widths, step size decaying geometrically) on the hinge loss
  *     L(x) = sum over the disjunct's rows of max(0, C[r] . f(x) - d[r] + kappa),
  * projected back into the box after each step.  f and its gradient are
@@ -12,7 +13,9 @@
  * pre-activations, then the reverse pass: y -> C rows, through each ReLU's
  * active set, through W^T).  kappa > 0 aims strictly inside the region so
  * that the point survives rounding to float32; it grows when a point the
- * loss accepts is rejected by the caller's check.
+ * loss accepts is rejected by the caller's check.  On a model that is not a
+ * dense chain (Conv, residual Add, pooling, Sigmoid, ...) f and the gradient
+ * come from the bound engine on the one-point box [x, x] (attack.c).
  *
  * The attack only proposes points: nnc_atk_run hands each one whose float64
  * chain output lies in the unsafe set to a caller-supplied check (the
@@ -30,9 +33,13 @@
 
 typedef struct nnc_atk nnc_atk;
 
-/* Out: *out for model m.  Returns OK; UNSUPPORTED when m is not a dense
- * chain (the attack is then skipped); NOMEM. */
+/* Out: *out for model m.  Returns OK; UNSUPPORTED when the bound engine
+ * does not cover m (the attack is then skipped); NOMEM. */
 nnc_status nnc_atk_create(nnc_atk **out, const nnc_model *m, char *err, size_t errlen);
+/* As nnc_atk_create, always in graph mode (the bound engine's gradient),
+ * also for a dense chain (tests compare the two modes).  UNSUPPORTED when
+ * the bound engine does not cover m. */
+nnc_status nnc_atk_create_graph(nnc_atk **out, const nnc_model *m, char *err, size_t errlen);
 void nnc_atk_destroy(nnc_atk *a);
 
 int nnc_atk_num_inputs(const nnc_atk *a);
@@ -46,7 +53,8 @@ typedef struct nnc_atk_problem {
     const int *dstart;
 } nnc_atk_problem;
 
-/* Hinge loss of disjunct j at x (see above) with offset kappa, and its
+/* Hinge loss of disjunct j (j = -1: the joint objective) at x (see above)
+ * with offset kappa, and its
  * gradient g (n_in; a subgradient at kinks).  Out: y (n_out, may be NULL),
  * the chain's float64 output at x.  Returns the loss. */
 double nnc_atk_loss_grad(nnc_atk *a, const nnc_atk_problem *p, int j, double kappa, const double *x, double *g,

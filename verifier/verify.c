@@ -111,7 +111,7 @@ typedef struct ctx {
     uint64_t s1_tries, s1_hits;       /* with sfw: leaves given the cheap first bound, and settled by it */
     nnc_runtime *rt64, *rt32, *rt64b; /* single-sample f64/f32, batched f64 */
     nnc_smp *smp;                     /* sampling stage (CPU or GPU) */
-    nnc_atk *atk;                     /* gradient falsification (dense chains), or NULL */
+    nnc_atk *atk;                     /* gradient falsification, or NULL */
     int atk_done;                     /* the current case's root attack has run */
     uint64_t atk_sub;                 /* next Philox subsequence of the attack's random starts */
     int n_in, n_out;
@@ -1149,7 +1149,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     if ((st = nnc_rt_create(&c.rt64b, m, NNC_PRECISION_F64, NNC_VRF_EVAL_BATCH, err, errlen))) goto out;
     if ((st = nnc_smp_create(&c.smp, m, opts->device, err, errlen))) goto out;
     {
-        /* not a dense chain: no gradient falsification */
+        /* a model the bound engine does not cover: no gradient falsification */
         char aerr[NNC_ERRBUF_SIZE];
         nnc_status ast = nnc_atk_create(&c.atk, m, aerr, sizeof aerr);
         if (ast == NNC_STATUS_NOMEM) {

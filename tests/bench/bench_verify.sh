@@ -10,7 +10,7 @@
 #
 # Environment:
 #   BENCH_FAMILIES  families to run, space or comma separated, or "all"
-#                   (acasxu mnist_fc eran verivital; default acasxu)
+#                   (acasxu mnist_fc eran verivital cifar10_resnet; default acasxu)
 #   BENCH_LIMIT     run only the first N instances of each family (default all)
 #   BENCH_TIMEOUT   cap on the per-instance timeout in seconds (default: the
 #                   official timeout of each instance)
@@ -20,6 +20,9 @@
 #                   instance list): run only those, and merge their rows into the
 #                   existing results/verify-vnncomp.csv (other rows kept as they
 #                   were; the machine file lists the re-run rows)
+#   BENCH_TAG       write results/verify-vnncomp-TAG{,-summary,-machine}.*
+#                   instead (e.g. "images-60s" for the image families at 60 s),
+#                   so runs of other families or caps keep their own files
 #   NNCERT          the binary (default bin/nncert)
 #   BENCH_DATA      the data folder (default ../shared/data/verification)
 #
@@ -56,7 +59,7 @@ if [ -n "$ONLY" ]; then
         [ -n "$line" ] && only["$line"]=1
     done <"$ONLY"
 fi
-[ "$FAMILIES" = all ] && FAMILIES="acasxu mnist_fc eran verivital"
+[ "$FAMILIES" = all ] && FAMILIES="acasxu mnist_fc eran verivital cifar10_resnet"
 FAMILIES=${FAMILIES//,/ }
 command -v python3 >/dev/null 2>&1 || { echo "bench-verify: python3 is required" >&2; exit 64; }
 [ -x "$NNCERT" ] || { echo "bench-verify: $NNCERT not found (run make)" >&2; exit 64; }
@@ -72,20 +75,27 @@ family_files() {
         mnist_fc)           echo "mnist_fc instances.csv mnist_fc_ground_truth.csv" ;;
         eran|eran_2021)     echo "eran_2021 eran_instances.csv eran_ground_truth.csv" ;;
         verivital|verivital_2021) echo "verivital_2021 verivital_instances.csv verivital_ground_truth.csv" ;;
+        cifar10_resnet|cifar)     echo "cifar10_resnet cifar10_resnet_instances.csv cifar10_resnet_ground_truth.csv" ;;
         *) return 1 ;;
     esac
 }
 fams=()
 for fam in $FAMILIES; do
-    family_files "$fam" >/dev/null || { echo "bench-verify: unknown family '$fam' (acasxu mnist_fc eran verivital)" >&2; exit 64; }
+    family_files "$fam" >/dev/null || { echo "bench-verify: unknown family '$fam' (acasxu mnist_fc eran verivital cifar10_resnet)" >&2; exit 64; }
     fam=${fam%_2021}
+    [ "$fam" = cifar ] && fam=cifar10_resnet
     fams+=("$fam")
 done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p results
-out=results/verify-vnncomp.csv
+TAG=${BENCH_TAG:-}
+if [ -n "$TAG" ] && ! [[ "$TAG" =~ ^[A-Za-z0-9_.-]+$ ]]; then
+    echo "bench-verify: BENCH_TAG must be letters, digits, '.', '_' or '-'" >&2; exit 64
+fi
+base=results/verify-vnncomp${TAG:+-$TAG}
+out=$base.csv
 echo "family,onnx,vnnlib,timeout_s,consensus,nncert_result,solved,wrong,time_s,frac_lo,frac_hi" >"$tmp/rows.csv"
 
 tdesc="official per instance"
@@ -191,19 +201,21 @@ with open(new, "w", newline="") as f:
     w.writerows(merged)
 PY
 fi
-[ -f results/verify-vnncomp-machine.txt ] && grep -E '^(machine|date|nncert|settings):' results/verify-vnncomp-machine.txt >"$tmp/prev_head.txt" || true
+[ -f "$base-machine.txt" ] && grep -E '^(machine|date|nncert|settings):' "$base-machine.txt" >"$tmp/prev_head.txt" || true
 mv "$tmp/rows.csv" "$out"
 python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
-    --year "$(date -u +%Y)" --out results/verify-vnncomp-summary.csv | tee "$tmp/summary.txt"
+    --year "$(date -u +%Y)" ${CAP:+--cap "$CAP"} --out "$base-summary.csv" | tee "$tmp/summary.txt"
 
 {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB, load average at the end $(cut -d" " -f1-3 /proc/loadavg) (other jobs share the machine)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "cpu flags: $(for f in avx2 fma avx512f avx512ifma bmi2 adx; do grep -qw "$f" /proc/cpuinfo && printf '%s ' "$f"; done)"
+    echo "path: $("$NNCERT" version | sed -n 's/^instruction set: //p') (NNC_ISA=${NNC_ISA:-unset})"
     echo "nncert: $NNCERT, commit $COMMIT"
     echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample${MAXLEAVES:+ --max-leaves $MAXLEAVES}; device cpu"
     if [ -n "$ONLY" ]; then
         echo "partial re-run (BENCH_ONLY): the $total rows below were re-run now with these settings; every other row of"
-        echo "  results/verify-vnncomp.csv is kept from the earlier run (see that run's settings in git history):"
+        echo "  $out is kept from the earlier run (see that run's settings in git history):"
         sed 's/^/    /' "$ONLY"
         echo "  the earlier run (of the kept rows):"
         [ -s "$tmp/prev_head.txt" ] && sed 's/^/    /' "$tmp/prev_head.txt"
@@ -216,9 +228,9 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
     echo "  not on this machine, and answers are taken as published (no time or counterexample re-check)."
     echo
     cat "$tmp/summary.txt"
-} >results/verify-vnncomp-machine.txt
+} >"$base-machine.txt"
 
-echo "bench-verify: $total instances, $nsolved solved, $nwrong wrong -> $out, results/verify-vnncomp-summary.csv"
+echo "bench-verify: $total instances, $nsolved solved, $nwrong wrong -> $out, $base-summary.csv"
 if [ "$nwrong" -gt 0 ]; then
     echo "!!!!!!!! bench-verify: $nwrong WRONG answers (holds on a sat instance or violated on an unsat one):" >&2
     printf '!!!!!!!!   %s\n' "${wrong_list[@]}" >&2

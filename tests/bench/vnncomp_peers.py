@@ -49,6 +49,7 @@ SOURCES = {
     ],
     "eran": [(2021, "vnncomp2021/results_csv/*.csv", "eran")],
     "verivital": [(2021, "vnncomp2021/results_csv/*.csv", "verivital")],
+    "cifar10_resnet": [(2021, "vnncomp2021/results_csv/*.csv", "cifar10_resnet")],
 }
 
 ANSWER = {"holds": "unsat", "unsat": "unsat", "violated": "sat", "sat": "sat"}
@@ -80,6 +81,9 @@ def main():
     ap.add_argument("--nncert", required=True, help="per-instance CSV of this run")
     ap.add_argument("--year", required=True, type=int)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--cap", type=float, default=None,
+                    help="per-instance time cap of this run (s): a peer's answer "
+                         "counts as solved only within it, as nncert's does")
     a = ap.parse_args()
 
     # this run's instances, per family, in order
@@ -118,6 +122,12 @@ def main():
                         want = cons[k]
                         if ans is None or want is None:
                             continue
+                        try:
+                            took = float(line[5])
+                        except ValueError:
+                            took = None
+                        if ans == want and a.cap is not None and (took is None or took > a.cap):
+                            continue    # right, but after this run's cap
                         if ans == want:
                             s += 1
                             try:

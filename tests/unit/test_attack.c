@@ -9,7 +9,12 @@
  *    check and the verifier reports none; every candidate it hands over
  *    violates (checked independently), and a rejecting check makes it go on
  *    without reporting anything;
- *  - models that are not dense chains are refused (the attack is skipped). */
+ *  - graph mode (any model the bound engine covers: the gradient by
+ *    back-substitution on the one-point box): on the same ReLU network the
+ *    loss and gradient equal the chain mode's, and the attack finds the
+ *    ball; on a Sigmoid network (not a dense chain) the gradient agrees
+ *    with central differences and the joint objective (j = -1) is the
+ *    smallest disjunct loss. */
 #include "specs/spec.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/attack_impl.h"
@@ -228,10 +233,67 @@ START_TEST(test_attack_never_reports_safe_points)
     nnc_atk_destroy(a);
     nnc_spc_destroy(s);
     nnc_mdl_destroy(m);
-    /* not a dense chain: refused */
-    m = ball_model(0.02f, 1);
-    ck_assert_int_eq(nnc_atk_create(&a, m, err, sizeof err), NNC_STATUS_UNSUPPORTED);
-    ck_assert_ptr_null(a);
+}
+END_TEST
+
+START_TEST(test_attack_graph_mode)
+{
+    char err[NNC_ERRBUF_SIZE];
+    const float r = 0.02f;
+    /* the ReLU ball: graph mode equals chain mode (loss, gradient) off the kinks */
+    nnc_model *m = ball_model(r, 0);
+    nnc_atk *ac, *ag;
+    ck_assert_msg(nnc_atk_create(&ac, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_msg(nnc_atk_create_graph(&ag, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(nnc_atk_num_inputs(ag), NI);
+    ck_assert_int_eq(nnc_atk_num_outputs(ag), 1);
+    for (int t = 0; t < 20; t++) {
+        double x[NI], gc[NI], gg[NI], yc, yg;
+        for (int i = 0; i < NI; i++) x[i] = fmod(0.137 * (t + 1) * (i + 3), 1.0);
+        double Lc = nnc_atk_loss_grad(ac, &PROB, 0, 0, x, gc, &yc);
+        double Lg = nnc_atk_loss_grad(ag, &PROB, 0, 0, x, gg, &yg);
+        ck_assert_msg(fabs(yc - yg) < 1e-12 && fabs(Lc - Lg) < 1e-12, "t %d: y %g vs %g", t, yc, yg);
+        for (int i = 0; i < NI; i++) ck_assert_msg(fabs(gc[i] - gg[i]) < 1e-12, "t %d grad %d: %g vs %g", t, i, gc[i], gg[i]);
+    }
+    rec c = {r, 1, 0, 0, {0}};
+    nnc_atk_opts o = opts();
+    o.max_corners = 0;
+    int found = 0;
+    uint64_t evals = 0;
+    ck_assert_int_eq(nnc_atk_run(ag, &PROB, LO, HI, NULL, 0, &o, record, &c, &found, &evals), NNC_STATUS_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(c.bad, 0);
+    ck_assert(ball_value(c.x, r) <= 0);
+    nnc_atk_destroy(ac);
+    nnc_atk_destroy(ag);
+    nnc_mdl_destroy(m);
+    /* Sigmoid hidden layer: not a dense chain, attacked in graph mode; the
+     * gradient against central differences */
+    m = ball_model(r, 1);
+    ck_assert_msg(nnc_atk_create(&ag, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    /* two disjuncts on the one output: y <= -1 and -y <= -1 (y >= 1) */
+    static const double C2[2] = {1, -1}, D2[2] = {-1, -1};
+    static const int DS2[3] = {0, 1, 2};
+    nnc_atk_problem p2 = {2, 2, C2, D2, DS2};
+    for (int t = 0; t < 10; t++) {
+        double x[NI], g[NI], xp[NI], y;
+        for (int i = 0; i < NI; i++) x[i] = fmod(0.291 * (t + 1) * (i + 2), 1.0);
+        double L = nnc_atk_loss_grad(ag, &PROB, 0, 0, x, g, &y);
+        ck_assert(isfinite(L));
+        for (int i = 0; i < NI; i++) {
+            memcpy(xp, x, sizeof xp);
+            xp[i] += 1e-6;
+            double Lp = nnc_atk_loss_grad(ag, &PROB, 0, 0, xp, NULL, NULL);
+            xp[i] -= 2e-6;
+            double Lm = nnc_atk_loss_grad(ag, &PROB, 0, 0, xp, NULL, NULL);
+            double fd = (Lp - Lm) / 2e-6;
+            ck_assert_msg(fabs(fd - g[i]) < 1e-5 * (1 + fabs(fd)), "sigmoid grad %d: %g vs %g", i, fd, g[i]);
+        }
+        double l0 = nnc_atk_loss_grad(ag, &p2, 0, 0, x, NULL, NULL), l1 = nnc_atk_loss_grad(ag, &p2, 1, 0, x, NULL, NULL);
+        double lj = nnc_atk_loss_grad(ag, &p2, -1, 0, x, NULL, NULL);
+        ck_assert(lj == fmin(l0, l1));
+    }
+    nnc_atk_destroy(ag);
     nnc_mdl_destroy(m);
 }
 END_TEST
@@ -243,6 +305,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_attack_finds_narrow_region);
     tcase_add_test(tc, test_attack_never_reports_safe_points);
+    tcase_add_test(tc, test_attack_graph_mode);
     suite_add_tcase(su, tc);
     return check_main_run(su);
 }
