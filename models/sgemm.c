@@ -313,10 +313,10 @@ static void run_blocks(const job *j)
 void nnc_sgemm_packed(const nnc_sgemm_b *b, int64_t M, const float *A, const float *bias, int relu, float *C,
                       float *scratch, int threads)
 {
-    int64_t K = b->K, N = b->N;
-    if (M <= 0 || N <= 0) return;
+    if (M <= 0 || b->N <= 0) return;
     int isa = nnc_isa();
 #ifdef NNC_SG_X86
+    int64_t K = b->K, N = b->N;
     if (isa >= NNC_ISA_AVX2) {
         int64_t blocks = M / MR, tail = blocks * MR;
         if (blocks > 0) {

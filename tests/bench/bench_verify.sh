@@ -179,7 +179,9 @@ print(d.get("result", "error"), v.get("lower", ""), v.get("upper", ""))' "$tmp/r
     total=$((total + n)); nsolved=$((nsolved + fsolved)); nwrong=$((nwrong + fwrong))
 done
 
+merged=0
 if [ -n "$ONLY" ] && [ -s "$out" ]; then
+    merged=1
     # merge: the re-run rows replace theirs (by family, onnx, vnnlib), the rest stay
     python3 - "$out" "$tmp/rows.csv" <<'PY'
 import csv, sys
@@ -213,7 +215,10 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
     echo "path: $("$NNCERT" version | sed -n 's/^instruction set: //p') (NNC_ISA=${NNC_ISA:-unset})"
     echo "nncert: $NNCERT, commit $COMMIT"
     echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample${MAXLEAVES:+ --max-leaves $MAXLEAVES}; device cpu"
-    if [ -n "$ONLY" ]; then
+    if [ -n "$ONLY" ] && [ "$merged" = 0 ]; then
+        echo "subset run (BENCH_ONLY, no earlier $out to merge into): only these $total instances:"
+        sed 's/^/    /' "$ONLY"
+    elif [ -n "$ONLY" ]; then
         echo "partial re-run (BENCH_ONLY): the $total rows below were re-run now with these settings; every other row of"
         echo "  $out is kept from the earlier run (see that run's settings in git history):"
         sed 's/^/    /' "$ONLY"
