@@ -58,6 +58,19 @@ if [ -d "$V" ]; then
     M=$V/mnist_fc
     instance unsat "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_0_0.03.vnnlib" 10 mnist_fc-256x2-prop_0_0.03
     instance sat "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_1_0.03.vnnlib" 10 mnist_fc-256x2-prop_1_0.03
+    # the image families beyond dense ReLU nets: ERAN's ReLU and Sigmoid MLPs,
+    # VeriVital's conv nets with average and max pooling, CIFAR-10 ResNet
+    # (Conv, residual Add); known holds and a known violation (its
+    # counterexample, found by the graph-mode gradient attack or sampling,
+    # confirmed by onnxruntime); unknown is accepted, a wrong verdict is not
+    E=$V/eran_2021
+    instance unsat "$E/nets/mnist_relu_9_200.onnx" "$E/specs/mnist/mnist_spec_idx_8098_eps_0.01500.vnnlib" 30 eran-relu_9_200-idx_8098
+    instance unsat "$E/nets/ffnnSIGMOID__Point_6x200.onnx" "$E/specs/mnist/mnist_spec_idx_7167_eps_0.01200.vnnlib" 30 eran-sigmoid_6x200-idx_7167
+    VV=$V/verivital_2021
+    instance sat "$VV/Convnet_avgpool.onnx" "$VV/specs/avgpool_specs/prop_10_0.04.vnnlib" 10 verivital-avgpool-prop_10_0.04
+    instance unsat "$VV/Convnet_maxpool.onnx" "$VV/specs/maxpool_specs/prop_0_0.004.vnnlib" 30 verivital-maxpool-prop_0_0.004
+    CR=$V/cifar10_resnet
+    instance unsat "$CR/onnx/resnet_2b.onnx" "$CR/vnnlib_properties_pgd_filtered/resnet2b_pgd_filtered/prop_12_eps_0.008.vnnlib" 30 cifar10_resnet-2b-prop_12
 else
     skip verify-vnncomp "../shared/data/verification not present"
 fi
