@@ -7,6 +7,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define NNC_ISA_X86 1
+#include <cpuid.h>
 #endif
 
 /* Write-once caches: every thread computes and stores the same values. */
@@ -20,7 +21,11 @@ static void probe(void)
     int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-    cpu_adx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+    /* BMI2 and ADX from CPUID leaf 7 (EBX bits 8 and 19): clang's
+     * __builtin_cpu_supports does not know "adx"; they use no new registers,
+     * so no OS support check is needed */
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    cpu_adx = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b >> 8 & 1) && (b >> 19 & 1);
     cpu_ifma = avx512 && __builtin_cpu_supports("avx512ifma");
     cpu_level = avx512 ? NNC_ISA_AVX512 : avx2 ? NNC_ISA_AVX2 : NNC_ISA_GENERIC;
 #else
