@@ -1099,7 +1099,52 @@ static double concretize(const nnc_bnd *b, const double *L, double c, double err
     return down(s - e);
 }
 
+static nnc_status compute(nnc_bnd *b, const double *lo, const double *hi, int crown, const double *state,
+                          int crown_from);
+
 nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int crown)
+{
+    return compute(b, lo, hi, crown, NULL, 0);
+}
+
+size_t nnc_bnd_state_doubles(const nnc_bnd *b)
+{
+    size_t n = 0;
+    for (int v = 0; v < b->nv; v++)
+        if (b->lo[v]) n += 2 * (size_t)V(b, v)->numel;
+    return n;
+}
+
+void nnc_bnd_state_save(const nnc_bnd *b, double *state)
+{
+    for (int v = 0; v < b->nv; v++) {
+        if (!b->lo[v]) continue;
+        size_t no = (size_t)V(b, v)->numel;
+        memcpy(state, b->lo[v], no * sizeof(double));
+        memcpy(state + no, b->hi[v], no * sizeof(double));
+        state += 2 * no;
+    }
+}
+
+int nnc_bnd_relu_pos(const nnc_bnd *b, int64_t f)
+{
+    const nnc_model *m = b->m;
+    int pos = -1;
+    for (int t = 0; t < m->n_order; t++)
+        if (b->relu_off[t] >= 0 && b->relu_off[t] <= f) pos = t;
+    return pos;
+}
+
+nnc_status nnc_bnd_compute_warm(nnc_bnd *b, const double *lo, const double *hi, const double *state, int crown_from)
+{
+    return compute(b, lo, hi, 1, state, crown_from);
+}
+
+/* The bounds of every value: IBP, intersected with state (a saved parent's
+ * bounds, valid on a superset of this problem) when state != NULL, then
+ * CROWN-tightened where crown != 0 at order positions >= crown_from. */
+static nnc_status compute(nnc_bnd *b, const double *lo, const double *hi, int crown, const double *state,
+                          int crown_from)
 {
     const nnc_model *m = b->m;
     int64_t nin = V(b, b->in_v)->numel;
@@ -1108,6 +1153,15 @@ nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int c
     b->box_lo = b->lo[b->in_v];
     b->box_hi = b->hi[b->in_v];
     b->infeasible = 0;
+    /* offsets of each value's pair in a saved state (nnc_bnd_state_save) */
+    size_t soff[b->nv > 0 ? b->nv : 1];
+    if (state) {
+        size_t o = 0;
+        for (int v = 0; v < b->nv; v++) {
+            soff[v] = o;
+            if (b->lo[v]) o += 2 * (size_t)V(b, v)->numel;
+        }
+    }
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         int vo = n->out[0];
@@ -1119,7 +1173,21 @@ nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int c
             ibp_nonlinear(b, n);
         }
         int64_t no = V(b, vo)->numel;
-        if (!crown || !b->needs_crown[vo] || b->exact_ibp[vo] || no > NNC_BND_CROWN_MAX_NEURONS) continue;
+        if (state) { /* the parent's bounds hold here too: keep the tighter of each pair */
+            const double *sl = state + soff[vo], *sh = sl + no;
+            for (int64_t j = 0; j < no; j++) {
+                if (sl[j] > b->lo[vo][j]) b->lo[vo][j] = sl[j];
+                if (sh[j] < b->hi[vo][j]) b->hi[vo][j] = sh[j];
+                if (b->lo[vo][j] > b->hi[vo][j]) { /* only within rounding, or an empty split problem */
+                    if (b->lo[vo][j] > b->hi[vo][j] + 1e-9 * (1 + fabs(b->hi[vo][j]))) b->infeasible = 1;
+                    double mid = b->lo[vo][j];
+                    b->lo[vo][j] = down(fmin(mid, b->hi[vo][j]));
+                    b->hi[vo][j] = up(fmax(mid, b->hi[vo][j]));
+                }
+            }
+        }
+        if (!crown || t < crown_from || !b->needs_crown[vo] || b->exact_ibp[vo] || no > NNC_BND_CROWN_MAX_NEURONS)
+            continue;
         /* CROWN on this pre-activation: rows +e_j and -e_j, in chunks of
          * NNC_BND_CHUNK neurons to bound memory */
         /* neurons worth refining: for piecewise-linear consumers only the

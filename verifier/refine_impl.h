@@ -32,7 +32,9 @@ nnc_status nnc_alpha_lower(nnc_bnd *b, int nobj, const double *C, const double *
 
 /* Branch and bound over ReLU splits of the box [lo, hi]: certifies that no
  * point of the box reaches the unsafe set.  Depth-first; each sub-problem is
- * bounded with CROWN, then alpha (alpha_iters steps) on its open rows; the
+ * bounded with CROWN (a child warm-started from its parent's bounds, CROWN
+ * re-run only after the new split: nnc_bnd_compute_warm), then alpha
+ * (alpha_iters steps) on its open rows; the
  * neuron split is the unstable one with the largest BaBSR-style score
  * |coef| * (-l u / (u - l)) on the open row closest to certification.
  * Out: *certified (1 only when every sub-problem was certified or empty),

@@ -42,6 +42,15 @@ static nnc_status bound_sub(nnc_bnd *b, const nnc_rfn_problem *p, int alpha_iter
     return NNC_STATUS_OK;
 }
 
+/* A sub-problem on the depth-first stack: its splits, the bounds of its
+ * parent (the warm start; NULL at the root) and the order position from
+ * which its intermediate bounds are re-tightened by CROWN. */
+typedef struct rsp_node {
+    signed char *s;
+    double *state;
+    int crown_from;
+} rsp_node;
+
 nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const nnc_rfn_problem *p, int alpha_iters,
                            double deadline, uint64_t max_nodes, int *certified, uint64_t *nodes)
 {
@@ -51,13 +60,15 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
     if (nr == 0 || p->nrows == 0) return NNC_STATUS_OK;
     for (int j = 0; j < p->ndisj; j++) /* a disjunct without rows is reachable everywhere */
         if (p->dstart[j] >= p->dstart[j + 1]) return NNC_STATUS_OK;
-    size_t cap = 64, top = 0;
-    signed char **stack = malloc(sizeof(signed char *) * cap);
+    size_t cap = 64, top = 0, nst = nnc_bnd_state_doubles(b);
+    rsp_node *stack = malloc(sizeof(rsp_node) * cap);
     double *zero = calloc((size_t)p->nrows + 1, sizeof(double)), *lw = malloc(sizeof(double) * (size_t)(p->nrows + 1));
     double *rl = malloc(sizeof(double) * (size_t)(nr + 1)), *rh = malloc(sizeof(double) * (size_t)(nr + 1));
     double *coef = malloc(sizeof(double) * (size_t)(nr + 1));
     nnc_status st = NNC_STATUS_NOMEM;
-    if (!stack || !zero || !lw || !rl || !rh || !coef || !(stack[0] = calloc((size_t)nr, 1))) goto out;
+    if (!stack || !zero || !lw || !rl || !rh || !coef || !(stack[0].s = calloc((size_t)nr, 1))) goto out;
+    stack[0].state = NULL;
+    stack[0].crown_from = 0;
     top = 1;
     st = NNC_STATUS_OK;
     int failed = 0;
@@ -66,9 +77,17 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
             failed = 1;
             break;
         }
-        signed char *s = stack[--top];
+        rsp_node nd = stack[--top];
+        signed char *s = nd.s;
         nnc_bnd_set_splits(b, s);
-        st = nnc_bnd_compute(b, lo, hi, 1);
+        /* a child starts from its parent's bounds; CROWN re-tightens only
+         * the values after the new split (on MNIST 256x2 this bounds about
+         * 2.4 times the sub-problems per second of a full recomputation,
+         * and more than keeping the parent's intermediate bounds, whose
+         * looser relaxations cost more alpha steps) */
+        if (nd.state) st = nnc_bnd_compute_warm(b, lo, hi, nd.state, nd.crown_from);
+        else st = nnc_bnd_compute(b, lo, hi, 1);
+        free(nd.state);
         (*nodes)++;
         int open_row = -1;
         if (!st && !nnc_bnd_infeasible(b)) st = bound_sub(b, p, alpha_iters, deadline, zero, lw, &open_row);
@@ -77,10 +96,20 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
             if (st) break;
             continue;
         }
+        /* bound_sub may leave the intermediate bounds as they were (alpha
+         * changes slopes only): the children start from them */
+        double *st1 = malloc(sizeof(double) * (nst + 1)), *st2 = malloc(sizeof(double) * (nst + 1));
+        if (!st1 || !st2) {
+            free(st1); free(st2); free(s);
+            st = NNC_STATUS_NOMEM;
+            break;
+        }
+        nnc_bnd_state_save(b, st1);
+        memcpy(st2, st1, sizeof(double) * nst);
         /* pick the neuron to split */
         double lb;
         if ((st = nnc_bnd_objective_grad(b, p->C + (size_t)open_row * (size_t)p->n_out, 0.0, &lb, NULL, NULL, NULL, coef))) {
-            free(s);
+            free(s); free(st1); free(st2);
             break;
         }
         nnc_bnd_relu_bounds(b, rl, rh);
@@ -99,38 +128,42 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
             /* nothing left to split: only the multipliers can still close the
              * gap (the network is affine here), so optimise them longer */
             if ((st = bound_sub(b, p, 10 * alpha_iters, deadline, zero, lw, &open_row))) {
-                free(s);
+                free(s); free(st1); free(st2);
                 break;
             }
             if (open_row < 0) {
-                free(s);
+                free(s); free(st1); free(st2);
                 continue;
             }
         }
         if (pick < 0) { /* this sub-problem stays open */
-            free(s);
+            free(s); free(st1); free(st2);
             failed = 1;
             break;
         }
         if (top + 2 > cap) {
-            signed char **ns = realloc(stack, sizeof(signed char *) * cap * 2);
-            if (ns == NULL) { free(s); st = NNC_STATUS_NOMEM; break; }
+            rsp_node *ns = realloc(stack, sizeof(rsp_node) * cap * 2);
+            if (ns == NULL) { free(s); free(st1); free(st2); st = NNC_STATUS_NOMEM; break; }
             stack = ns;
             cap *= 2;
         }
         signed char *t = malloc((size_t)nr);
-        if (t == NULL) { free(s); st = NNC_STATUS_NOMEM; break; }
+        if (t == NULL) { free(s); free(st1); free(st2); st = NNC_STATUS_NOMEM; break; }
         memcpy(t, s, (size_t)nr);
         s[pick] = 1;
         t[pick] = -1;
-        stack[top++] = t;
-        stack[top++] = s;
+        int from = nnc_bnd_relu_pos(b, pick);
+        stack[top++] = (rsp_node){t, st1, from};
+        stack[top++] = (rsp_node){s, st2, from};
     }
     if (!st && !failed && top == 0) *certified = 1;
 out:
     nnc_bnd_set_splits(b, NULL);
     if (stack)
-        for (size_t i = 0; i < top; i++) free(stack[i]);
+        for (size_t i = 0; i < top; i++) {
+            free(stack[i].s);
+            free(stack[i].state);
+        }
     free(stack); free(zero); free(lw); free(rl); free(rh); free(coef);
     return st;
 }

@@ -33,6 +33,9 @@
 #define NNC_VRF_ATTACK_CORNERS 32
 #define NNC_VRF_ATTACK_STEPS 100
 #define NNC_VRF_ATTACK_TIME_SHARE 0.03
+/* share of the time left that a leaf's ReLU-split branch and bound may take
+ * when the model has more than NNC_VRF_RELU_SPLIT_MIN_INPUTS inputs */
+#define NNC_VRF_RELU_SPLIT_SHARE_WIDE 0.9
 /* leaves bounded per batch and worker thread */
 #define NNC_VRF_BATCH_PER_THREAD 16
 /* look-ahead split choice: candidate dimensions by default (lookahead()) */
@@ -251,8 +254,11 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
         return st;
     }
     if (c->o->relu_split == 0 || (c->o->relu_split < 0 && n <= NNC_VRF_RELU_SPLIT_MIN_INPUTS)) return NNC_STATUS_OK;
-    /* half of the time left: later leaves still get theirs */
-    double now = nnc_rfn_now(), dl = now + 0.5 * (deadline - now);
+    /* a share of the time left, so later leaves still get theirs: half, or
+     * with many inputs, where splitting the input box barely tightens the
+     * bounds and the ReLU splits do the work, most of it */
+    double share = n > NNC_VRF_RELU_SPLIT_MIN_INPUTS ? NNC_VRF_RELU_SPLIT_SHARE_WIDE : 0.5;
+    double now = nnc_rfn_now(), dl = now + share * (deadline - now);
     nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
     int cert = 0;
     uint64_t nodes = 0;

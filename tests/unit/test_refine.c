@@ -253,7 +253,7 @@ START_TEST(test_random_splits_sound)
 {
     char err[NNC_ERRBUF_SIZE];
     int infeasible_seen = 0, feasible_checked = 0;
-    for (int trial = 0; trial < 60; trial++) {
+    for (int trial = 0; trial < 120; trial++) {
         mlp t;
         t.leaky = trial % 3 == 1;
         nnc_model *m = mlp_build(&t);
@@ -266,9 +266,28 @@ START_TEST(test_random_splits_sound)
         int64_t nr = nnc_bnd_relu_count(b);
         signed char split[2 * MAXW];
         for (int64_t f = 0; f < nr; f++) split[f] = (signed char)(rand() % 4 == 0 ? (rand() % 2 ? 1 : -1) : 0);
-        nnc_bnd_set_splits(b, split);
-        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
-        int infeasible = nnc_bnd_infeasible(b);
+        int warm = trial % 2, infeasible = 0;
+        if (warm) {
+            /* the branch-and-bound warm start: a parent with some of the
+             * splits, its bounds saved, the child computed from them with
+             * CROWN from a random order position on */
+            signed char parent[2 * MAXW];
+            for (int64_t f = 0; f < nr; f++) parent[f] = rand() % 2 ? split[f] : 0;
+            nnc_bnd_set_splits(b, parent);
+            ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+            double *state = malloc(sizeof(double) * (nnc_bnd_state_doubles(b) + 1));
+            ck_assert_ptr_nonnull(state);
+            nnc_bnd_state_save(b, state);
+            int parent_infeasible = nnc_bnd_infeasible(b);
+            nnc_bnd_set_splits(b, split);
+            ck_assert_int_eq(nnc_bnd_compute_warm(b, lo, hi, state, rand() % 8), NNC_STATUS_OK);
+            infeasible = nnc_bnd_infeasible(b) || parent_infeasible;
+            free(state);
+        } else {
+            nnc_bnd_set_splits(b, split);
+            ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+            infeasible = nnc_bnd_infeasible(b);
+        }
         if (!infeasible) {
             ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &lb, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
             nnc_bnd_relu_bounds(b, rl, rh);
@@ -281,15 +300,17 @@ START_TEST(test_random_splits_sound)
             for (int64_t f = 0; f < nr && ok; f++) ok = !(split[f] > 0 && sg[f] < 0) && !(split[f] < 0 && sg[f] > 0);
             if (!ok) continue;
             satisfying++;
-            if (infeasible) ck_abort_msg("seed %u trial %d: split constraints called infeasible, point %d satisfies them", seed, trial, s);
+            if (infeasible)
+                ck_abort_msg("seed %u trial %d (warm %d): split constraints called infeasible, point %d satisfies them", seed,
+                             trial, warm, s);
             double v = 0;
             for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
             if (!(v >= lb - 1e-12 * (1 + fabs(v))))
-                ck_abort_msg("seed %u trial %d: objective %.17g below split bound %.17g", seed, trial, v, lb);
+                ck_abort_msg("seed %u trial %d (warm %d): objective %.17g below split bound %.17g", seed, trial, warm, v, lb);
             for (int64_t f = 0; f < nr; f++)
                 if (!(pre[f] >= rl[f] - 1e-12 * (1 + fabs(pre[f])) && pre[f] <= rh[f] + 1e-12 * (1 + fabs(pre[f]))))
-                    ck_abort_msg("seed %u trial %d: pre-activation %lld = %.17g outside [%.17g, %.17g]", seed, trial,
-                                 (long long)f, pre[f], rl[f], rh[f]);
+                    ck_abort_msg("seed %u trial %d (warm %d): pre-activation %lld = %.17g outside [%.17g, %.17g]", seed,
+                                 trial, warm, (long long)f, pre[f], rl[f], rh[f]);
         }
         infeasible_seen += infeasible;
         feasible_checked += satisfying > 0;
