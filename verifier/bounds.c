@@ -23,6 +23,7 @@
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,13 @@ typedef struct node_info {
                          their summed intercepts in bl (lower) and bu (upper) */
     nnc_bil_geom bg;
     int64_t rows, K, N; /* GEMM/MATMUL geometry */
+    /* CONV/AVERAGEPOOL as a sparse matrix: output element j's terms are
+     * (cv_idx[k], cv_w[k]) for k in [cv_ptr[j], cv_ptr[j+1]), in the order
+     * of the loop nest they replace (same sums, same roundings); NULL when
+     * too large (the loop nest is used) */
+    int64_t *cv_ptr;
+    int32_t *cv_idx;
+    double *cv_w;
 } node_info;
 
 struct nnc_bnd {
@@ -240,6 +248,7 @@ void nnc_bnd_destroy(nnc_bnd *b)
             node_info *x = &b->ni[k];
             free(x->wt); free(x->wabs); free(x->bias); free(x->cbias); free(x->ia); free(x->ib); free(x->ew);
             free(x->al); free(x->bl); free(x->au); free(x->bu); free(x->arg);
+            free(x->cv_ptr); free(x->cv_idx); free(x->cv_w);
         }
     free(b->lo); free(b->hi); free(b->L); free(b->Lbuf); free(b->Lcap); free(b->exact_ibp); free(b->ni); free(b->pos);
     free(b->needs_crown);
@@ -276,6 +285,7 @@ static int64_t fan_in(const nnc_model *m, const nnc_node *n)
 static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out);
 static int refine_setup(nnc_bnd *b);
 static void apply_split(nnc_bnd *b, int t, const nnc_node *n);
+static int conv_csr(nnc_bnd *b, const nnc_node *n);
 
 nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t errlen)
 {
@@ -454,6 +464,11 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
         b->hi[v] = malloc((size_t)(n + 1) * sizeof(double));
         if (!b->lo[v] || !b->hi[v]) goto nomem;
     }
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        if (b->ni[m->order[t]].lin && (n->op == NNC_OP_CONV || n->op == NNC_OP_AVERAGEPOOL) && conv_csr(b, n) != 0)
+            goto nomem;
+    }
     if (refine_setup(b) != 0) goto nomem;
     *out = b;
     return NNC_STATUS_OK;
@@ -484,6 +499,95 @@ static void conv_geom(const nnc_bnd *b, const nnc_node *n, cgeom *g)
     g->KH = n->p[0]; g->KW = two ? n->p[1] : 1; g->SH = n->p[2]; g->SW = two ? n->p[3] : 1;
     g->PT = n->p[4]; g->PL = two ? n->p[5] : 0; g->DH = n->p[8]; g->DW = two ? n->p[9] : 1;
     g->G = n->op == NNC_OP_CONV ? n->p[10] : 1;
+}
+
+/* The terms of a CONV or AVERAGEPOOL node, output element by output
+ * element, in one fixed order.  fill == 0: applied to one row, as the
+ * other linear nodes (back: d[i] += s[j] w, mode: |.|; forward: d[j] += w
+ * s[i]); fill == 1: counted into ptr (numel(out) + 1) and, where idx != NULL,
+ * stored into idx/w. */
+static void conv_terms(const nnc_bnd *b, const nnc_node *n, int fill, int64_t *ptr, int32_t *idx, double *wv,
+                       const double *s, double *d, int back, int mode)
+{
+    cgeom g;
+    conv_geom(b, n, &g);
+    const nnc_value *w = n->op == NNC_OP_CONV ? V(b, n->in[1]) : NULL;
+    int64_t cg = g.C / g.G, mg = g.M / g.G;
+    int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0;
+    int64_t k = 0;
+    for (int64_t nn = 0; nn < g.N; nn++)
+        for (int64_t co = 0; co < g.M; co++)
+            for (int64_t oy = 0; oy < g.OH; oy++)
+                for (int64_t ox = 0; ox < g.OW; ox++) {
+                    int64_t j = ((nn * g.M + co) * g.OH + oy) * g.OW + ox;
+                    double cnt = 1.0;
+                    if (w == NULL) { /* average pool divisor, as the runtime computes it */
+                        int64_t c1 = 0, c2 = 0;
+                        for (int64_t ky = 0; ky < g.KH; ky++)
+                            for (int64_t kx = 0; kx < g.KW; kx++) {
+                                int64_t iy = oy * g.SH - g.PT + ky * g.DH, ix = ox * g.SW - g.PL + kx * g.DW;
+                                if (iy >= -g.PT && iy < g.H + pb && ix >= -g.PL && ix < g.W + pr) c2++;
+                                if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) c1++;
+                            }
+                        cnt = (double)(n->p[12] ? c2 : c1);
+                    }
+                    if (fill) ptr[j] = k;
+                    int64_t c0 = w ? (co / mg) * cg : co, cn = w ? cg : 1;
+                    for (int64_t ci = 0; ci < cn; ci++)
+                        for (int64_t ky = 0; ky < g.KH; ky++) {
+                            int64_t iy = oy * g.SH - g.PT + ky * g.DH;
+                            if (iy < 0 || iy >= g.H) continue;
+                            for (int64_t kx = 0; kx < g.KW; kx++) {
+                                int64_t ix = ox * g.SW - g.PL + kx * g.DW;
+                                if (ix < 0 || ix >= g.W) continue;
+                                int64_t i = ((nn * g.C + c0 + ci) * g.H + iy) * g.W + ix;
+                                double w_ = w ? conv_w(w, co, ci, ky, kx, g.KH, g.KW) : 1.0 / cnt;
+                                if (fill) {
+                                    if (idx) {
+                                        idx[k] = (int32_t)i;
+                                        wv[k] = w_;
+                                    }
+                                    k++;
+                                    continue;
+                                }
+                                if (mode) w_ = fabs(w_);
+                                if (back) d[i] += (mode ? fabs(s[j]) : s[j]) * w_;
+                                else d[j] += w_ * s[i];
+                            }
+                        }
+                }
+    if (fill) ptr[V(b, n->out[0])->numel] = k;
+}
+
+/* Precompute a CONV/AVERAGEPOOL node's terms (node_info.cv_*), unless its
+ * input has 2^31 elements or more, or the terms would take more than
+ * NNC_BND_CONV_CSR_MAX entries (the loop nest is used then).
+ * Returns 0, or -1 when out of memory. */
+#define NNC_BND_CONV_CSR_MAX ((int64_t)1 << 26)
+static int conv_csr(nnc_bnd *b, const nnc_node *n)
+{
+    node_info *x = &b->ni[n - b->m->nodes];
+    int64_t no = V(b, n->out[0])->numel;
+    if (V(b, n->in[0])->numel >= INT32_MAX) return 0;
+    int64_t *ptr = malloc(sizeof(int64_t) * (size_t)(no + 1));
+    if (ptr == NULL) return -1;
+    conv_terms(b, n, 1, ptr, NULL, NULL, NULL, NULL, 0, 0);
+    int64_t nnz = ptr[no];
+    if (nnz > NNC_BND_CONV_CSR_MAX) {
+        free(ptr);
+        return 0;
+    }
+    int32_t *idx = malloc(sizeof(int32_t) * (size_t)(nnz + 1));
+    double *wv = malloc(sizeof(double) * (size_t)(nnz + 1));
+    if (!idx || !wv) {
+        free(ptr); free(idx); free(wv);
+        return -1;
+    }
+    conv_terms(b, n, 1, ptr, idx, wv, NULL, NULL, 0, 0);
+    x->cv_ptr = ptr;
+    x->cv_idx = idx;
+    x->cv_w = wv;
+    return 0;
 }
 
 /* One linear node, applied forward to one vector (rows = 1) or backward to
@@ -598,43 +702,34 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
             }
             break;
         }
-        case NNC_OP_CONV: case NNC_OP_AVERAGEPOOL: {
-            cgeom g;
-            conv_geom(b, n, &g);
-            const nnc_value *w = n->op == NNC_OP_CONV ? V(b, n->in[1]) : NULL;
-            int64_t cg = g.C / g.G, mg = g.M / g.G;
-            int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0;
-            for (int64_t nn = 0; nn < g.N; nn++)
-                for (int64_t co = 0; co < g.M; co++)
-                    for (int64_t oy = 0; oy < g.OH; oy++)
-                        for (int64_t ox = 0; ox < g.OW; ox++) {
-                            int64_t j = ((nn * g.M + co) * g.OH + oy) * g.OW + ox;
-                            double cnt = 1.0;
-                            if (w == NULL) { /* average pool divisor, as the runtime computes it */
-                                int64_t c1 = 0, c2 = 0;
-                                for (int64_t ky = 0; ky < g.KH; ky++)
-                                    for (int64_t kx = 0; kx < g.KW; kx++) {
-                                        int64_t iy = oy * g.SH - g.PT + ky * g.DH, ix = ox * g.SW - g.PL + kx * g.DW;
-                                        if (iy >= -g.PT && iy < g.H + pb && ix >= -g.PL && ix < g.W + pr) c2++;
-                                        if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) c1++;
-                                    }
-                                cnt = (double)(n->p[12] ? c2 : c1);
-                            }
-                            int64_t c0 = w ? (co / mg) * cg : co, cn = w ? cg : 1;
-                            for (int64_t ci = 0; ci < cn; ci++)
-                                for (int64_t ky = 0; ky < g.KH; ky++) {
-                                    int64_t iy = oy * g.SH - g.PT + ky * g.DH;
-                                    if (iy < 0 || iy >= g.H) continue;
-                                    for (int64_t kx = 0; kx < g.KW; kx++) {
-                                        int64_t ix = ox * g.SW - g.PL + kx * g.DW;
-                                        if (ix < 0 || ix >= g.W) continue;
-                                        int64_t i = ((nn * g.C + c0 + ci) * g.H + iy) * g.W + ix;
-                                        ACC(j, i, w ? conv_w(w, co, ci, ky, kx, g.KH, g.KW) : 1.0 / cnt);
-                                    }
-                                }
-                        }
+        case NNC_OP_CONV: case NNC_OP_AVERAGEPOOL:
+            if (x->cv_ptr) { /* the precomputed terms (conv_csr), mode and direction hoisted */
+                const int64_t *ptr = x->cv_ptr;
+                const int32_t *idx = x->cv_idx;
+                const double *cw = x->cv_w;
+                if (back) {
+                    for (int64_t j = 0; j < no; j++) {
+                        double sj = mode ? fabs(s[j]) : s[j];
+                        if (sj == 0) continue;
+                        if (mode)
+                            for (int64_t k = ptr[j]; k < ptr[j + 1]; k++) d[idx[k]] += sj * fabs(cw[k]);
+                        else
+                            for (int64_t k = ptr[j]; k < ptr[j + 1]; k++) d[idx[k]] += sj * cw[k];
+                    }
+                } else {
+                    for (int64_t j = 0; j < no; j++) {
+                        double dj = d[j];
+                        if (mode)
+                            for (int64_t k = ptr[j]; k < ptr[j + 1]; k++) dj += fabs(cw[k]) * s[idx[k]];
+                        else
+                            for (int64_t k = ptr[j]; k < ptr[j + 1]; k++) dj += cw[k] * s[idx[k]];
+                        d[j] = dj;
+                    }
+                }
+                break;
+            }
+            conv_terms(b, n, 0, NULL, NULL, NULL, s, d, back, mode);
             break;
-        }
         case NNC_OP_GLOBALAVERAGEPOOL: {
             int64_t planes = vi->dims[0] * vi->dims[1], sz = planes ? ni / planes : 0;
             for (int64_t p = 0; p < planes; p++)
