@@ -210,6 +210,19 @@ static inline nnc_status mb_load(mb *b, nnc_model **m, char *err, size_t errlen)
 }
 
 
+static inline Onnx__AttributeProto *attr_ints(const char *name, int n, const int64_t *v)
+{
+    Onnx__AttributeProto *a = mb_calloc(1, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->n_ints = (size_t)n;
+    a->ints = mb_calloc((size_t)n + 1, sizeof(int64_t));
+    memcpy(a->ints, v, (size_t)n * sizeof(int64_t));
+    return a;
+}
+
 static inline Onnx__AttributeProto *attr_float(const char *name, float v)
 {
     Onnx__AttributeProto *a = mb_calloc(1, sizeof *a);

@@ -5,7 +5,10 @@
  *  - 10^5 concrete samples of each network (float64 runtime) lie inside the
  *    CROWN output bounds, and every linear objective's sampled value is at
  *    least its certified lower bound;
- *  - CROWN is at least as tight as IBP on the objectives. */
+ *  - CROWN is at least as tight as IBP on the objectives;
+ *  - the same on random small residual conv nets (Conv with padding, ReLU,
+ *    a second Conv added back to its input, AveragePool, Flatten, Gemm):
+ *    IBP against an MPFR interval reference, samples inside CROWN. */
 #include "models/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/bounds_impl.h"
@@ -238,6 +241,194 @@ START_TEST(test_random_networks)
 }
 END_TEST
 
+/* MPFR interval image of a 3x3 convolution with padding 1, stride 1:
+ * [ci][h][w] -> [co][h][w]. */
+static void mp_conv3(int ci, int co, int H, int W, const float *K, const float *bias, mpfr_t *lo, mpfr_t *hi,
+                     mpfr_t *olo, mpfr_t *ohi)
+{
+    mpfr_t t;
+    mpfr_init2(t, 256);
+    for (int o = 0; o < co; o++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                int j = (o * H + y) * W + x;
+                mpfr_set_d(olo[j], bias[o], MPFR_RNDD);
+                mpfr_set_d(ohi[j], bias[o], MPFR_RNDU);
+                for (int c = 0; c < ci; c++)
+                    for (int ky = 0; ky < 3; ky++)
+                        for (int kx = 0; kx < 3; kx++) {
+                            int iy = y + ky - 1, ix = x + kx - 1;
+                            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                            int i = (c * H + iy) * W + ix;
+                            double w = K[((o * ci + c) * 3 + ky) * 3 + kx];
+                            mpfr_mul_d(t, w >= 0 ? lo[i] : hi[i], w, MPFR_RNDD);
+                            mpfr_add(olo[j], olo[j], t, MPFR_RNDD);
+                            mpfr_mul_d(t, w >= 0 ? hi[i] : lo[i], w, MPFR_RNDU);
+                            mpfr_add(ohi[j], ohi[j], t, MPFR_RNDU);
+                        }
+            }
+    mpfr_clear(t);
+}
+
+static void free_vec(mpfr_t *v, int n)
+{
+    for (int j = 0; j < n; j++) mpfr_clear(v[j]);
+    free(v);
+}
+
+START_TEST(test_random_residual_convnets)
+{
+    char err[NNC_ERRBUF_SIZE];
+    for (int trial = 0; trial < 12; trial++) {
+        int C0 = 1 + rand() % 2, C1 = 2 + rand() % 2, H = 4 + 2 * (rand() % 2), W = 4 + 2 * (rand() % 2), n3 = 2 + rand() % 3;
+        int HW = H * W, P = C1 * (H / 2) * (W / 2);
+        float *K1 = malloc(sizeof(float) * (size_t)(C1 * C0 * 9)), *b1 = malloc(sizeof(float) * (size_t)C1);
+        float *K2 = malloc(sizeof(float) * (size_t)(C1 * C1 * 9)), *b2 = malloc(sizeof(float) * (size_t)C1);
+        float *W3 = malloc(sizeof(float) * (size_t)(n3 * P)), *b3 = malloc(sizeof(float) * (size_t)n3);
+        for (int k = 0; k < C1 * C0 * 9; k++) K1[k] = (float)(urand() - 0.5);
+        for (int k = 0; k < C1 * C1 * 9; k++) K2[k] = (float)(urand() - 0.5);
+        for (int k = 0; k < n3 * P; k++) W3[k] = (float)(urand() * 2 - 1);
+        for (int k = 0; k < C1; k++) b1[k] = (float)(urand() - 0.5), b2[k] = (float)(urand() - 0.5);
+        for (int k = 0; k < n3; k++) b3[k] = (float)(urand() - 0.5);
+        static const char *c1i[3] = {"x", "K1", "b1"}, *c1o[1] = {"h1"}, *r1i[1] = {"h1"}, *r1o[1] = {"a1"};
+        static const char *c2i[3] = {"a1", "K2", "b2"}, *c2o[1] = {"h2"}, *ai[2] = {"h2", "a1"}, *ao[1] = {"s"};
+        static const char *r2i[1] = {"s"}, *r2o[1] = {"a2"}, *pi[1] = {"a2"}, *po[1] = {"p"}, *fi[1] = {"p"}, *fo[1] = {"f"};
+        static const char *gi[3] = {"f", "W3", "b3"}, *go[1] = {"y"};
+        int64_t xd[4] = {1, C0, H, W}, k1d[4] = {C1, C0, 3, 3}, b1d[1] = {C1}, k2d[4] = {C1, C1, 3, 3}, w3d[2] = {n3, P},
+                b3d[1] = {n3};
+        static const int64_t pads[4] = {1, 1, 1, 1}, k22[2] = {2, 2};
+        mb bld;
+        mb_init(&bld, 13);
+        mb_input(&bld, "x", 4, xd);
+        mb_output(&bld, "y");
+        bld.inits[0] = tensor_floats("K1", 4, k1d, K1, (size_t)(C1 * C0 * 9));
+        bld.inits[1] = tensor_floats("b1", 1, b1d, b1, (size_t)C1);
+        bld.inits[2] = tensor_floats("K2", 4, k2d, K2, (size_t)(C1 * C1 * 9));
+        bld.inits[3] = tensor_floats("b2", 1, b1d, b2, (size_t)C1);
+        bld.inits[4] = tensor_floats("W3", 2, w3d, W3, (size_t)(n3 * P));
+        bld.inits[5] = tensor_floats("b3", 1, b3d, b3, (size_t)n3);
+        bld.graph.n_initializer = 6;
+        bld.nodes[0] = node("Conv", "c1", 3, c1i, 1, c1o);
+        node_attr(bld.nodes[0], attr_ints("pads", 4, pads));
+        bld.nodes[1] = node("Relu", "r1", 1, r1i, 1, r1o);
+        bld.nodes[2] = node("Conv", "c2", 3, c2i, 1, c2o);
+        node_attr(bld.nodes[2], attr_ints("pads", 4, pads));
+        bld.nodes[3] = node("Add", "add", 2, ai, 1, ao);
+        bld.nodes[4] = node("Relu", "r2", 1, r2i, 1, r2o);
+        bld.nodes[5] = node("AveragePool", "pool", 1, pi, 1, po);
+        node_attr(bld.nodes[5], attr_ints("kernel_shape", 2, k22));
+        node_attr(bld.nodes[5], attr_ints("strides", 2, k22));
+        bld.nodes[6] = node("Flatten", "flat", 1, fi, 1, fo);
+        bld.nodes[7] = node("Gemm", "g", 3, gi, 1, go);
+        node_attr(bld.nodes[7], attr_int("transB", 1));
+        bld.graph.n_node = 8;
+        nnc_model *m;
+        ck_assert_msg(mb_load(&bld, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        int n0 = C0 * HW;
+        double *lo = malloc(sizeof(double) * (size_t)n0), *hi = malloc(sizeof(double) * (size_t)n0);
+        for (int i = 0; i < n0; i++) {
+            double c = urand() * 2 - 1, r = urand() * (trial % 3 == 0 ? 0.5 : 0.05);
+            lo[i] = c - r;
+            hi[i] = c + r;
+        }
+        nnc_bnd *b;
+        ck_assert_msg(nnc_bnd_create(&b, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 0), NNC_STATUS_OK);
+        /* the MPFR reference: the same interval arithmetic, exact up to directed rounding */
+        mpfr_t *xl = mp_vec(n0), *xh = mp_vec(n0), *l1 = mp_vec(C1 * HW), *h1 = mp_vec(C1 * HW), *l2 = mp_vec(C1 * HW),
+               *h2 = mp_vec(C1 * HW), *pl = mp_vec(P), *ph = mp_vec(P), *yl = mp_vec(n3), *yh = mp_vec(n3);
+        for (int i = 0; i < n0; i++) {
+            mpfr_set_d(xl[i], lo[i], MPFR_RNDD);
+            mpfr_set_d(xh[i], hi[i], MPFR_RNDU);
+        }
+        mp_conv3(C0, C1, H, W, K1, b1, xl, xh, l1, h1);
+        mp_act(0, C1 * HW, l1, MPFR_RNDD);
+        mp_act(0, C1 * HW, h1, MPFR_RNDU);
+        mp_conv3(C1, C1, H, W, K2, b2, l1, h1, l2, h2);
+        for (int j = 0; j < C1 * HW; j++) { /* the residual: s = conv2(a1) + a1 */
+            mpfr_add(l2[j], l2[j], l1[j], MPFR_RNDD);
+            mpfr_add(h2[j], h2[j], h1[j], MPFR_RNDU);
+        }
+        mp_act(0, C1 * HW, l2, MPFR_RNDD);
+        mp_act(0, C1 * HW, h2, MPFR_RNDU);
+        for (int c = 0; c < C1; c++) /* 2x2 average pool, stride 2 */
+            for (int y = 0; y < H / 2; y++)
+                for (int x = 0; x < W / 2; x++) {
+                    int j = (c * (H / 2) + y) * (W / 2) + x;
+                    mpfr_set_zero(pl[j], 1);
+                    mpfr_set_zero(ph[j], 1);
+                    for (int dy = 0; dy < 2; dy++)
+                        for (int dx = 0; dx < 2; dx++) {
+                            int i = (c * H + 2 * y + dy) * W + 2 * x + dx;
+                            mpfr_add(pl[j], pl[j], l2[i], MPFR_RNDD);
+                            mpfr_add(ph[j], ph[j], h2[i], MPFR_RNDU);
+                        }
+                    mpfr_div_ui(pl[j], pl[j], 4, MPFR_RNDD);
+                    mpfr_div_ui(ph[j], ph[j], 4, MPFR_RNDU);
+                }
+        mp_affine(n3, P, W3, b3, pl, ph, yl, yh);
+        const double *olo = nnc_bnd_out_lo(b), *ohi = nnc_bnd_out_hi(b);
+        for (int j = 0; j < n3; j++) {
+            ck_assert_msg(mpfr_cmp_d(yl[j], olo[j]) >= 0, "seed %u trial %d: IBP lower %.17g above MPFR %.17g", seed, trial,
+                          olo[j], mpfr_get_d(yl[j], MPFR_RNDD));
+            ck_assert_msg(mpfr_cmp_d(yh[j], ohi[j]) <= 0, "seed %u trial %d: IBP upper %.17g below MPFR %.17g", seed, trial,
+                          ohi[j], mpfr_get_d(yh[j], MPFR_RNDU));
+            double w = mpfr_get_d(yh[j], MPFR_RNDU) - mpfr_get_d(yl[j], MPFR_RNDD);
+            ck_assert(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-12);
+        }
+        /* CROWN: the outputs and their differences against 2 * 10^4 samples */
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        int nobj = 2 * n3;
+        double C[2 * 4 * 4] = {0}, d[8] = {0}, lower[8], clo[4], chi[4];
+        for (int j = 0; j < n3; j++) {
+            C[j * n3 + j] = 1;
+            C[(n3 + j) * n3 + 0] += 1;
+            C[(n3 + j) * n3 + j] -= 1;
+        }
+        ck_assert_int_eq(nnc_bnd_linear_lower(b, nobj, C, d, lower, NULL), NNC_STATUS_OK);
+        memcpy(clo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n3);
+        memcpy(chi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n3);
+        for (int j = 0; j < n3; j++) ck_assert(clo[j] >= olo[j] - 1e-9 && chi[j] <= ohi[j] + 1e-9);
+        nnc_runtime *rt;
+        int batch = 1000;
+        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, batch, err, sizeof err), NNC_STATUS_OK);
+        double *xs = malloc(sizeof(double) * (size_t)(batch * n0)), *ys = malloc(sizeof(double) * (size_t)(batch * n3));
+        for (int rep = 0; rep < 20; rep++) {
+            for (int sidx = 0; sidx < batch; sidx++)
+                for (int i = 0; i < n0; i++) {
+                    double u = urand();
+                    xs[sidx * n0 + i] = (sidx % 10 == 0) ? (u < 0.5 ? lo[i] : hi[i]) : lo[i] + u * (hi[i] - lo[i]);
+                }
+            const void *in[1] = {xs};
+            void *out[1] = {ys};
+            ck_assert_int_eq(nnc_rt_run(rt, batch, in, out, err, sizeof err), NNC_STATUS_OK);
+            for (int sidx = 0; sidx < batch; sidx++) {
+                const double *y = ys + sidx * n3;
+                for (int j = 0; j < n3; j++)
+                    if (!(y[j] >= clo[j] && y[j] <= chi[j]))
+                        ck_abort_msg("seed %u trial %d: sample output %.17g outside [%.17g, %.17g]", seed, trial, y[j],
+                                     clo[j], chi[j]);
+                for (int o = 0; o < nobj; o++) {
+                    double v = 0;
+                    for (int j = 0; j < n3; j++) v += C[o * n3 + j] * y[j];
+                    if (!(v >= lower[o] - 1e-12 * (1 + fabs(v))))
+                        ck_abort_msg("seed %u trial %d: objective %d value %.17g below bound %.17g", seed, trial, o, v,
+                                     lower[o]);
+                }
+            }
+        }
+        nnc_rt_destroy(rt);
+        free(xs); free(ys); free(lo); free(hi);
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+        free_vec(xl, n0); free_vec(xh, n0);
+        free_vec(l1, C1 * HW); free_vec(h1, C1 * HW); free_vec(l2, C1 * HW); free_vec(h2, C1 * HW);
+        free_vec(pl, P); free_vec(ph, P); free_vec(yl, n3); free_vec(yh, n3);
+        free(K1); free(b1); free(K2); free(b2); free(W3); free(b3);
+    }
+}
+END_TEST
+
 /* The zoo CNN (Conv, folded BatchNorm, MaxPool, Gemm) on a small box around
  * the sample image: samples inside the bounds. */
 START_TEST(test_zoo_cnn_samples)
@@ -365,6 +556,7 @@ int main(void)
     tcase_add_test(tc, test_random_networks);
     tcase_add_test(tc, test_zoo_cnn_samples);
     tcase_add_test(tc, test_concat_and_add_branches);
+    tcase_add_test(tc, test_random_residual_convnets);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
