@@ -261,6 +261,7 @@ __attribute__((target("avx2,fma"))) static void row_y(const nnc_sgemm_b *b, cons
 }
 #endif
 
+#ifdef NNC_SG_X86
 typedef struct job {
     const nnc_sgemm_b *b;
     const float *A, *bias;
@@ -276,7 +277,6 @@ typedef struct job {
 #define NNC_SG_GROUP 8
 static void run_blocks(const job *j)
 {
-#ifdef NNC_SG_X86
     int64_t K = j->b->K, N = j->b->N;
     for (int64_t g0 = j->blk0; g0 < j->blk1; g0 += NNC_SG_GROUP) {
         int64_t g1 = g0 + NNC_SG_GROUP < j->blk1 ? g0 + NNC_SG_GROUP : j->blk1;
@@ -305,10 +305,8 @@ static void run_blocks(const job *j)
             }
         }
     }
-#else
-    (void)j;
-#endif
 }
+#endif
 
 void nnc_sgemm_packed(const nnc_sgemm_b *b, int64_t M, const float *A, const float *bias, int relu, float *C,
                       float *scratch, int threads)

@@ -640,19 +640,6 @@ END_TEST
 
 /* ---------------------------------------------------------------- models */
 
-static Onnx__AttributeProto *attr_ints(const char *name, int n, const int64_t *v)
-{
-    Onnx__AttributeProto *a = mb_calloc(1, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = (char *)name;
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-    a->n_ints = (size_t)n;
-    a->ints = mb_calloc((size_t)n + 1, sizeof(int64_t));
-    memcpy(a->ints, v, (size_t)n * sizeof(int64_t));
-    return a;
-}
-
 static float frand(rng *r, float scale) { return scale * ((float)(rng_next(r) >> 40) / (float)(1 << 24) * 2.0f - 1.0f); }
 
 /* Conv(2->3, k3, p1) -> Relu -> MaxPool 2x2 -> AveragePool 3x3 s1 p1 ->
