@@ -16,6 +16,7 @@
 #   make bench-dlrm-bounds  DLRM linear vs interval bounds, verify vs --ibp (results/dlrm-bounds.csv)
 #   make bench-zk       proofs of inference: constraints per MAC, prove time, accuracy (results/zk*.csv)
 #   make fuzz       run the libFuzzer targets for a bounded time
+#   make test-arm64 cross-build for aarch64 and run the unit suites under qemu-user
 CC       ?= gcc
 NVCC     ?= nvcc
 SAN      ?= 0
@@ -85,7 +86,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test check demo bench bench-verify bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-zk fuzz setup clean install
+.PHONY: test-arm64 all lib test check demo bench bench-verify bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-zk fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -180,6 +181,11 @@ test: setup
 
 check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN) $(REPLAY_BIN) $(GPU_PLUGIN)
 	@NNCERT=$(NNCERT) BUILD=$(BUILD) tests/run_all.sh
+
+# the CPU-only tree cross-built for aarch64, unit suites under qemu-user
+# (not part of make test: emulation takes far longer than the suite)
+test-arm64:
+	@tests/arm64.sh
 
 demo: setup
 	@$(MAKE) --no-print-directory bin/nncert
