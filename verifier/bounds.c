@@ -79,6 +79,7 @@ struct nnc_bnd {
     int64_t *pre_off;         /* per value: flat ReLU index of its first element when it feeds a ReLU, else -1 */
     const double *beta;       /* n_relu split multipliers (>= 0) for objective_grad, or NULL */
     int beta_on;              /* backsub adds -beta s z to row 0 at split pre-activations */
+    size_t *soff;             /* per value: offset of its lo/hi pair in a saved state (nnc_bnd_state_save) */
 };
 
 static double up(double x) { return x + fabs(x) * 4 * DBL_EPSILON + 4.9e-324; }
@@ -254,7 +255,7 @@ void nnc_bnd_destroy(nnc_bnd *b)
     free(b->needs_crown);
     if (b->rec)
         for (int v = 0; v < b->nv; v++) free(b->rec[v]);
-    free(b->rec); free(b->relu_off); free(b->pre_off);
+    free(b->rec); free(b->relu_off); free(b->pre_off); free(b->soff);
     free(b);
 }
 
@@ -463,6 +464,14 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
         b->lo[v] = malloc((size_t)(n + 1) * sizeof(double));
         b->hi[v] = malloc((size_t)(n + 1) * sizeof(double));
         if (!b->lo[v] || !b->hi[v]) goto nomem;
+    }
+    if (!(b->soff = malloc(sizeof(size_t) * ((size_t)b->nv + 1)))) goto nomem;
+    {
+        size_t o = 0;
+        for (int v = 0; v < b->nv; v++) {
+            b->soff[v] = o;
+            if (b->lo[v]) o += 2 * (size_t)V(b, v)->numel;
+        }
     }
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
@@ -1248,15 +1257,6 @@ static nnc_status compute(nnc_bnd *b, const double *lo, const double *hi, int cr
     b->box_lo = b->lo[b->in_v];
     b->box_hi = b->hi[b->in_v];
     b->infeasible = 0;
-    /* offsets of each value's pair in a saved state (nnc_bnd_state_save) */
-    size_t soff[b->nv > 0 ? b->nv : 1];
-    if (state) {
-        size_t o = 0;
-        for (int v = 0; v < b->nv; v++) {
-            soff[v] = o;
-            if (b->lo[v]) o += 2 * (size_t)V(b, v)->numel;
-        }
-    }
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         int vo = n->out[0];
@@ -1269,7 +1269,7 @@ static nnc_status compute(nnc_bnd *b, const double *lo, const double *hi, int cr
         }
         int64_t no = V(b, vo)->numel;
         if (state) { /* the parent's bounds hold here too: keep the tighter of each pair */
-            const double *sl = state + soff[vo], *sh = sl + no;
+            const double *sl = state + b->soff[vo], *sh = sl + no;
             for (int64_t j = 0; j < no; j++) {
                 if (sl[j] > b->lo[vo][j]) b->lo[vo][j] = sl[j];
                 if (sh[j] < b->hi[vo][j]) b->hi[vo][j] = sh[j];
