@@ -84,8 +84,8 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
          * the values after the new split (on MNIST 256x2, 10 s: 2556
          * sub-problems against 1072 with a full recomputation and 1781
          * keeping the parent's intermediate bounds, whose looser
-         * relaxations cost more alpha steps; on ERAN 9x200 the last two
-         * were about equal) */
+         * relaxations cost more alpha steps; on ERAN 9x200 this and
+         * keeping the parent's bounds were about equal) */
         if (nd.state) st = nnc_bnd_compute_warm(b, lo, hi, nd.state, nd.crown_from);
         else st = nnc_bnd_compute(b, lo, hi, 1);
         free(nd.state);
