@@ -51,8 +51,8 @@ void nnc_isa_set_cap(int cap);
  * a one-line message naming the bad value in err. */
 int nnc_isa_env_check(char *err, size_t errlen);
 
-/* One line naming the paths in use, e.g.
- * "avx512 (cpu avx512; adx on, ifma on)", into buf. */
+/* One line naming the paths in use into buf, e.g. "avx2 (cpu avx512,
+ * capped by NNC_ISA; bmi2/adx field products on, avx512ifma off)". */
 void nnc_isa_describe(char *buf, size_t len);
 
 #endif

@@ -23,7 +23,6 @@ static const double etas[NNC_ATK_NETA] = {0.5, 0.1, 0.02};
 struct nnc_atk {
     nnc_smp_chain *ch; /* dense chain, or NULL: graph mode through bnd */
     nnc_bnd *bnd;      /* graph mode: the bound engine of the model */
-    double *cy;        /* graph mode: n_out, the objective's coefficients */
     int n, n_out, nl;
     double **z;      /* per layer: pre-activations (N) */
     double **h;      /* per layer: outputs (N); h[-1] is the input */
@@ -50,7 +49,6 @@ void nnc_atk_destroy(nnc_atk *a)
     free(a->g);
     free(a->xs);
     free(a->y);
-    free(a->cy);
     nnc_smp_chain_free(a->ch);
     nnc_bnd_destroy(a->bnd);
     free(a);
@@ -81,9 +79,8 @@ nnc_status nnc_atk_create_graph(nnc_atk **out, const nnc_model *m, char *err, si
     a->x = malloc(sizeof(double) * (size_t)a->n + 8);
     a->g = malloc(sizeof(double) * (size_t)a->n + 8);
     a->y = malloc(sizeof(double) * (size_t)a->n_out + 8);
-    a->cy = malloc(sizeof(double) * (size_t)a->n_out + 8);
     a->ga = malloc(sizeof(double) * (size_t)a->n_out + 8);
-    if (!a->x || !a->g || !a->y || !a->cy || !a->ga) {
+    if (!a->x || !a->g || !a->y || !a->ga) {
         nnc_atk_destroy(a);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
@@ -202,7 +199,7 @@ static double loss_grad(nnc_atk *a, const nnc_atk_problem *p, int j, double kapp
             }
         }
     }
-    double *gy = a->ch ? a->ga : a->cy;
+    double *gy = a->ga; /* dL/dy */
     double loss = hinge(p, j, no, kappa, out, gy);
     if (g == NULL) return loss;
     if (a->ch == NULL) { /* graph mode: back-substitution of gy . y on [x, x] */
@@ -250,18 +247,6 @@ static double now_s(void)
 }
 
 /* Whether y lies in disjunct j (float64 sums). */
-static int in_one(const nnc_atk_problem *p, int j, int no, const double *y);
-
-/* The disjunct that contains y: j itself (j >= 0), the first one (j = -1),
- * or -1 when none does. */
-static int in_disjunct(const nnc_atk_problem *p, int j, int no, const double *y)
-{
-    if (j >= 0) return in_one(p, j, no, y) ? j : -1;
-    for (int jj = 0; jj < p->ndisj; jj++)
-        if (in_one(p, jj, no, y)) return jj;
-    return -1;
-}
-
 static int in_one(const nnc_atk_problem *p, int j, int no, const double *y)
 {
     for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++) {
@@ -271,6 +256,16 @@ static int in_one(const nnc_atk_problem *p, int j, int no, const double *y)
         if (!(v <= 0)) return 0;
     }
     return 1;
+}
+
+/* The disjunct that contains y: j itself (j >= 0), the first one (j = -1),
+ * or -1 when none does. */
+static int in_disjunct(const nnc_atk_problem *p, int j, int no, const double *y)
+{
+    if (j >= 0) return in_one(p, j, no, y) ? j : -1;
+    for (int jj = 0; jj < p->ndisj; jj++)
+        if (in_one(p, jj, no, y)) return jj;
+    return -1;
 }
 
 /* One descent from x (in/out) on disjunct j: signed gradient steps scaled

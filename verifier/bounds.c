@@ -79,7 +79,8 @@ struct nnc_bnd {
     int64_t *pre_off;         /* per value: flat ReLU index of its first element when it feeds a ReLU, else -1 */
     const double *beta;       /* n_relu split multipliers (>= 0) for objective_grad, or NULL */
     int beta_on;              /* backsub adds -beta s z to row 0 at split pre-activations */
-    size_t *soff;             /* per value: offset of its lo/hi pair in a saved state (nnc_bnd_state_save) */
+    size_t *soff;             /* per value: offset of its lo/hi pair in a saved state
+                                 (nnc_bnd_state_save); soff[nv]: the state's size */
 };
 
 static double up(double x) { return x + fabs(x) * 4 * DBL_EPSILON + 4.9e-324; }
@@ -466,13 +467,8 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
         if (!b->lo[v] || !b->hi[v]) goto nomem;
     }
     if (!(b->soff = malloc(sizeof(size_t) * ((size_t)b->nv + 1)))) goto nomem;
-    {
-        size_t o = 0;
-        for (int v = 0; v < b->nv; v++) {
-            b->soff[v] = o;
-            if (b->lo[v]) o += 2 * (size_t)V(b, v)->numel;
-        }
-    }
+    b->soff[0] = 0;
+    for (int v = 0; v < b->nv; v++) b->soff[v + 1] = b->soff[v] + (b->lo[v] ? 2 * (size_t)V(b, v)->numel : 0);
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (b->ni[m->order[t]].lin && (n->op == NNC_OP_CONV || n->op == NNC_OP_AVERAGEPOOL) && conv_csr(b, n) != 0)
@@ -1206,27 +1202,37 @@ static double concretize(const nnc_bnd *b, const double *L, double c, double err
 static nnc_status compute(nnc_bnd *b, const double *lo, const double *hi, int crown, const double *state,
                           int crown_from);
 
+/* Intersect element j of value vo's bounds with [l, u], both enclosures of
+ * it.  Where the two cross the enclosure is kept (the crossing point,
+ * widened by rounding).  Returns 1 when they cross by more than rounding
+ * (1e-9 relative): then no point has that value, and 0 otherwise. */
+static int narrow(nnc_bnd *b, int vo, int64_t j, double l, double u)
+{
+    double *lo = b->lo[vo], *hi = b->hi[vo];
+    if (l > lo[j]) lo[j] = l;
+    if (u < hi[j]) hi[j] = u;
+    if (!(lo[j] > hi[j])) return 0;
+    int empty = lo[j] > hi[j] + 1e-9 * (1 + fabs(hi[j]));
+    double mid = lo[j];
+    lo[j] = down(fmin(mid, hi[j]));
+    hi[j] = up(fmax(mid, hi[j]));
+    return empty;
+}
+
 nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int crown)
 {
     return compute(b, lo, hi, crown, NULL, 0);
 }
 
-size_t nnc_bnd_state_doubles(const nnc_bnd *b)
-{
-    size_t n = 0;
-    for (int v = 0; v < b->nv; v++)
-        if (b->lo[v]) n += 2 * (size_t)V(b, v)->numel;
-    return n;
-}
+size_t nnc_bnd_state_doubles(const nnc_bnd *b) { return b->soff[b->nv]; }
 
 void nnc_bnd_state_save(const nnc_bnd *b, double *state)
 {
     for (int v = 0; v < b->nv; v++) {
         if (!b->lo[v]) continue;
         size_t no = (size_t)V(b, v)->numel;
-        memcpy(state, b->lo[v], no * sizeof(double));
-        memcpy(state + no, b->hi[v], no * sizeof(double));
-        state += 2 * no;
+        memcpy(state + b->soff[v], b->lo[v], no * sizeof(double));
+        memcpy(state + b->soff[v] + no, b->hi[v], no * sizeof(double));
     }
 }
 
@@ -1270,16 +1276,8 @@ static nnc_status compute(nnc_bnd *b, const double *lo, const double *hi, int cr
         int64_t no = V(b, vo)->numel;
         if (state) { /* the parent's bounds hold here too: keep the tighter of each pair */
             const double *sl = state + b->soff[vo], *sh = sl + no;
-            for (int64_t j = 0; j < no; j++) {
-                if (sl[j] > b->lo[vo][j]) b->lo[vo][j] = sl[j];
-                if (sh[j] < b->hi[vo][j]) b->hi[vo][j] = sh[j];
-                if (b->lo[vo][j] > b->hi[vo][j]) { /* only within rounding, or an empty split problem */
-                    if (b->lo[vo][j] > b->hi[vo][j] + 1e-9 * (1 + fabs(b->hi[vo][j]))) b->infeasible = 1;
-                    double mid = b->lo[vo][j];
-                    b->lo[vo][j] = down(fmin(mid, b->hi[vo][j]));
-                    b->hi[vo][j] = up(fmax(mid, b->hi[vo][j]));
-                }
-            }
+            for (int64_t j = 0; j < no; j++) /* crossing beyond rounding: an empty split problem */
+                if (narrow(b, vo, j, sl[j], sh[j])) b->infeasible = 1;
         }
         if (!crown || t < crown_from || !b->needs_crown[vo] || b->exact_ibp[vo] || no > NNC_BND_CROWN_MAX_NEURONS)
             continue;
@@ -1319,13 +1317,7 @@ static nnc_status compute(nnc_bnd *b, const double *lo, const double *hi, int cr
                 int64_t j = sel[j0 + k];
                 double l = concretize(b, Li + (size_t)k * (size_t)nin, cc[k], ee[k]);
                 double u = -concretize(b, Li + (size_t)(cn + k) * (size_t)nin, cc[cn + k], ee[cn + k]);
-                if (l > b->lo[vo][j]) b->lo[vo][j] = l;
-                if (u < b->hi[vo][j]) b->hi[vo][j] = u;
-                if (b->lo[vo][j] > b->hi[vo][j]) { /* only possible within rounding: keep the enclosure */
-                    double mid = b->lo[vo][j];
-                    b->lo[vo][j] = down(fmin(mid, b->hi[vo][j]));
-                    b->hi[vo][j] = up(fmax(mid, b->hi[vo][j]));
-                }
+                narrow(b, vo, j, l, u); /* crossing only within rounding */
             }
         }
         free(sel);

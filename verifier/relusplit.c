@@ -97,20 +97,10 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
             if (st) break;
             continue;
         }
-        /* whatever bound_sub did to the slopes, b's value bounds hold on
-         * this sub-problem, hence on both children: they start from them */
-        double *st1 = malloc(sizeof(double) * (nst + 1)), *st2 = malloc(sizeof(double) * (nst + 1));
-        if (!st1 || !st2) {
-            free(st1); free(st2); free(s);
-            st = NNC_STATUS_NOMEM;
-            break;
-        }
-        nnc_bnd_state_save(b, st1);
-        memcpy(st2, st1, sizeof(double) * nst);
         /* pick the neuron to split */
         double lb;
         if ((st = nnc_bnd_objective_grad(b, p->C + (size_t)open_row * (size_t)p->n_out, 0.0, &lb, NULL, NULL, NULL, coef))) {
-            free(s); free(st1); free(st2);
+            free(s);
             break;
         }
         nnc_bnd_relu_bounds(b, rl, rh);
@@ -129,27 +119,37 @@ nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const
             /* nothing left to split: only the multipliers can still close the
              * gap (the network is affine here), so optimise them longer */
             if ((st = bound_sub(b, p, 10 * alpha_iters, deadline, zero, lw, &open_row))) {
-                free(s); free(st1); free(st2);
+                free(s);
                 break;
             }
             if (open_row < 0) {
-                free(s); free(st1); free(st2);
+                free(s);
                 continue;
             }
         }
         if (pick < 0) { /* this sub-problem stays open */
-            free(s); free(st1); free(st2);
+            free(s);
             failed = 1;
             break;
         }
         if (top + 2 > cap) {
             rsp_node *ns = realloc(stack, sizeof(rsp_node) * cap * 2);
-            if (ns == NULL) { free(s); free(st1); free(st2); st = NNC_STATUS_NOMEM; break; }
+            if (ns == NULL) { free(s); st = NNC_STATUS_NOMEM; break; }
             stack = ns;
             cap *= 2;
         }
+        /* the children's warm start: b's value bounds hold on this
+         * sub-problem (bound_sub and the pick change slopes only), hence on
+         * both children */
         signed char *t = malloc((size_t)nr);
-        if (t == NULL) { free(s); free(st1); free(st2); st = NNC_STATUS_NOMEM; break; }
+        double *st1 = malloc(sizeof(double) * (nst + 1)), *st2 = malloc(sizeof(double) * (nst + 1));
+        if (!t || !st1 || !st2) {
+            free(s); free(t); free(st1); free(st2);
+            st = NNC_STATUS_NOMEM;
+            break;
+        }
+        nnc_bnd_state_save(b, st1);
+        memcpy(st2, st1, sizeof(double) * nst);
         memcpy(t, s, (size_t)nr);
         s[pick] = 1;
         t[pick] = -1;

@@ -115,6 +115,24 @@ static nnc_atk_opts opts(void)
     return o;
 }
 
+/* The attack on the ball of radius r, from random starts only (no centre
+ * or corner help): the first point it hands over is accepted, lies in the
+ * ball, and no point outside was handed over. */
+static void expect_ball_found(nnc_atk *a, float r)
+{
+    rec c = {r, 1, 0, 0, {0}};
+    nnc_atk_opts o = opts();
+    o.max_corners = 0;
+    int found = 0;
+    uint64_t evals = 0;
+    ck_assert_int_eq(nnc_atk_run(a, &PROB, LO, HI, NULL, 0, &o, record, &c, &found, &evals), NNC_STATUS_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(c.calls, 1);
+    ck_assert_int_eq(c.bad, 0);
+    ck_assert(ball_value(c.x, r) <= 0);
+    ck_assert(evals > 0);
+}
+
 START_TEST(test_attack_finds_narrow_region)
 {
     const float r = 0.02f; /* L1 ball of radius 0.02: volume (2r)^5 / 5! ~ 8.5e-10 */
@@ -150,17 +168,7 @@ START_TEST(test_attack_finds_narrow_region)
         }
     }
     /* the attack, from random starts only (no centre or corner help): found */
-    rec c = {r, 1, 0, 0, {0}};
-    nnc_atk_opts o = opts();
-    o.max_corners = 0;
-    int found = 0;
-    uint64_t evals = 0;
-    ck_assert_int_eq(nnc_atk_run(a, &PROB, LO, HI, NULL, 0, &o, record, &c, &found, &evals), NNC_STATUS_OK);
-    ck_assert_int_eq(found, 1);
-    ck_assert_int_eq(c.calls, 1);
-    ck_assert_int_eq(c.bad, 0);
-    ck_assert(ball_value(c.x, r) <= 0);
-    ck_assert(evals > 0);
+    expect_ball_found(a, r);
     nnc_atk_destroy(a);
     /* the verifier, box bounded once (no split, hence no leaf candidates
      * beyond the root's): violated, with a counterexample in the ball */
@@ -255,15 +263,7 @@ START_TEST(test_attack_graph_mode)
         ck_assert_msg(fabs(yc - yg) < 1e-12 && fabs(Lc - Lg) < 1e-12, "t %d: y %g vs %g", t, yc, yg);
         for (int i = 0; i < NI; i++) ck_assert_msg(fabs(gc[i] - gg[i]) < 1e-12, "t %d grad %d: %g vs %g", t, i, gc[i], gg[i]);
     }
-    rec c = {r, 1, 0, 0, {0}};
-    nnc_atk_opts o = opts();
-    o.max_corners = 0;
-    int found = 0;
-    uint64_t evals = 0;
-    ck_assert_int_eq(nnc_atk_run(ag, &PROB, LO, HI, NULL, 0, &o, record, &c, &found, &evals), NNC_STATUS_OK);
-    ck_assert_int_eq(found, 1);
-    ck_assert_int_eq(c.bad, 0);
-    ck_assert(ball_value(c.x, r) <= 0);
+    expect_ball_found(ag, r);
     nnc_atk_destroy(ac);
     nnc_atk_destroy(ag);
     nnc_mdl_destroy(m);

@@ -136,6 +136,64 @@ static mpfr_t *mp_vec(int n)
     return v;
 }
 
+/* The fast IBP output bounds of b (after nnc_bnd_compute with crown 0)
+ * contain the MPFR interval bounds [yl, yh] of the same network, and are
+ * not much looser: the fast bounds are IBP too. */
+static void expect_ibp_matches_mpfr(const nnc_bnd *b, int trial, int n_out, mpfr_t *yl, mpfr_t *yh)
+{
+    const double *olo = nnc_bnd_out_lo(b), *ohi = nnc_bnd_out_hi(b);
+    for (int j = 0; j < n_out; j++) {
+        ck_assert_msg(mpfr_cmp_d(yl[j], olo[j]) >= 0, "seed %u trial %d: IBP lower %.17g above MPFR %.17g", seed, trial,
+                      olo[j], mpfr_get_d(yl[j], MPFR_RNDD));
+        ck_assert_msg(mpfr_cmp_d(yh[j], ohi[j]) <= 0, "seed %u trial %d: IBP upper %.17g below MPFR %.17g", seed, trial,
+                      ohi[j], mpfr_get_d(yh[j], MPFR_RNDU));
+        double w = mpfr_get_d(yh[j], MPFR_RNDU) - mpfr_get_d(yl[j], MPFR_RNDD);
+        ck_assert(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-12);
+    }
+}
+
+/* reps x 1000 points of the box [lo, hi] (every tenth a corner-like point)
+ * run through m's float64 runtime: every output inside [clo, chi] and every
+ * objective C[o] . y at least lower[o] (up to the sample's own rounding). */
+static void expect_samples_inside(const nnc_model *m, int trial, int reps, int n_in, const double *lo, const double *hi,
+                                  int n_out, const double *clo, const double *chi, int nobj, const double *C,
+                                  const double *lower)
+{
+    char err[NNC_ERRBUF_SIZE];
+    nnc_runtime *rt;
+    int batch = 1000;
+    ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, batch, err, sizeof err), NNC_STATUS_OK);
+    double *xs = malloc(sizeof(double) * (size_t)(batch * n_in)), *ys = malloc(sizeof(double) * (size_t)(batch * n_out));
+    for (int rep = 0; rep < reps; rep++) {
+        for (int s = 0; s < batch; s++)
+            for (int i = 0; i < n_in; i++) {
+                double u = urand();
+                xs[s * n_in + i] = (s % 10 == 0) ? (u < 0.5 ? lo[i] : hi[i]) : lo[i] + u * (hi[i] - lo[i]);
+            }
+        const void *in[1] = {xs};
+        void *out[1] = {ys};
+        ck_assert_int_eq(nnc_rt_run(rt, batch, in, out, err, sizeof err), NNC_STATUS_OK);
+        /* (plain comparisons: a Check assertion per sample would dominate the run time) */
+        for (int s = 0; s < batch; s++) {
+            const double *y = ys + s * n_out;
+            for (int j = 0; j < n_out; j++)
+                if (!(y[j] >= clo[j] && y[j] <= chi[j]))
+                    ck_abort_msg("seed %u trial %d: sample output %.17g outside [%.17g, %.17g]", seed, trial, y[j], clo[j],
+                                 chi[j]);
+            for (int o = 0; o < nobj; o++) {
+                double v = 0;
+                for (int j = 0; j < n_out; j++) v += C[o * n_out + j] * y[j];
+                /* the sample is computed in float64 (rounded); allow its own rounding */
+                if (!(v >= lower[o] - 1e-12 * (1 + fabs(v))))
+                    ck_abort_msg("seed %u trial %d: objective %d value %.17g below bound %.17g", seed, trial, o, v, lower[o]);
+            }
+        }
+    }
+    nnc_rt_destroy(rt);
+    free(xs);
+    free(ys);
+}
+
 START_TEST(test_random_networks)
 {
     char err[NNC_ERRBUF_SIZE];
@@ -166,16 +224,7 @@ START_TEST(test_random_networks)
         mp_act(t.act, t.n2, l2, MPFR_RNDD);
         mp_act(t.act, t.n2, h2, MPFR_RNDU);
         mp_affine(t.n3, t.n2, t.W3, t.b3, l2, h2, l3, h3);
-        const double *olo = nnc_bnd_out_lo(b), *ohi = nnc_bnd_out_hi(b);
-        for (int j = 0; j < t.n3; j++) {
-            ck_assert_msg(mpfr_cmp_d(l3[j], olo[j]) >= 0, "seed %u trial %d: IBP lower %.17g above MPFR %.17g", seed, trial,
-                          olo[j], mpfr_get_d(l3[j], MPFR_RNDD));
-            ck_assert_msg(mpfr_cmp_d(h3[j], ohi[j]) <= 0, "seed %u trial %d: IBP upper %.17g below MPFR %.17g", seed, trial,
-                          ohi[j], mpfr_get_d(h3[j], MPFR_RNDU));
-            /* and not much looser: the fast bounds are IBP too */
-            double w = mpfr_get_d(h3[j], MPFR_RNDU) - mpfr_get_d(l3[j], MPFR_RNDD);
-            ck_assert(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-12);
-        }
+        expect_ibp_matches_mpfr(b, trial, t.n3, l3, h3);
         /* CROWN: objectives y_j and y_0 - y_j */
         ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
         int nobj = 2 * t.n3;
@@ -196,37 +245,7 @@ START_TEST(test_random_networks)
             ck_assert(lower[o] >= ibp_lower[o] - 1e-9 * (1 + fabs(s)));
         }
         /* 10^5 samples */
-        nnc_runtime *rt;
-        int batch = 1000;
-        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, batch, err, sizeof err), NNC_STATUS_OK);
-        double *xs = malloc(sizeof(double) * (size_t)(batch * t.n0)), *ys = malloc(sizeof(double) * (size_t)(batch * t.n3));
-        for (int rep = 0; rep < 100; rep++) {
-            for (int s = 0; s < batch; s++)
-                for (int i = 0; i < t.n0; i++) {
-                    double u = urand();
-                    xs[s * t.n0 + i] = (s % 10 == 0) ? (u < 0.5 ? lo[i] : hi[i]) : lo[i] + u * (hi[i] - lo[i]);
-                }
-            const void *in[1] = {xs};
-            void *out[1] = {ys};
-            ck_assert_int_eq(nnc_rt_run(rt, batch, in, out, err, sizeof err), NNC_STATUS_OK);
-            /* (plain comparisons: a Check assertion per sample would dominate the run time) */
-            for (int s = 0; s < batch; s++) {
-                const double *y = ys + s * t.n3;
-                for (int j = 0; j < t.n3; j++)
-                    if (!(y[j] >= clo[j] && y[j] <= chi[j]))
-                        ck_abort_msg("seed %u trial %d: sample output %.17g outside [%.17g, %.17g]", seed, trial, y[j], clo[j], chi[j]);
-                for (int o = 0; o < nobj; o++) {
-                    double v = 0;
-                    for (int j = 0; j < t.n3; j++) v += C[o * t.n3 + j] * y[j];
-                    /* the sample is computed in float64 (rounded); allow its own rounding */
-                    if (!(v >= lower[o] - 1e-12 * (1 + fabs(v))))
-                        ck_abort_msg("seed %u trial %d: objective %d value %.17g below bound %.17g", seed, trial, o, v, lower[o]);
-                }
-            }
-        }
-        nnc_rt_destroy(rt);
-        free(xs);
-        free(ys);
+        expect_samples_inside(m, trial, 100, t.n0, lo, hi, t.n3, clo, chi, nobj, C, lower);
         free(C);
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
@@ -367,15 +386,10 @@ START_TEST(test_random_residual_convnets)
                     mpfr_div_ui(ph[j], ph[j], 4, MPFR_RNDU);
                 }
         mp_affine(n3, P, W3, b3, pl, ph, yl, yh);
-        const double *olo = nnc_bnd_out_lo(b), *ohi = nnc_bnd_out_hi(b);
-        for (int j = 0; j < n3; j++) {
-            ck_assert_msg(mpfr_cmp_d(yl[j], olo[j]) >= 0, "seed %u trial %d: IBP lower %.17g above MPFR %.17g", seed, trial,
-                          olo[j], mpfr_get_d(yl[j], MPFR_RNDD));
-            ck_assert_msg(mpfr_cmp_d(yh[j], ohi[j]) <= 0, "seed %u trial %d: IBP upper %.17g below MPFR %.17g", seed, trial,
-                          ohi[j], mpfr_get_d(yh[j], MPFR_RNDU));
-            double w = mpfr_get_d(yh[j], MPFR_RNDU) - mpfr_get_d(yl[j], MPFR_RNDD);
-            ck_assert(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-12);
-        }
+        expect_ibp_matches_mpfr(b, trial, n3, yl, yh);
+        double olo[4], ohi[4];
+        memcpy(olo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n3);
+        memcpy(ohi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n3);
         /* CROWN: the outputs and their differences against 2 * 10^4 samples */
         ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
         int nobj = 2 * n3;
@@ -389,36 +403,8 @@ START_TEST(test_random_residual_convnets)
         memcpy(clo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n3);
         memcpy(chi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n3);
         for (int j = 0; j < n3; j++) ck_assert(clo[j] >= olo[j] - 1e-9 && chi[j] <= ohi[j] + 1e-9);
-        nnc_runtime *rt;
-        int batch = 1000;
-        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, batch, err, sizeof err), NNC_STATUS_OK);
-        double *xs = malloc(sizeof(double) * (size_t)(batch * n0)), *ys = malloc(sizeof(double) * (size_t)(batch * n3));
-        for (int rep = 0; rep < 20; rep++) {
-            for (int sidx = 0; sidx < batch; sidx++)
-                for (int i = 0; i < n0; i++) {
-                    double u = urand();
-                    xs[sidx * n0 + i] = (sidx % 10 == 0) ? (u < 0.5 ? lo[i] : hi[i]) : lo[i] + u * (hi[i] - lo[i]);
-                }
-            const void *in[1] = {xs};
-            void *out[1] = {ys};
-            ck_assert_int_eq(nnc_rt_run(rt, batch, in, out, err, sizeof err), NNC_STATUS_OK);
-            for (int sidx = 0; sidx < batch; sidx++) {
-                const double *y = ys + sidx * n3;
-                for (int j = 0; j < n3; j++)
-                    if (!(y[j] >= clo[j] && y[j] <= chi[j]))
-                        ck_abort_msg("seed %u trial %d: sample output %.17g outside [%.17g, %.17g]", seed, trial, y[j],
-                                     clo[j], chi[j]);
-                for (int o = 0; o < nobj; o++) {
-                    double v = 0;
-                    for (int j = 0; j < n3; j++) v += C[o * n3 + j] * y[j];
-                    if (!(v >= lower[o] - 1e-12 * (1 + fabs(v))))
-                        ck_abort_msg("seed %u trial %d: objective %d value %.17g below bound %.17g", seed, trial, o, v,
-                                     lower[o]);
-                }
-            }
-        }
-        nnc_rt_destroy(rt);
-        free(xs); free(ys); free(lo); free(hi);
+        expect_samples_inside(m, trial, 20, n0, lo, hi, n3, clo, chi, nobj, C, lower);
+        free(lo); free(hi);
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
         free_vec(xl, n0); free_vec(xh, n0);
