@@ -707,6 +707,8 @@ static int cmd_verify(int argc, char **argv)
            r.certified_unsafe_fraction, r.open_fraction);
     printf("branch and bound:  %llu leaves (%llu safe, %llu unsafe, %llu open)\n", (unsigned long long)r.leaves,
            (unsigned long long)r.leaves_safe, (unsigned long long)r.leaves_unsafe, (unsigned long long)r.leaves_open);
+    if (r.relu_split_nodes)
+        printf("relu splits:       %llu sub-problems bounded\n", (unsigned long long)r.relu_split_nodes);
     printf("samples:           %llu, %llu violating (seed %llu)\n", (unsigned long long)r.samples,
            (unsigned long long)r.sample_violations, (unsigned long long)r.seed);
     if (r.has_counterexample) printf("counterexample:    validated in float64 and float32 (case %d)\n", r.counterexample_case);

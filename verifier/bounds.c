@@ -1530,3 +1530,23 @@ out:
     free(Li);
     return st;
 }
+
+nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side, double *lower)
+{
+    const nnc_model *m = b->m;
+    int t = nnc_bnd_relu_pos(b, f);
+    if (t < 0 || f < 0 || f >= b->n_relu) return NNC_STATUS_ARG;
+    const nnc_node *n = &m->nodes[m->order[t]];
+    node_info *x = &b->ni[m->order[t]];
+    int64_t j = f - b->relu_off[t];
+    double l = b->lo[n->in[0]][j], u = b->hi[n->in[0]][j];
+    double sv[5] = {x->al[j], x->bl[j], x->au[j], x->bu[j], x->ew[j]};
+    /* the exact piece on the child's side: slope 1 (active) or the leak */
+    double a = side > 0 ? 1.0 : relu_leak(n);
+    x->al[j] = x->au[j] = a;
+    x->bl[j] = x->bu[j] = 0;
+    x->ew[j] = fabs(a) * fmax(fabs(l), fabs(u));
+    nnc_status st = nnc_bnd_objective_grad(b, C, 0.0, lower, NULL, NULL, NULL, NULL);
+    x->al[j] = sv[0]; x->bl[j] = sv[1]; x->au[j] = sv[2]; x->bu[j] = sv[3]; x->ew[j] = sv[4];
+    return st;
+}

@@ -123,4 +123,12 @@ void nnc_bnd_set_beta(nnc_bnd *b, const double *beta);
 nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double *lower, double *lam, double *grad,
                                   double *gbeta, double *coef);
 
+/* The lower bound nnc_bnd_objective_grad gives for C . out once neuron f
+ * is split to side +1 (pre-activation >= 0) or -1 (<= 0), with every other
+ * bound and relaxation as they are: the neuron's lines become its exact
+ * piece there.  A branching estimate (filtered smart branching): sound on
+ * that child, though looser than the child's own bounds.  Returns ARG for f
+ * out of range. */
+nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side, double *lower);
+
 #endif

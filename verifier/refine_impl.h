@@ -29,20 +29,31 @@ typedef struct nnc_rfn_problem {
  * The slopes are CROWN's again on return.  Call after nnc_bnd_compute. */
 nnc_status nnc_alpha_lower(nnc_bnd *b, int nobj, const double *C, const double *target, double *lower, double *lam,
                            int iters, double deadline);
+/* The same, each objective o starting from the slopes and multipliers in
+ * ab[o * 2 n_relu ..] (n_relu slopes, then n_relu multipliers) instead of
+ * CROWN's slopes and zero multipliers, and leaving there those of its best
+ * bound (unchanged when none beat lower[o]); ab NULL: nnc_alpha_lower. */
+nnc_status nnc_alpha_lower_from(nnc_bnd *b, int nobj, const double *C, const double *target, double *lower,
+                                double *lam, int iters, double deadline, double *ab);
 
 /* Branch and bound over ReLU splits of the box [lo, hi]: certifies that no
- * point of the box reaches the unsafe set.  Depth-first; each sub-problem is
- * bounded with CROWN (a child warm-started from its parent's bounds, CROWN
- * re-run only after the new split: nnc_bnd_compute_warm), then alpha
- * (alpha_iters steps) on its open rows; the
- * neuron split is the unstable one with the largest BaBSR-style score
- * |coef| * (-l u / (u - l)) on the open row closest to certification.
+ * point of the box reaches the unsafe set.  Depth-first, in rounds: the top
+ * nb sub-problems of the stack are bounded in parallel, one per engine
+ * bs[0..nb) (engines of the same model, each used by one thread), and their
+ * children pushed in batch order, so the tree depends on nb and never on
+ * timing.  Each sub-problem is bounded with CROWN (a child warm-started from
+ * its parent's bounds, CROWN re-run only after the new split:
+ * nnc_bnd_compute_warm), then alpha (alpha_iters steps) on its open rows;
+ * the neuron split is chosen by filtered smart branching on the open row
+ * closest to certification: among the unstable neurons with the largest
+ * BaBSR-style scores |coef| * (-l u / (u - l)), the one whose worse child's
+ * bound (nnc_bnd_split_lower) is highest.
  * Out: *certified (1 only when every sub-problem was certified or empty),
  * *nodes (sub-problems bounded).  Stops uncertified at the deadline, after
  * max_nodes sub-problems, or at a sub-problem without unstable neurons.
- * Leaves no splits set in b. */
-nnc_status nnc_rsp_certify(nnc_bnd *b, const double *lo, const double *hi, const nnc_rfn_problem *p, int alpha_iters,
-                           double deadline, uint64_t max_nodes, int *certified, uint64_t *nodes);
+ * Leaves no splits set in the engines.  Returns ARG when nb < 1. */
+nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const double *hi, const nnc_rfn_problem *p,
+                           int alpha_iters, double deadline, uint64_t max_nodes, int *certified, uint64_t *nodes);
 
 /* CLOCK_MONOTONIC seconds. */
 double nnc_rfn_now(void);

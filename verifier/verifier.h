@@ -152,6 +152,8 @@ typedef struct nnc_vrf_report {
     double open_fraction;              /* rounded up */
     uint64_t samples, sample_violations;
     uint64_t leaves, leaves_safe, leaves_unsafe, leaves_open;
+    uint64_t relu_split_nodes;         /* sub-problems of the ReLU-split branch and
+                                          bound, over all leaves */
     int max_violation_met;             /* with max_violation >= 0: 1 upper <= max,
                                           0 lower > max, -1 undecided */
     int has_counterexample;

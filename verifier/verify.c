@@ -12,6 +12,7 @@
 #include "verifier/refine_impl.h"
 #include "verifier/symfwd_impl.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <gmp.h>
 #include <math.h>
@@ -135,6 +136,13 @@ typedef struct ctx {
     struct ctx *workers;
     nnc_vrf_report wrep; /* a worker's view: the counterexample as of the batch start */
     uint64_t wleaves;    /* a worker's leaves so far */
+    /* ReLU-split branch and bound of a leaf: the engines it may use (all
+     * workers' when the batch is that one leaf, else the worker's own), and
+     * the sub-problems bounded so far by this worker */
+    nnc_bnd **all_bnd;
+    nnc_bnd *const *rsp_bnd;
+    int rsp_nbnd;
+    uint64_t rsp_nodes;
 } ctx;
 
 /* Concrete check of a candidate: violating in float64 and in float32.
@@ -262,7 +270,8 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
     int cert = 0;
     uint64_t nodes = 0;
-    st = nnc_rsp_certify(c->bnd, box, box + n, &p, alpha_iters(c), dl, UINT64_MAX, &cert, &nodes);
+    st = nnc_rsp_certify(c->rsp_bnd, c->rsp_nbnd, box, box + n, &p, alpha_iters(c), dl, UINT64_MAX, &cert, &nodes);
+    c->rsp_nodes += nodes;
     if (!st && cert) *kind = LEAF_SAFE;
     return st;
 }
@@ -693,6 +702,9 @@ static void classify_batch(ctx *c, int k, double *const *bx, int nb, leaf_res *r
         w->dstart = c->dstart;
         w->sym_splits = c->sym_splits;
         w->plain_split = c->plain_split;
+        /* a batch of one leaf: its ReLU splits get every worker's engine */
+        w->rsp_bnd = nb == 1 ? c->all_bnd : &w->bnd;
+        w->rsp_nbnd = nb == 1 ? T : 1;
     }
     const nnc_vrf_report *g = c->rep;
 #pragma omp parallel for num_threads(T) schedule(static, 1) if (T > 1 && nb > 1)
@@ -1046,7 +1058,9 @@ static void workers_destroy(ctx *c)
         free(w->cx); free(w->cy); free(w->cy2); free(w->fx); free(w->fy); free(w->cap_tmp);
     }
     free(c->workers);
+    free(c->all_bnd);
     c->workers = NULL;
+    c->all_bnd = NULL;
 }
 
 /* nthreads workers for the leaves: copies of c; worker 0 borrows c's bound
@@ -1099,6 +1113,9 @@ static nnc_status workers_create(ctx *c, int nthreads, char *err, size_t errlen)
         w->cap_tmp = malloc(sizeof(double) * 2 * (size_t)c->ncap + 8);
         if (!w->cx || !w->cy || !w->cy2 || !w->fx || !w->fy || !w->cap_tmp) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
+    if (!st && (c->all_bnd = malloc(sizeof(nnc_bnd *) * (size_t)nthreads)) == NULL)
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    for (int t = 0; !st && t < nthreads; t++) c->all_bnd[t] = c->workers[t].bnd;
     if (st) workers_destroy(c);
     return st;
 }
@@ -1121,6 +1138,13 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
             if (!(opts->box_lo[i] <= opts->box_hi[i]) || !isfinite(opts->box_lo[i]) || !isfinite(opts->box_hi[i]))
                 return nnc_err(err, errlen, NNC_STATUS_ARG, "replacement box: bad bounds for input %d", i);
     double t0 = now_s();
+    /* OpenBLAS's own threads only for a single worker: with several, each
+     * calls it at once, and its threads on top of ours oversubscribe the
+     * cores (on 2 cores, 2 workers bounded half as many ReLU-split
+     * sub-problems with OpenBLAS on 2 threads as on 1) */
+    int blas_threads = openblas_get_num_threads();
+    int workers = opts->threads > 0 ? opts->threads : NNC_VRF_THREADS_DEFAULT;
+    if (workers > 1) openblas_set_num_threads(1);
     ctx c;
     memset(&c, 0, sizeof c);
     c.m = m;
@@ -1129,7 +1153,10 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     c.rep = rep;
     c.t0 = t0;
     nnc_status st = nnc_bnd_create(&c.bnd, m, err, errlen);
-    if (st) return st;
+    if (st) {
+        openblas_set_num_threads(blas_threads);
+        return st;
+    }
     c.n_in = (int)nnc_bnd_num_inputs(c.bnd);
     c.n_out = (int)nnc_bnd_num_outputs(c.bnd);
     if (opts->symbolic != 0 && opts->crown && c.n_in <= NNC_VRF_RELU_SPLIT_MIN_INPUTS) {
@@ -1176,7 +1203,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto out;
     }
-    if ((st = workers_create(&c, opts->threads > 0 ? opts->threads : NNC_VRF_THREADS_DEFAULT, err, errlen))) goto out;
+    if ((st = workers_create(&c, workers, err, errlen))) goto out;
     rep->seed = opts->seed;
     rep->confidence = opts->confidence;
     nnc_mdl_sha256(m, rep->model_sha256);
@@ -1377,6 +1404,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     mpq_clears(tot_safe, tot_unsafe, tot_open, tot_vol, NULL);
 out:
     rep->time_s = now_s() - t0;
+    for (int t = 0; c.workers && t < c.nthreads; t++) rep->relu_split_nodes += c.workers[t].rsp_nodes;
     nnc_rt_destroy(c.rt64);
     nnc_rt_destroy(c.rt32);
     nnc_rt_destroy(c.rt64b);
@@ -1386,6 +1414,7 @@ out:
     nnc_xct_destroy(c.xct);
     nnc_atk_destroy(c.atk);
     workers_destroy(&c);
+    openblas_set_num_threads(blas_threads);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy); free(c.cap_tmp);
     if (st) nnc_vrf_report_free(rep);
     return st;
@@ -1416,6 +1445,7 @@ nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *r, char *err
     fprintf(f, "  \"leaves\": {\"total\": %llu, \"safe\": %llu, \"unsafe\": %llu, \"open\": %llu},\n",
             (unsigned long long)r->leaves, (unsigned long long)r->leaves_safe, (unsigned long long)r->leaves_unsafe,
             (unsigned long long)r->leaves_open);
+    fprintf(f, "  \"relu_split_nodes\": %llu,\n", (unsigned long long)r->relu_split_nodes);
     fputs("  \"counterexample\": ", f);
     if (r->has_counterexample && r->cex_input) {
         fprintf(f, "{\"case\": %d, \"input\": [", r->counterexample_case);

@@ -137,16 +137,35 @@ static void random_objective(int no, double *C)
     for (int j = 0; j < no; j++) C[j] = urand() * 2 - 1;
 }
 
+/* Every test point of the box where neuron f's pre-activation is on side
+ * (side 0: every point) has objective C . y >= lb, up to rounding. */
+static void expect_bound_holds(const mlp *t, const double *lo, const double *hi, const double *C, double lb, int64_t f,
+                               int side, int npts, int trial)
+{
+    double x[4], y[4], pre[2 * MAXW];
+    for (int s = 0; s < npts; s++) {
+        test_point(s, t->w[0], lo, hi, x);
+        mlp_eval_exact(t, x, y, NULL, pre);
+        if (side * pre[f] < 0) continue;
+        double v = 0;
+        for (int j = 0; j < t->w[3]; j++) v += C[j] * y[j];
+        if (!(v >= lb - 1e-12 * (1 + fabs(v))))
+            ck_abort_msg("seed %u trial %d (neuron %lld side %d): objective %.17g below bound %.17g", seed, trial,
+                         (long long)f, side, v, lb);
+    }
+}
+
 START_TEST(test_any_slopes_sound)
 {
     char err[NNC_ERRBUF_SIZE];
+    int tried = 0;
     for (int trial = 0; trial < 30; trial++) {
         mlp t;
         t.leaky = trial % 3 == 2;
         nnc_model *m = mlp_build(&t);
         nnc_bnd *b;
         ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
-        double lo[4], hi[4], C[4], x[4], y[4], alpha[2 * MAXW], lb;
+        double lo[4], hi[4], C[4], alpha[2 * MAXW], lb, rl[2 * MAXW], rh[2 * MAXW];
         random_box(t.w[0], lo, hi, 1.0);
         random_objective(t.w[3], C);
         ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
@@ -157,18 +176,33 @@ START_TEST(test_any_slopes_sound)
             nnc_bnd_set_slopes(b, alpha);
             ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &lb, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
             ck_assert(isfinite(lb));
-            for (int s = 0; s < 400; s++) {
-                test_point(s, t.w[0], lo, hi, x);
-                mlp_eval_exact(&t, x, y, NULL, NULL);
-                double v = 0;
-                for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
-                if (!(v >= lb - 1e-12 * (1 + fabs(v))))
-                    ck_abort_msg("seed %u trial %d slopes %d: objective %.17g below bound %.17g", seed, trial, k, v, lb);
+            expect_bound_holds(&t, lo, hi, C, lb, 0, 0, 400, trial);
+        }
+        /* the branching estimate (nnc_bnd_split_lower): the bound with one
+         * neuron fixed to a side holds on that side's points of the box, the
+         * relaxation is restored afterwards, and neurons out of range are
+         * refused */
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        nnc_bnd_relu_bounds(b, rl, rh);
+        double l, l0, l1;
+        ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &l0, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+        ck_assert_int_eq(nnc_bnd_split_lower(b, C, nr, 1, &l), NNC_STATUS_ARG);
+        ck_assert_int_eq(nnc_bnd_split_lower(b, C, -1, 1, &l), NNC_STATUS_ARG);
+        for (int64_t f = 0; f < nr; f++) {
+            if (!(rl[f] < 0 && rh[f] > 0)) continue;
+            tried++;
+            for (int side = -1; side <= 1; side += 2) {
+                ck_assert_int_eq(nnc_bnd_split_lower(b, C, f, side, &l), NNC_STATUS_OK);
+                ck_assert(!isnan(l));
+                expect_bound_holds(&t, lo, hi, C, l, f, side, 300, trial);
             }
         }
+        ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &l1, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+        ck_assert(l0 == l1);
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
     }
+    ck_assert_msg(tried > 20, "seed %u: only %d unstable neurons tried", seed, tried);
 }
 END_TEST
 
@@ -335,8 +369,9 @@ START_TEST(test_relusplit_certify)
         mlp t;
         t.leaky = trial % 4 == 3;
         nnc_model *m = mlp_build(&t);
-        nnc_bnd *b;
+        nnc_bnd *b, *b3[3];
         ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        for (int i = 0; i < 3; i++) ck_assert_int_eq(nnc_bnd_create(&b3[i], m, err, sizeof err), NNC_STATUS_OK);
         double lo[4], hi[4], C[4], x[4], y[4];
         random_box(t.w[0], lo, hi, 0.5);
         random_objective(t.w[3], C);
@@ -355,11 +390,24 @@ START_TEST(test_relusplit_certify)
             nnc_rfn_problem p = {1, 1, t.w[3], C, &d, dstart};
             int cert = 0;
             uint64_t nodes = 0;
-            ck_assert_int_eq(nnc_rsp_certify(b, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert, &nodes), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_rsp_certify(&b, 1, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert, &nodes), NNC_STATUS_OK);
+            /* the same with three engines bounding sub-problems in parallel */
+            int cert3 = 0;
+            uint64_t nodes3 = 0;
+            ck_assert_int_eq(nnc_rsp_certify(b3, 3, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert3, &nodes3), NNC_STATUS_OK);
             if (side == 0) {
                 ck_assert_msg(!cert, "seed %u trial %d: certified a violated property", seed, trial);
+                ck_assert_msg(!cert3, "seed %u trial %d: certified a violated property (3 engines)", seed, trial);
                 continue;
             }
+            /* both explore the whole tree when they certify: same verdict
+             * unless one ran out of its node budget */
+            if (cert != cert3)
+                ck_assert_msg(nodes >= 4000 || nodes3 >= 4000, "seed %u trial %d: 1 engine %d (%llu nodes), 3 engines %d (%llu)",
+                              seed, trial, cert, (unsigned long long)nodes, cert3, (unsigned long long)nodes3);
+            if (cert && cert3) /* a certified tree is explored whole: the same sub-problems */
+                ck_assert_msg(nodes == nodes3, "seed %u trial %d: %llu sub-problems on 1 engine, %llu on 3", seed, trial,
+                              (unsigned long long)nodes, (unsigned long long)nodes3);
             cert_split += cert;
             double zero = 0, lw;
             ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
@@ -368,6 +416,7 @@ START_TEST(test_relusplit_certify)
             if (getenv("NNC_TEST_VERBOSE")) printf("trial %d thr %g crown %g cert %d nodes %llu\n", trial, d, lw, cert, (unsigned long long)nodes);
             if (lw > d) ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, ReLU splitting does not", seed, trial);
         }
+        for (int i = 0; i < 3; i++) nnc_bnd_destroy(b3[i]);
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
     }
