@@ -86,7 +86,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: test-arm64 all lib test check demo bench bench-verify bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-zk fuzz setup clean install
+.PHONY: test-arm64 all lib test check demo bench bench-verify bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-isa bench-zk fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -248,6 +248,13 @@ bench-gnn: setup
 bench-dlrm: setup
 	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/bench_embbag
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_dlrm.sh
+
+# The instruction-set-specific kernels (prover field and MSM, SpMM, embedding
+# bags, sampling and sgemm) on every path this CPU runs, NNC_ISA=generic,
+# avx2, avx512: results/isa-paths.csv
+bench-isa:
+	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/bench_prover $(BUILD)/bench/bench_gnn $(BUILD)/bench/bench_embbag $(BUILD)/bench/bench_sampling
+	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_isa.sh
 
 # DLRM output bounds with fixed ids: interval against linear (McCormick)
 # widths, and nncert verify with linear bounds against --ibp:

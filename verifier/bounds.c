@@ -43,6 +43,8 @@ typedef struct node_info {
     /* relaxation of a nonlinear node, numel(out) each */
     double *al, *bl, *au, *bu;
     int64_t *arg;     /* MAXPOOL: chosen input index; -1 */
+    double *sxl, *sxu; /* SIGMOID/TANH: where f(y) - al y is least and f(y) - au y greatest
+                          on the input interval (the intercepts' arguments: slope gradients) */
     int bil;          /* MATMUL of two run-time operands: McCormick planes (bilinear.c),
                          their summed intercepts in bl (lower) and bu (upper) */
     nnc_bil_geom bg;
@@ -72,12 +74,15 @@ struct nnc_bnd {
     /* refinement (see the end of this file; used by alpha.c, relusplit.c) */
     int64_t *relu_off;        /* per order position: first flat ReLU index of a ReLU/LeakyReLU node, else -1 */
     int64_t n_relu;           /* ReLU/LeakyReLU neurons in all */
+    int64_t *smooth_off;      /* per order position: first flat index of a SIGMOID/TANH node, else -1 */
+    int64_t n_smooth;         /* SIGMOID/TANH neurons in all */
     const signed char *split; /* n_relu entries, +1 pre-activation >= 0, -1 <= 0, 0 free; or NULL */
     int infeasible;           /* last compute: the split constraints admit no point of the box */
     double **rec;             /* per nonlinear node's output value: objective-0 row recorded by backsub */
     int recording;
     int64_t *pre_off;         /* per value: flat ReLU index of its first element when it feeds a ReLU, else -1 */
     const double *beta;       /* n_relu split multipliers (>= 0) for objective_grad, or NULL */
+    double *gsmooth;          /* 2 n_smooth: where objective_grad writes the smooth-slope gradient, or NULL */
     int beta_on;              /* backsub adds -beta s z to row 0 at split pre-activations */
     size_t *soff;             /* per value: offset of its lo/hi pair in a saved state
                                  (nnc_bnd_state_save); soff[nv]: the state's size */
@@ -249,14 +254,14 @@ void nnc_bnd_destroy(nnc_bnd *b)
         for (int k = 0; k < b->m->n_nodes; k++) {
             node_info *x = &b->ni[k];
             free(x->wt); free(x->wabs); free(x->bias); free(x->cbias); free(x->ia); free(x->ib); free(x->ew);
-            free(x->al); free(x->bl); free(x->au); free(x->bu); free(x->arg);
+            free(x->al); free(x->bl); free(x->au); free(x->bu); free(x->arg); free(x->sxl); free(x->sxu);
             free(x->cv_ptr); free(x->cv_idx); free(x->cv_w);
         }
     free(b->lo); free(b->hi); free(b->L); free(b->Lbuf); free(b->Lcap); free(b->exact_ibp); free(b->ni); free(b->pos);
     free(b->needs_crown);
     if (b->rec)
         for (int v = 0; v < b->nv; v++) free(b->rec[v]);
-    free(b->rec); free(b->relu_off); free(b->pre_off); free(b->soff);
+    free(b->rec); free(b->relu_off); free(b->smooth_off); free(b->pre_off); free(b->soff);
     free(b);
 }
 
@@ -360,6 +365,9 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
             x->bu = malloc((size_t)(no + 1) * sizeof(double));
             if (!x->al || !x->bl || !x->au || !x->bu) goto nomem;
             if (n->op == NNC_OP_MAXPOOL && !(x->arg = malloc((size_t)(no + 1) * sizeof(int64_t)))) goto nomem;
+            if ((n->op == NNC_OP_SIGMOID || n->op == NNC_OP_TANH) &&
+                (!(x->sxl = calloc((size_t)no + 1, sizeof(double))) || !(x->sxu = calloc((size_t)no + 1, sizeof(double)))))
+                goto nomem;
         }
         x->ew = calloc((size_t)no + 1, sizeof(double));
         if (x->ew == NULL) goto nomem;
@@ -857,13 +865,12 @@ void nnc_bnd_relax_relu(double l, double u, double leak, double *al, double *bl,
 
 static double sigm(double x) { return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x)); }
 
-/* Sigmoid / tanh: slope a = chord slope; intercepts from the extrema of
- * f(y) - a y on [l, u], which lie at the ends or where f'(y) = a. */
-static void relax_smooth(int is_tanh, double l, double u, double *al, double *bl, double *au, double *bu)
+/* Sigmoid / tanh lines of slope a on [l, u] (finite, l <= u): intercepts
+ * *b_lo <= f(y) - a y <= *b_hi from its extrema, which lie at the ends or
+ * where f'(y) = a; *y_lo, *y_hi: where they are attained. */
+static void smooth_intercepts(int is_tanh, double l, double u, double a, double *b_lo, double *b_hi, double *y_lo,
+                              double *y_hi)
 {
-    double fl = is_tanh ? tanh(l) : sigm(l), fu = is_tanh ? tanh(u) : sigm(u);
-    double a = (u - l) > 1e-12 ? (fu - fl) / (u - l) : 0.0;
-    if (!(a >= 0) || !isfinite(a)) a = 0.0;
     double pts[4] = {l, u, l, u};
     int np = 2;
     /* f'(y) = a: sigmoid s(1-s) = a -> s = (1 +- sqrt(1-4a))/2; tanh 1 - t^2 = a -> t = +-sqrt(1-a) */
@@ -877,20 +884,52 @@ static void relax_smooth(int is_tanh, double l, double u, double *al, double *bl
         }
     }
     double gmin = INFINITY, gmax = -INFINITY;
+    *y_lo = l;
+    *y_hi = u;
     for (int k = 0; k < np; k++) {
         double f = is_tanh ? tanh(pts[k]) : sigm(pts[k]);
         double g = f - a * pts[k];
-        if (g < gmin) gmin = g;
-        if (g > gmax) gmax = g;
+        if (g < gmin) { gmin = g; *y_lo = pts[k]; }
+        if (g > gmax) { gmax = g; *y_hi = pts[k]; }
     }
     /* margins: libm error in f, rounding of a*y, and the stationary point
      * located inexactly (g is flat there: second-order error) */
     double mag = fabs(a) * fmax(fabs(l), fabs(u)) + 1.0;
     double margin = NNC_LIBM_REL * mag + 1e-13 * (u - l) * (u - l) + NNC_LIBM_ABS;
-    *al = a;
-    *au = a;
-    *bl = gmin - margin;
-    *bu = gmax + margin;
+    *b_lo = gmin - margin;
+    *b_hi = gmax + margin;
+}
+
+/* The largest derivative of sigmoid / tanh on [l, u] (at the point of
+ * [l, u] nearest 0). */
+static double smooth_dmax(int is_tanh, double l, double u)
+{
+    double y = l > 0 ? l : u < 0 ? u : 0.0;
+    if (is_tanh) {
+        double t = tanh(y);
+        return 1.0 - t * t;
+    }
+    double s = sigm(y);
+    return s * (1.0 - s);
+}
+
+/* Sigmoid / tanh: both slopes the chord slope (CROWN's choice; alpha-CROWN
+ * then optimises each, nnc_bnd_set_smooth_slopes). */
+static void relax_smooth(int is_tanh, double l, double u, double *al, double *bl, double *au, double *bu, double *yl,
+                         double *yu)
+{
+    double fl = is_tanh ? tanh(l) : sigm(l), fu = is_tanh ? tanh(u) : sigm(u);
+    double a = (u - l) > 1e-12 ? (fu - fl) / (u - l) : 0.0;
+    if (!(a >= 0) || !isfinite(a)) a = 0.0;
+    *al = *au = a;
+    smooth_intercepts(is_tanh, l, u, a, bl, bu, yl, yu);
+}
+
+/* Error weight of a relaxed element on the input interval [l, u]:
+ * max(|slope|) max(|l|, |u|) + max(|intercept|) (see the top of the file). */
+static void relax_ew(node_info *x, int64_t j, double l, double u)
+{
+    x->ew[j] = fmax(fabs(x->al[j]), fabs(x->au[j])) * fmax(fabs(l), fabs(u)) + fmax(fabs(x->bl[j]), fabs(x->bu[j]));
 }
 
 /* ------------------------------------------------------------------ IBP */
@@ -1006,7 +1045,10 @@ static void ibp_nonlinear(nnc_bnd *b, const nnc_node *n)
             hi[j] = u >= 0 ? u : up(alpha * u);
         } else {
             int th = n->op == NNC_OP_TANH;
-            relax_smooth(th, l, u, &x->al[j], &x->bl[j], &x->au[j], &x->bu[j]);
+            double yl = l, yu = u;
+            if (isfinite(l) && isfinite(u)) relax_smooth(th, l, u, &x->al[j], &x->bl[j], &x->au[j], &x->bu[j], &yl, &yu);
+            x->sxl[j] = yl;
+            x->sxu[j] = yu;
             double fl = th ? tanh(l) : sigm(l), fu = th ? tanh(u) : sigm(u);
             lo[j] = fl - NNC_LIBM_REL * fabs(fl) - NNC_LIBM_ABS;
             hi[j] = fu + NNC_LIBM_REL * fabs(fu) + NNC_LIBM_ABS;
@@ -1019,7 +1061,7 @@ static void ibp_nonlinear(nnc_bnd *b, const nnc_node *n)
             x->ew[j] = INFINITY;
             continue;
         }
-        x->ew[j] = fmax(fabs(x->al[j]), fabs(x->au[j])) * fmax(fabs(l), fabs(u)) + fmax(fabs(x->bl[j]), fabs(x->bu[j]));
+        relax_ew(x, j, l, u);
     }
 }
 
@@ -1371,14 +1413,21 @@ static int refine_setup(nnc_bnd *b)
     const nnc_model *m = b->m;
     if (m->n_order < 0 || b->nv < 0) return -1;
     b->relu_off = malloc(sizeof(int64_t) * ((size_t)m->n_order + 1));
+    b->smooth_off = malloc(sizeof(int64_t) * ((size_t)m->n_order + 1));
     b->rec = calloc((size_t)b->nv + 1, sizeof(double *));
     b->pre_off = malloc(sizeof(int64_t) * ((size_t)b->nv + 1));
-    if (!b->relu_off || !b->rec || !b->pre_off) return -1;
+    if (!b->relu_off || !b->smooth_off || !b->rec || !b->pre_off) return -1;
     for (int v = 0; v < b->nv; v++) b->pre_off[v] = -1;
     b->n_relu = 0;
+    b->n_smooth = 0;
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         b->relu_off[t] = -1;
+        b->smooth_off[t] = -1;
+        if (n->op == NNC_OP_SIGMOID || n->op == NNC_OP_TANH) {
+            b->smooth_off[t] = b->n_smooth;
+            b->n_smooth += V(b, n->out[0])->numel;
+        }
         if (is_relu(n)) {
             if (b->pre_off[n->in[0]] < 0) b->pre_off[n->in[0]] = b->n_relu;
             b->relu_off[t] = b->n_relu;
@@ -1457,14 +1506,15 @@ void nnc_bnd_set_slopes(nnc_bnd *b, const double *alpha)
             if (!(a >= leak)) a = leak; /* NaN too */
             if (a > 1) a = 1;
             x->al[j] = a;
-            x->ew[j] = fmax(fabs(x->al[j]), fabs(x->au[j])) * fmax(fabs(l[j]), fabs(u[j])) +
-                       fmax(fabs(x->bl[j]), fabs(x->bu[j]));
+            relax_ew(x, j, l[j], u[j]);
         }
     }
 }
 
-nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double *lower, double *lam, double *grad,
-                                  double *gbeta, double *coef)
+/* nnc_bnd_objective_grad for the objective C . root + d over value root's
+ * elements; gradients of ReLU neurons at or after root's node are 0. */
+static nnc_status objective_grad_at(nnc_bnd *b, int root, const double *C, double d, double *lower, double *lam,
+                                    double *grad, double *gbeta, double *coef)
 {
     const nnc_model *m = b->m;
     int64_t nin = V(b, b->in_v)->numel;
@@ -1476,20 +1526,32 @@ nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double 
     if (!Li || !z) goto out;
     b->recording = 1;
     b->beta_on = b->beta != NULL && b->split != NULL;
-    st = backsub(b, b->out_v, 1, C, Li, &cc, &ee);
+    st = backsub(b, root, 1, C, Li, &cc, &ee);
     b->recording = 0;
     b->beta_on = 0;
     if (st) goto out;
     *lower = concretize(b, Li, cc + d, ee);
     if (lam) memcpy(lam, Li, sizeof(double) * (size_t)nin);
-    if (grad == NULL && coef == NULL && gbeta == NULL) goto out;
+    if (grad == NULL && coef == NULL && gbeta == NULL && b->gsmooth == NULL) goto out;
     /* d lower / d L at a value is the relaxed network evaluated forward at
      * the minimiser x* of the linear bound, each neuron on the line its
      * coefficient selected; hence d lower / d alpha_j = coef_j * z_j(x*). */
     st = NNC_STATUS_NOMEM;
     if (!(z[b->in_v] = malloc(sizeof(double) * (size_t)(nin + 1)))) goto out;
     for (int64_t i = 0; i < nin; i++) z[b->in_v][i] = Li[i] >= 0 ? b->box_lo[i] : b->box_hi[i];
-    for (int t = 0; t < m->n_order; t++) {
+    int last = b->pos[root] < 0 ? -1 : b->pos[root];
+    if (b->gsmooth) memset(b->gsmooth, 0, sizeof(double) * 2 * (size_t)b->n_smooth);
+    if (last + 1 < m->n_order) { /* neurons after root: not reached by its rows */
+        int64_t f0 = INT64_MAX;
+        for (int t = last + 1; t < m->n_order; t++)
+            if (b->relu_off[t] >= 0 && b->relu_off[t] < f0) f0 = b->relu_off[t];
+        for (int64_t f = f0; f < b->n_relu; f++) {
+            if (grad) grad[f] = 0;
+            if (gbeta) gbeta[f] = 0;
+            if (coef) coef[f] = 0;
+        }
+    }
+    for (int t = 0; t <= last; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         const node_info *x = &b->ni[m->order[t]];
         int vo = n->out[0];
@@ -1521,6 +1583,22 @@ nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double 
                 if (gbeta) gbeta[f] = (b->split && b->split[f] && zi) ? -(double)b->split[f] * zi[j] : 0;
             }
         }
+        if (b->smooth_off[t] >= 0 && b->gsmooth) {
+            /* a line's intercept is the extremum of f(y) - a y, attained at
+             * sxl / sxu: d (a z + b(a)) / d a = z - sx (Danskin); the slope
+             * is t * dmax, so d / d t has the factor dmax */
+            const double *l = b->lo[n->in[0]], *u = b->hi[n->in[0]], *zi = z[n->in[0]];
+            int th = n->op == NNC_OP_TANH;
+            double *gs = b->gsmooth + 2 * b->smooth_off[t];
+            for (int64_t j = 0; j < no; j++) {
+                double cj = b->rec[vo][j];
+                gs[2 * j] = gs[2 * j + 1] = 0;
+                if (!zi || cj == 0 || !isfinite(l[j]) || !isfinite(u[j]) || !(l[j] < u[j])) continue;
+                double dm = smooth_dmax(th, l[j], u[j]);
+                if (cj > 0) gs[2 * j] = cj * (zi[j] - x->sxl[j]) * dm;
+                else gs[2 * j + 1] = cj * (zi[j] - x->sxu[j]) * dm;
+            }
+        }
     }
     st = NNC_STATUS_OK;
 out:
@@ -1529,6 +1607,91 @@ out:
     free(z);
     free(Li);
     return st;
+}
+
+nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double *lower, double *lam, double *grad,
+                                  double *gbeta, double *coef)
+{
+    return objective_grad_at(b, b->out_v, C, d, lower, lam, grad, gbeta, coef);
+}
+
+/* Neuron f's node position, input value and element (f in range). */
+/* Neuron f's node position, input value and element: f < n_relu a ReLU
+ * neuron, else sigmoid/tanh neuron f - n_relu (f in range). */
+static int relu_at(const nnc_bnd *b, int64_t f, int *v, int64_t *j)
+{
+    const int64_t *off = f < b->n_relu ? b->relu_off : b->smooth_off;
+    int64_t k = f < b->n_relu ? f : f - b->n_relu;
+    int t = -1;
+    for (int p = 0; p < b->m->n_order; p++)
+        if (off[p] >= 0 && off[p] <= k) t = p;
+    *v = b->m->nodes[b->m->order[t]].in[0];
+    *j = k - off[t];
+    return t;
+}
+
+int nnc_bnd_pre_pos(const nnc_bnd *b, int64_t f)
+{
+    int v;
+    int64_t j;
+    return relu_at(b, f, &v, &j);
+}
+
+nnc_status nnc_bnd_pre_grad(nnc_bnd *b, int64_t f, int sign, double *lower, double *grad, double *gbeta)
+{
+    if (f < 0 || f >= b->n_relu + b->n_smooth || (sign != 1 && sign != -1)) return NNC_STATUS_ARG;
+    int v;
+    int64_t j;
+    relu_at(b, f, &v, &j);
+    double *C = calloc((size_t)V(b, v)->numel + 1, sizeof(double));
+    if (C == NULL) return NNC_STATUS_NOMEM;
+    C[j] = sign;
+    nnc_status st = objective_grad_at(b, v, C, 0.0, lower, NULL, grad, gbeta, NULL);
+    free(C);
+    return st;
+}
+
+void nnc_bnd_pre_bounds(const nnc_bnd *b, int64_t f, double *l, double *u)
+{
+    int v;
+    int64_t j;
+    relu_at(b, f, &v, &j);
+    *l = b->lo[v][j];
+    *u = b->hi[v][j];
+}
+
+int nnc_bnd_pre_narrow(nnc_bnd *b, int64_t f, double l, double u)
+{
+    int v;
+    int64_t j;
+    int t = relu_at(b, f, &v, &j);
+    const nnc_node *n = &b->m->nodes[b->m->order[t]];
+    node_info *x = &b->ni[b->m->order[t]];
+    int empty = narrow(b, v, j, l, u);
+    if (empty) b->infeasible = 1;
+    /* the neuron's relaxation and output interval from its new bounds (as
+     * ibp_nonlinear; the other consumers of v keep their wider, still valid
+     * relaxations) */
+    double lo = b->lo[v][j], hi = b->hi[v][j];
+    if (!isfinite(lo) || !isfinite(hi)) return empty;
+    int vo = n->out[0];
+    double ol, oh;
+    if (is_relu(n)) {
+        double leak = relu_leak(n);
+        relax_relu(lo, hi, leak, 1, &x->al[j], &x->bl[j], &x->au[j], &x->bu[j]);
+        ol = lo >= 0 ? lo : down(leak * lo);
+        oh = hi >= 0 ? hi : up(leak * hi);
+    } else {
+        int th = n->op == NNC_OP_TANH;
+        relax_smooth(th, lo, hi, &x->al[j], &x->bl[j], &x->au[j], &x->bu[j], &x->sxl[j], &x->sxu[j]);
+        double fl = th ? tanh(lo) : sigm(lo), fu = th ? tanh(hi) : sigm(hi);
+        ol = fl - NNC_LIBM_REL * fabs(fl) - NNC_LIBM_ABS;
+        oh = fu + NNC_LIBM_REL * fabs(fu) + NNC_LIBM_ABS;
+    }
+    if (ol > b->lo[vo][j]) b->lo[vo][j] = ol;
+    if (oh < b->hi[vo][j]) b->hi[vo][j] = oh;
+    relax_ew(x, j, lo, hi);
+    return empty;
 }
 
 nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side, double *lower)
@@ -1549,4 +1712,54 @@ nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side,
     nnc_status st = nnc_bnd_objective_grad(b, C, 0.0, lower, NULL, NULL, NULL, NULL);
     x->al[j] = sv[0]; x->bl[j] = sv[1]; x->au[j] = sv[2]; x->bu[j] = sv[3]; x->ew[j] = sv[4];
     return st;
+}
+
+int64_t nnc_bnd_smooth_count(const nnc_bnd *b) { return b->n_smooth; }
+
+void nnc_bnd_set_smooth_grad(nnc_bnd *b, double *g) { b->gsmooth = g; }
+
+void nnc_bnd_get_smooth_slopes(const nnc_bnd *b, double *t)
+{
+    const nnc_model *m = b->m;
+    for (int p = 0; p < m->n_order; p++) {
+        if (b->smooth_off[p] < 0) continue;
+        const nnc_node *n = &m->nodes[m->order[p]];
+        const node_info *x = &b->ni[m->order[p]];
+        const double *l = b->lo[n->in[0]], *u = b->hi[n->in[0]];
+        int th = n->op == NNC_OP_TANH;
+        double *tt = t + 2 * b->smooth_off[p];
+        for (int64_t j = 0; j < V(b, n->out[0])->numel; j++) {
+            double dm = isfinite(l[j]) && isfinite(u[j]) ? smooth_dmax(th, l[j], u[j]) : 0;
+            tt[2 * j] = dm > 0 ? fmin(1.0, x->al[j] / dm) : 0;
+            tt[2 * j + 1] = dm > 0 ? fmin(1.0, x->au[j] / dm) : 0;
+        }
+    }
+}
+
+/* Any slope a gives valid lines once the intercepts are the extrema of
+ * f(y) - a y on the interval (smooth_intercepts); a = t dmax, t in [0, 1]. */
+void nnc_bnd_set_smooth_slopes(nnc_bnd *b, const double *t)
+{
+    const nnc_model *m = b->m;
+    for (int p = 0; p < m->n_order; p++) {
+        if (b->smooth_off[p] < 0) continue;
+        const nnc_node *n = &m->nodes[m->order[p]];
+        node_info *x = &b->ni[m->order[p]];
+        const double *l = b->lo[n->in[0]], *u = b->hi[n->in[0]];
+        int th = n->op == NNC_OP_TANH;
+        const double *tt = t + 2 * b->smooth_off[p];
+        for (int64_t j = 0; j < V(b, n->out[0])->numel; j++) {
+            if (!isfinite(l[j]) || !isfinite(u[j]) || !(l[j] < u[j])) continue;
+            double dm = smooth_dmax(th, l[j], u[j]), tl = tt[2 * j], tu = tt[2 * j + 1], bl, bu, y;
+            tl = tl >= 0 ? fmin(tl, 1.0) : 0; /* NaN too */
+            tu = tu >= 0 ? fmin(tu, 1.0) : 0;
+            x->al[j] = tl * dm;
+            x->au[j] = tu * dm;
+            smooth_intercepts(th, l[j], u[j], x->al[j], &bl, &bu, &x->sxl[j], &y);
+            x->bl[j] = bl;
+            smooth_intercepts(th, l[j], u[j], x->au[j], &bl, &bu, &y, &x->sxu[j]);
+            x->bu[j] = bu;
+            relax_ew(x, j, l[j], u[j]);
+        }
+    }
 }

@@ -108,6 +108,22 @@ void nnc_bnd_relu_bounds(const nnc_bnd *b, double *lo, double *hi);
 void nnc_bnd_get_slopes(const nnc_bnd *b, double *alpha);
 void nnc_bnd_set_slopes(nnc_bnd *b, const double *alpha);
 
+/* Sigmoid / tanh neurons, numbered 0 .. nnc_bnd_smooth_count()-1 node by
+ * node in topological order, each with two line slopes (lower, upper) as
+ * fractions t in [0, 1] of the function's largest derivative on the
+ * neuron's interval: t[2k] the lower line's, t[2k+1] the upper's.  Every
+ * slope gives valid lines (the intercepts are the extrema of f(y) - a y on
+ * the interval, widened for rounding and libm error).  nnc_bnd_compute
+ * sets both to the chord slope; get reads, set changes them (clipped to
+ * [0, 1]); intermediate bounds are not recomputed.  set_smooth_grad
+ * borrows an array of 2 n_smooth where nnc_bnd_objective_grad and
+ * nnc_bnd_pre_grad then also write the bound's gradient with respect to
+ * these t (NULL: none). */
+int64_t nnc_bnd_smooth_count(const nnc_bnd *b);
+void nnc_bnd_get_smooth_slopes(const nnc_bnd *b, double *t);
+void nnc_bnd_set_smooth_slopes(nnc_bnd *b, const double *t);
+void nnc_bnd_set_smooth_grad(nnc_bnd *b, double *g);
+
 /* Multipliers of the split constraints (beta-CROWN), n_relu entries >= 0,
  * read by nnc_bnd_objective_grad only (per objective), when splits are set:
  * it bounds  C . out + d - sum_f beta_f s_f z_f, a lower bound of the
@@ -130,5 +146,24 @@ nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double 
  * that child, though looser than the child's own bounds.  Returns ARG for f
  * out of range. */
 nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side, double *lower);
+
+/* Intermediate bounds by optimised slopes (alpha-CROWN on the hidden
+ * layers), over neurons f in [0, n_relu + n_smooth): ReLU neuron f, then
+ * sigmoid/tanh neuron f - n_relu.  pre_grad is nnc_bnd_objective_grad for
+ * the objective sign * z_f, neuron f's pre-activation (sign +1: its lower
+ * bound, -1: minus its upper bound), by back-substitution from f's node with
+ * the current slopes (grad: n_relu entries, 0 for neurons at or after f's
+ * node); ARG for f out of range or sign not +-1.  pre_pos is f's node's
+ * order position.  pre_bounds reads f's pre-activation interval.
+ * pre_narrow intersects it with [l, u] (enclosures of it on this problem)
+ * and rebuilds the neuron's relaxation (adaptive slope) and output
+ * interval; returns 1 when they cross beyond rounding (the problem is
+ * empty; nnc_bnd_infeasible then says so), else 0.  Later bounds are not
+ * recomputed: they stay valid, and nnc_bnd_state_save keeps the narrowed
+ * ones for sub-problems. */
+nnc_status nnc_bnd_pre_grad(nnc_bnd *b, int64_t f, int sign, double *lower, double *grad, double *gbeta);
+int nnc_bnd_pre_pos(const nnc_bnd *b, int64_t f);
+void nnc_bnd_pre_bounds(const nnc_bnd *b, int64_t f, double *l, double *u);
+int nnc_bnd_pre_narrow(nnc_bnd *b, int64_t f, double l, double u);
 
 #endif

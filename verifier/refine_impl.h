@@ -1,5 +1,5 @@
 /* Bound refinement for branch-and-bound leaves (internal to the verifier):
- * optimised ReLU lower slopes (alpha-CROWN, verifier/alpha.c) and ReLU
+ * optimised relaxation slopes (alpha-CROWN, verifier/alpha.c) and ReLU
  * splitting (BaB over unstable neurons, verifier/relusplit.c).
  *
  * Both only ever produce sound lower bounds: any slope in [leak, 1] gives a
@@ -21,7 +21,15 @@ typedef struct nnc_rfn_problem {
     const int *dstart;
 } nnc_rfn_problem;
 
-/* Optimise the lower slopes for each objective o with lower[o] <= target[o]
+/* The variables alpha optimises, one vector: ReLU lower slopes (n_relu),
+ * split multipliers (n_relu), sigmoid/tanh line slopes (2 n_smooth, see
+ * nnc_bnd_set_smooth_slopes).  init fills it with CROWN's slopes (after
+ * nnc_bnd_compute) and zero multipliers. */
+int64_t nnc_alpha_param_count(const nnc_bnd *b);
+void nnc_alpha_params_init(const nnc_bnd *b, double *a);
+
+/* Optimise the slopes (ReLU lower lines, sigmoid/tanh both lines) and split
+ * multipliers for each objective o with lower[o] <= target[o]
  * (projected Adam on the gradient of nnc_bnd_objective_grad, iters steps,
  * stopping once lower[o] > target[o] or at the deadline, a CLOCK_MONOTONIC
  * time in seconds).  In/out: lower[o] (raised to the best bound found, each
@@ -29,12 +37,23 @@ typedef struct nnc_rfn_problem {
  * The slopes are CROWN's again on return.  Call after nnc_bnd_compute. */
 nnc_status nnc_alpha_lower(nnc_bnd *b, int nobj, const double *C, const double *target, double *lower, double *lam,
                            int iters, double deadline);
-/* The same, each objective o starting from the slopes and multipliers in
- * ab[o * 2 n_relu ..] (n_relu slopes, then n_relu multipliers) instead of
- * CROWN's slopes and zero multipliers, and leaving there those of its best
+/* The same, each objective o starting from the variables in
+ * ab[o * nnc_alpha_param_count ..] instead of CROWN's slopes and zero
+ * multipliers (nnc_alpha_params_init), and leaving there those of its best
  * bound (unchanged when none beat lower[o]); ab NULL: nnc_alpha_lower. */
 nnc_status nnc_alpha_lower_from(nnc_bnd *b, int nobj, const double *C, const double *target, double *lower,
                                 double *lam, int iters, double deadline, double *ab);
+
+/* alpha-CROWN on the hidden layers: the pre-activation bounds of every
+ * unstable ReLU neuron and every sigmoid/tanh neuron, in topological order, raised (lower) and lowered
+ * (upper) by iters projected Adam steps on the slopes of the layers before
+ * it (nnc_bnd_pre_grad), and narrowed in b (nnc_bnd_pre_narrow), so that
+ * later neurons, the objectives and saved states see the tighter
+ * relaxations.  Stops at the deadline (the neurons left keep CROWN's
+ * bounds) or when the problem proves empty.  Out: *narrowed, the neurons
+ * whose interval shrank.  Call after nnc_bnd_compute; the slopes are then
+ * CROWN's adaptive ones for the new bounds. */
+nnc_status nnc_alpha_intermediate(nnc_bnd *b, int iters, double deadline, int64_t *narrowed);
 
 /* Branch and bound over ReLU splits of the box [lo, hi]: certifies that no
  * point of the box reaches the unsafe set.  Depth-first, in rounds: the top

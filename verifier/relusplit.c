@@ -19,6 +19,15 @@
 #define NNC_RSP_FSB_CANDIDATES 8
 #endif
 
+/* At most this share of the time left goes to optimising the root's hidden
+ * layer bounds (nnc_alpha_intermediate) before any split. */
+#define NNC_RSP_INTERMEDIATE_SHARE 0.25
+
+/* Memory for the warm starts on the stack (each sub-problem's parent
+ * bounds, slopes and multipliers): past this many bytes, children are
+ * pushed without them and bounded from scratch (slower, never larger). */
+#define NNC_RSP_WARM_BYTES ((size_t)1 << 30)
+
 /* Bound the current sub-problem, disjunct first (the parent's open one:
  * most sub-problems are open, and stay open on the disjunct that kept their
  * parent open, so the alpha steps on the others are saved), then the rest
@@ -71,6 +80,12 @@ typedef struct rsp_node {
     double *ab; /* the parent's slopes and multipliers on its first row, or NULL */
 } rsp_node;
 
+/* Bytes of a stacked sub-problem's warm start. */
+static size_t warm_bytes(const rsp_node *nd, size_t nst, int64_t npar)
+{
+    return sizeof(double) * ((nd->state ? nst : 0) + (nd->ab ? (size_t)npar : 0));
+}
+
 static void node_free(rsp_node *nd)
 {
     free(nd->s);
@@ -97,7 +112,7 @@ static void work_free(rsp_work *w)
     free(w->state);
 }
 
-static int work_init(rsp_work *w, int nrows, int64_t nr)
+static int work_init(rsp_work *w, int nrows, int64_t nr, int64_t npar)
 {
     memset(w, 0, sizeof *w);
     w->zero = calloc((size_t)nrows + 1, sizeof(double));
@@ -107,7 +122,7 @@ static int work_init(rsp_work *w, int nrows, int64_t nr)
     w->coef = malloc(sizeof(double) * (size_t)(nr + 1));
     w->score = malloc(sizeof(double) * NNC_RSP_FSB_CANDIDATES);
     w->cand = malloc(sizeof(int64_t) * NNC_RSP_FSB_CANDIDATES);
-    w->ab = malloc(sizeof(double) * (size_t)(2 * nr + 1));
+    w->ab = malloc(sizeof(double) * (size_t)(npar + 1));
     return w->zero && w->lw && w->rl && w->rh && w->coef && w->score && w->cand && w->ab ? 0 : -1;
 }
 
@@ -163,9 +178,11 @@ static nnc_status pick_neuron(nnc_bnd *b, const nnc_rfn_problem *p, int open_row
     return NNC_STATUS_OK;
 }
 
-/* Bound one sub-problem on engine b; the outcome goes to w. */
+/* Bound one sub-problem on engine b; the outcome goes to w.  At the root,
+ * with alpha_iters > 0, the hidden layers' bounds are optimised first
+ * (every sub-problem inherits them through the saved states). */
 static void bound_node(nnc_bnd *b, const double *lo, const double *hi, const nnc_rfn_problem *p, int alpha_iters,
-                       double deadline, const rsp_node *nd, int64_t nr, size_t nst, rsp_work *w)
+                       double deadline, const rsp_node *nd, int root, int64_t nr, size_t nst, rsp_work *w)
 {
     w->closed = w->stuck = 0;
     w->pick = -1;
@@ -178,16 +195,18 @@ static void bound_node(nnc_bnd *b, const double *lo, const double *hi, const nnc
      * relaxations cost more alpha steps; on ERAN 9x200 this and
      * keeping the parent's bounds were about equal) */
     nnc_status st = nd->state ? nnc_bnd_compute_warm(b, lo, hi, nd->state, nd->crown_from) : nnc_bnd_compute(b, lo, hi, 1);
+    if (!st && root && alpha_iters > 0 && !nnc_bnd_infeasible(b)) {
+        double now = nnc_rfn_now();
+        int64_t narrowed;
+        st = nnc_alpha_intermediate(b, alpha_iters, now + NNC_RSP_INTERMEDIATE_SHARE * (deadline - now), &narrowed);
+    }
     int open_row = -1;
     if (!st && !nnc_bnd_infeasible(b)) {
         /* alpha and beta warm-started from the parent's, as in beta-CROWN
          * (the slopes of neurons now stable are ignored, the multipliers of
          * the new split start at 0) */
-        if (nd->ab) memcpy(w->ab, nd->ab, sizeof(double) * 2 * (size_t)nr);
-        else {
-            nnc_bnd_get_slopes(b, w->ab);
-            memset(w->ab + nr, 0, sizeof(double) * (size_t)nr);
-        }
+        if (nd->ab) memcpy(w->ab, nd->ab, sizeof(double) * (size_t)nnc_alpha_param_count(b));
+        else nnc_alpha_params_init(b, w->ab);
         st = bound_sub(b, p, alpha_iters, deadline, nd->first, w->ab, w->zero, w->lw, &open_row);
     }
     if (st || open_row < 0) {
@@ -237,13 +256,14 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
     if (nr == 0 || p->nrows == 0) return NNC_STATUS_OK;
     for (int j = 0; j < p->ndisj; j++) /* a disjunct without rows is reachable everywhere */
         if (p->dstart[j] >= p->dstart[j + 1]) return NNC_STATUS_OK;
-    size_t cap = 64, top = 0, nst = nnc_bnd_state_doubles(bs[0]);
+    size_t cap = 64, top = 0, nst = nnc_bnd_state_doubles(bs[0]), held = 0;
+    int64_t npar = nnc_alpha_param_count(bs[0]);
     rsp_node *stack = malloc(sizeof(rsp_node) * cap);
     rsp_node *batch = malloc(sizeof(rsp_node) * (size_t)nb);
     rsp_work *ws = calloc((size_t)nb, sizeof(rsp_work));
     nnc_status st = NNC_STATUS_NOMEM;
     int ready = stack && batch && ws;
-    for (int i = 0; i < nb && ready; i++) ready = work_init(&ws[i], p->nrows, nr) == 0;
+    for (int i = 0; i < nb && ready; i++) ready = work_init(&ws[i], p->nrows, nr, npar) == 0;
     if (!ready || !(stack[0].s = calloc((size_t)nr, 1))) goto out;
     stack[0].state = NULL;
     stack[0].crown_from = 0;
@@ -263,7 +283,8 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
         int k = 0;
         while (k < nb && top > 0 && *nodes + (uint64_t)k < max_nodes) batch[k++] = stack[--top];
 #pragma omp parallel for num_threads(k) schedule(static, 1) if (k > 1)
-        for (int i = 0; i < k; i++) bound_node(bs[i], lo, hi, p, alpha_iters, deadline, &batch[i], nr, nst, &ws[i]);
+        for (int i = 0; i < k; i++)
+            bound_node(bs[i], lo, hi, p, alpha_iters, deadline, &batch[i], *nodes == 0 && i == 0, nr, nst, &ws[i]);
         *nodes += (uint64_t)k;
         if (top + 2 * (size_t)k > cap) {
             size_t nc = cap;
@@ -277,6 +298,7 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
         }
         /* the first of the batch was the top of the stack: its children go
          * on top again (depth first) */
+        for (int i = 0; i < k; i++) held -= warm_bytes(&batch[i], nst, npar);
         for (int i = k - 1; i >= 0; i--) {
             rsp_work *w = &ws[i];
             rsp_node *nd = &batch[i];
@@ -294,28 +316,35 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
              * stayed open) the slopes and multipliers of this sub-problem */
             int keep_ab = alpha_iters > 0 && w->open_disj == (nd->first < p->ndisj ? nd->first : 0);
             rsp_node c1 = {nd->s, w->state, nnc_bnd_relu_pos(bs[i], w->pick), w->open_disj, NULL};
-            rsp_node c2 = c1;
             w->state = NULL;
-            c2.s = malloc((size_t)nr);
-            c2.state = malloc(sizeof(double) * (nst + 1));
-            if (keep_ab) {
-                c1.ab = malloc(sizeof(double) * (size_t)(2 * nr + 1));
-                c2.ab = malloc(sizeof(double) * (size_t)(2 * nr + 1));
+            if (held + 2 * (sizeof(double) * (nst + (keep_ab ? (size_t)npar : 0))) > NNC_RSP_WARM_BYTES) {
+                free(c1.state); /* over the budget: both children start cold */
+                c1.state = NULL;
+                c1.crown_from = 0;
+                keep_ab = 0;
             }
-            if (!c2.s || !c2.state || (keep_ab && (!c1.ab || !c2.ab))) {
+            rsp_node c2 = c1;
+            c2.s = malloc((size_t)nr);
+            c2.state = c1.state ? malloc(sizeof(double) * (nst + 1)) : NULL;
+            if (keep_ab) {
+                c1.ab = malloc(sizeof(double) * (size_t)(npar + 1));
+                c2.ab = malloc(sizeof(double) * (size_t)(npar + 1));
+            }
+            if (!c2.s || (c1.state && !c2.state) || (keep_ab && (!c1.ab || !c2.ab))) {
                 node_free(&c1);
                 node_free(&c2);
                 st = NNC_STATUS_NOMEM;
                 continue;
             }
-            memcpy(c2.state, c1.state, sizeof(double) * nst);
+            if (c1.state) memcpy(c2.state, c1.state, sizeof(double) * nst);
             memcpy(c2.s, c1.s, (size_t)nr);
             if (keep_ab) {
-                memcpy(c1.ab, w->ab, sizeof(double) * 2 * (size_t)nr);
-                memcpy(c2.ab, w->ab, sizeof(double) * 2 * (size_t)nr);
+                memcpy(c1.ab, w->ab, sizeof(double) * (size_t)npar);
+                memcpy(c2.ab, w->ab, sizeof(double) * (size_t)npar);
             }
             c2.s[w->pick] = -1;
             c1.s[w->pick] = 1;
+            held += warm_bytes(&c1, nst, npar) + warm_bytes(&c2, nst, npar);
             stack[top++] = c2;
             stack[top++] = c1;
         }

@@ -6,7 +6,7 @@
  *   1. branch and bound splits the box; each leaf is certified SAFE (sound
  *      linear bounds show no point can reach the unsafe set), certified
  *      UNSAFE (every point reaches it), or left OPEN.  A leaf CROWN leaves
- *      open gets optimised ReLU lower slopes (alpha-CROWN) and, with many
+ *      open gets optimised relaxation slopes (alpha-CROWN) and, with many
  *      inputs, a branch and bound over ReLU splits (pre-activation >= 0 or
  *      <= 0).  ReLU splits never divide the input box into measurable
  *      pieces: they certify a whole input leaf SAFE when every ReLU
@@ -75,7 +75,7 @@ typedef struct nnc_vrf_opts {
     int split;               /* 1: branch and bound (default), 0: bound the box once */
     int stop_on_counterexample; /* 1: end branch and bound at the first validated
                                    counterexample (the interval stays valid, wider) */
-    int alpha_iters;         /* optimised ReLU lower slopes (alpha-CROWN) on leaves
+    int alpha_iters;         /* optimised relaxation slopes (alpha-CROWN) on leaves
                                 CROWN leaves open: steps per objective; 0 off; -1 auto
                                 (the default: 8 with inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS,
                                 else 0) */

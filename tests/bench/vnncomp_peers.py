@@ -25,7 +25,9 @@ replay). total_time_solved_s sums run_time_s (wall clock on the organisers'
 hardware, including each tool's start-up overhead; prepare time excluded) over
 the solved instances.
 
-Writes the summary CSV (tool,year,family,instances,solved,wrong,total_time_solved_s),
+Writes the summary CSV (tool,year,family,instances,solved,wrong,total_time_solved_s,
+interval_width_median,interval_width_max: nncert's violation-fraction interval
+widths over the family, empty for the peers, which report no fraction),
 prints a short table (nncert and the best tool of each year: most solved, then
 least time) and returns 0.
 """
@@ -75,6 +77,23 @@ def tool_name(path, year):
     return os.path.basename(os.path.dirname(os.path.dirname(path)))
 
 
+def interval_widths(inst):
+    """Median and largest width frac_hi - frac_lo of nncert's violation-
+    fraction interval over a family's instances (None when no row has one;
+    peers report no fraction, so their columns stay empty)."""
+    w = []
+    for r in inst:
+        try:
+            w.append(float(r["frac_hi"]) - float(r["frac_lo"]))
+        except (KeyError, ValueError):
+            pass
+    if not w:
+        return None
+    w.sort()
+    m = len(w) // 2
+    return ((w[m] if len(w) % 2 else 0.5 * (w[m - 1] + w[m])), w[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", required=True)
@@ -93,6 +112,7 @@ def main():
             fams.setdefault(r["family"], []).append(r)
 
     rows = []          # (tool, year, family, instances, solved, wrong, time)
+    widths = {}        # family -> nncert's (median, max) violation-interval width
     best = []          # (family, year, tool, solved, wrong, time)
     for fam, inst in fams.items():
         n = len(inst)
@@ -100,6 +120,7 @@ def main():
         s = sum(int(r["solved"]) for r in inst)
         w = sum(int(r["wrong"]) for r in inst)
         t = sum(float(r["time_s"]) for r in inst if r["solved"] == "1")
+        widths[fam] = interval_widths(inst)
         rows.append(("nncert", a.year, fam, n, s, w, t))
 
         for year, pattern, category in SOURCES.get(fam, []):
@@ -151,9 +172,11 @@ def main():
     with open(a.out, "w", newline="") as f:
         wr = csv.writer(f, lineterminator="\n")
         wr.writerow(["tool", "year", "family", "instances", "solved", "wrong",
-                     "total_time_solved_s"])
+                     "total_time_solved_s", "interval_width_median", "interval_width_max"])
         for r in rows:
-            wr.writerow(list(r[:6]) + [f"{r[6]:.3f}"])
+            wd = widths.get(r[2]) if r[0] == "nncert" else None
+            wr.writerow(list(r[:6]) + [f"{r[6]:.3f}"] +
+                        ([f"{wd[0]:.6g}", f"{wd[1]:.6g}"] if wd else ["", ""]))
 
     fmt = "{:<10} {:<28} {:>9} {:>6} {:>5} {:>15}"
     print(fmt.format("family", "tool", "instances", "solved", "wrong", "time_solved_s"))

@@ -24,10 +24,12 @@ static double urand(void) { return (double)rand() / RAND_MAX; }
 
 #define MAXW 12
 
-/* x -> Gemm -> act -> Gemm -> act -> Gemm -> y; act ReLU or LeakyReLU(0.2). */
+/* x -> Gemm -> act -> Gemm -> act -> Gemm -> y; act ReLU, LeakyReLU(0.2),
+ * Sigmoid or Tanh. */
 typedef struct mlp {
     int w[4];     /* widths: input, hidden, hidden, output */
     int leaky;
+    int smooth;   /* 1 Sigmoid, 2 Tanh (then leaky is ignored) */
     float W[3][MAXW * MAXW], bias[3][MAXW];
 } mlp;
 
@@ -59,8 +61,9 @@ static nnc_model *mlp_build(mlp *t)
         node_attr(g, attr_int("transB", 1));
         b.nodes[nn++] = g;
         if (k < 2) {
-            Onnx__NodeProto *a = node(t->leaky ? "LeakyRelu" : "Relu", bn[k], 1, ain[k], 1, aout[k]);
-            if (t->leaky) node_attr(a, attr_float("alpha", 0.2f));
+            const char *op = t->smooth == 1 ? "Sigmoid" : t->smooth == 2 ? "Tanh" : t->leaky ? "LeakyRelu" : "Relu";
+            Onnx__NodeProto *a = node(op, bn[k], 1, ain[k], 1, aout[k]);
+            if (t->leaky && !t->smooth) node_attr(a, attr_float("alpha", 0.2f));
             b.nodes[nn++] = a;
         }
     }
@@ -75,7 +78,7 @@ static nnc_model *mlp_build(mlp *t)
 /* Reference forward pass in MPFR at 256 bits (relative error far below
  * 2^-200 for these sizes, so it stands for exact arithmetic against the
  * 1e-12 tolerances below).  Out: y (rounded to nearest), pre_sign and pre
- * (pre-activations in flat ReLU order), each optional. */
+ * (pre-activations in flat neuron order), each optional. */
 static void mlp_eval_exact(const mlp *t, const double *x, double *y, int *pre_sign, double *pre)
 {
     mpfr_t a[MAXW], h[MAXW], p;
@@ -102,7 +105,14 @@ static void mlp_eval_exact(const mlp *t, const double *x, double *y, int *pre_si
             if (pre_sign) pre_sign[f] = mpfr_sgn(h[j]);
             if (pre) pre[f] = mpfr_get_d(h[j], MPFR_RNDN);
             f++;
-            if (mpfr_sgn(h[j]) < 0) {
+            if (t->smooth == 1) { /* 1 / (1 + exp(-h)) */
+                mpfr_neg(a[j], h[j], MPFR_RNDN);
+                mpfr_exp(a[j], a[j], MPFR_RNDN);
+                mpfr_add_ui(a[j], a[j], 1, MPFR_RNDN);
+                mpfr_ui_div(a[j], 1, a[j], MPFR_RNDN);
+            } else if (t->smooth == 2) {
+                mpfr_tanh(a[j], h[j], MPFR_RNDN);
+            } else if (mpfr_sgn(h[j]) < 0) {
                 if (t->leaky) mpfr_mul_d(a[j], h[j], (double)0.2f, MPFR_RNDN);
                 else mpfr_set_zero(a[j], 1);
             } else {
@@ -160,7 +170,7 @@ START_TEST(test_any_slopes_sound)
     char err[NNC_ERRBUF_SIZE];
     int tried = 0;
     for (int trial = 0; trial < 30; trial++) {
-        mlp t;
+        mlp t = {0};
         t.leaky = trial % 3 == 2;
         nnc_model *m = mlp_build(&t);
         nnc_bnd *b;
@@ -206,12 +216,97 @@ START_TEST(test_any_slopes_sound)
 }
 END_TEST
 
+/* Sigmoid and tanh nets: any line slopes give sound bounds (exact
+ * evaluation), the slope gradient matches finite differences, and alpha on
+ * the hidden layers (nnc_alpha_intermediate, on ReLU nets too) only narrows
+ * intervals, which keep holding every sampled pre-activation, and the
+ * objective bound after it still holds. */
+START_TEST(test_smooth_and_intermediate_sound)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int agree = 0, total = 0, narrowed_any = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        mlp t = {0};
+        t.smooth = trial % 4 < 2 ? 1 + trial % 2 : 0; /* sigmoid, tanh, relu, leaky */
+        t.leaky = trial % 4 == 3;
+        nnc_model *m = mlp_build(&t);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        double lo[4], hi[4], C[4], x[4], y[4], pre[2 * MAXW], lb;
+        double ts[4 * MAXW], t2[4 * MAXW], g[4 * MAXW], dir[4 * MAXW];
+        random_box(t.w[0], lo, hi, 1.5);
+        random_objective(t.w[3], C);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        int64_t ns = nnc_bnd_smooth_count(b), nr = nnc_bnd_relu_count(b), nn = nr + ns;
+        ck_assert_int_eq(nn, t.w[1] + t.w[2]);
+        ck_assert_int_eq(ns, t.smooth ? nn : 0);
+        if (t.smooth) {
+            for (int k = 0; k < 4; k++) {
+                for (int64_t f = 0; f < 2 * ns; f++) ts[f] = k == 0 ? 0 : k == 1 ? 1 : urand();
+                nnc_bnd_set_smooth_slopes(b, ts);
+                ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &lb, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+                ck_assert(isfinite(lb));
+                expect_bound_holds(&t, lo, hi, C, lb, 0, 0, 300, trial);
+            }
+            /* gradient against a finite difference, from interior slopes */
+            double l0, l1, h = 1e-6, gd = 0;
+            for (int64_t f = 0; f < 2 * ns; f++) {
+                ts[f] = 0.2 + 0.6 * urand();
+                dir[f] = urand() - 0.5;
+            }
+            nnc_bnd_set_smooth_slopes(b, ts);
+            nnc_bnd_set_smooth_grad(b, g);
+            ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &l0, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+            nnc_bnd_set_smooth_grad(b, NULL);
+            for (int64_t f = 0; f < 2 * ns; f++) {
+                t2[f] = ts[f] + h * dir[f];
+                gd += g[f] * dir[f];
+            }
+            nnc_bnd_set_smooth_slopes(b, t2);
+            ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &l1, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+            total++;
+            if (fabs((l1 - l0) / h - gd) <= 1e-3 * (1 + fabs(gd))) agree++;
+            ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        }
+        double cl[2 * MAXW], ch[2 * MAXW];
+        for (int64_t f = 0; f < nn; f++) nnc_bnd_pre_bounds(b, f, &cl[f], &ch[f]);
+        int64_t narrowed = 0;
+        ck_assert_int_eq(nnc_alpha_intermediate(b, 10, nnc_rfn_now() + 10, &narrowed), NNC_STATUS_OK);
+        narrowed_any += narrowed > 0;
+        ck_assert(!nnc_bnd_infeasible(b));
+        for (int64_t f = 0; f < nn; f++) {
+            double l, u;
+            nnc_bnd_pre_bounds(b, f, &l, &u);
+            ck_assert_msg(l >= cl[f] && u <= ch[f], "seed %u trial %d: neuron %lld widened", seed, trial, (long long)f);
+        }
+        for (int s = 0; s < 300; s++) {
+            test_point(s, t.w[0], lo, hi, x);
+            mlp_eval_exact(&t, x, y, NULL, pre);
+            for (int64_t f = 0; f < nn; f++) {
+                double l, u;
+                nnc_bnd_pre_bounds(b, f, &l, &u);
+                if (!(pre[f] >= l - 1e-12 * (1 + fabs(l)) && pre[f] <= u + 1e-12 * (1 + fabs(u))))
+                    ck_abort_msg("seed %u trial %d: neuron %lld pre-activation %.17g outside [%.17g, %.17g]", seed, trial,
+                                 (long long)f, pre[f], l, u);
+            }
+        }
+        ck_assert_int_eq(nnc_bnd_objective_grad(b, C, 0.0, &lb, NULL, NULL, NULL, NULL), NNC_STATUS_OK);
+        expect_bound_holds(&t, lo, hi, C, lb, 0, 0, 300, trial);
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_msg(agree >= total * 7 / 10, "seed %u: smooth gradient agrees with finite differences on %d/%d", seed,
+                  agree, total);
+    ck_assert_msg(narrowed_any >= 10, "seed %u: alpha narrowed hidden bounds in only %d of 40 nets", seed, narrowed_any);
+}
+END_TEST
+
 START_TEST(test_slope_gradient)
 {
     char err[NNC_ERRBUF_SIZE];
     int agree = 0, total = 0;
     for (int trial = 0; trial < 40; trial++) {
-        mlp t;
+        mlp t = {0};
         t.leaky = 0;
         nnc_model *m = mlp_build(&t);
         nnc_bnd *b;
@@ -251,7 +346,7 @@ START_TEST(test_alpha_tightens)
     char err[NNC_ERRBUF_SIZE];
     int better = 0;
     for (int trial = 0; trial < 30; trial++) {
-        mlp t;
+        mlp t = {0};
         t.leaky = trial % 2;
         nnc_model *m = mlp_build(&t);
         nnc_bnd *b;
@@ -288,7 +383,7 @@ START_TEST(test_random_splits_sound)
     char err[NNC_ERRBUF_SIZE];
     int infeasible_seen = 0, feasible_checked = 0;
     for (int trial = 0; trial < 120; trial++) {
-        mlp t;
+        mlp t = {0};
         t.leaky = trial % 3 == 1;
         nnc_model *m = mlp_build(&t);
         nnc_bnd *b;
@@ -366,7 +461,7 @@ START_TEST(test_relusplit_certify)
     char err[NNC_ERRBUF_SIZE];
     int cert_split = 0, cert_crown = 0;
     for (int trial = 0; trial < 30; trial++) {
-        mlp t;
+        mlp t = {0};
         t.leaky = trial % 4 == 3;
         nnc_model *m = mlp_build(&t);
         nnc_bnd *b, *b3[3];
@@ -435,6 +530,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_any_slopes_sound);
     tcase_add_test(tc, test_slope_gradient);
+    tcase_add_test(tc, test_smooth_and_intermediate_sound);
     tcase_add_test(tc, test_alpha_tightens);
     tcase_add_test(tc, test_random_splits_sound);
     tcase_add_test(tc, test_relusplit_certify);
