@@ -225,7 +225,7 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
         echo "  the earlier run (of the kept rows):"
         [ -s "$tmp/prev_head.txt" ] && sed 's/^/    /' "$tmp/prev_head.txt"
     fi
-    echo "openblas threads: ${OPENBLAS_NUM_THREADS:-default (all cores)}"
+    echo "openblas threads: ${OPENBLAS_NUM_THREADS:-default (all cores)}; nncert verify sets one while several workers run"
     echo "nncert time_s: wall clock of the whole process (load, bounds, sampling), measured by the shell."
     echo "peer rows: published VNN-COMP results (results/vnncomp20XX in the data folder) restricted to the same"
     echo "  instances, scored against the same consensus; their run times are wall clock on the organisers'"
