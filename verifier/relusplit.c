@@ -31,10 +31,11 @@
 /* Bound the current sub-problem, disjunct first (the parent's open one:
  * most sub-problems are open, and stay open on the disjunct that kept their
  * parent open, so the alpha steps on the others are saved), then the rest
- * in order.  ab (or NULL): the slopes and multipliers alpha starts from on
- * the first row of disjunct first, left there as they end.  Out: *open_row, the row (of an open disjunct) whose bound is
- * closest to its threshold, or -1 when every disjunct is impossible (the
- * sub-problem is certified). */
+ * in order.  ab (or NULL): the variables alpha starts from on the first row
+ * of disjunct first (nnc_alpha_lower_from), left there as they end.
+ * Out: *open_row, the row (of an open disjunct) whose bound is closest to
+ * its threshold, or -1 when every disjunct is impossible (the sub-problem
+ * is certified). */
 static nnc_status bound_sub(nnc_bnd *b, const nnc_rfn_problem *p, int alpha_iters, double deadline, int first,
                             double *ab, double *zero, double *lw, int *open_row)
 {
@@ -77,7 +78,7 @@ typedef struct rsp_node {
     double *state;
     int crown_from;
     int first;  /* the disjunct that kept the parent open */
-    double *ab; /* the parent's slopes and multipliers on its first row, or NULL */
+    double *ab; /* the parent's alpha variables on its first row, or NULL */
 } rsp_node;
 
 /* Bytes of a stacked sub-problem's warm start. */

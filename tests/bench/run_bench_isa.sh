@@ -18,6 +18,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 NNCERT=${NNCERT:-bin/nncert}
 SHARED=${SHARED:-../shared}
+CORES=$(nproc --all) # (nproc alone follows OMP_NUM_THREADS)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 mkdir -p results
 W=$(mktemp -d)
@@ -66,7 +67,7 @@ awk -F, 'BEGIN { OFS = "," }
         }
     }' "$raw" >results/isa-paths.csv
 {
-    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+    echo "machine: $CORES cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
     echo "cpu flags (isa-relevant): $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|bmi2|adx|avx512f|avx512dq|avx512bw|avx512vl|avx512ifma)$' | tr '\n' ' ')"
     echo "levels measured: $levels (the CPU's own: $cpu)"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
