@@ -3,7 +3,7 @@
  * split multipliers (see refine_impl.h).  Each objective gets its own
  * slopes and multipliers, as in alpha/beta-CROWN (every slope and multiplier
  * vector gives a sound bound); nnc_alpha_intermediate optimises the hidden
- * ReLU layers' bounds the same way, neuron by neuron. */
+ * layers' bounds (ReLU and sigmoid/tanh) the same way, neuron by neuron. */
 #include "verifier/refine_impl.h"
 
 #include <math.h>

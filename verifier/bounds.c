@@ -1615,7 +1615,6 @@ nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double 
     return objective_grad_at(b, b->out_v, C, d, lower, lam, grad, gbeta, coef);
 }
 
-/* Neuron f's node position, input value and element (f in range). */
 /* Neuron f's node position, input value and element: f < n_relu a ReLU
  * neuron, else sigmoid/tanh neuron f - n_relu (f in range). */
 static int relu_at(const nnc_bnd *b, int64_t f, int *v, int64_t *j)
