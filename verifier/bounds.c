@@ -1278,15 +1278,6 @@ void nnc_bnd_state_save(const nnc_bnd *b, double *state)
     }
 }
 
-int nnc_bnd_relu_pos(const nnc_bnd *b, int64_t f)
-{
-    const nnc_model *m = b->m;
-    int pos = -1;
-    for (int t = 0; t < m->n_order; t++)
-        if (b->relu_off[t] >= 0 && b->relu_off[t] <= f) pos = t;
-    return pos;
-}
-
 nnc_status nnc_bnd_compute_warm(nnc_bnd *b, const double *lo, const double *hi, const double *state, int crown_from)
 {
     return compute(b, lo, hi, 1, state, crown_from);
@@ -1617,7 +1608,7 @@ nnc_status nnc_bnd_objective_grad(nnc_bnd *b, const double *C, double d, double 
 
 /* Neuron f's node position, input value and element: f < n_relu a ReLU
  * neuron, else sigmoid/tanh neuron f - n_relu (f in range). */
-static int relu_at(const nnc_bnd *b, int64_t f, int *v, int64_t *j)
+static int neuron_at(const nnc_bnd *b, int64_t f, int *v, int64_t *j)
 {
     const int64_t *off = f < b->n_relu ? b->relu_off : b->smooth_off;
     int64_t k = f < b->n_relu ? f : f - b->n_relu;
@@ -1633,7 +1624,7 @@ int nnc_bnd_pre_pos(const nnc_bnd *b, int64_t f)
 {
     int v;
     int64_t j;
-    return relu_at(b, f, &v, &j);
+    return neuron_at(b, f, &v, &j);
 }
 
 nnc_status nnc_bnd_pre_grad(nnc_bnd *b, int64_t f, int sign, double *lower, double *grad, double *gbeta)
@@ -1641,7 +1632,7 @@ nnc_status nnc_bnd_pre_grad(nnc_bnd *b, int64_t f, int sign, double *lower, doub
     if (f < 0 || f >= b->n_relu + b->n_smooth || (sign != 1 && sign != -1)) return NNC_STATUS_ARG;
     int v;
     int64_t j;
-    relu_at(b, f, &v, &j);
+    neuron_at(b, f, &v, &j);
     double *C = calloc((size_t)V(b, v)->numel + 1, sizeof(double));
     if (C == NULL) return NNC_STATUS_NOMEM;
     C[j] = sign;
@@ -1654,7 +1645,7 @@ void nnc_bnd_pre_bounds(const nnc_bnd *b, int64_t f, double *l, double *u)
 {
     int v;
     int64_t j;
-    relu_at(b, f, &v, &j);
+    neuron_at(b, f, &v, &j);
     *l = b->lo[v][j];
     *u = b->hi[v][j];
 }
@@ -1663,7 +1654,7 @@ int nnc_bnd_pre_narrow(nnc_bnd *b, int64_t f, double l, double u)
 {
     int v;
     int64_t j;
-    int t = relu_at(b, f, &v, &j);
+    int t = neuron_at(b, f, &v, &j);
     const nnc_node *n = &b->m->nodes[b->m->order[t]];
     node_info *x = &b->ni[b->m->order[t]];
     int empty = narrow(b, v, j, l, u);
@@ -1695,13 +1686,13 @@ int nnc_bnd_pre_narrow(nnc_bnd *b, int64_t f, double l, double u)
 
 nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side, double *lower)
 {
-    const nnc_model *m = b->m;
-    int t = nnc_bnd_relu_pos(b, f);
-    if (t < 0 || f < 0 || f >= b->n_relu) return NNC_STATUS_ARG;
-    const nnc_node *n = &m->nodes[m->order[t]];
-    node_info *x = &b->ni[m->order[t]];
-    int64_t j = f - b->relu_off[t];
-    double l = b->lo[n->in[0]][j], u = b->hi[n->in[0]][j];
+    if (f < 0 || f >= b->n_relu) return NNC_STATUS_ARG;
+    int v;
+    int64_t j;
+    int t = neuron_at(b, f, &v, &j);
+    const nnc_node *n = &b->m->nodes[b->m->order[t]];
+    node_info *x = &b->ni[b->m->order[t]];
+    double l = b->lo[v][j], u = b->hi[v][j];
     double sv[5] = {x->al[j], x->bl[j], x->au[j], x->bu[j], x->ew[j]};
     /* the exact piece on the child's side: slope 1 (active) or the leak */
     double a = side > 0 ? 1.0 : relu_leak(n);

@@ -56,13 +56,11 @@ nnc_status nnc_bnd_compute(nnc_bnd *b, const double *lo, const double *hi, int c
  * intersected with the saved bounds (they hold on the sub-problem too),
  * with CROWN tightening only at order positions >= crown_from (INT_MAX:
  * none, the intermediate bounds stay the parent's, as in beta-CROWN; the
- * position of a split neuron's node: nnc_bnd_relu_pos).  An intersection
+ * position of a split neuron's node: nnc_bnd_pre_pos).  An intersection
  * that comes out empty marks the sub-problem infeasible. */
 size_t nnc_bnd_state_doubles(const nnc_bnd *b);
 void nnc_bnd_state_save(const nnc_bnd *b, double *state);
 nnc_status nnc_bnd_compute_warm(nnc_bnd *b, const double *lo, const double *hi, const double *state, int crown_from);
-/* The order position of the ReLU node that holds neuron f. */
-int nnc_bnd_relu_pos(const nnc_bnd *b, int64_t f);
 
 /* After nnc_bnd_compute: the interval bounds of the model's output. */
 const double *nnc_bnd_out_lo(const nnc_bnd *b);

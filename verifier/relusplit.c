@@ -316,7 +316,7 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
             /* children: the split, the bounds and (where the same disjunct
              * stayed open) the slopes and multipliers of this sub-problem */
             int keep_ab = alpha_iters > 0 && w->open_disj == (nd->first < p->ndisj ? nd->first : 0);
-            rsp_node c1 = {nd->s, w->state, nnc_bnd_relu_pos(bs[i], w->pick), w->open_disj, NULL};
+            rsp_node c1 = {nd->s, w->state, nnc_bnd_pre_pos(bs[i], w->pick), w->open_disj, NULL};
             w->state = NULL;
             if (held + 2 * (sizeof(double) * (nst + (keep_ab ? (size_t)npar : 0))) > NNC_RSP_WARM_BYTES) {
                 free(c1.state); /* over the budget: both children start cold */
