@@ -56,6 +56,10 @@ typedef struct node_info {
     int64_t *cv_ptr;
     int32_t *cv_idx;
     double *cv_w;
+    /* CONV as GEMMs over column blocks (conv_gemm): |weights| [M][C/G KH KW]
+     * and a column scratch of cv_colcap doubles; NULL when not used */
+    double *cv_wabs, *cv_col;
+    int64_t cv_colcap;
 } node_info;
 
 struct nnc_bnd {
@@ -255,7 +259,7 @@ void nnc_bnd_destroy(nnc_bnd *b)
             node_info *x = &b->ni[k];
             free(x->wt); free(x->wabs); free(x->bias); free(x->cbias); free(x->ia); free(x->ib); free(x->ew);
             free(x->al); free(x->bl); free(x->au); free(x->bu); free(x->arg); free(x->sxl); free(x->sxu);
-            free(x->cv_ptr); free(x->cv_idx); free(x->cv_w);
+            free(x->cv_ptr); free(x->cv_idx); free(x->cv_w); free(x->cv_wabs); free(x->cv_col);
         }
     free(b->lo); free(b->hi); free(b->L); free(b->Lbuf); free(b->Lcap); free(b->exact_ibp); free(b->ni); free(b->pos);
     free(b->needs_crown);
@@ -293,6 +297,7 @@ static void lin_bias(const nnc_bnd *b, const nnc_node *n, double *out);
 static int refine_setup(nnc_bnd *b);
 static void apply_split(nnc_bnd *b, int t, const nnc_node *n);
 static int conv_csr(nnc_bnd *b, const nnc_node *n);
+static int conv_gemm_setup(nnc_bnd *b, const nnc_node *n);
 
 nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t errlen)
 {
@@ -479,7 +484,8 @@ nnc_status nnc_bnd_create(nnc_bnd **out, const nnc_model *m, char *err, size_t e
     for (int v = 0; v < b->nv; v++) b->soff[v + 1] = b->soff[v] + (b->lo[v] ? 2 * (size_t)V(b, v)->numel : 0);
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
-        if (b->ni[m->order[t]].lin && (n->op == NNC_OP_CONV || n->op == NNC_OP_AVERAGEPOOL) && conv_csr(b, n) != 0)
+        if (b->ni[m->order[t]].lin && (n->op == NNC_OP_CONV || n->op == NNC_OP_AVERAGEPOOL) &&
+            (conv_csr(b, n) != 0 || conv_gemm_setup(b, n) != 0))
             goto nomem;
     }
     if (refine_setup(b) != 0) goto nomem;
@@ -603,6 +609,112 @@ static int conv_csr(nnc_bnd *b, const nnc_node *n)
     return 0;
 }
 
+/* Column blocks of conv_gemm: at most this many doubles of scratch (one
+ * output row of columns at least; past NNC_BND_COL_ROW_MAX for one row the
+ * node keeps the sparse terms). */
+#define NNC_BND_COL_MAX ((int64_t)1 << 15)
+#define NNC_BND_COL_ROW_MAX ((int64_t)1 << 22)
+
+/* Prepare a CONV node for conv_gemm (2-D, weights stored).  Returns 0, or
+ * -1 when out of memory. */
+static int conv_gemm_setup(nnc_bnd *b, const nnc_node *n)
+{
+    node_info *x = &b->ni[n - b->m->nodes];
+    const nnc_value *w = V(b, n->in[1]);
+    if (n->op != NNC_OP_CONV || w->f == NULL) return 0;
+    cgeom g;
+    conv_geom(b, n, &g);
+    int64_t k2 = (g.C / g.G) * g.KH * g.KW, row = k2 * g.OW, all = row * g.OH;
+    if (g.G < 1 || k2 < 1 || row < 1 || row > NNC_BND_COL_ROW_MAX) return 0;
+    x->cv_colcap = all < NNC_BND_COL_MAX ? all : (row > NNC_BND_COL_MAX ? row : NNC_BND_COL_MAX);
+    x->cv_col = malloc(sizeof(double) * (size_t)x->cv_colcap);
+    x->cv_wabs = malloc(sizeof(double) * (size_t)(g.M * k2));
+    if (!x->cv_col || !x->cv_wabs) {
+        free(x->cv_col); free(x->cv_wabs);
+        x->cv_col = x->cv_wabs = NULL;
+        return -1;
+    }
+    for (int64_t k = 0; k < g.M * k2; k++) x->cv_wabs[k] = fabs(w->f[k]);
+    return 0;
+}
+
+/* A CONV node as GEMMs (OpenBLAS), for nobj rows: forward y += J x (mode 0)
+ * or |J| x (mode 1) through columns gathered from x (im2col), backward
+ * Lin += L J (mode 0 only) through columns W^T L scattered onto Lin
+ * (col2im).  Each output (forward) or input (backward) element receives the
+ * same products as in the loop nest, summed in another order; the rounding
+ * bound GAMMA sum |terms| (see the top of this file) holds in any order, so
+ * the bounds stay sound.  Returns 1 when done, 0 when the caller must use
+ * the sparse terms (no column scratch, or backward mode 1). */
+NNC_BND_CLONES static int conv_gemm(const nnc_bnd *b, const nnc_node *n, const node_info *x, int back, int mode, int nobj,
+                     const double *src, double *dst)
+{
+    if (x->cv_col == NULL || (back && mode)) return 0;
+    cgeom g;
+    conv_geom(b, n, &g);
+    const double *W = mode ? x->cv_wabs : V(b, n->in[1])->f;
+    int64_t cg = g.C / g.G, mg = g.M / g.G, k2 = cg * g.KH * g.KW, P = g.OH * g.OW, HW = g.H * g.W;
+    int64_t ni = g.N * g.C * HW, no = g.N * g.M * P;
+    int64_t rows = x->cv_colcap / (k2 * g.OW); /* output rows per column block */
+    double *col = x->cv_col;
+    for (int o = 0; o < nobj; o++)
+        for (int64_t nn = 0; nn < g.N; nn++)
+            for (int64_t gi = 0; gi < g.G; gi++) {
+                const double *Wg = W + gi * mg * k2;
+                const double *xin = back ? NULL : src + (size_t)o * (size_t)ni + (nn * g.C + gi * cg) * HW;
+                double *din = back ? dst + (size_t)o * (size_t)ni + (nn * g.C + gi * cg) * HW : NULL;
+                const double *yo = back ? src + (size_t)o * (size_t)no + (nn * g.M + gi * mg) * P : NULL;
+                double *dy = back ? NULL : dst + (size_t)o * (size_t)no + (nn * g.M + gi * mg) * P;
+                for (int64_t oy0 = 0; oy0 < g.OH; oy0 += rows) {
+                    int64_t oy1 = oy0 + rows < g.OH ? oy0 + rows : g.OH, pc = (oy1 - oy0) * g.OW, p0 = oy0 * g.OW;
+                    if (back) /* col [k2 x pc] = Wg^T L block */
+                        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k2, (int)pc, (int)mg, 1.0, Wg, (int)k2,
+                                    yo + p0, (int)P, 0.0, col, (int)pc);
+                    /* columns <-> input: row r = (ci, ky, kx), column (oy, ox) */
+                    for (int64_t ci = 0; ci < cg; ci++)
+                        for (int64_t ky = 0; ky < g.KH; ky++)
+                            for (int64_t kx = 0; kx < g.KW; kx++) {
+                                double *cr = col + ((ci * g.KH + ky) * g.KW + kx) * pc;
+                                /* ix = ox SW + off within [0, W) for ox in [a, e) */
+                                int64_t off = kx * g.DW - g.PL, sw = g.SW, a = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                                int64_t e = g.W - off > 0 ? (g.W - off + sw - 1) / sw : 0;
+                                if (e > g.OW) e = g.OW;
+                                if (a > e) a = e;
+                                for (int64_t oy = oy0; oy < oy1; oy++) {
+                                    int64_t iy = oy * g.SH - g.PT + ky * g.DH;
+                                    double *c = cr + (oy - oy0) * g.OW;
+                                    if (iy < 0 || iy >= g.H) {
+                                        if (!back) memset(c, 0, sizeof(double) * (size_t)g.OW);
+                                        continue;
+                                    }
+                                    int64_t base = ci * HW + iy * g.W + off;
+                                    if (back) {
+                                        double *restrict dd = din + base;
+                                        const double *restrict cc = c;
+                                        if (sw == 1)
+                                            for (int64_t ox = a; ox < e; ox++) dd[ox] += cc[ox];
+                                        else
+                                            for (int64_t ox = a; ox < e; ox++) dd[ox * sw] += cc[ox];
+                                    } else {
+                                        const double *restrict xx = xin + base;
+                                        double *restrict cc = c;
+                                        for (int64_t ox = 0; ox < a; ox++) cc[ox] = 0.0;
+                                        if (sw == 1)
+                                            for (int64_t ox = a; ox < e; ox++) cc[ox] = xx[ox];
+                                        else
+                                            for (int64_t ox = a; ox < e; ox++) cc[ox] = xx[ox * sw];
+                                        for (int64_t ox = e; ox < g.OW; ox++) cc[ox] = 0.0;
+                                    }
+                                }
+                            }
+                    if (!back) /* y block [mg x pc] += Wg col */
+                        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)pc, (int)k2, 1.0, Wg, (int)k2,
+                                    col, (int)pc, 1.0, dy + p0, (int)P);
+                }
+            }
+    return 1;
+}
+
 /* One linear node, applied forward to one vector (rows = 1) or backward to
  * nobj rows.  fwd: y[no] += J x[ni]; back: Lin[o][ni] += L[o][no] J. */
 static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int mode, int nobj, const double *src, double *dst)
@@ -716,6 +828,7 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
             break;
         }
         case NNC_OP_CONV: case NNC_OP_AVERAGEPOOL:
+            if (o == 0 && conv_gemm(b, n, x, back, mode, nobj, src, dst)) return;
             if (x->cv_ptr) { /* the precomputed terms (conv_csr), mode and direction hoisted */
                 const int64_t *ptr = x->cv_ptr;
                 const int32_t *idx = x->cv_idx;

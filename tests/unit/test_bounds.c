@@ -8,7 +8,9 @@
  *  - CROWN is at least as tight as IBP on the objectives;
  *  - the same on random small residual conv nets (Conv with padding, ReLU,
  *    a second Conv added back to its input, AveragePool, Flatten, Gemm):
- *    IBP against an MPFR interval reference, samples inside CROWN. */
+ *    IBP against an MPFR interval reference, samples inside CROWN;
+ *  - convs of random strides, asymmetric pads, dilations and groups: the
+ *    same, and on one-point boxes CROWN within rounding of the runtime. */
 #include "models/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/bounds_impl.h"
@@ -147,8 +149,11 @@ static void expect_ibp_matches_mpfr(const nnc_bnd *b, int trial, int n_out, mpfr
                       olo[j], mpfr_get_d(yl[j], MPFR_RNDD));
         ck_assert_msg(mpfr_cmp_d(yh[j], ohi[j]) <= 0, "seed %u trial %d: IBP upper %.17g below MPFR %.17g", seed, trial,
                       ohi[j], mpfr_get_d(yh[j], MPFR_RNDU));
-        double w = mpfr_get_d(yh[j], MPFR_RNDU) - mpfr_get_d(yl[j], MPFR_RNDD);
-        ck_assert(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-12);
+        double a = mpfr_get_d(yl[j], MPFR_RNDD), z = mpfr_get_d(yh[j], MPFR_RNDU), w = z - a;
+        /* the engine's rounding allowance (GAMMA ew) is relative to the
+         * magnitudes involved, so a zero-width output gets a few 1e-12 */
+        ck_assert_msg(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-10 * (1 + fabs(a) + fabs(z)), "seed %u trial %d: IBP width %.17g, MPFR %.17g", seed, trial,
+                      ohi[j] - olo[j], w);
     }
 }
 
@@ -295,6 +300,42 @@ static void free_vec(mpfr_t *v, int n)
     free(v);
 }
 
+/* A random box of n0 inputs (radius up to 0.5 on every third trial, else
+ * 0.05; lo and hi malloc'd) and a bound engine of m with its IBP bounds. */
+static nnc_bnd *box_and_ibp(const nnc_model *m, int n0, int trial, double **lo, double **hi)
+{
+    char err[NNC_ERRBUF_SIZE];
+    *lo = malloc(sizeof(double) * (size_t)n0);
+    *hi = malloc(sizeof(double) * (size_t)n0);
+    for (int i = 0; i < n0; i++) {
+        double c = urand() * 2 - 1, r = urand() * (trial % 3 == 0 ? 0.5 : 0.05);
+        (*lo)[i] = c - r;
+        (*hi)[i] = c + r;
+    }
+    nnc_bnd *b;
+    ck_assert_msg(nnc_bnd_create(&b, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(nnc_bnd_compute(b, *lo, *hi, 0), NNC_STATUS_OK);
+    return b;
+}
+
+/* CROWN on [lo, hi] (n_out <= 4 outputs): the objectives C (2 n_out rows:
+ * y_j, then y_0 - y_j) and their lower bounds, and the output bounds. */
+static void crown_outputs(nnc_bnd *b, const double *lo, const double *hi, int n_out, double *C, double *lower,
+                          double *clo, double *chi)
+{
+    double d[8] = {0};
+    memset(C, 0, sizeof(double) * (size_t)(2 * n_out * n_out));
+    for (int j = 0; j < n_out; j++) {
+        C[j * n_out + j] = 1;
+        C[(n_out + j) * n_out + 0] += 1;
+        C[(n_out + j) * n_out + j] -= 1;
+    }
+    ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+    ck_assert_int_eq(nnc_bnd_linear_lower(b, 2 * n_out, C, d, lower, NULL), NNC_STATUS_OK);
+    memcpy(clo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n_out);
+    memcpy(chi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n_out);
+}
+
 START_TEST(test_random_residual_convnets)
 {
     char err[NNC_ERRBUF_SIZE];
@@ -344,15 +385,8 @@ START_TEST(test_random_residual_convnets)
         nnc_model *m;
         ck_assert_msg(mb_load(&bld, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
         int n0 = C0 * HW;
-        double *lo = malloc(sizeof(double) * (size_t)n0), *hi = malloc(sizeof(double) * (size_t)n0);
-        for (int i = 0; i < n0; i++) {
-            double c = urand() * 2 - 1, r = urand() * (trial % 3 == 0 ? 0.5 : 0.05);
-            lo[i] = c - r;
-            hi[i] = c + r;
-        }
-        nnc_bnd *b;
-        ck_assert_msg(nnc_bnd_create(&b, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 0), NNC_STATUS_OK);
+        double *lo, *hi;
+        nnc_bnd *b = box_and_ibp(m, n0, trial, &lo, &hi);
         /* the MPFR reference: the same interval arithmetic, exact up to directed rounding */
         mpfr_t *xl = mp_vec(n0), *xh = mp_vec(n0), *l1 = mp_vec(C1 * HW), *h1 = mp_vec(C1 * HW), *l2 = mp_vec(C1 * HW),
                *h2 = mp_vec(C1 * HW), *pl = mp_vec(P), *ph = mp_vec(P), *yl = mp_vec(n3), *yh = mp_vec(n3);
@@ -391,17 +425,9 @@ START_TEST(test_random_residual_convnets)
         memcpy(olo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n3);
         memcpy(ohi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n3);
         /* CROWN: the outputs and their differences against 2 * 10^4 samples */
-        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
         int nobj = 2 * n3;
-        double C[2 * 4 * 4] = {0}, d[8] = {0}, lower[8], clo[4], chi[4];
-        for (int j = 0; j < n3; j++) {
-            C[j * n3 + j] = 1;
-            C[(n3 + j) * n3 + 0] += 1;
-            C[(n3 + j) * n3 + j] -= 1;
-        }
-        ck_assert_int_eq(nnc_bnd_linear_lower(b, nobj, C, d, lower, NULL), NNC_STATUS_OK);
-        memcpy(clo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n3);
-        memcpy(chi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n3);
+        double C[2 * 4 * 4], lower[8], clo[4], chi[4];
+        crown_outputs(b, lo, hi, n3, C, lower, clo, chi);
         for (int j = 0; j < n3; j++) ck_assert(clo[j] >= olo[j] - 1e-9 && chi[j] <= ohi[j] + 1e-9);
         expect_samples_inside(m, trial, 20, n0, lo, hi, n3, clo, chi, nobj, C, lower);
         free(lo); free(hi);
@@ -410,6 +436,196 @@ START_TEST(test_random_residual_convnets)
         free_vec(xl, n0); free_vec(xh, n0);
         free_vec(l1, C1 * HW); free_vec(h1, C1 * HW); free_vec(l2, C1 * HW); free_vec(h2, C1 * HW);
         free_vec(pl, P); free_vec(ph, P); free_vec(yl, n3); free_vec(yh, n3);
+        free(K1); free(b1); free(K2); free(b2); free(W3); free(b3);
+    }
+}
+END_TEST
+
+/* conv geometry: stride, asymmetric pads, dilation, groups */
+typedef struct cgeo {
+    int C, H, W, M, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, G, OH, OW;
+} cgeo;
+
+static void random_cgeo(cgeo *g, int C)
+{
+    for (;;) {
+        g->C = C;
+        g->G = (C % 2 == 0 && rand() % 2) ? 2 : 1;
+        g->M = g->G * (1 + rand() % 3);
+        g->H = 5 + rand() % 5;
+        g->W = 5 + rand() % 5;
+        g->KH = 1 + rand() % 3;
+        g->KW = 1 + rand() % 3;
+        g->SH = 1 + rand() % 3;
+        g->SW = 1 + rand() % 3;
+        g->PT = rand() % 3;
+        g->PL = rand() % 3;
+        g->PB = rand() % 3;
+        g->PR = rand() % 3;
+        g->DH = 1 + rand() % 2;
+        g->DW = 1 + rand() % 2;
+        int eh = g->H + g->PT + g->PB - g->DH * (g->KH - 1) - 1, ew = g->W + g->PL + g->PR - g->DW * (g->KW - 1) - 1;
+        if (eh < 0 || ew < 0) continue;
+        g->OH = eh / g->SH + 1;
+        g->OW = ew / g->SW + 1;
+        return;
+    }
+}
+
+/* MPFR interval image of the convolution g (weights K [M][C/G][KH][KW]). */
+static void mp_conv(const cgeo *g, const float *K, const float *bias, mpfr_t *lo, mpfr_t *hi, mpfr_t *olo, mpfr_t *ohi)
+{
+    mpfr_t t;
+    mpfr_init2(t, 256);
+    int cg = g->C / g->G, mg = g->M / g->G;
+    for (int o = 0; o < g->M; o++)
+        for (int y = 0; y < g->OH; y++)
+            for (int x = 0; x < g->OW; x++) {
+                int j = (o * g->OH + y) * g->OW + x;
+                mpfr_set_d(olo[j], bias[o], MPFR_RNDD);
+                mpfr_set_d(ohi[j], bias[o], MPFR_RNDU);
+                for (int c = 0; c < cg; c++)
+                    for (int ky = 0; ky < g->KH; ky++)
+                        for (int kx = 0; kx < g->KW; kx++) {
+                            int iy = y * g->SH - g->PT + ky * g->DH, ix = x * g->SW - g->PL + kx * g->DW;
+                            if (iy < 0 || iy >= g->H || ix < 0 || ix >= g->W) continue;
+                            int i = (((o / mg) * cg + c) * g->H + iy) * g->W + ix;
+                            double w = K[((o * cg + c) * g->KH + ky) * g->KW + kx];
+                            mpfr_mul_d(t, w >= 0 ? lo[i] : hi[i], w, MPFR_RNDD);
+                            mpfr_add(olo[j], olo[j], t, MPFR_RNDD);
+                            mpfr_mul_d(t, w >= 0 ? hi[i] : lo[i], w, MPFR_RNDU);
+                            mpfr_add(ohi[j], ohi[j], t, MPFR_RNDU);
+                        }
+            }
+    mpfr_clear(t);
+}
+
+static Onnx__NodeProto *conv_node(const char *name, const char **in, const char **out, const cgeo *g)
+{
+    int64_t ks[2] = {g->KH, g->KW}, st[2] = {g->SH, g->SW}, pd[4] = {g->PT, g->PL, g->PB, g->PR}, dl[2] = {g->DH, g->DW};
+    Onnx__NodeProto *n = node("Conv", name, 3, in, 1, out);
+    node_attr(n, attr_ints("kernel_shape", 2, ks));
+    node_attr(n, attr_ints("strides", 2, st));
+    node_attr(n, attr_ints("pads", 4, pd));
+    node_attr(n, attr_ints("dilations", 2, dl));
+    node_attr(n, attr_int("group", g->G));
+    return n;
+}
+
+/* Conv -> ReLU -> Conv -> Flatten -> Gemm with random strides, asymmetric
+ * pads, dilations and groups: IBP against the MPFR reference, samples inside
+ * CROWN, and on one-point boxes (every ReLU stable, the bounds exact up to
+ * rounding) the CROWN bounds bracket the runtime's output tightly, which
+ * checks the index arithmetic of both directions of every conv path. */
+START_TEST(test_conv_geometries)
+{
+    char err[NNC_ERRBUF_SIZE];
+    for (int trial = 0; trial < 24; trial++) {
+        cgeo g1, g2;
+        random_cgeo(&g1, trial >= 22 ? 12 : 1 + rand() % 4);
+        if (trial >= 22) { /* more columns than one block of conv_gemm's scratch */
+            g1.H = g1.W = 40;
+            g1.KH = g1.KW = 3;
+            g1.SH = g1.SW = 1;
+            g1.DH = g1.DW = 1;
+            g1.PT = g1.PL = g1.PB = g1.PR = 1;
+            g1.OH = g1.OW = 40;
+        }
+        random_cgeo(&g2, g1.M);
+        g2.H = g1.OH;
+        g2.W = g1.OW;
+        { /* the second conv's output size on the first one's output */
+            int eh = g2.H + g2.PT + g2.PB - g2.DH * (g2.KH - 1) - 1, ew = g2.W + g2.PL + g2.PR - g2.DW * (g2.KW - 1) - 1;
+            if (eh < 0 || ew < 0) g2.KH = g2.KW = g2.DH = g2.DW = 1, eh = g2.H + g2.PT + g2.PB - 1, ew = g2.W + g2.PL + g2.PR - 1;
+            g2.OH = eh / g2.SH + 1;
+            g2.OW = ew / g2.SW + 1;
+        }
+        int n0 = g1.C * g1.H * g1.W, n1 = g1.M * g1.OH * g1.OW, n2 = g2.M * g2.OH * g2.OW, n3 = 2 + rand() % 3;
+        int k1n = g1.M * (g1.C / g1.G) * g1.KH * g1.KW, k2n = g2.M * (g2.C / g2.G) * g2.KH * g2.KW;
+        float *K1 = malloc(sizeof(float) * (size_t)k1n), *b1 = malloc(sizeof(float) * (size_t)g1.M);
+        float *K2 = malloc(sizeof(float) * (size_t)k2n), *b2 = malloc(sizeof(float) * (size_t)g2.M);
+        float *W3 = malloc(sizeof(float) * (size_t)(n3 * n2)), *b3 = malloc(sizeof(float) * (size_t)n3);
+        for (int k = 0; k < k1n; k++) K1[k] = (float)(urand() - 0.5);
+        for (int k = 0; k < k2n; k++) K2[k] = (float)(urand() - 0.5);
+        for (int k = 0; k < n3 * n2; k++) W3[k] = (float)(urand() * 2 - 1);
+        for (int k = 0; k < g1.M; k++) b1[k] = (float)(urand() - 0.5);
+        for (int k = 0; k < g2.M; k++) b2[k] = (float)(urand() - 0.5);
+        for (int k = 0; k < n3; k++) b3[k] = (float)(urand() - 0.5);
+        static const char *c1i[3] = {"x", "K1", "b1"}, *c1o[1] = {"h1"}, *r1i[1] = {"h1"}, *r1o[1] = {"a1"};
+        static const char *c2i[3] = {"a1", "K2", "b2"}, *c2o[1] = {"h2"}, *fi[1] = {"h2"}, *fo[1] = {"f"};
+        static const char *gi[3] = {"f", "W3", "b3"}, *go[1] = {"y"};
+        int64_t xd[4] = {1, g1.C, g1.H, g1.W}, k1d[4] = {g1.M, g1.C / g1.G, g1.KH, g1.KW}, b1d[1] = {g1.M},
+                k2d[4] = {g2.M, g2.C / g2.G, g2.KH, g2.KW}, b2d[1] = {g2.M}, w3d[2] = {n3, n2}, b3d[1] = {n3};
+        mb bld;
+        mb_init(&bld, 13);
+        mb_input(&bld, "x", 4, xd);
+        mb_output(&bld, "y");
+        bld.inits[0] = tensor_floats("K1", 4, k1d, K1, (size_t)k1n);
+        bld.inits[1] = tensor_floats("b1", 1, b1d, b1, (size_t)g1.M);
+        bld.inits[2] = tensor_floats("K2", 4, k2d, K2, (size_t)k2n);
+        bld.inits[3] = tensor_floats("b2", 1, b2d, b2, (size_t)g2.M);
+        bld.inits[4] = tensor_floats("W3", 2, w3d, W3, (size_t)(n3 * n2));
+        bld.inits[5] = tensor_floats("b3", 1, b3d, b3, (size_t)n3);
+        bld.graph.n_initializer = 6;
+        bld.nodes[0] = conv_node("c1", c1i, c1o, &g1);
+        bld.nodes[1] = node("Relu", "r1", 1, r1i, 1, r1o);
+        bld.nodes[2] = conv_node("c2", c2i, c2o, &g2);
+        bld.nodes[3] = node("Flatten", "flat", 1, fi, 1, fo);
+        bld.nodes[4] = node("Gemm", "g", 3, gi, 1, go);
+        node_attr(bld.nodes[4], attr_int("transB", 1));
+        bld.graph.n_node = 5;
+        nnc_model *m;
+        ck_assert_msg(mb_load(&bld, &m, err, sizeof err) == NNC_STATUS_OK, "seed %u trial %d: %s", seed, trial, err);
+        double *lo, *hi;
+        nnc_bnd *b = box_and_ibp(m, n0, trial, &lo, &hi);
+        mpfr_t *xl = mp_vec(n0), *xh = mp_vec(n0), *l1 = mp_vec(n1), *h1 = mp_vec(n1), *l2 = mp_vec(n2), *h2 = mp_vec(n2),
+               *yl = mp_vec(n3), *yh = mp_vec(n3);
+        for (int i = 0; i < n0; i++) {
+            mpfr_set_d(xl[i], lo[i], MPFR_RNDD);
+            mpfr_set_d(xh[i], hi[i], MPFR_RNDU);
+        }
+        mp_conv(&g1, K1, b1, xl, xh, l1, h1);
+        mp_act(0, n1, l1, MPFR_RNDD);
+        mp_act(0, n1, h1, MPFR_RNDU);
+        mp_conv(&g2, K2, b2, l1, h1, l2, h2);
+        mp_affine(n3, n2, W3, b3, l2, h2, yl, yh);
+        expect_ibp_matches_mpfr(b, trial, n3, yl, yh);
+        /* CROWN on the box: samples inside */
+        int nobj = 2 * n3;
+        double C[2 * 4 * 4], d[8] = {0}, lower[8], clo[4], chi[4];
+        crown_outputs(b, lo, hi, n3, C, lower, clo, chi);
+        expect_samples_inside(m, trial, 5, n0, lo, hi, n3, clo, chi, nobj, C, lower);
+        /* one-point boxes: CROWN brackets the runtime's value within rounding */
+        nnc_runtime *rt;
+        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, 1, err, sizeof err), NNC_STATUS_OK);
+        for (int pt = 0; pt < 4; pt++) {
+            for (int i = 0; i < n0; i++) lo[i] = hi[i] = urand() * 2 - 1;
+            double y[4];
+            const void *in[1] = {lo};
+            void *out[1] = {y};
+            ck_assert_int_eq(nnc_rt_run(rt, 1, in, out, err, sizeof err), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_bnd_linear_lower(b, nobj, C, d, lower, NULL), NNC_STATUS_OK);
+            const double *ol = nnc_bnd_out_lo(b), *oh = nnc_bnd_out_hi(b);
+            for (int j = 0; j < n3; j++) {
+                /* the rounding allowance grows with the net (GAMMA ~ its
+                 * largest value): 2e-7 on the 19200-input trials; a wrong
+                 * index moves a bound by far more */
+                double tol = 1e-6 * (1 + fabs(y[j]));
+                ck_assert_msg(ol[j] <= y[j] + 1e-12 * (1 + fabs(y[j])) && oh[j] >= y[j] - 1e-12 * (1 + fabs(y[j])),
+                              "seed %u trial %d: output %.17g outside [%.17g, %.17g]", seed, trial, y[j], ol[j], oh[j]);
+                ck_assert_msg(oh[j] - ol[j] <= tol, "seed %u trial %d: point bounds [%.17g, %.17g] around %.17g", seed,
+                              trial, ol[j], oh[j], y[j]);
+                ck_assert_msg(fabs(lower[j] - y[j]) <= tol, "seed %u trial %d: objective %d bound %.17g, value %.17g",
+                              seed, trial, j, lower[j], y[j]);
+            }
+        }
+        nnc_rt_destroy(rt);
+        free(lo); free(hi);
+        nnc_bnd_destroy(b);
+        nnc_mdl_destroy(m);
+        free_vec(xl, n0); free_vec(xh, n0); free_vec(l1, n1); free_vec(h1, n1); free_vec(l2, n2); free_vec(h2, n2);
+        free_vec(yl, n3); free_vec(yh, n3);
         free(K1); free(b1); free(K2); free(b2); free(W3); free(b3);
     }
 }
@@ -543,6 +759,7 @@ int main(void)
     tcase_add_test(tc, test_zoo_cnn_samples);
     tcase_add_test(tc, test_concat_and_add_branches);
     tcase_add_test(tc, test_random_residual_convnets);
+    tcase_add_test(tc, test_conv_geometries);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
