@@ -36,9 +36,21 @@ int nnc_cli_usage_error(const char *cmd, const char *msg);
 int nnc_cli_is_help(const char *arg);
 /* Write S as a JSON string literal (quotes included). */
 void nnc_cli_json_str(FILE *f, const char *s);
-/* Write PATH atomically: FN writes a temporary file beside it, which is then
- * renamed over PATH; on any failure PATH is untouched.  Returns an exit code. */
+/* Write an output: "-" is standard output; a path naming something other
+ * than a regular file (/dev/null, /dev/stdout, a FIFO) is written in place;
+ * a regular file (through a symbolic link: its target) is replaced
+ * atomically, FN writing a temporary file beside it that is then renamed
+ * over it, so on any failure it is untouched.  Every write, flush and close
+ * is checked.  Returns an exit code (EXIT_CANTCREAT on failure, with a
+ * one-line error on stderr). */
 int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg);
+/* Before any work: whether PATH can be written as nnc_cli_write_atomic
+ * would (its directory exists and is writable, or the file in place is).
+ * Returns EXIT_OK, or EXIT_CANTCREAT after a one-line error on stderr. */
+int nnc_cli_check_output(const char *path);
+/* At exit: RC, or EXIT_CANTCREAT (with an error on stderr) when standard
+ * output could not be written (a full disk, /dev/full, a closed pipe). */
+int nnc_cli_finish_stdout(int rc);
 /* Strict number parsing: the whole string, finite; 0 on success. */
 int nnc_cli_parse_double(const char *s, double *out);
 int nnc_cli_parse_u64(const char *s, uint64_t *out);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int nnc_cli_exit_code(nnc_status st)
@@ -47,29 +48,142 @@ void nnc_cli_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Write to FILE atomically (temporary file, then rename). */
+/* Where an output goes.  "-": standard output.  A path naming (after
+ * symbolic links) something other than a regular file, such as /dev/null,
+ * /dev/stdout, a FIFO or a terminal, or a dangling link: opened and written
+ * in place, never replaced.  A regular file, or a new name: written to a
+ * temporary file beside it, then renamed over it, so that a failed run
+ * leaves the old file whole; through a symbolic link the link's target is
+ * the file replaced, so the link stays.  Out: *target (malloc'd: the path
+ * to replace) or NULL when written in place.  Returns 0, or -1 with errno. */
+static int out_target(const char *path, char **target)
+{
+    struct stat st, lst;
+    *target = NULL;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) return 0;
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+            *target = realpath(path, NULL);
+            return *target ? 0 : -1;
+        }
+    } else {
+        if (errno != ENOENT) return -1;
+        if (lstat(path, &lst) == 0) return 0; /* a dangling link: fopen creates its target */
+    }
+    *target = strdup(path);
+    return *target ? 0 : -1;
+}
+
+/* The directory part of path, malloc'd ("." when none). */
+static char *dir_of(const char *path)
+{
+    const char *sl = strrchr(path, '/');
+    if (sl == NULL) return strdup(".");
+    if (sl == path) return strdup("/");
+    char *d = malloc((size_t)(sl - path) + 1);
+    if (d) {
+        memcpy(d, path, (size_t)(sl - path));
+        d[sl - path] = 0;
+    }
+    return d;
+}
+
+int nnc_cli_check_output(const char *path)
+{
+    if (strcmp(path, "-") == 0) return EXIT_OK;
+    char *target;
+    int bad = out_target(path, &target) != 0;
+    struct stat st;
+    if (!bad && target == NULL) {
+        if (stat(path, &st) == 0) bad = access(path, W_OK) != 0; /* written in place */
+        else {                                                    /* a dangling link: its target is created */
+            char *dir = dir_of(path);
+            bad = dir == NULL || access(dir, W_OK | X_OK) != 0;
+            free(dir);
+        }
+    }
+    if (!bad && target) {
+        /* the temporary file is made beside the target, then renamed */
+        char *dir = dir_of(target);
+        bad = dir == NULL || access(dir, W_OK | X_OK) != 0;
+        free(dir);
+    }
+    int e = errno;
+    free(target);
+    if (bad) {
+        fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(e));
+        return EXIT_CANTCREAT;
+    }
+    return EXIT_OK;
+}
+
+/* Finish a stream written in place: flushed and checked; 0 or -1. */
+static int finish(FILE *f, int is_stdout)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    if (!is_stdout) bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
+}
+
 int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg)
 {
-    size_t tl = strlen(path) + 32;
-    char *tmp = malloc(tl);
     char err[NNC_ERRBUF_SIZE] = "";
-    if (tmp == NULL) return EXIT_SOFTWARE;
-    snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
+    char *target = NULL;
+    int to_stdout = strcmp(path, "-") == 0;
+    if (!to_stdout && out_target(path, &target) != 0) {
+        fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
+        return EXIT_CANTCREAT;
+    }
+    if (to_stdout || target == NULL) { /* in place */
+        FILE *f = to_stdout ? stdout : fopen(path, "w");
+        if (f == NULL) {
+            fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
+            return EXIT_CANTCREAT;
+        }
+        errno = 0;
+        nnc_status st = fn(f, arg, err, sizeof err);
+        if (finish(f, to_stdout) != 0 || st != NNC_STATUS_OK) {
+            fprintf(stderr, "nncert: error: cannot write %s%s%s\n", to_stdout ? "standard output" : path,
+                    errno ? ": " : "", errno ? strerror(errno) : "");
+            return EXIT_CANTCREAT;
+        }
+        return EXIT_OK;
+    }
+    size_t tl = strlen(target) + 32;
+    char *tmp = malloc(tl);
+    if (tmp == NULL) {
+        free(target);
+        return EXIT_SOFTWARE;
+    }
+    snprintf(tmp, tl, "%s.tmp%ld", target, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
         free(tmp);
+        free(target);
         return EXIT_CANTCREAT;
     }
+    errno = 0;
     nnc_status st = fn(f, arg, err, sizeof err);
-    if (fclose(f) != 0 || st != NNC_STATUS_OK || rename(tmp, path) != 0) {
-        fprintf(stderr, "nncert: error: cannot write %s\n", path);
+    if (finish(f, 0) != 0 || st != NNC_STATUS_OK || rename(tmp, target) != 0) {
+        fprintf(stderr, "nncert: error: cannot write %s%s%s\n", path, errno ? ": " : "", errno ? strerror(errno) : "");
         remove(tmp);
         free(tmp);
+        free(target);
         return EXIT_CANTCREAT;
     }
     free(tmp);
+    free(target);
     return EXIT_OK;
+}
+
+int nnc_cli_finish_stdout(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nncert: error: cannot write standard output: %s\n", strerror(errno ? errno : EIO));
+        return EXIT_CANTCREAT;
+    }
+    return rc;
 }
 
 int nnc_cli_parse_double(const char *s, double *out)

@@ -268,6 +268,7 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (path == NULL || input == NULL) return nnc_cli_usage_error("run", "MODEL and --input FILE are required");
+    if (output && nnc_cli_check_output(output) != EXIT_OK) return EXIT_CANTCREAT;
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
     nnc_status st = nnc_mdl_load(&m, path, err, sizeof err);
@@ -408,7 +409,8 @@ static const char verify_help[] =
     "                      report is the same (gpu: CUDA builds, dense ReLU chains)\n"
     "  --max-violation P   exit 0 when the upper bound is <= P, 1 when the lower\n"
     "                      bound is > P, 2 otherwise\n"
-    "  --json FILE         write the JSON report there\n"
+    "  --json FILE         write the JSON report there (-: standard output, which\n"
+    "                      then carries the JSON alone, the summary going to stderr)\n"
     "  --max-leaves N      branch-and-bound leaf budget (default 200000)\n"
     "  --threads T         branch-and-bound worker threads (default 2); the report\n"
     "                      depends on T, never on timing between the threads\n"
@@ -683,6 +685,21 @@ static int cmd_verify(int argc, char **argv)
         nnc_mdl_destroy(m);
         return frc;
     }
+    /* every output checked before the work (a bad path fails now, not
+     * after a run of --timeout seconds) */
+    int orc = json ? nnc_cli_check_output(json) : EXIT_OK;
+    if (orc == EXIT_OK && sweep) {
+        size_t pl = strlen(sweep_out) + 8;
+        char *csv = malloc(pl);
+        if (csv) snprintf(csv, pl, "%s.csv", sweep_out);
+        orc = csv ? nnc_cli_check_output(csv) : EXIT_SOFTWARE;
+        free(csv);
+    }
+    if (orc != EXIT_OK) {
+        nnc_spc_destroy(spec);
+        nnc_mdl_destroy(m);
+        return orc;
+    }
     progress_state pstate = {o.timeout_s, -1, 0};
     if (isatty(2)) {
         o.progress = progress_line;
@@ -702,22 +719,24 @@ static int cmd_verify(int argc, char **argv)
         nnc_mdl_destroy(m);
         return nnc_cli_fail(st, err);
     }
-    printf("result:            %s\n", nnc_vrf_result_name(r.result));
-    printf("violation fraction: [%.6g, %.6g] at confidence %g\n", r.violation_lo, r.violation_hi, r.confidence);
-    printf("certified:         safe %.6g, unsafe %.6g, open %.6g of the volume\n", r.certified_safe_fraction,
+    /* with --json -, standard output carries the JSON alone */
+    FILE *hf = json && strcmp(json, "-") == 0 ? stderr : stdout;
+    fprintf(hf, "result:            %s\n", nnc_vrf_result_name(r.result));
+    fprintf(hf, "violation fraction: [%.6g, %.6g] at confidence %g\n", r.violation_lo, r.violation_hi, r.confidence);
+    fprintf(hf, "certified:         safe %.6g, unsafe %.6g, open %.6g of the volume\n", r.certified_safe_fraction,
            r.certified_unsafe_fraction, r.open_fraction);
-    printf("branch and bound:  %llu leaves (%llu safe, %llu unsafe, %llu open)\n", (unsigned long long)r.leaves,
+    fprintf(hf, "branch and bound:  %llu leaves (%llu safe, %llu unsafe, %llu open)\n", (unsigned long long)r.leaves,
            (unsigned long long)r.leaves_safe, (unsigned long long)r.leaves_unsafe, (unsigned long long)r.leaves_open);
     if (r.relu_split_nodes)
-        printf("relu splits:       %llu sub-problems bounded\n", (unsigned long long)r.relu_split_nodes);
-    printf("samples:           %llu, %llu violating (seed %llu)\n", (unsigned long long)r.samples,
+        fprintf(hf, "relu splits:       %llu sub-problems bounded\n", (unsigned long long)r.relu_split_nodes);
+    fprintf(hf, "samples:           %llu, %llu violating (seed %llu)\n", (unsigned long long)r.samples,
            (unsigned long long)r.sample_violations, (unsigned long long)r.seed);
-    if (r.has_counterexample) printf("counterexample:    validated in float64 and float32 (case %d)\n", r.counterexample_case);
-    printf("time:              %.3f s\n", r.time_s);
+    if (r.has_counterexample) fprintf(hf, "counterexample:    validated in float64 and float32 (case %d)\n", r.counterexample_case);
+    fprintf(hf, "time:              %.3f s\n", r.time_s);
     int rc = r.result == NNC_VRF_HOLDS ? 0 : r.result == NNC_VRF_VIOLATED ? 1 : 2;
     if (o.max_violation >= 0) {
         rc = r.max_violation_met == 1 ? 0 : r.max_violation_met == 0 ? 1 : 2;
-        printf("max violation %g:  %s\n", o.max_violation, rc == 0 ? "met" : rc == 1 ? "exceeded" : "undecided");
+        fprintf(hf, "max violation %g:  %s\n", o.max_violation, rc == 0 ? "met" : rc == 1 ? "exceeded" : "undecided");
     }
     if (json) {
         int w = nnc_cli_write_atomic(json, write_report, &r);
@@ -770,6 +789,7 @@ static int cmd_spec(int argc, char **argv)
         }
     }
     if (!model || !input || eps < 0 || label < 0) return nnc_cli_usage_error("spec", "--model, --input, --label and --eps are required");
+    if (output && nnc_cli_check_output(output) != EXIT_OK) return EXIT_CANTCREAT;
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
     nnc_status st = nnc_mdl_load(&m, model, err, sizeof err);
@@ -1039,7 +1059,7 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(cmd, commands[i].name) == 0) return commands[i].fn(argc - 2, argv + 2);
+        if (strcmp(cmd, commands[i].name) == 0) return nnc_cli_finish_stdout(commands[i].fn(argc - 2, argv + 2));
     fprintf(stderr, "nncert: unknown command '%s' (see 'nncert --help')\n", cmd);
     return EXIT_USAGE;
 }

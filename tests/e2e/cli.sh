@@ -60,3 +60,46 @@ NNCERT_MAX_TENSOR_BYTES=100000 expect_error tensor-limit 75 "limit" "$NNCERT" ru
 expect_exit output-unwritable 73 "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --output /nonexistent/dir/o.json
 "$NNCERT" run $Z/mlp.onnx --input "$TMP/short.json" --output "$TMP/none.json" 2>/dev/null
 if [ -e "$TMP/none.json" ] || ls "$TMP"/none.json.tmp* >/dev/null 2>&1; then fail output-not-written-on-error; else pass output-not-written-on-error; fi
+
+# outputs that are not regular files are written through, never replaced:
+# a FIFO's reader gets the bytes, a symbolic link stays a link (its target
+# replaced), "-" is standard output; a full device and a missing directory
+# exit 73 with the path named, a missing directory before any work
+"$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0.002 --clip 0,1 --output "$TMP/o.vnnlib" 2>/dev/null
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" >"$TMP/fifo.out" &
+reader=$!
+"$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --samples 100 --timeout 5 --json "$TMP/fifo" >/dev/null 2>"$TMP/fifo.err"
+rc=$?
+wait $reader
+if [ "$rc" -eq 0 ] && [ -p "$TMP/fifo" ] && grep -q '"result"' "$TMP/fifo.out"; then pass output-fifo-written-through
+else fail "output-fifo-written-through (exit $rc, $(wc -c <"$TMP/fifo.out") bytes read: $(head -c 200 "$TMP/fifo.err"))"; fi
+echo old >"$TMP/target.json"
+ln -s target.json "$TMP/link.json"
+"$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --samples 100 --timeout 5 --json "$TMP/link.json" >/dev/null 2>&1
+if [ -L "$TMP/link.json" ] && grep -q '"result"' "$TMP/target.json"; then pass output-symlink-kept
+else fail output-symlink-kept; fi
+ln -s nothere.json "$TMP/dangling.json"
+"$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --output "$TMP/dangling.json" >/dev/null 2>&1
+if [ -L "$TMP/dangling.json" ] && grep -q '"shape"' "$TMP/nothere.json"; then pass output-dangling-symlink-target-created
+else fail output-dangling-symlink-target-created; fi
+# with --json -, standard output is the JSON alone (the summary on stderr)
+"$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --samples 100 --timeout 5 --json - >"$TMP/dash.json" 2>"$TMP/dash.err"
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["result"] == "holds"' "$TMP/dash.json" &&
+   grep -q "^result: *holds" "$TMP/dash.err"; then pass output-dash-is-stdout; else fail output-dash-is-stdout; fi
+if [ -e /dev/full ]; then
+    "$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --samples 100 --timeout 5 --json /dev/full >/dev/null 2>"$TMP/full.err"
+    rc=$?
+    if [ "$rc" -eq 73 ] && grep -q "cannot write /dev/full" "$TMP/full.err" && [ "$(wc -l <"$TMP/full.err")" -eq 1 ]; then
+        pass output-dev-full; else fail "output-dev-full (exit $rc: $(head -c 200 "$TMP/full.err"))"; fi
+    "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json >/dev/full 2>"$TMP/full.err"
+    rc=$?
+    if [ "$rc" -eq 73 ] && grep -q "cannot write standard output" "$TMP/full.err"; then pass stdout-dev-full-fails
+    else fail "stdout-dev-full-fails (exit $rc: $(head -c 200 "$TMP/full.err"))"; fi
+    if [ -c /dev/full ]; then pass dev-full-still-a-device; else fail dev-full-still-a-device; fi
+else
+    skip output-dev-full "no /dev/full"
+fi
+# checked before the work: a 60 s run would print its result to stdout
+expect_error output-dir-missing-before-work 73 "cannot write /nonexistent/dir/r.json" \
+    "$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --timeout 60 --json /nonexistent/dir/r.json
