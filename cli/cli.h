@@ -32,6 +32,10 @@ int nnc_cli_exit_code(nnc_status st);
 int nnc_cli_fail(nnc_status st, const char *msg);
 /* Print a usage error for command CMD (NULL: top level); returns EXIT_USAGE. */
 int nnc_cli_usage_error(const char *cmd, const char *msg);
+/* Usage errors that name the option: "unknown option 'OPT'" and "option
+ * 'OPT' needs a value"; both return EXIT_USAGE. */
+int nnc_cli_unknown_option(const char *cmd, const char *opt);
+int nnc_cli_needs_value(const char *cmd, const char *opt);
 /* Nonzero for "--help" and "-h". */
 int nnc_cli_is_help(const char *arg);
 /* Write S as a JSON string literal (quotes included). */

@@ -35,7 +35,7 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--sample") == 0 || strcmp(a, "--eps") == 0 ||
                    strcmp(a, "--points") == 0 || strcmp(a, "--seed") == 0) {
-            if (i + 1 >= argc) return nnc_cli_usage_error("dlrm-bounds", "option needs a value");
+            if (i + 1 >= argc) return nnc_cli_needs_value("dlrm-bounds", a);
             const char *v = argv[++i];
             if (strcmp(a, "--trace") == 0) trace_path = v;
             else if (strcmp(a, "--eps") == 0) {
@@ -46,7 +46,7 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv)
                     return nnc_cli_usage_error("dlrm-bounds", "--sample, --points must be positive integers, --seed an integer");
             }
         } else if (a[0] == '-') {
-            return nnc_cli_usage_error("dlrm-bounds", "unknown option");
+            return nnc_cli_unknown_option("dlrm-bounds", a);
         } else if (model) {
             return nnc_cli_usage_error("dlrm-bounds", "more than one MODEL given");
         } else {

@@ -236,7 +236,7 @@ int nnc_cmd_dlrm_run(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--plan") == 0 || strcmp(a, "--devices") == 0 ||
                    strcmp(a, "--output") == 0 || strcmp(a, "--counters") == 0) {
-            if (i + 1 >= argc) return nnc_cli_usage_error("dlrm-run", "option needs a value");
+            if (i + 1 >= argc) return nnc_cli_needs_value("dlrm-run", a);
             const char *v = argv[++i];
             if (strcmp(a, "--trace") == 0) trace_path = v;
             else if (strcmp(a, "--plan") == 0) kind = v;
@@ -245,7 +245,7 @@ int nnc_cmd_dlrm_run(int argc, char **argv)
             else if (nnc_cli_parse_u64(v, &devices) || devices < 1 || devices > NNC_DLRM_MAX_DEVICES)
                 return nnc_cli_usage_error("dlrm-run", "--devices must be 1..64");
         } else if (a[0] == '-') {
-            return nnc_cli_usage_error("dlrm-run", "unknown option");
+            return nnc_cli_unknown_option("dlrm-run", a);
         } else if (model) {
             return nnc_cli_usage_error("dlrm-run", "more than one MODEL given");
         } else {

@@ -102,7 +102,7 @@ int nnc_cmd_gate(int argc, char **argv)
             return EXIT_OK;
         }
         if (a[0] == '-' && a[1] == '-') {
-            if (i + 1 >= argc) return nnc_cli_usage_error("gate", "option needs a value");
+            if (i + 1 >= argc) return nnc_cli_needs_value("gate", a);
             const char *v = argv[++i];
             int k, known = 1;
             for (k = 0; k < 4 && strcmp(a, opt[k]) != 0; k++) {}
@@ -114,7 +114,7 @@ int nnc_cmd_gate(int argc, char **argv)
                 if (nnc_cli_parse_double(v, &o.tolerance) || o.tolerance < 0 || o.tolerance > 1)
                     return nnc_cli_usage_error("gate", "--tolerance must be a number in [0, 1]");
             } else known = 0;
-            if (!known) return nnc_cli_usage_error("gate", "unknown option");
+            if (!known) return nnc_cli_unknown_option("gate", a);
         } else if (config == NULL) {
             config = a;
         } else {
@@ -190,7 +190,7 @@ int nnc_cmd_keygen(int argc, char **argv)
             return EXIT_OK;
         }
         if (strcmp(argv[i], "--force") == 0) force = 1;
-        else if (argv[i][0] == '-') return nnc_cli_usage_error("keygen", "unknown option");
+        else if (argv[i][0] == '-') return nnc_cli_unknown_option("keygen", argv[i]);
         else if (np < 2) pos[np++] = argv[i];
         else return nnc_cli_usage_error("keygen", "too many arguments");
     }

@@ -101,7 +101,7 @@ int nnc_cmd_plan(int argc, char **argv)
             measure = 1;
         } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--devices") == 0 || strcmp(a, "--mem-per-device") == 0 ||
                    strcmp(a, "--mem-bw") == 0 || strcmp(a, "--net-bw") == 0 || strcmp(a, "--json") == 0) {
-            if (i + 1 >= argc) return nnc_cli_usage_error("plan", "option needs a value");
+            if (i + 1 >= argc) return nnc_cli_needs_value("plan", a);
             const char *v = argv[++i];
             if (strcmp(a, "--trace") == 0) trace_path = v;
             else if (strcmp(a, "--json") == 0) json = v;
@@ -119,7 +119,7 @@ int nnc_cmd_plan(int argc, char **argv)
                 else o.net_bw_gbs = x;
             }
         } else if (a[0] == '-') {
-            return nnc_cli_usage_error("plan", "unknown option");
+            return nnc_cli_unknown_option("plan", a);
         } else if (model) {
             return nnc_cli_usage_error("plan", "more than one MODEL given");
         } else {

@@ -98,7 +98,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const 
             o->pos[o->n_pos++] = a;
             continue;
         }
-        if (i + 1 >= argc) return nnc_cli_usage_error(cmd, "option needs a value");
+        if (i + 1 >= argc) return nnc_cli_needs_value(cmd, a);
         const char *v = argv[++i];
         switch (k) {
         case 0: {

@@ -34,6 +34,18 @@ int nnc_cli_usage_error(const char *cmd, const char *msg)
     return EXIT_USAGE;
 }
 
+int nnc_cli_unknown_option(const char *cmd, const char *opt)
+{
+    fprintf(stderr, "nncert %s: unknown option '%s' (see 'nncert %s --help')\n", cmd, opt, cmd);
+    return EXIT_USAGE;
+}
+
+int nnc_cli_needs_value(const char *cmd, const char *opt)
+{
+    fprintf(stderr, "nncert %s: option '%s' needs a value (see 'nncert %s --help')\n", cmd, opt, cmd);
+    return EXIT_USAGE;
+}
+
 int nnc_cli_is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
 void nnc_cli_json_str(FILE *f, const char *s)

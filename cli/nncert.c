@@ -103,7 +103,7 @@ static int cmd_info(int argc, char **argv)
         } else if (strcmp(argv[i], "--json") == 0) {
             as_json = 1;
         } else if (argv[i][0] == '-') {
-            return nnc_cli_usage_error("info", "unknown option");
+            return nnc_cli_unknown_option("info", argv[i]);
         } else if (path) {
             return nnc_cli_usage_error("info", "more than one MODEL given");
         } else {
@@ -246,7 +246,7 @@ static int cmd_run(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "--output") == 0 ||
                    strcmp(argv[i], "--precision") == 0 || strcmp(argv[i], "--batch-size") == 0) {
-            if (i + 1 >= argc) return nnc_cli_usage_error("run", "option needs a value");
+            if (i + 1 >= argc) return nnc_cli_needs_value("run", argv[i]);
             const char *v = argv[++i];
             if (argv[i - 1][2] == 'i') input = v;
             else if (argv[i - 1][2] == 'o') output = v;
@@ -260,7 +260,7 @@ static int cmd_run(int argc, char **argv)
         } else if (strcmp(argv[i], "--distributed") == 0) {
             distributed = 1;
         } else if (argv[i][0] == '-') {
-            return nnc_cli_usage_error("run", "unknown option");
+            return nnc_cli_unknown_option("run", argv[i]);
         } else if (path) {
             return nnc_cli_usage_error("run", "more than one MODEL given");
         } else {
@@ -575,6 +575,18 @@ done:
     return rc;
 }
 
+/* The options of verify that take a value (the rest are flags). */
+static int verify_takes_value(const char *a)
+{
+    static const char *const names[] = {"--samples", "--seed", "--confidence", "--timeout", "--device", "--max-violation",
+                                        "--json", "--max-leaves", "--threads", "--alpha-iters", "--relu-split",
+                                        "--symbolic", "--exact", "--sweep-eps", "--clip", "--sweep-out", "--trace",
+                                        "--sample"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (strcmp(a, names[k]) == 0) return 1;
+    return 0;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
     const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "results/sweep";
@@ -595,7 +607,8 @@ static int cmd_verify(int argc, char **argv)
         } else if (strcmp(a, "--stop-on-counterexample") == 0) {
             o.stop_on_counterexample = 1;
         } else if (a[0] == '-' && a[1] == '-') {
-            if (i + 1 >= argc) return nnc_cli_usage_error("verify", "option needs a value");
+            if (!verify_takes_value(a)) return nnc_cli_unknown_option("verify", a);
+            if (i + 1 >= argc) return nnc_cli_needs_value("verify", a);
             const char *v = argv[++i];
             int bad = 0;
             if (strcmp(a, "--samples") == 0) bad = nnc_cli_parse_u64(v, &o.samples);
@@ -640,7 +653,7 @@ static int cmd_verify(int argc, char **argv)
                     bad = nnc_cli_parse_double(buf, &clip_lo) || nnc_cli_parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi;
                 }
             }
-            else return nnc_cli_usage_error("verify", "unknown option");
+            else return nnc_cli_unknown_option("verify", a);
             if (bad) {
                 fprintf(stderr, "nncert verify: bad value '%s' for %s (see 'nncert verify --help')\n", v, a);
                 return EXIT_USAGE;
@@ -764,7 +777,7 @@ static int cmd_spec(int argc, char **argv)
             fputs(spec_help, stdout);
             return EXIT_OK;
         }
-        if (i + 1 >= argc) return nnc_cli_usage_error("spec", "option needs a value");
+        if (i + 1 >= argc) return nnc_cli_needs_value("spec", a);
         const char *v = argv[++i];
         if (strcmp(a, "--model") == 0) model = v;
         else if (strcmp(a, "--input") == 0) input = v;
@@ -785,7 +798,7 @@ static int cmd_spec(int argc, char **argv)
             if (nnc_cli_parse_double(buf, &clip_lo) || nnc_cli_parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi)
                 return nnc_cli_usage_error("spec", "--clip takes LO,HI with LO <= HI");
         } else {
-            return nnc_cli_usage_error("spec", "unknown option");
+            return nnc_cli_unknown_option("spec", a);
         }
     }
     if (!model || !input || eps < 0 || label < 0) return nnc_cli_usage_error("spec", "--model, --input, --label and --eps are required");
@@ -1059,7 +1072,26 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(cmd, commands[i].name) == 0) return nnc_cli_finish_stdout(commands[i].fn(argc - 2, argv + 2));
+        if (strcmp(cmd, commands[i].name) == 0) {
+            /* --opt=value is --opt value */
+            char **av = malloc(sizeof(char *) * (2 * (size_t)argc + 1));
+            if (av == NULL) return nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
+            int ac = 0;
+            for (int k = 2; k < argc; k++) {
+                char *eq = argv[k][0] == '-' && argv[k][1] == '-' ? strchr(argv[k], '=') : NULL;
+                if (eq && eq > argv[k] + 2) {
+                    *eq = 0;
+                    av[ac++] = argv[k];
+                    av[ac++] = eq + 1;
+                } else {
+                    av[ac++] = argv[k];
+                }
+            }
+            av[ac] = NULL;
+            int rc = nnc_cli_finish_stdout(commands[i].fn(ac, av));
+            free(av);
+            return rc;
+        }
     fprintf(stderr, "nncert: unknown command '%s' (see 'nncert --help')\n", cmd);
     return EXIT_USAGE;
 }

@@ -12,6 +12,14 @@ expect_exit no-args 64 "$NNCERT"
 expect_error unknown-command 64 "unknown command 'frobnicate'" "$NNCERT" frobnicate
 expect_error run-missing-input 64 "MODEL and --input" "$NNCERT" run $Z/mlp.onnx
 expect_error run-bad-precision 64 "precision" "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --precision f16
+# options are named in their errors; a trailing unknown flag is unknown, not
+# "needs a value"; --opt=value is --opt value
+expect_error run-unknown-option-named 64 "unknown option '--wat'" "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --wat
+expect_error verify-trailing-unknown-flag 64 "unknown option '--bogus'" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --bogus
+expect_error verify-missing-value-named 64 "option '--timeout' needs a value" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --timeout
+if "$NNCERT" run $Z/mlp.onnx --input=$Z/sample_input.json --precision=f64 >"$TMP/eq.json" 2>/dev/null &&
+   "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --precision f64 >"$TMP/sp.json" 2>/dev/null && cmp -s "$TMP/eq.json" "$TMP/sp.json"; then
+    pass option-equals-value; else fail option-equals-value; fi
 
 # info reports the zoo MLP's structure
 if "$NNCERT" info --json $Z/mlp.onnx >"$TMP/info.json" && grep -q '"parameters": 269322' "$TMP/info.json" &&
