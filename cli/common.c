@@ -30,7 +30,8 @@ int nnc_cli_fail(nnc_status st, const char *msg)
 
 int nnc_cli_usage_error(const char *cmd, const char *msg)
 {
-    fprintf(stderr, "nncert%s%s: %s (see 'nncert %s--help')\n", cmd ? " " : "", cmd ? cmd : "", msg, cmd ? "" : "");
+    fprintf(stderr, "nncert%s%s: %s (see 'nncert %s%s--help')\n", cmd ? " " : "", cmd ? cmd : "", msg, cmd ? cmd : "",
+            cmd ? " " : "");
     return EXIT_USAGE;
 }
 

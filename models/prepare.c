@@ -215,6 +215,28 @@ static int foldable(const nnc_model *m, const nnc_node *n)
     return 1;
 }
 
+/* The stored weights and biases of the layers that carry them (Gemm,
+ * MatMul, Conv, BatchNormalization) must be finite: a NaN or an infinity
+ * there makes every output NaN or infinite, which no verdict, bound or
+ * proof can mean anything about.  (Other constants may be infinite on
+ * purpose: Clip limits, attention masks.) */
+static nnc_status check_weights_finite(const nnc_model *m, const nnc_node *n, char *err, size_t errlen)
+{
+    if (n->op != NNC_OP_GEMM && n->op != NNC_OP_MATMUL && n->op != NNC_OP_CONV && n->op != NNC_OP_BATCHNORM)
+        return NNC_STATUS_OK;
+    for (int s = 0; s < n->n_in; s++) {
+        if (n->in[s] < 0) continue;
+        const nnc_value *v = &m->vals[n->in[s]];
+        if (v->kind != NNC_VAL_CONST || v->f == NULL) continue;
+        for (int64_t k = 0; k < v->numel; k++)
+            if (!isfinite(v->f[k]))
+                return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s '%s': weight '%s' has %s at element %lld",
+                               nnc_op_name(n->op), n->name ? n->name : "", v->name, isnan(v->f[k]) ? "a NaN" : "an infinity",
+                               (long long)k);
+    }
+    return NNC_STATUS_OK;
+}
+
 nnc_status nnc_mdl_prepare(nnc_model *m, const nnc_prepare_opts *opts, char *err, size_t errlen)
 {
     nnc_prepare_opts def;
@@ -228,6 +250,7 @@ nnc_status nnc_mdl_prepare(nnc_model *m, const nnc_prepare_opts *opts, char *err
     for (int t = 0; t < m->n_order; t++) {
         nnc_node *n = &m->nodes[m->order[t]];
         if ((st = nnc_op_infer(m, n, err, errlen))) return st;
+        if ((st = check_weights_finite(m, n, err, errlen))) return st;
         if ((st = const_dropout_mask(m, n, err, errlen))) return st;
         if (opts->fold_constants && foldable(m, n)) {
             if ((st = nnc_op_fold(m, n, err, errlen))) return st;

@@ -111,3 +111,30 @@ fi
 # checked before the work: a 60 s run would print its result to stdout
 expect_error output-dir-missing-before-work 73 "cannot write /nonexistent/dir/r.json" \
     "$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --timeout 60 --json /nonexistent/dir/r.json
+
+# non-finite weights are refused with the layer and weight named, whatever
+# the command (a NaN weight made verify say unknown with a fraction near 1)
+PY=/usr/bin/python3
+if $PY -c 'import onnx, numpy' 2>/dev/null; then
+    for kind in nan inf; do
+        $PY - $Z/mlp.onnx "$TMP/w_$kind.onnx" $kind <<'PYEOF'
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+m = onnx.load(sys.argv[1])
+for k, t in enumerate(m.graph.initializer):
+    a = numpy_helper.to_array(t).copy()
+    if a.ndim == 2:
+        a.flat[3] = np.nan if sys.argv[3] == 'nan' else -np.inf
+        m.graph.initializer[k].CopyFrom(numpy_helper.from_array(a, t.name))
+        break
+onnx.save(m, sys.argv[2])
+PYEOF
+        want=$([ $kind = nan ] && echo "a NaN" || echo "an infinity")
+        expect_error "weight-$kind-refused-run" 65 "weight '.*' has $want at element 3" "$NNCERT" run "$TMP/w_$kind.onnx" --input $Z/sample_input.json
+        expect_error "weight-$kind-refused-verify" 65 "has $want" "$NNCERT" verify "$TMP/w_$kind.onnx" "$TMP/o.vnnlib"
+    done
+else
+    skip weight-nonfinite "python3 onnx not installed"
+fi
