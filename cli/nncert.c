@@ -20,6 +20,7 @@
 #include "specs/spec.h"
 #include "verifier/verifier.h"
 
+#include <float.h>
 #include <math.h>
 
 #include <errno.h>
@@ -826,6 +827,17 @@ static int cmd_spec(int argc, char **argv)
     } else {
         nnc_spec *s;
         st = nnc_spc_linf(&s, in.data[0], (int)ti.numel, (int)to.numel, (int)label, eps, clip_lo, clip_hi, err, sizeof err);
+        for (int i = 0; !st && ti.dtype == NNC_DTYPE_FLOAT && i < (int)ti.numel; i++) {
+            /* a float32 input cannot take a value past FLT_MAX: such a box
+             * (a huge --eps without --clip) is a mistake, not a spec */
+            double l = nnc_spc_case_lo(s, 0)[i], h = nnc_spc_case_hi(s, 0)[i];
+            if (l < -FLT_MAX || h > FLT_MAX) {
+                snprintf(err, sizeof err, "input %d: box [%g, %g] goes past the float32 range of the model's input "
+                         "(--eps %g; --clip bounds it)", i, l, h, eps);
+                nnc_spc_destroy(s);
+                st = NNC_STATUS_ARG;
+            }
+        }
         if (st) {
             rc = nnc_cli_fail(st, err);
         } else {

@@ -138,3 +138,6 @@ PYEOF
 else
     skip weight-nonfinite "python3 onnx not installed"
 fi
+# a box past float32 (huge --eps, no --clip) is refused, nothing written
+expect_error spec-eps-past-float32 64 "past the float32 range" "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 1e39 --output "$TMP/huge.vnnlib"
+if [ -e "$TMP/huge.vnnlib" ]; then fail spec-eps-past-float32-nothing-written; else pass spec-eps-past-float32-nothing-written; fi
