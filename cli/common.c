@@ -63,8 +63,8 @@ void nnc_cli_json_str(FILE *f, const char *s)
 
 /* Where an output goes.  "-": standard output.  A path naming (after
  * symbolic links) something other than a regular file, such as /dev/null,
- * /dev/stdout, a FIFO or a terminal, or a dangling link: opened and written
- * in place, never replaced.  A regular file, or a new name: written to a
+ * /dev/stdout, a FIFO or a terminal, a path under /dev or /proc, or a
+ * dangling link: opened and written in place, never replaced.  A regular file, or a new name: written to a
  * temporary file beside it, then renamed over it, so that a failed run
  * leaves the old file whole; through a symbolic link the link's target is
  * the file replaced, so the link stays.  Out: *target (malloc'd: the path
@@ -75,6 +75,8 @@ static int out_target(const char *path, char **target)
     *target = NULL;
     if (stat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode)) return 0;
+        /* /dev/stdout, /dev/fd/N, /proc/self/fd/N: descriptors, not files */
+        if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) return 0;
         if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
             *target = realpath(path, NULL);
             return *target ? 0 : -1;
@@ -143,6 +145,13 @@ int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *
     char err[NNC_ERRBUF_SIZE] = "";
     char *target = NULL;
     int to_stdout = strcmp(path, "-") == 0;
+    struct stat ps, so;
+    /* a name of our own standard output (/dev/stdout, /dev/fd/1, the file
+     * or pipe it is redirected to) goes through stdout's stream, in order
+     * with what is printed there */
+    if (!to_stdout && stat(path, &ps) == 0 && fstat(fileno(stdout), &so) == 0 && ps.st_dev == so.st_dev &&
+        ps.st_ino == so.st_ino)
+        to_stdout = 1;
     if (!to_stdout && out_target(path, &target) != 0) {
         fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
         return EXIT_CANTCREAT;

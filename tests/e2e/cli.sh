@@ -91,6 +91,13 @@ ln -s nothere.json "$TMP/dangling.json"
 "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --output "$TMP/dangling.json" >/dev/null 2>&1
 if [ -L "$TMP/dangling.json" ] && grep -q '"shape"' "$TMP/nothere.json"; then pass output-dangling-symlink-target-created
 else fail output-dangling-symlink-target-created; fi
+# /dev/stdout is our own standard output: written through its stream (the
+# summary, then the JSON, in order), and it stays a link
+if [ -L /dev/stdout ]; then
+    "$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --samples 100 --timeout 5 --json /dev/stdout >"$TMP/devout.txt" 2>/dev/null
+    if [ -L /dev/stdout ] && head -1 "$TMP/devout.txt" | grep -q "^result:" && grep -q '"model_sha256"' "$TMP/devout.txt"; then
+        pass output-dev-stdout-written-through; else fail output-dev-stdout-written-through; fi
+fi
 # with --json -, standard output is the JSON alone (the summary on stderr)
 "$NNCERT" verify $Z/mlp.onnx "$TMP/o.vnnlib" --samples 100 --timeout 5 --json - >"$TMP/dash.json" 2>"$TMP/dash.err"
 if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["result"] == "holds"' "$TMP/dash.json" &&
