@@ -261,22 +261,24 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
      * each pass starts from the bounds the last one narrowed and takes twice
      * its steps, until the leaf is safe, a pass gains nothing, or the share
      * is spent.  (ERAN 6x200 sigmoid, eps 0.012: 4 instances hold after 8 +
-     * 16 steps that stay open after 8.) */
+     * 16 steps that stay open after 8.)  With few inputs one pass, as
+     * splitting the input box is the better use of the time there. */
     int smooth = alpha_iters(c) > 0 && nnc_bnd_relu_count(c->bnd) == 0 && nnc_bnd_smooth_count(c->bnd) > 0;
+    int passes = smooth && n > NNC_VRF_RELU_SPLIT_MIN_INPUTS;
     int it = alpha_iters(c), all_impossible = 0;
     for (int pass = 0; !st; pass++, it *= 2) {
         int64_t narrowed = 0;
-        if (smooth) st = nnc_alpha_intermediate(c->bnd, it, pass == 0 ? now + 0.5 * (dl - now) : dl, &narrowed);
+        if (smooth) st = nnc_alpha_intermediate(c->bnd, it, pass == 0 ? now + 0.5 * (deadline - now) : dl, &narrowed);
         /* lam stays CROWN's: on ACAS Xu the split choice it gives needs
          * fewer leaves than the optimised bound's */
-        if (!st) st = nnc_alpha_lower(c->bnd, c->nrows, c->C, c->d, lw, NULL, it, smooth ? dl : deadline);
+        if (!st) st = nnc_alpha_lower(c->bnd, c->nrows, c->C, c->d, lw, NULL, it, pass == 0 ? deadline : dl);
         all_impossible = 1;
         for (int j = 0; j < c->ndisj && !st; j++) {
             int impossible = 0;
             for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) impossible |= lw[r] > c->d[r];
             all_impossible &= impossible;
         }
-        if (!smooth || all_impossible || narrowed == 0 || nnc_rfn_now() > dl || it > INT_MAX / 2) break;
+        if (!passes || all_impossible || narrowed == 0 || nnc_rfn_now() > dl || it > INT_MAX / 2) break;
     }
     if (st || all_impossible) {
         if (!st) *kind = LEAF_SAFE;
