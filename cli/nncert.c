@@ -447,6 +447,10 @@ static const char verify_help[] =
     "                      covers the dense inputs.  Without it a DLRM's spec covers\n"
     "                      every input in input order, the ids fixed (equal bounds)\n"
     "\n"
+    "Options that contradict each other (--ibp with --alpha-iters N > 0 or\n"
+    "--relu-split on; --no-split with --relu-split on) or would do nothing (--sample\n"
+    "without --trace; --clip or --sweep-out without --sweep-eps; --json with\n"
+    "--sweep-eps) are refused.  --opt=value is the same as --opt value.\n\n"
     "Exit codes: 0 holds (or meets --max-violation), 1 validated counterexample\n"
     "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
 
@@ -592,6 +596,7 @@ static int cmd_verify(int argc, char **argv)
 {
     const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "results/sweep";
     const char *trace = NULL; /* DLRM: categorical ids from this trace's sample */
+    int alpha_set = 0, sample_set = 0, clip_set = 0, sweep_out_set = 0; /* given on the command line */
     uint64_t trace_sample = 1;
     double clip_lo = -INFINITY, clip_hi = INFINITY;
     nnc_vrf_opts o;
@@ -622,6 +627,7 @@ static int cmd_verify(int argc, char **argv)
             }
             else if (strcmp(a, "--alpha-iters") == 0) {
                 uint64_t it = 0;
+                alpha_set = 1;
                 bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &it) || it > 10000);
                 o.alpha_iters = strcmp(v, "auto") == 0 ? -1 : (int)it;
             } else if (strcmp(a, "--relu-split") == 0) {
@@ -641,10 +647,11 @@ static int cmd_verify(int argc, char **argv)
             else if (strcmp(a, "--json") == 0) json = v;
             else if (strcmp(a, "--device") == 0) device = v;
             else if (strcmp(a, "--sweep-eps") == 0) sweep = v;
-            else if (strcmp(a, "--sweep-out") == 0) sweep_out = v;
+            else if (strcmp(a, "--sweep-out") == 0) sweep_out = v, sweep_out_set = 1;
             else if (strcmp(a, "--trace") == 0) trace = v;
-            else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0;
+            else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0, sample_set = 1;
             else if (strcmp(a, "--clip") == 0) {
+                clip_set = 1;
                 char buf[128];
                 snprintf(buf, sizeof buf, "%s", v);
                 char *comma = strchr(buf, ',');
@@ -668,6 +675,23 @@ static int cmd_verify(int argc, char **argv)
         }
     }
     if (model == NULL || specp == NULL) return nnc_cli_usage_error("verify", "MODEL and SPEC are required");
+    /* options that contradict each other, or that would be silently inert */
+    const char *clash = NULL;
+    if (!o.crown && alpha_set && o.alpha_iters > 0)
+        clash = "--ibp (interval bounds only) and --alpha-iters N > 0 (optimised linear bounds) contradict each other";
+    else if (!o.crown && o.relu_split == 1)
+        clash = "--ibp and --relu-split on contradict each other (ReLU splits refine linear bounds)";
+    else if (!o.split && o.relu_split == 1)
+        clash = "--no-split and --relu-split on contradict each other";
+    else if (sample_set && trace == NULL)
+        clash = "--sample picks a sample of --trace FILE, which is not given";
+    else if (clip_set && sweep == NULL)
+        clash = "--clip applies to --sweep-eps, which is not given (a spec's box is used as written)";
+    else if (sweep_out_set && sweep == NULL)
+        clash = "--sweep-out names the files of --sweep-eps, which is not given";
+    else if (json && sweep)
+        clash = "--json and --sweep-eps: a sweep writes --sweep-out PREFIX.csv and .svg, not a JSON report";
+    if (clash) return nnc_cli_usage_error("verify", clash);
     if (strcmp(device, "gpu") == 0) o.device = NNC_VRF_DEVICE_GPU;
     else if (strcmp(device, "cpu") != 0) {
         return nnc_cli_usage_error("verify", "--device must be cpu or gpu");

@@ -148,3 +148,11 @@ fi
 # a box past float32 (huge --eps, no --clip) is refused, nothing written
 expect_error spec-eps-past-float32 64 "past the float32 range" "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 1e39 --output "$TMP/huge.vnnlib"
 if [ -e "$TMP/huge.vnnlib" ]; then fail spec-eps-past-float32-nothing-written; else pass spec-eps-past-float32-nothing-written; fi
+# contradicting or inert verify options are refused, both named
+expect_error verify-ibp-alpha 64 "--ibp .*--alpha-iters" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --ibp --alpha-iters 20
+expect_error verify-ibp-relu-split 64 "--ibp and --relu-split on" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --ibp --relu-split on
+expect_error verify-nosplit-relu-split 64 "--no-split and --relu-split on" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --no-split --relu-split on
+expect_error verify-sample-without-trace 64 "--sample .*--trace" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --sample 2
+expect_error verify-clip-without-sweep 64 "--clip .*--sweep-eps" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --clip 0,1
+expect_error verify-sweep-out-without-sweep 64 "--sweep-out .*--sweep-eps" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --sweep-out r/s
+expect_error verify-json-with-sweep 64 "--json and --sweep-eps" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --sweep-eps 0:0.1:3 --json r.json

@@ -23,7 +23,7 @@ expect_error() {
     lines=$(wc -l <"$TMP/err")
     if [ "$rc" -ne "$want" ]; then fail "$name (exit $rc, wanted $want: $(head -c 300 "$TMP/err"))"
     elif [ "$lines" -ne 1 ]; then fail "$name (stderr has $lines lines)"
-    elif ! grep -qE "$pat" "$TMP/err"; then fail "$name (message '$(cat "$TMP/err")' lacks /$pat/)"
+    elif ! grep -qE -e "$pat" "$TMP/err"; then fail "$name (message '$(cat "$TMP/err")' lacks /$pat/)"
     elif [ -s "$TMP/out" ]; then fail "$name (wrote to stdout on error)"
     else pass "$name"; fi
 }
