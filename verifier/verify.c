@@ -158,9 +158,18 @@ static int try_candidate(ctx *c, int k, const double *x)
     if (nnc_rt_run(c->rt64, 1, in64, out64, err, sizeof err)) return 0;
     if (nnc_spc_unsafe_disjunct(c->s, k, y64) < 0) return 0;
     for (int i = 0; i < c->n_in; i++) xf[i] = (float)x[i];
-    /* the float32 input must itself lie in the region */
+    /* the float32 input must itself lie in the region: the box the run
+     * was asked about (opts box_lo/box_hi, as --sweep-eps sets them), else
+     * the spec's (a sweep's counterexamples outside the spec's own box were
+     * refused, so the sweep said unknown where a single run of the same box
+     * said violated) */
     for (int i = 0; i < c->n_in; i++) xd[i] = xf[i];
-    if (!nnc_spc_in_region(c->s, k, xd)) return 0;
+    if (c->o->box_lo) {
+        for (int i = 0; i < c->n_in; i++)
+            if (!(xd[i] >= c->o->box_lo[i] && xd[i] <= c->o->box_hi[i])) return 0;
+    } else if (!nnc_spc_in_region(c->s, k, xd)) {
+        return 0;
+    }
     const void *in32[1] = {xf};
     void *out32[1] = {y32f};
     if (nnc_rt_run(c->rt32, 1, in32, out32, err, sizeof err)) return 0;

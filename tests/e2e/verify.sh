@@ -111,4 +111,14 @@ if "$NNCERT" verify $Z/mlp.onnx "$TMP/p.vnnlib" --sweep-eps 0:0.05:4 --clip 0,1 
    [ "$(wc -l <"$TMP/sw.csv")" -eq 5 ] && grep -q '^0,holds,0,0,' "$TMP/sw.csv" && grep -q '<svg' "$TMP/sw.svg" && grep -q '</svg>' "$TMP/sw.svg"; then
     pass verify-sweep-eps
 else fail "verify-sweep-eps $(cat "$TMP/sw.out" "$TMP/sw.csv" 2>/dev/null | head -5)"; fi
+# a sweep's counterexamples are checked against the sweep's box, not the
+# spec's: at the radius where a single run of the same box is violated, the
+# sweep says violated too (it said unknown, refusing points outside the
+# spec's own box)
+"$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0.05 --output "$TMP/v05.vnnlib"
+single=$("$NNCERT" verify $Z/mlp.onnx "$TMP/v05.vnnlib" --timeout 5 --samples 500 2>/dev/null | awk '/^result:/ {print $2}')
+"$NNCERT" verify $Z/mlp.onnx "$TMP/v05.vnnlib" --sweep-eps 0.04:0.05:2 --timeout 5 --samples 500 --sweep-out "$TMP/sv" >/dev/null 2>&1
+swept=$(awk -F, '$1 == "0.05" {print $2}' "$TMP/sv.csv" 2>/dev/null)
+if [ "$single" = violated ] && [ "$swept" = violated ]; then pass verify-sweep-matches-single-run
+else fail "verify-sweep-matches-single-run (single run: $single, sweep at 0.05: $swept)"; fi
 expect_error verify-sweep-bad 64 "sweep-eps" "$NNCERT" verify $Z/mlp.onnx "$TMP/p.vnnlib" --sweep-eps 0:1
