@@ -109,17 +109,12 @@ int nnc_cli_check_output(const char *path)
     char *target;
     int bad = out_target(path, &target) != 0;
     struct stat st;
-    if (!bad && target == NULL) {
-        if (stat(path, &st) == 0) bad = access(path, W_OK) != 0; /* written in place */
-        else {                                                    /* a dangling link: its target is created */
-            char *dir = dir_of(path);
-            bad = dir == NULL || access(dir, W_OK | X_OK) != 0;
-            free(dir);
-        }
-    }
-    if (!bad && target) {
-        /* the temporary file is made beside the target, then renamed */
-        char *dir = dir_of(target);
+    if (!bad && target == NULL && stat(path, &st) == 0) {
+        bad = access(path, W_OK) != 0; /* written in place */
+    } else if (!bad) {
+        /* a file made in the directory: the temporary beside the target,
+         * or a dangling link's target */
+        char *dir = dir_of(target ? target : path);
         bad = dir == NULL || access(dir, W_OK | X_OK) != 0;
         free(dir);
     }
@@ -143,7 +138,7 @@ static int finish(FILE *f, int is_stdout)
 int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg)
 {
     char err[NNC_ERRBUF_SIZE] = "";
-    char *target = NULL;
+    char *target = NULL, *tmp = NULL;
     int to_stdout = strcmp(path, "-") == 0;
     struct stat ps, so;
     /* a name of our own standard output (/dev/stdout, /dev/fd/1, the file
@@ -156,29 +151,15 @@ int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *
         fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
         return EXIT_CANTCREAT;
     }
-    if (to_stdout || target == NULL) { /* in place */
-        FILE *f = to_stdout ? stdout : fopen(path, "w");
-        if (f == NULL) {
-            fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
-            return EXIT_CANTCREAT;
+    if (target) { /* replaced: a temporary file beside it, renamed over it */
+        size_t tl = strlen(target) + 32;
+        if ((tmp = malloc(tl)) == NULL) {
+            free(target);
+            return EXIT_SOFTWARE;
         }
-        errno = 0;
-        nnc_status st = fn(f, arg, err, sizeof err);
-        if (finish(f, to_stdout) != 0 || st != NNC_STATUS_OK) {
-            fprintf(stderr, "nncert: error: cannot write %s%s%s\n", to_stdout ? "standard output" : path,
-                    errno ? ": " : "", errno ? strerror(errno) : "");
-            return EXIT_CANTCREAT;
-        }
-        return EXIT_OK;
+        snprintf(tmp, tl, "%s.tmp%ld", target, (long)getpid());
     }
-    size_t tl = strlen(target) + 32;
-    char *tmp = malloc(tl);
-    if (tmp == NULL) {
-        free(target);
-        return EXIT_SOFTWARE;
-    }
-    snprintf(tmp, tl, "%s.tmp%ld", target, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    FILE *f = to_stdout ? stdout : fopen(tmp ? tmp : path, "w");
     if (f == NULL) {
         fprintf(stderr, "nncert: error: cannot write %s: %s\n", path, strerror(errno));
         free(tmp);
@@ -187,16 +168,15 @@ int nnc_cli_write_atomic(const char *path, nnc_status (*fn)(FILE *, const void *
     }
     errno = 0;
     nnc_status st = fn(f, arg, err, sizeof err);
-    if (finish(f, 0) != 0 || st != NNC_STATUS_OK || rename(tmp, target) != 0) {
-        fprintf(stderr, "nncert: error: cannot write %s%s%s\n", path, errno ? ": " : "", errno ? strerror(errno) : "");
-        remove(tmp);
-        free(tmp);
-        free(target);
-        return EXIT_CANTCREAT;
+    int bad = finish(f, to_stdout) != 0 || st != NNC_STATUS_OK || (tmp && rename(tmp, target) != 0);
+    if (bad) {
+        fprintf(stderr, "nncert: error: cannot write %s%s%s\n", to_stdout ? "standard output" : path, errno ? ": " : "",
+                errno ? strerror(errno) : "");
+        if (tmp) remove(tmp);
     }
     free(tmp);
     free(target);
-    return EXIT_OK;
+    return bad ? EXIT_CANTCREAT : EXIT_OK;
 }
 
 int nnc_cli_finish_stdout(int rc)

@@ -251,6 +251,18 @@ static int alpha_iters(const ctx *c)
     return c->n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS ? 8 : 0;
 }
 
+/* Returns 1 when lower bounds lw (rows of the case) show every disjunct
+ * impossible: the leaf is safe. */
+static int all_impossible(const ctx *c, const double *lw)
+{
+    for (int j = 0; j < c->ndisj; j++) {
+        int impossible = 0;
+        for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) impossible |= lw[r] > c->d[r];
+        if (!impossible) return 0;
+    }
+    return 1;
+}
+
 /* An open leaf: alpha-CROWN on the lower bounds lw[0..R) that leave their
  * disjunct possible, then (many inputs) ReLU splits; *kind becomes SAFE when
  * every disjunct is shown impossible.  The bounds in c->bnd are then stale. */
@@ -274,22 +286,17 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
      * splitting the input box is the better use of the time there. */
     int smooth = alpha_iters(c) > 0 && nnc_bnd_relu_count(c->bnd) == 0 && nnc_bnd_smooth_count(c->bnd) > 0;
     int passes = smooth && n > NNC_VRF_RELU_SPLIT_MIN_INPUTS;
-    int it = alpha_iters(c), all_impossible = 0;
+    int it = alpha_iters(c), safe = 0;
     for (int pass = 0; !st; pass++, it *= 2) {
         int64_t narrowed = 0;
         if (smooth) st = nnc_alpha_intermediate(c->bnd, it, pass == 0 ? now + 0.5 * (deadline - now) : dl, &narrowed);
         /* lam stays CROWN's: on ACAS Xu the split choice it gives needs
          * fewer leaves than the optimised bound's */
         if (!st) st = nnc_alpha_lower(c->bnd, c->nrows, c->C, c->d, lw, NULL, it, pass == 0 ? deadline : dl);
-        all_impossible = 1;
-        for (int j = 0; j < c->ndisj && !st; j++) {
-            int impossible = 0;
-            for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) impossible |= lw[r] > c->d[r];
-            all_impossible &= impossible;
-        }
-        if (!passes || all_impossible || narrowed == 0 || nnc_rfn_now() > dl || it > INT_MAX / 2) break;
+        safe = !st && all_impossible(c, lw);
+        if (!passes || safe || narrowed == 0 || nnc_rfn_now() > dl || it > INT_MAX / 2) break;
     }
-    if (st || all_impossible) {
+    if (st || safe) {
         if (!st) *kind = LEAF_SAFE;
         return st;
     }
@@ -303,18 +310,6 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     c->rsp_nodes += nodes;
     if (!st && cert) *kind = LEAF_SAFE;
     return st;
-}
-
-/* Returns 1 when lower bounds lw (rows of the case) show every disjunct
- * impossible: the leaf is safe. */
-static int all_impossible(const ctx *c, const double *lw)
-{
-    for (int j = 0; j < c->ndisj; j++) {
-        int impossible = 0;
-        for (int r = c->dstart[j]; r < c->dstart[j + 1]; r++) impossible |= lw[r] > c->d[r];
-        if (!impossible) return 0;
-    }
-    return 1;
 }
 
 /* Whether refine_leaf does anything for this model (it needs c->bnd). */
