@@ -171,8 +171,11 @@ nnc_status nnc_alpha_intermediate(nnc_bnd *b, int iters, double deadline, int64_
         double l, u, nl = -INFINITY, nu = -INFINITY;
         nnc_bnd_pre_bounds(b, f, &l, &u);
         /* a stable ReLU is exact already; a smooth neuron gains from any
-         * narrowing */
+         * narrowing; an exact interval (an affine map of the input box) has
+         * nothing to gain (the first layer of MNIST and VeriVital nets: on
+         * Convnet_avgpool, 5299 neurons, 19% of a run before) */
         if (relu ? !(l < 0 && u > 0) : !(l < u && isfinite(l) && isfinite(u))) continue;
+        if (nnc_bnd_pre_exact(b, f)) continue;
         if (nnc_rfn_now() > deadline) break;
         nnc_alpha_params_init(b, w.a0);
         for (int side = 1; side >= -1 && !st; side -= 2) {

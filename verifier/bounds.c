@@ -1754,6 +1754,14 @@ nnc_status nnc_bnd_pre_grad(nnc_bnd *b, int64_t f, int sign, double *lower, doub
     return st;
 }
 
+int nnc_bnd_pre_exact(const nnc_bnd *b, int64_t f)
+{
+    int v;
+    int64_t j;
+    neuron_at(b, f, &v, &j);
+    return b->exact_ibp[v] != 0;
+}
+
 void nnc_bnd_pre_bounds(const nnc_bnd *b, int64_t f, double *l, double *u)
 {
     int v;

@@ -152,7 +152,9 @@ nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side,
  * bound, -1: minus its upper bound), by back-substitution from f's node with
  * the current slopes (grad: n_relu entries, 0 for neurons at or after f's
  * node); ARG for f out of range or sign not +-1.  pre_pos is f's node's
- * order position.  pre_bounds reads f's pre-activation interval.
+ * order position.  pre_exact says whether f's pre-activation interval is
+ * exact (IBP of at most one mixing linear map of the input: no slope or
+ * multiplier can narrow it).  pre_bounds reads f's pre-activation interval.
  * pre_narrow intersects it with [l, u] (enclosures of it on this problem)
  * and rebuilds the neuron's relaxation (adaptive slope) and output
  * interval; returns 1 when they cross beyond rounding (the problem is
@@ -161,6 +163,7 @@ nnc_status nnc_bnd_split_lower(nnc_bnd *b, const double *C, int64_t f, int side,
  * ones for sub-problems. */
 nnc_status nnc_bnd_pre_grad(nnc_bnd *b, int64_t f, int sign, double *lower, double *grad, double *gbeta);
 int nnc_bnd_pre_pos(const nnc_bnd *b, int64_t f);
+int nnc_bnd_pre_exact(const nnc_bnd *b, int64_t f);
 void nnc_bnd_pre_bounds(const nnc_bnd *b, int64_t f, double *l, double *u);
 int nnc_bnd_pre_narrow(nnc_bnd *b, int64_t f, double l, double u);
 

@@ -210,6 +210,32 @@ static inline nnc_status mb_load(mb *b, nnc_model **m, char *err, size_t errlen)
 }
 
 
+/* x [1, nin] -> Gemm(W1 [nh, nin], b1) -> act ("Relu", "Sigmoid", ...) ->
+ * Gemm(W2 [nout, nh], b2) -> y; returns mb_load's status. */
+static inline nnc_status mb_mlp1(nnc_model **out, int64_t nin, int64_t nh, int64_t nout, const float *W1, const float *B1,
+                                 const char *act, const float *W2, const float *B2, char *err, size_t errlen)
+{
+    static const char *g1i[3] = {"x", "W1", "b1"}, *g1o[1] = {"h"}, *ri[1] = {"h"}, *ro[1] = {"a"},
+                      *g2i[3] = {"a", "W2", "b2"}, *g2o[1] = {"y"};
+    int64_t xd[2] = {1, nin}, w1d[2] = {nh, nin}, b1d[1] = {nh}, w2d[2] = {nout, nh}, b2d[1] = {nout};
+    mb m;
+    mb_init(&m, 13);
+    mb_input(&m, "x", 2, xd);
+    mb_output(&m, "y");
+    m.inits[0] = tensor_floats("W1", 2, w1d, W1, (size_t)(nh * nin));
+    m.inits[1] = tensor_floats("b1", 1, b1d, B1, (size_t)nh);
+    m.inits[2] = tensor_floats("W2", 2, w2d, W2, (size_t)(nout * nh));
+    m.inits[3] = tensor_floats("b2", 1, b2d, B2, (size_t)nout);
+    m.graph.n_initializer = 4;
+    m.nodes[0] = node("Gemm", "g1", 3, g1i, 1, g1o);
+    node_attr(m.nodes[0], attr_int("transB", 1));
+    m.nodes[1] = node(act, "r", 1, ri, 1, ro);
+    m.nodes[2] = node("Gemm", "g2", 3, g2i, 1, g2o);
+    node_attr(m.nodes[2], attr_int("transB", 1));
+    m.graph.n_node = 3;
+    return mb_load(&m, out, err, errlen);
+}
+
 static inline Onnx__AttributeProto *attr_ints(const char *name, int n, const int64_t *v)
 {
     Onnx__AttributeProto *a = mb_calloc(1, sizeof *a);

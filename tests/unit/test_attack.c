@@ -14,7 +14,12 @@
  *    loss and gradient equal the chain mode's, and the attack finds the
  *    ball; on a Sigmoid network (not a dense chain) the gradient agrees
  *    with central differences and the joint objective (j = -1) is the
- *    smallest disjunct loss. */
+ *    smallest disjunct loss;
+ *  - with many inputs (32) the two extreme corners are starts: on a net
+ *    whose unsafe set lies near the all-upper corner and whose gradient
+ *    everywhere else leads away from it (towards a safe plateau), the
+ *    attack finds it, and does not from the centre and random starts
+ *    alone (corners off). */
 #include "specs/spec.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/attack_impl.h"
@@ -35,8 +40,6 @@ static const float CEN[NI] = {0.3125f, 0.6875f, 0.5625f, 0.1875f, 0.8125f};
  * with sigmoid != 0 a Sigmoid replaces the Relu (not a dense chain) */
 static nnc_model *ball_model(float r, int sigmoid)
 {
-    static const char *g1i[3] = {"x", "W1", "b1"}, *g1o[1] = {"h"}, *ri[1] = {"h"}, *ro[1] = {"a"},
-                      *g2i[3] = {"a", "W2", "b2"}, *g2o[1] = {"y"};
     static float W1[2 * NI * NI], B1[2 * NI], W2[2 * NI], B2[1];
     memset(W1, 0, sizeof W1);
     for (int i = 0; i < NI; i++) {
@@ -47,25 +50,11 @@ static nnc_model *ball_model(float r, int sigmoid)
     }
     for (int j = 0; j < 2 * NI; j++) W2[j] = 1.0f;
     B2[0] = -r;
-    int64_t xd[2] = {1, NI}, w1d[2] = {2 * NI, NI}, b1d[1] = {2 * NI}, w2d[2] = {1, 2 * NI}, b2d[1] = {1};
-    mb m;
-    mb_init(&m, 13);
-    mb_input(&m, "x", 2, xd);
-    mb_output(&m, "y");
-    m.inits[0] = tensor_floats("W1", 2, w1d, W1, 2 * NI * NI);
-    m.inits[1] = tensor_floats("b1", 1, b1d, B1, 2 * NI);
-    m.inits[2] = tensor_floats("W2", 2, w2d, W2, 2 * NI);
-    m.inits[3] = tensor_floats("b2", 1, b2d, B2, 1);
-    m.graph.n_initializer = 4;
-    m.nodes[0] = node("Gemm", "g1", 3, g1i, 1, g1o);
-    node_attr(m.nodes[0], attr_int("transB", 1));
-    m.nodes[1] = node(sigmoid ? "Sigmoid" : "Relu", "r", 1, ri, 1, ro);
-    m.nodes[2] = node("Gemm", "g2", 3, g2i, 1, g2o);
-    node_attr(m.nodes[2], attr_int("transB", 1));
-    m.graph.n_node = 3;
     nnc_model *model;
     char err[NNC_ERRBUF_SIZE];
-    ck_assert_msg(mb_load(&m, &model, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_msg(mb_mlp1(&model, NI, 2 * NI, 1, W1, B1, sigmoid ? "Sigmoid" : "Relu", W2, B2, err, sizeof err) ==
+                      NNC_STATUS_OK,
+                  "%s", err);
     return model;
 }
 
@@ -298,6 +287,77 @@ START_TEST(test_attack_graph_mode)
 }
 END_TEST
 
+/* 32 inputs, m = their mean: y = 0.1 + relu(m - 0.2) - 31 relu(m - 0.9).
+ * y rises with m on [0.2, 0.9] and is flat (0.1) below 0.2, so descent from
+ * the centre or from random points (m near 0.5) goes down to the plateau;
+ * y <= 0 only for m >= 0.9267 (the all-upper corner has y = -2.2). */
+#define NW 32
+static nnc_model *trap_model(void)
+{
+    static float W1[2 * NW], B1[2] = {-0.2f, -0.9f}, W2[2] = {1.0f, -31.0f}, B2[1] = {0.1f};
+    for (int i = 0; i < 2 * NW; i++) W1[i] = 1.0f / NW;
+    nnc_model *model;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_mlp1(&model, NW, 2, 1, W1, B1, "Relu", W2, B2, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return model;
+}
+
+static double trap_value(const double *x)
+{
+    double s = 0;
+    for (int i = 0; i < NW; i++) s += x[i];
+    s /= NW;
+    return 0.1 + fmax(0, s - 0.2) - 31 * fmax(0, s - 0.9);
+}
+
+typedef struct trap_rec {
+    int calls, bad;
+} trap_rec;
+
+static int trap_record(void *p, int j, const double *x)
+{
+    trap_rec *c = p;
+    c->calls++;
+    for (int i = 0; i < NW; i++)
+        if (!(x[i] >= 0 && x[i] <= 1)) c->bad++;
+    if (!(trap_value(x) <= 1e-6)) c->bad++; /* float weights: 1/32 and 0.1 round */
+    return 1;
+}
+
+START_TEST(test_attack_extreme_corners)
+{
+    nnc_model *m = trap_model();
+    char err[NNC_ERRBUF_SIZE];
+    double lo[NW], hi[NW];
+    for (int i = 0; i < NW; i++) {
+        lo[i] = 0;
+        hi[i] = 1;
+    }
+    for (int graph = 0; graph <= 1; graph++) {
+        nnc_atk *a;
+        ck_assert_msg((graph ? nnc_atk_create_graph : nnc_atk_create)(&a, m, err, sizeof err) == NNC_STATUS_OK, "%s",
+                      err);
+        nnc_atk_opts o = opts();
+        o.restarts = 64;
+        o.max_corners = 0; /* centre and random starts only: all end on the plateau */
+        trap_rec c = {0, 0};
+        int found = 1;
+        uint64_t evals = 0;
+        ck_assert_int_eq(nnc_atk_run(a, &PROB, lo, hi, NULL, 0, &o, trap_record, &c, &found, &evals), NNC_STATUS_OK);
+        ck_assert_int_eq(found, 0);
+        ck_assert_int_eq(c.calls, 0);
+        o = opts(); /* with the extreme corners: found, inside the unsafe set */
+        o.restarts = 0;
+        ck_assert_int_eq(nnc_atk_run(a, &PROB, lo, hi, NULL, 0, &o, trap_record, &c, &found, &evals), NNC_STATUS_OK);
+        ck_assert_int_eq(found, 1);
+        ck_assert_int_eq(c.calls, 1);
+        ck_assert_int_eq(c.bad, 0);
+        nnc_atk_destroy(a);
+    }
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("attack");
@@ -306,6 +366,7 @@ int main(void)
     tcase_add_test(tc, test_attack_finds_narrow_region);
     tcase_add_test(tc, test_attack_never_reports_safe_points);
     tcase_add_test(tc, test_attack_graph_mode);
+    tcase_add_test(tc, test_attack_extreme_corners);
     suite_add_tcase(su, tc);
     return check_main_run(su);
 }

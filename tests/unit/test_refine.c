@@ -219,7 +219,7 @@ END_TEST
 /* Sigmoid and tanh nets: any line slopes give sound bounds (exact
  * evaluation), the slope gradient matches finite differences, and alpha on
  * the hidden layers (nnc_alpha_intermediate, on ReLU nets too) only narrows
- * intervals, which keep holding every sampled pre-activation, and the
+ * intervals (never the first layer's, exact already), which keep holding every sampled pre-activation, and the
  * objective bound after it still holds. */
 START_TEST(test_smooth_and_intermediate_sound)
 {
@@ -240,6 +240,9 @@ START_TEST(test_smooth_and_intermediate_sound)
         int64_t ns = nnc_bnd_smooth_count(b), nr = nnc_bnd_relu_count(b), nn = nr + ns;
         ck_assert_int_eq(nn, t.w[1] + t.w[2]);
         ck_assert_int_eq(ns, t.smooth ? nn : 0);
+        /* the first hidden layer's pre-activations are an affine map of the
+         * box (exact intervals, skipped by nnc_alpha_intermediate) */
+        for (int64_t f = 0; f < nn; f++) ck_assert_int_eq(nnc_bnd_pre_exact(b, f), f < t.w[1]);
         if (t.smooth) {
             for (int k = 0; k < 4; k++) {
                 for (int64_t f = 0; f < 2 * ns; f++) ts[f] = k == 0 ? 0 : k == 1 ? 1 : urand();
@@ -282,6 +285,7 @@ START_TEST(test_smooth_and_intermediate_sound)
                 nnc_bnd_pre_bounds(b, f, &l, &u);
                 ck_assert_msg(l >= cl[f] && u <= ch[f], "seed %u trial %d pass %d: neuron %lld widened", seed, trial, pass,
                               (long long)f);
+                if (f < t.w[1]) ck_assert(l == cl[f] && u == ch[f]);
             }
             for (int s = 0; s < 300; s++) {
                 test_point(s, t.w[0], lo, hi, x);

@@ -46,27 +46,9 @@ static const float RB2[1] = {0.05f};
 
 static nnc_model *relu_model(void)
 {
-    static const char *g1i[3] = {"x", "W1", "b1"}, *g1o[1] = {"h"}, *ri[1] = {"h"}, *ro[1] = {"a"}, *g2i[3] = {"a", "W2", "b2"},
-                      *g2o[1] = {"y"};
-    int64_t xd[2] = {1, 2}, w1d[2] = {8, 2}, b1d[1] = {8}, w2d[2] = {1, 8}, b2d[1] = {1};
-    mb m;
-    mb_init(&m, 13);
-    mb_input(&m, "x", 2, xd);
-    mb_output(&m, "y");
-    m.inits[0] = tensor_floats("W1", 2, w1d, R1, 16);
-    m.inits[1] = tensor_floats("b1", 1, b1d, RB1, 8);
-    m.inits[2] = tensor_floats("W2", 2, w2d, R2, 8);
-    m.inits[3] = tensor_floats("b2", 1, b2d, RB2, 1);
-    m.graph.n_initializer = 4;
-    m.nodes[0] = node("Gemm", "g1", 3, g1i, 1, g1o);
-    node_attr(m.nodes[0], attr_int("transB", 1));
-    m.nodes[1] = node("Relu", "r", 1, ri, 1, ro);
-    m.nodes[2] = node("Gemm", "g2", 3, g2i, 1, g2o);
-    node_attr(m.nodes[2], attr_int("transB", 1));
-    m.graph.n_node = 3;
     nnc_model *model;
     char err[NNC_ERRBUF_SIZE];
-    ck_assert_msg(mb_load(&m, &model, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_msg(mb_mlp1(&model, 2, 8, 1, R1, RB1, "Relu", R2, RB2, err, sizeof err) == NNC_STATUS_OK, "%s", err);
     return model;
 }
 
