@@ -387,6 +387,13 @@ done:
     return rc;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static const char verify_help[] =
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
@@ -394,7 +401,7 @@ static const char verify_help[] =
     "                     [--alpha-iters N|auto] [--relu-split auto|on|off] [--symbolic M]\n"
     "                     [--exact auto|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
-    "                     [--trace FILE [--sample K]]\n"
+    "                     [--trace FILE [--sample K]] [--vnncomp-result FILE]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
@@ -448,6 +455,12 @@ static const char verify_help[] =
     "                      trace sample K (--sample, 1-based, default 1); the spec then\n"
     "                      covers the dense inputs.  Without it a DLRM's spec covers\n"
     "                      every input in input order, the ids fixed (equal bounds)\n"
+    "  --vnncomp-result FILE  VNN-COMP mode (vnncomp/run_instance.sh): write FILE as\n"
+    "                      the competition's results file: sat (then the validated\n"
+    "                      counterexample as ((X_0 v) ... (Y_0 v))), unsat, unknown\n"
+    "                      or timeout.  --timeout is then the whole run's wall-clock\n"
+    "                      limit (loading included), the run stops at the first\n"
+    "                      validated counterexample, and --samples defaults to 0\n"
     "\n"
     "Options that contradict each other (--ibp with --alpha-iters N > 0 or\n"
     "--relu-split on; --no-split with --relu-split on) or would do nothing (--sample\n"
@@ -466,6 +479,25 @@ static const char spec_help[] =
 static nnc_status write_report(FILE *f, const void *r, char *err, size_t errlen)
 {
     return nnc_vrf_report_write_json(f, (const nnc_vrf_report *)r, err, errlen);
+}
+
+/* The VNN-COMP results file (vnncomp/run_instance.sh). */
+typedef struct vnncomp_out {
+    const nnc_vrf_report *r;
+    const char *verdict;
+} vnncomp_out;
+
+static nnc_status write_vnncomp(FILE *f, const void *arg, char *err, size_t errlen)
+{
+    const vnncomp_out *v = arg;
+    const nnc_vrf_report *r = v->r;
+    fprintf(f, "%s\n", v->verdict);
+    if (strcmp(v->verdict, "sat") == 0) {
+        /* %.17g: every double (and so every float input) reads back exactly */
+        for (int i = 0; i < r->n_in; i++) fprintf(f, "%s(X_%d %.17g)\n", i == 0 ? "(" : "", i, r->cex_input[i]);
+        for (int i = 0; i < r->n_out; i++) fprintf(f, "(Y_%d %.17g)%s\n", i, r->cex_output[i], i + 1 == r->n_out ? ")" : "");
+    }
+    return NNC_STATUS_OK;
 }
 
 static nnc_status write_spec(FILE *f, const void *s, char *err, size_t errlen)
@@ -588,7 +620,7 @@ static int verify_takes_value(const char *a)
     static const char *const names[] = {"--samples", "--seed", "--confidence", "--timeout", "--device", "--max-violation",
                                         "--json", "--max-leaves", "--threads", "--alpha-iters", "--relu-split",
                                         "--symbolic", "--exact", "--sweep-eps", "--clip", "--sweep-out", "--trace",
-                                        "--sample"};
+                                        "--sample", "--vnncomp-result"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++)
         if (strcmp(a, names[k]) == 0) return 1;
     return 0;
@@ -598,7 +630,9 @@ static int cmd_verify(int argc, char **argv)
 {
     const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "results/sweep";
     const char *trace = NULL; /* DLRM: categorical ids from this trace's sample */
-    int alpha_set = 0, sample_set = 0, clip_set = 0, sweep_out_set = 0; /* given on the command line */
+    const char *vnncomp = NULL; /* VNN-COMP mode: the results file */
+    double t_start = now_s(); /* VNN-COMP mode: --timeout counts from here */
+    int alpha_set = 0, sample_set = 0, clip_set = 0, sweep_out_set = 0, samples_set = 0; /* given on the command line */
     uint64_t trace_sample = 1;
     double clip_lo = -INFINITY, clip_hi = INFINITY;
     nnc_vrf_opts o;
@@ -619,7 +653,7 @@ static int cmd_verify(int argc, char **argv)
             if (i + 1 >= argc) return nnc_cli_needs_value("verify", a);
             const char *v = argv[++i];
             int bad = 0;
-            if (strcmp(a, "--samples") == 0) bad = nnc_cli_parse_u64(v, &o.samples);
+            if (strcmp(a, "--samples") == 0) bad = nnc_cli_parse_u64(v, &o.samples), samples_set = 1;
             else if (strcmp(a, "--seed") == 0) bad = nnc_cli_parse_u64(v, &o.seed);
             else if (strcmp(a, "--max-leaves") == 0) bad = nnc_cli_parse_u64(v, &o.max_leaves) || o.max_leaves == 0;
             else if (strcmp(a, "--threads") == 0) {
@@ -651,6 +685,7 @@ static int cmd_verify(int argc, char **argv)
             else if (strcmp(a, "--sweep-eps") == 0) sweep = v;
             else if (strcmp(a, "--sweep-out") == 0) sweep_out = v, sweep_out_set = 1;
             else if (strcmp(a, "--trace") == 0) trace = v;
+            else if (strcmp(a, "--vnncomp-result") == 0) vnncomp = v;
             else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0, sample_set = 1;
             else if (strcmp(a, "--clip") == 0) {
                 clip_set = 1;
@@ -693,6 +728,8 @@ static int cmd_verify(int argc, char **argv)
         clash = "--sweep-out names the files of --sweep-eps, which is not given";
     else if (json && sweep)
         clash = "--json and --sweep-eps: a sweep writes --sweep-out PREFIX.csv and .svg, not a JSON report";
+    else if (vnncomp && sweep)
+        clash = "--vnncomp-result and --sweep-eps: the competition's results file is about one run";
     if (clash) return nnc_cli_usage_error("verify", clash);
     if (strcmp(device, "gpu") == 0) o.device = NNC_VRF_DEVICE_GPU;
     else if (strcmp(device, "cpu") != 0) {
@@ -729,6 +766,7 @@ static int cmd_verify(int argc, char **argv)
      * after a run of --timeout seconds) */
     /* (a sweep opens its CSV before its first run: run_sweep) */
     int orc = json ? nnc_cli_check_output(json) : EXIT_OK;
+    if (orc == EXIT_OK && vnncomp) orc = nnc_cli_check_output(vnncomp);
     if (orc != EXIT_OK) {
         nnc_spc_destroy(spec);
         nnc_mdl_destroy(m);
@@ -744,6 +782,15 @@ static int cmd_verify(int argc, char **argv)
         nnc_spc_destroy(spec);
         nnc_mdl_destroy(m);
         return rc;
+    }
+    double limit = o.timeout_s;
+    if (vnncomp) {
+        /* the whole run within --timeout: branch and bound gets what loading
+         * left, less a reserve for the attack's and the exit's overshoot */
+        o.stop_on_counterexample = 1;
+        if (!samples_set) o.samples = 0;
+        double left = limit - (now_s() - t_start);
+        o.timeout_s = fmax(0, left - fmin(1.0, 0.05 * limit));
     }
     nnc_vrf_report r;
     st = nnc_vrf_run(m, spec, &o, &r, err, sizeof err);
@@ -774,6 +821,15 @@ static int cmd_verify(int argc, char **argv)
     }
     if (json) {
         int w = nnc_cli_write_atomic(json, write_report, &r);
+        if (w) rc = w;
+    }
+    if (vnncomp) {
+        /* unknown: branch and bound ended with time left (a leaf budget, a
+         * sub-problem nothing can split); timeout: it used the time */
+        vnncomp_out vo = {&r, r.result == NNC_VRF_HOLDS ? "unsat"
+                              : r.result == NNC_VRF_VIOLATED && r.has_counterexample ? "sat"
+                              : now_s() - t_start >= limit - fmin(1.0, 0.05 * limit) - 0.01 ? "timeout" : "unknown"};
+        int w = nnc_cli_write_atomic(vnncomp, write_vnncomp, &vo);
         if (w) rc = w;
     }
     nnc_vrf_report_free(&r);
@@ -897,13 +953,6 @@ static const char groth16_help[] =
     "not reduced mod r, a wrong number of public inputs).\n";
 
 static int g16_fail(nnc_status st, const char *msg) { return nnc_cli_fail(st, msg); }
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* groth16 prove on a terminal: the stage done, the estimated share of the
  * work, elapsed time and an ETA extrapolated from that share. */

@@ -764,6 +764,8 @@ nnc_status nnc_mdl_parse(nnc_model **out, const void *buf, size_t len, const cha
 {
     *out = NULL;
     if (len == 0) return nnc_err(err, errlen, NNC_STATUS_PARSE, "empty file: not an ONNX model");
+    if (len >= 2 && ((const unsigned char *)buf)[0] == 0x1f && ((const unsigned char *)buf)[1] == 0x8b)
+        return nnc_err(err, errlen, NNC_STATUS_PARSE, "gzip-compressed, not an ONNX model: decompress it first (gzip -dk)");
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
     if (mp == NULL)
         return nnc_err(err, errlen, NNC_STATUS_PARSE, "not an ONNX model: protobuf decoding failed (truncated or not a ModelProto)");

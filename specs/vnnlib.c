@@ -1385,6 +1385,8 @@ nnc_status nnc_spc_parse(nnc_spec **out, const char *text, size_t len, char *err
     *out = NULL;
     if (err != NULL && errlen > 0) err[0] = 0;
     if (text == NULL) text = "";
+    if (len >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b)
+        return nnc_err(err, errlen, NNC_STATUS_PARSE, "gzip-compressed, not VNN-LIB text: decompress it first (gzip -dk)");
     parser ps;
     memset(&ps, 0, sizeof ps);
     ps.text = ps.p = ps.line_start = text;
