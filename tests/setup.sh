@@ -9,7 +9,7 @@ PKGS=(build-essential pkg-config clang libclang-rt-14-dev
       libgmp-dev libmpfr-dev libsodium-dev check
       libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
       libopenblas-dev python3-onnx python3-numpy python3-scipy python3-torch
-      libopenmpi-dev openmpi-bin chromium python3-cryptography)
+      libopenmpi-dev openmpi-bin chromium python3-cryptography python3-jsonschema)
 
 missing=()
 for p in "${PKGS[@]}"; do

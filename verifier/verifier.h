@@ -143,6 +143,11 @@ typedef struct nnc_vrf_opts {
 
 void nnc_vrf_opts_default(nnc_vrf_opts *o);
 
+/* The "format" of the JSON report (nnc_vrf_report_write_json); its fields
+ * are described by schema/verify-report.schema.json.  A change that removes
+ * or redefines a field bumps the number. */
+#define NNC_VRF_REPORT_FORMAT "nncert-verify-report-1"
+
 typedef struct nnc_vrf_report {
     nnc_vrf_result result;
     double violation_lo, violation_hi; /* outward-rounded bounds of p */

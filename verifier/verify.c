@@ -1452,7 +1452,8 @@ static void json_num(FILE *f, double v)
 
 nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *r, char *err, size_t errlen)
 {
-    fprintf(f, "{\n  \"result\": \"%s\",\n  \"violation_fraction\": {\"lower\": ", nnc_vrf_result_name(r->result));
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"result\": \"%s\",\n  \"violation_fraction\": {\"lower\": ",
+            NNC_VRF_REPORT_FORMAT, nnc_vrf_result_name(r->result));
     json_num(f, r->violation_lo);
     fputs(", \"upper\": ", f);
     json_num(f, r->violation_hi);

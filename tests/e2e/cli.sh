@@ -7,6 +7,8 @@ Z=models/zoo
 expect_exit help-main 0 "$NNCERT" --help
 expect_exit help-info 0 "$NNCERT" info --help
 expect_exit help-run 0 "$NNCERT" run --help
+"$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json >"$TMP/run.json" 2>/dev/null
+check_schema run-output-schema schema/run-output.schema.json "$TMP/run.json"
 expect_exit version 0 "$NNCERT" version
 expect_exit no-args 64 "$NNCERT"
 expect_error unknown-command 64 "unknown command 'frobnicate'" "$NNCERT" frobnicate

@@ -32,3 +32,13 @@ expect_error() {
 # unloaded before exit) read as leaks in sanitizer builds, so leak checking
 # is off under it (our code's leaks are checked in one process)
 MPIRUN=(env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" mpirun --allow-run-as-root --oversubscribe)
+
+# check_schema NAME SCHEMA FILE...: the JSON files against a schema of
+# schema/ (tests/tools/check_schema.py; skipped without python3-jsonschema)
+check_schema() {
+    local name=$1 schema=$2 py=; shift 2
+    for p in python3 /usr/bin/python3; do "$p" -c "import jsonschema" 2>/dev/null && { py=$p; break; }; done
+    if [ -z "$py" ]; then skip "$name (no python3-jsonschema)"; return; fi
+    if "$py" tests/tools/check_schema.py "$schema" "$@" >"$TMP/schema.out" 2>&1; then pass "$name"
+    else fail "$name: $(head -c 300 "$TMP/schema.out")"; fi
+}

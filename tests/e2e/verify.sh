@@ -79,13 +79,21 @@ fi
 if "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0.002 --clip 0,1 --output "$TMP/s.vnnlib" &&
    grep -q "declare-const X_783 Real" "$TMP/s.vnnlib"; then pass spec-linf-write; else fail spec-linf-write; fi
 expect_exit verify-zoo-holds 0 "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --timeout 5 --json "$TMP/h.json"
-for f in result violation_fraction confidence certified_safe_fraction certified_unsafe_fraction samples counterexample seed time_s model_sha256; do
-    grep -q "\"$f\"" "$TMP/h.json" || { fail "report-field-$f"; continue; }
-done
-pass report-fields
 # a wrong label: every point is misclassified somewhere near -> violated, exit 1
 "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 0 --eps 0.002 --clip 0,1 --output "$TMP/w.vnnlib"
-expect_exit verify-wrong-label-violated 1 "$NNCERT" verify $Z/mlp.onnx "$TMP/w.vnnlib" --timeout 5
+expect_exit verify-wrong-label-violated 1 "$NNCERT" verify $Z/mlp.onnx "$TMP/w.vnnlib" --timeout 5 --json "$TMP/v.json"
+# both reports (holds, and violated with a counterexample) against the
+# documented format; a report with a field renamed fails it
+check_schema report-schema schema/verify-report.schema.json "$TMP/h.json" "$TMP/v.json"
+grep -q '"format": "nncert-verify-report-1"' "$TMP/h.json" && grep -q '"case": 0, "input": \[' "$TMP/v.json" &&
+    pass report-format-and-counterexample || fail report-format-and-counterexample
+sed 's/"open_fraction"/"open_share"/' "$TMP/h.json" >"$TMP/hbad.json"
+/usr/bin/python3 tests/tools/check_schema.py schema/verify-report.schema.json "$TMP/hbad.json" >/dev/null 2>&1
+case $? in
+1) pass report-schema-rejects-renamed-field ;;
+77) skip "report-schema-rejects-renamed-field (no python3-jsonschema)" ;;
+*) fail report-schema-rejects-renamed-field ;;
+esac
 expect_exit verify-max-violation-met 0 "$NNCERT" verify $Z/mlp.onnx "$TMP/s.vnnlib" --timeout 5 --max-violation 0.01
 expect_exit verify-max-violation-exceeded 1 "$NNCERT" verify $Z/mlp.onnx "$TMP/w.vnnlib" --timeout 5 --max-violation 0.5
 # --device gpu: without CUDA or a device, refused with a one-line reason
