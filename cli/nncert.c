@@ -526,12 +526,14 @@ static void progress_line(void *ctx, const nnc_vrf_progress *p)
         double dt = p->elapsed_s - ps->sample_t0, dn = (double)(p->samples_done - ps->sample_n0);
         char eta[32] = "ETA --";
         if (dn > 0) snprintf(eta, sizeof eta, "ETA %.0fs", dt / dn * (double)(p->samples_total - p->samples_done));
-        fprintf(stderr, "\r\033[K  leaves %llu  open %llu  samples %llu/%llu  %.1fs  %s", (unsigned long long)p->leaves,
-                (unsigned long long)p->open_leaves, (unsigned long long)p->samples_done,
+        fprintf(stderr, "\r\033[K  %s  leaves %llu  open %llu  samples %llu/%llu  %.1fs  %s", p->phase,
+                (unsigned long long)p->leaves, (unsigned long long)p->open_leaves, (unsigned long long)p->samples_done,
                 (unsigned long long)p->samples_total, p->elapsed_s, eta);
     } else {
-        fprintf(stderr, "\r\033[K  leaves %llu  open %llu  certified %.4f%%  %.1fs  splitting ETA <= %.0fs",
-                (unsigned long long)p->leaves, (unsigned long long)p->open_leaves, 100 * p->certified_fraction,
+        char rs[48] = "";
+        if (p->relu_split_nodes) snprintf(rs, sizeof rs, "  splits %llu", (unsigned long long)p->relu_split_nodes);
+        fprintf(stderr, "\r\033[K  %s  leaves %llu  open %llu  certified %.4f%%%s  %.1fs  left <= %.0fs", p->phase,
+                (unsigned long long)p->leaves, (unsigned long long)p->open_leaves, 100 * p->certified_fraction, rs,
                 p->elapsed_s, fmax(0, ps->timeout_s - p->elapsed_s));
     }
     fflush(stderr);

@@ -19,6 +19,10 @@ typedef struct nnc_rfn_problem {
     int nrows, ndisj, n_out;
     const double *C, *d;
     const int *dstart;
+    /* optional: called by nnc_rsp_certify after each round of sub-problems
+     * with the count so far (progress reports), from the calling thread */
+    void (*tick)(void *ctx, uint64_t nodes);
+    void *tick_ctx;
 } nnc_rfn_problem;
 
 /* The variables alpha optimises, one vector: ReLU lower slopes (n_relu),

@@ -296,6 +296,7 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
         for (int i = 0; i < k; i++)
             bound_node(bs[i], lo, hi, p, alpha_iters, deadline, &batch[i], *nodes == 0 && i == 0, nr, nst, &ws[i]);
         *nodes += (uint64_t)k;
+        if (p->tick) p->tick(p->tick_ctx, *nodes);
         if (top + 2 * (size_t)k > cap) {
             size_t nc = cap;
             while (top + 2 * (size_t)k > nc) nc *= 2;

@@ -57,11 +57,20 @@ typedef enum nnc_vrf_result {
  * the same (verifier/sample_impl.h). */
 enum { NNC_VRF_DEVICE_CPU = 0, NNC_VRF_DEVICE_GPU = 1 };
 
+/* A progress report (nnc_vrf_opts.progress): at every phase change and at
+ * least every NNC_VRF_PROGRESS_S seconds while a phase runs (from the
+ * calling thread; the branch and bound's workers report through it). */
+#define NNC_VRF_PROGRESS_S 0.5
 typedef struct nnc_vrf_progress {
     uint64_t leaves, open_leaves;
     double certified_fraction; /* safe + unsafe volume so far, of the total */
     uint64_t samples_done, samples_total;
     double elapsed_s;
+    /* "falsification", "bounds", "alpha", "relu-split", "exact" or
+     * "sampling" (a static string) */
+    const char *phase;
+    uint64_t relu_split_nodes; /* ReLU-split sub-problems so far, of the leaves
+                                  the calling thread bounded */
 } nnc_vrf_progress;
 
 typedef struct nnc_vrf_opts {

@@ -102,6 +102,14 @@ typedef struct leaf {
     double *box;
 } leaf;
 
+/* What the progress reports show, shared by the workers (written only
+ * from the calling thread: omp thread 0). */
+typedef struct progress {
+    const char *phase;
+    uint64_t leaves, open;
+    double cert, last;
+} progress;
+
 typedef struct ctx {
     const nnc_model *m;
     const nnc_spec *s;
@@ -144,7 +152,35 @@ typedef struct ctx {
     nnc_bnd *const *rsp_bnd;
     int rsp_nbnd;
     uint64_t rsp_nodes;
+    progress *prog;
 } ctx;
+
+/* A progress report in phase (sd, stot: samples drawn and wanted), at a
+ * phase change or NNC_VRF_PROGRESS_S after the last; only from the calling
+ * thread (a worker's leaves report through worker 0, which is it). */
+static void report_progress(ctx *c, const char *phase, uint64_t sd, uint64_t stot)
+{
+    progress *g = c->prog;
+    if (c->o->progress == NULL || g == NULL || omp_get_thread_num() != 0) return;
+    double t = now_s();
+    /* a new phase shows at once unless phases alternate fast (ACAS Xu's
+     * leaves: bounds, exact, bounds, ... thousands a second) */
+    if (t - g->last < (phase == g->phase ? NNC_VRF_PROGRESS_S : 0.1)) return;
+    g->phase = phase;
+    g->last = t;
+    nnc_vrf_progress p = {g->leaves, g->open, g->cert, sd, stot, t - c->t0, phase, c->rsp_nodes};
+    c->o->progress(c->o->progress_ctx, &p);
+}
+
+static void rsp_tick(void *p, uint64_t nodes)
+{
+    ctx *c = p;
+    if (c->prog == NULL || omp_get_thread_num() != 0) return;
+    uint64_t saved = c->rsp_nodes;
+    c->rsp_nodes += nodes; /* as it will be once this leaf is done */
+    report_progress(c, "relu-split", 0, 0);
+    c->rsp_nodes = saved;
+}
 
 /* Concrete check of a candidate: violating in float64 and in float32.
  * Records the first validated counterexample.  Returns 1 when validated. */
@@ -287,6 +323,7 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     int smooth = alpha_iters(c) > 0 && nnc_bnd_relu_count(c->bnd) == 0 && nnc_bnd_smooth_count(c->bnd) > 0;
     int passes = smooth && n > NNC_VRF_RELU_SPLIT_MIN_INPUTS;
     int it = alpha_iters(c), safe = 0;
+    report_progress(c, "alpha", 0, 0);
     for (int pass = 0; !st; pass++, it *= 2) {
         int64_t narrowed = 0;
         if (smooth) st = nnc_alpha_intermediate(c->bnd, it, pass == 0 ? now + 0.5 * (deadline - now) : dl, &narrowed);
@@ -303,7 +340,8 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     if (c->o->relu_split == 0 || (c->o->relu_split < 0 && n <= NNC_VRF_RELU_SPLIT_MIN_INPUTS)) return NNC_STATUS_OK;
     now = nnc_rfn_now();
     dl = now + share * (deadline - now);
-    nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
+    nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart, rsp_tick, c};
+    report_progress(c, "relu-split", 0, 0);
     int cert = 0;
     uint64_t nodes = 0;
     st = nnc_rsp_certify(c->rsp_bnd, c->rsp_nbnd, box, box + n, &p, alpha_iters(c), dl, UINT64_MAX, &cert, &nodes);
@@ -541,6 +579,7 @@ static nnc_status exact_leaf(ctx *c, int k, const double *box, const double *lw,
     int n = c->n_in;
     const double *cap_lo = box + 2 * n, *cap_hi = cap_lo + c->ncap;
     if (c->ncap == 0 || cap_hi[c->ncap] != 1) return NNC_STATUS_OK;
+    report_progress(c, "exact", 0, 0);
     int unstable = 0;
     for (int j = 0; j < c->ncap && unstable <= NNC_VRF_EXACT_MAX_UNSTABLE; j++) unstable += cap_lo[j] < 0 && cap_hi[j] > 0;
     if (unstable > NNC_VRF_EXACT_MAX_UNSTABLE) return NNC_STATUS_OK;
@@ -549,7 +588,7 @@ static nnc_status exact_leaf(ctx *c, int k, const double *box, const double *lw,
      * bound's deficit.  Where the margin is large against the deficit a few
      * splits close the leaf for less than the enumeration costs. */
     if (!(mc < NNC_VRF_EXACT_KAPPA * -safe_margin(c, lw))) return NNC_STATUS_OK;
-    nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart};
+    nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart, NULL, NULL};
     xct_check_ctx cc = {c, k};
     int oc;
     uint64_t lps;
@@ -648,12 +687,6 @@ static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *spl
     return NNC_STATUS_OK;
 }
 
-static void report_progress(ctx *c, uint64_t leaves, uint64_t open, double cert, uint64_t sd, uint64_t stot)
-{
-    if (c->o->progress == NULL) return;
-    nnc_vrf_progress p = {leaves, open, cert, sd, stot, now_s() - c->t0};
-    c->o->progress(c->o->progress_ctx, &p);
-}
 
 typedef struct atk_check_ctx {
     ctx *c;
@@ -843,6 +876,7 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     if (!c->atk_done && !c->rep->has_counterexample) {
         c->atk_done = 1;
         double now = now_s();
+        report_progress(c, "falsification", 0, 0);
         nnc_status ast = run_attack(c, k, root, NULL, 0, NNC_VRF_ATTACK_RESTARTS,
                                     now + NNC_VRF_ATTACK_TIME_SHARE * (bb_deadline - now));
         if (ast) {
@@ -964,12 +998,15 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
                 q[qt++] = b2;
                 if (box != root) free(box);
             }
-            if ((processed & 255) == 0) {
+            if (c->prog && c->o->progress && now_s() - c->prog->last >= NNC_VRF_PROGRESS_S) {
                 mpq_t tot;
                 mpq_init(tot);
                 mpq_add(tot, safe, unsafe);
-                report_progress(c, c->rep->leaves, (uint64_t)(qt - qh + nopen), mpq_get_d(tot), 0, samples);
+                c->prog->leaves = c->rep->leaves;
+                c->prog->open = (uint64_t)(qt - qh + nopen);
+                c->prog->cert = mpq_get_d(tot);
                 mpq_clear(tot);
+                report_progress(c, "bounds", 0, 0);
             }
         }
         if (st) {
@@ -1055,7 +1092,11 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
                 }
             }
             *drawn += (uint64_t)cnt;
-            report_progress(c, c->rep->leaves, nopen, 0, *drawn, samples);
+            if (c->prog) {
+                c->prog->leaves = c->rep->leaves;
+                c->prog->open = nopen;
+            }
+            report_progress(c, "sampling", *drawn, samples);
         }
         free(xs);
         free(hit);
@@ -1169,12 +1210,14 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     int blas_threads = openblas_get_num_threads();
     int workers = opts->threads > 0 ? opts->threads : NNC_VRF_THREADS_DEFAULT;
     if (workers > 1) openblas_set_num_threads(1);
+    progress prog = {NULL, 0, 0, 0, -INFINITY};
     ctx c;
     memset(&c, 0, sizeof c);
     c.m = m;
     c.s = spec;
     c.o = opts;
     c.rep = rep;
+    c.prog = &prog;
     c.t0 = t0;
     nnc_status st = nnc_bnd_create(&c.bnd, m, err, errlen);
     if (st) {

@@ -8,6 +8,7 @@
 #    hashlib) agrees, and every tampered summary and a wrong key are rejected;
 #  - the HTML report rendered by Debian's chromium (headless), its DOM checked;
 #  - progress lines on a terminal (script(1) gives a pty), nothing without one;
+#    in ReLU-split branch and bound they name the phase, at least one a second;
 #  - `make install` into a temporary prefix, then a C program built against
 #    the installed pkg-config file;
 #  - 8 gates in parallel give the same summaries as one alone.
@@ -286,6 +287,14 @@ if command -v script >/dev/null; then
     script -qc "$NNCERT verify $W/mlp.onnx $W/open.vnnlib --samples 30000 --no-split --ibp" /dev/null >"$TMP/pty.out" 2>&1
     if tr '\r' '\n' <"$TMP/pty.out" | grep -qE "leaves [0-9]+ +open [0-9]+ +samples [0-9]+/30000 .*ETA"; then pass verify-progress-tty
     else fail "verify-progress-tty: $(tr '\r' '\n' <"$TMP/pty.out" | head -c 300)"; fi
+    # an image-sized model in ReLU-split branch and bound: the phase and the
+    # sub-problems so far, a line at least every second
+    script -qc "$NNCERT verify $W/mlp.onnx $W/open.vnnlib --timeout 3 --samples 1000" /dev/null >"$TMP/pty.out" 2>&1
+    tr '\r' '\n' <"$TMP/pty.out" | sed 's/\x1b\[K//g' >"$TMP/pty.lines"
+    if grep -qE "^  falsification " "$TMP/pty.lines" && grep -qE "^  relu-split .* splits [0-9]+ " "$TMP/pty.lines" &&
+       grep -oE " [0-9]+\.[0-9]s " "$TMP/pty.lines" | awk '{ t = $1 + 0; if (NR > 1 && t - p > 1.0) bad = 1; p = t } END { exit bad }'
+    then pass verify-progress-phases-tty
+    else fail "verify-progress-phases-tty: $(grep -c . "$TMP/pty.lines") lines, $(tr '\n' '|' <"$TMP/pty.lines" | head -c 300)"; fi
     if [ $HAVE_G16 = 1 ]; then
         script -qc "$NNCERT groth16 prove $W/k.zkey $C/wtns/nncert_hand.wtns $W/pp.json $W/pq.json" /dev/null >"$TMP/pty.out" 2>&1
         if tr '\r' '\n' <"$TMP/pty.out" | grep -qE "prove: MSM C\+H done \([0-9]+\) +100% .*ETA"; then pass prove-progress-tty
