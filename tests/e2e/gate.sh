@@ -138,6 +138,11 @@ expect_error gate-keygen-no-overwrite 73 "exists" "$NNCERT" keygen "$W/pub.key" 
 "$NNCERT" keygen "$W/other.pub" "$W/other.sec" >/dev/null
 expect_exit gate-signed 0 "$NNCERT" gate "$W/pass.json" --summary "$W/signed.json" --sign "$W/sec.key"
 expect_exit attest-verify-original 0 "$NNCERT" attest verify "$W/signed.json" "$W/pub.key"
+# every summary written so far (passing, failing, with a baseline, signed)
+# against the documented format
+"$NNCERT" gate "$W/base.json" --baseline "$W/out/base_summary.json" --summary "$W/base_again.json" >/dev/null 2>&1
+check_schema gate-summary-schema schema/gate-summary.schema.json "$W/out/summary.json" "$W/fail_summary.json" \
+    "$W/out/base_summary.json" "$W/base_again.json" "$W/signed.json"
 # the Python that has the cryptography package (the PATH one, or Debian's python3-cryptography)
 PYC=python3
 for py in python3 /usr/bin/python3; do "$py" -c "import cryptography" 2>/dev/null && { PYC=$py; break; }; done
