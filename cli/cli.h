@@ -58,6 +58,13 @@ int nnc_cli_finish_stdout(int rc);
 /* Strict number parsing: the whole string, finite; 0 on success. */
 int nnc_cli_parse_double(const char *s, double *out);
 int nnc_cli_parse_u64(const char *s, uint64_t *out);
+/* "LO,HI" with LO <= HI, both finite; 0 on success (lo, hi set). */
+int nnc_cli_parse_clip(const char *s, double *lo, double *hi);
+/* Parse and prepare the model at PATH without BatchNormalization folding
+ * (folded weights are rounded products, a slightly different model from the
+ * stored one that bounds must cover): what verify and bounds load. */
+struct nnc_model;
+nnc_status nnc_cli_load_unfolded(struct nnc_model **out, const char *path, char *err, size_t errlen);
 
 /* cli/cmd_gate.c: the CI gate, signing keys, attestation checks. */
 int nnc_cmd_gate(int argc, char **argv);
@@ -70,6 +77,8 @@ int nnc_cmd_check(int argc, char **argv);
 int nnc_cmd_plan(int argc, char **argv);
 int nnc_cmd_dlrm_run(int argc, char **argv);
 int nnc_cmd_dlrm_bounds(int argc, char **argv);
+/* cli/cmd_bounds.c: sound output bounds over a box (ibp, crown, alpha). */
+int nnc_cmd_bounds(int argc, char **argv);
 /* cli/cmd_dlrm_bounds.c: 'nncert verify' on a DLRM.  Fixes the integer
  * (categorical) inputs of the prepared model m: from trace sample `sample`
  * (1-based) when trace != NULL, the spec then covering the float input

@@ -1,5 +1,6 @@
 /* Shared helpers of the command-line front end (see cli/cli.h). */
 #include "cli/cli.h"
+#include "models/model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -207,4 +208,35 @@ int nnc_cli_parse_u64(const char *s, uint64_t *out)
     if (errno || *end || s == end) return -1;
     *out = (uint64_t)v;
     return 0;
+}
+
+int nnc_cli_parse_clip(const char *s, double *lo, double *hi)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf) return -1;
+    snprintf(buf, sizeof buf, "%s", s);
+    char *comma = strchr(buf, ',');
+    if (comma == NULL) return -1;
+    *comma = 0;
+    double l, h;
+    if (nnc_cli_parse_double(buf, &l) || nnc_cli_parse_double(comma + 1, &h) || l > h) return -1;
+    *lo = l;
+    *hi = h;
+    return 0;
+}
+
+nnc_status nnc_cli_load_unfolded(nnc_model **out, const char *path, char *err, size_t errlen)
+{
+    nnc_status st = nnc_mdl_parse_file(out, path, err, errlen);
+    if (st) return st;
+    nnc_prepare_opts po;
+    nnc_prepare_opts_default(&po);
+    po.fold_batchnorm = 0;
+    char inner[NNC_ERRBUF_SIZE];
+    if ((st = nnc_mdl_prepare(*out, &po, inner, sizeof inner))) {
+        nnc_err(err, errlen, st, "%s: %s", path, inner);
+        nnc_mdl_destroy(*out);
+        *out = NULL;
+    }
+    return st;
 }

@@ -39,6 +39,7 @@ static const char main_help[] =
     "  info MODEL               inputs, outputs, operators and parameter count\n"
     "  run MODEL --input FILE   evaluate the model, print outputs as JSON\n"
     "  verify MODEL SPEC        bound the fraction of the spec's region that is violated\n"
+    "  bounds MODEL --spec S    sound bounds of every output over a box (ibp|crown|alpha)\n"
     "  spec linf ...            write the L-inf robustness spec around an input\n"
     "  groth16 setup|prove|verify  Groth16 on BN254 with snarkjs-compatible files\n"
     "  zkey export verificationkey KEY.zkey VK.json\n"
@@ -689,17 +690,7 @@ static int cmd_verify(int argc, char **argv)
             else if (strcmp(a, "--trace") == 0) trace = v;
             else if (strcmp(a, "--vnncomp-result") == 0) vnncomp = v;
             else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0, sample_set = 1;
-            else if (strcmp(a, "--clip") == 0) {
-                clip_set = 1;
-                char buf[128];
-                snprintf(buf, sizeof buf, "%s", v);
-                char *comma = strchr(buf, ',');
-                bad = comma == NULL;
-                if (!bad) {
-                    *comma = 0;
-                    bad = nnc_cli_parse_double(buf, &clip_lo) || nnc_cli_parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi;
-                }
-            }
+            else if (strcmp(a, "--clip") == 0) clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi);
             else return nnc_cli_unknown_option("verify", a);
             if (bad) {
                 fprintf(stderr, "nncert verify: bad value '%s' for %s (see 'nncert verify --help')\n", v, a);
@@ -739,19 +730,8 @@ static int cmd_verify(int argc, char **argv)
     }
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
-    /* no BatchNormalization folding: folded weights are rounded products, a
-     * slightly different model from the stored one the bounds must cover */
-    nnc_status st = nnc_mdl_parse_file(&m, model, err, sizeof err);
+    nnc_status st = nnc_cli_load_unfolded(&m, model, err, sizeof err);
     if (st) return nnc_cli_fail(st, err);
-    nnc_prepare_opts po;
-    nnc_prepare_opts_default(&po);
-    po.fold_batchnorm = 0;
-    char inner[NNC_ERRBUF_SIZE];
-    if ((st = nnc_mdl_prepare(m, &po, inner, sizeof inner))) {
-        nnc_err(err, sizeof err, st, "%s: %s", model, inner);
-        nnc_mdl_destroy(m);
-        return nnc_cli_fail(st, err);
-    }
     nnc_spec *spec;
     st = nnc_spc_parse_file(&spec, specp, err, sizeof err);
     if (st) {
@@ -869,13 +849,7 @@ static int cmd_spec(int argc, char **argv)
             label = strtol(v, &end, 10);
             if (errno || *end || label < 0) return nnc_cli_usage_error("spec", "--label must be a class index");
         } else if (strcmp(a, "--clip") == 0) {
-            char buf[128];
-            snprintf(buf, sizeof buf, "%s", v);
-            char *comma = strchr(buf, ',');
-            if (comma == NULL) return nnc_cli_usage_error("spec", "--clip takes LO,HI");
-            *comma = 0;
-            if (nnc_cli_parse_double(buf, &clip_lo) || nnc_cli_parse_double(comma + 1, &clip_hi) || clip_lo > clip_hi)
-                return nnc_cli_usage_error("spec", "--clip takes LO,HI with LO <= HI");
+            if (nnc_cli_parse_clip(v, &clip_lo, &clip_hi)) return nnc_cli_usage_error("spec", "--clip takes LO,HI with LO <= HI");
         } else {
             return nnc_cli_unknown_option("spec", a);
         }
@@ -1116,6 +1090,7 @@ static const struct {
     {"info", cmd_info},
     {"run", cmd_run},
     {"verify", cmd_verify},
+    {"bounds", nnc_cmd_bounds},
     {"spec", cmd_spec},
     {"groth16", cmd_groth16},
     {"zkey", cmd_zkey},

@@ -1,0 +1,226 @@
+/* nncert bounds: sound lower and upper bounds of every output of a model over
+ * an input box (a spec's, or an L-inf ball around an input), by interval
+ * propagation, CROWN or alpha-CROWN: what auto_LiRPA's compute_bounds gives,
+ * with outward rounding. */
+#include "cli/cli.h"
+#include "models/model.h"
+#include "specs/spec.h"
+#include "verifier/bounds_impl.h"
+#include "verifier/refine_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char bounds_help[] =
+    "usage: nncert bounds MODEL (--spec SPEC | --input FILE --eps E [--clip LO,HI])\n"
+    "                     [--method ibp|crown|alpha] [--alpha-iters N] [--json FILE]\n"
+    "\n"
+    "Sound lower and upper bounds of every output of MODEL over an input box:\n"
+    "the box of SPEC (VNN-LIB; each of its input boxes in turn), or [x - E, x + E]\n"
+    "around the input in FILE (read as for 'nncert run'), clipped to [LO, HI].\n"
+    "Every value the model computes in exact arithmetic on its stored weights, for\n"
+    "any input in the box, lies within the bounds (outward-rounded).\n"
+    "\n"
+    "  --method M          ibp (interval propagation), crown (linear bounds,\n"
+    "                      default), alpha (alpha-CROWN: optimised relaxation\n"
+    "                      slopes for each bound, starting from CROWN's)\n"
+    "  --alpha-iters N     alpha's optimisation steps per bound (default 20)\n"
+    "  --json FILE         write {\"format\": \"nncert-bounds-1\", \"method\", \"boxes\":\n"
+    "                      [{\"lower\": [...], \"upper\": [...]}]} there (-: stdout)\n"
+    "\n"
+    "Prints one line per output and box otherwise.  Exit 0, or 64+ on errors.\n";
+
+typedef struct bounds_out {
+    const char *method;
+    int nbox, n_out;
+    const double *lo, *hi; /* nbox x n_out */
+} bounds_out;
+
+static void num(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, "%.17g", v);
+    else fputs("null", f);
+}
+
+static nnc_status write_bounds(FILE *f, const void *arg, char *err, size_t errlen)
+{
+    const bounds_out *b = arg;
+    fprintf(f, "{\"format\": \"nncert-bounds-1\", \"method\": \"%s\", \"boxes\": [", b->method);
+    for (int k = 0; k < b->nbox; k++) {
+        fputs(k ? ", {\"lower\": [" : "{\"lower\": [", f);
+        for (int j = 0; j < b->n_out; j++) {
+            if (j) fputs(", ", f);
+            num(f, b->lo[(size_t)k * (size_t)b->n_out + (size_t)j]);
+        }
+        fputs("], \"upper\": [", f);
+        for (int j = 0; j < b->n_out; j++) {
+            if (j) fputs(", ", f);
+            num(f, b->hi[(size_t)k * (size_t)b->n_out + (size_t)j]);
+        }
+        fputs("]}", f);
+    }
+    fputs("]}\n", f);
+    return ferror(f) ? nnc_err(err, errlen, NNC_STATUS_IO, "write failed") : NNC_STATUS_OK;
+}
+
+/* Bounds of every output over [lo, hi] into olo, ohi (n_out each): the
+ * output intervals (IBP, with CROWN on the hidden layers for crown and alpha),
+ * then for crown and alpha back-substitution of the rows +e_j (lower bounds)
+ * and -e_j (minus the upper bounds), then for alpha their optimisation from
+ * CROWN's values; each step only ever tightens a bound. */
+static nnc_status bound_box(nnc_bnd *b, int method, int iters, const double *lo, const double *hi, int n_out,
+                            double *olo, double *ohi)
+{
+    nnc_status st = nnc_bnd_compute(b, lo, hi, method > 0);
+    if (st) return st;
+    memcpy(olo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n_out);
+    memcpy(ohi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n_out);
+    if (method == 0) return NNC_STATUS_OK;
+    int nobj = 2 * n_out;
+    double *C = calloc((size_t)nobj * (size_t)n_out + 1, sizeof(double));
+    double *lw = malloc(sizeof(double) * (size_t)nobj + 8), *tg = malloc(sizeof(double) * (size_t)nobj + 8);
+    double *zero = calloc((size_t)nobj + 1, sizeof(double));
+    if (!C || !lw || !tg || !zero) {
+        free(C); free(lw); free(tg); free(zero);
+        return NNC_STATUS_NOMEM;
+    }
+    for (int j = 0; j < n_out; j++) {
+        C[(size_t)j * (size_t)n_out + (size_t)j] = 1;
+        C[(size_t)(n_out + j) * (size_t)n_out + (size_t)j] = -1;
+        tg[j] = tg[n_out + j] = INFINITY;
+    }
+    st = nnc_bnd_linear_lower(b, nobj, C, zero, lw, NULL);
+    if (!st && method == 2) st = nnc_alpha_lower(b, nobj, C, tg, lw, NULL, iters, INFINITY);
+    for (int j = 0; !st && j < n_out; j++) {
+        if (lw[j] > olo[j]) olo[j] = lw[j];
+        if (-lw[n_out + j] < ohi[j]) ohi[j] = -lw[n_out + j];
+    }
+    free(C); free(lw); free(tg); free(zero);
+    return st;
+}
+
+int nnc_cmd_bounds(int argc, char **argv)
+{
+    const char *model = NULL, *specp = NULL, *input = NULL, *json = NULL, *method_s = "crown";
+    double eps = -1, clip_lo = -INFINITY, clip_hi = INFINITY;
+    uint64_t iters = 20;
+    int clip_set = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (nnc_cli_is_help(a)) {
+            fputs(bounds_help, stdout);
+            return EXIT_OK;
+        }
+        if (a[0] != '-' || a[1] != '-') {
+            if (model != NULL) return nnc_cli_usage_error("bounds", "one MODEL only");
+            model = a;
+            continue;
+        }
+        static const char *const opts[] = {"--spec", "--input", "--eps", "--clip", "--method", "--alpha-iters", "--json"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) known |= strcmp(a, opts[k]) == 0;
+        if (!known) return nnc_cli_unknown_option("bounds", a);
+        if (i + 1 >= argc) return nnc_cli_needs_value("bounds", a);
+        const char *v = argv[++i];
+        int bad = 0;
+        if (strcmp(a, "--spec") == 0) specp = v;
+        else if (strcmp(a, "--input") == 0) input = v;
+        else if (strcmp(a, "--json") == 0) json = v;
+        else if (strcmp(a, "--method") == 0) {
+            method_s = v;
+            bad = strcmp(v, "ibp") != 0 && strcmp(v, "crown") != 0 && strcmp(v, "alpha") != 0;
+        } else if (strcmp(a, "--eps") == 0) bad = nnc_cli_parse_double(v, &eps) || eps < 0;
+        else if (strcmp(a, "--alpha-iters") == 0) bad = nnc_cli_parse_u64(v, &iters) || iters == 0 || iters > 100000;
+        else clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi); /* --clip */
+        if (bad) {
+            fprintf(stderr, "nncert bounds: bad value '%s' for %s (see 'nncert bounds --help')\n", v, a);
+            return EXIT_USAGE;
+        }
+    }
+    if (model == NULL) return nnc_cli_usage_error("bounds", "MODEL is required");
+    if ((specp != NULL) == (input != NULL))
+        return nnc_cli_usage_error("bounds", "give the box either as --spec SPEC or as --input FILE --eps E");
+    if (input && eps < 0) return nnc_cli_usage_error("bounds", "--input needs --eps E");
+    if (specp && (eps >= 0 || clip_set))
+        return nnc_cli_usage_error("bounds", "--eps and --clip make a box around --input; --spec brings its own");
+    int method = strcmp(method_s, "ibp") == 0 ? 0 : strcmp(method_s, "crown") == 0 ? 1 : 2;
+    if (json && nnc_cli_check_output(json) != EXIT_OK) return EXIT_CANTCREAT;
+    char err[NNC_ERRBUF_SIZE], inner[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    nnc_status st = nnc_cli_load_unfolded(&m, model, err, sizeof err);
+    if (st) return nnc_cli_fail(st, err);
+    nnc_bnd *b = NULL;
+    nnc_spec *spec = NULL;
+    nnc_inputs in = {0};
+    double *box = NULL, *olo = NULL, *ohi = NULL;
+    int rc = EXIT_OK, nbox = 0;
+    if ((st = nnc_bnd_create(&b, m, inner, sizeof inner))) {
+        nnc_err(err, sizeof err, st, "%s: %s", model, inner);
+        rc = nnc_cli_fail(st, err);
+        goto done;
+    }
+    int n_in = (int)nnc_bnd_num_inputs(b), n_out = (int)nnc_bnd_num_outputs(b);
+    if (specp) {
+        if ((st = nnc_spc_parse_file(&spec, specp, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+            goto done;
+        }
+        if (nnc_spc_num_inputs(spec) != n_in) {
+            snprintf(err, sizeof err, "%s: %d inputs, the model has %d", specp, nnc_spc_num_inputs(spec), n_in);
+            rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+            goto done;
+        }
+        nbox = nnc_spc_num_cases(spec);
+    } else {
+        if ((st = nnc_mdl_read_inputs(m, input, &in, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+            goto done;
+        }
+        if (in.n != 1 || in.batch != 1) {
+            rc = nnc_cli_fail(NNC_STATUS_INVALID, "bounds --input needs a model with one input and one sample");
+            goto done;
+        }
+        /* the box as spec linf writes it: x -+ eps rounded outward, then
+         * clipped (only the box is used: label and output count are
+         * placeholders, at least the 2 outputs a robustness spec needs) */
+        if ((st = nnc_spc_linf(&spec, in.data[0], n_in, n_out < 2 ? 2 : n_out, 0, eps, clip_lo, clip_hi, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+            goto done;
+        }
+        nbox = 1;
+    }
+    box = malloc(sizeof(double) * 2 * (size_t)n_in + 8);
+    olo = malloc(sizeof(double) * (size_t)nbox * (size_t)n_out + 8);
+    ohi = malloc(sizeof(double) * (size_t)nbox * (size_t)n_out + 8);
+    if (!box || !olo || !ohi) {
+        rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < nbox; k++) {
+        memcpy(box, nnc_spc_case_lo(spec, k), sizeof(double) * (size_t)n_in);
+        memcpy(box + n_in, nnc_spc_case_hi(spec, k), sizeof(double) * (size_t)n_in);
+        double *kl = olo + (size_t)k * (size_t)n_out, *kh = ohi + (size_t)k * (size_t)n_out;
+        if ((st = bound_box(b, method, (int)iters, box, box + n_in, n_out, kl, kh))) {
+            snprintf(err, sizeof err, "%s: bounding box %d failed (%s)", model, k, nnc_status_string(st));
+            rc = nnc_cli_fail(st, err);
+            goto done;
+        }
+        if (!json || strcmp(json, "-") != 0) {
+            if (nbox > 1) printf("box %d\n", k);
+            /* %.17g: the printed bounds are the sound doubles themselves */
+            for (int j = 0; j < n_out; j++) printf("y[%d]  [%.17g, %.17g]\n", j, kl[j], kh[j]);
+        }
+    }
+    if (json) {
+        bounds_out bo = {method_s, nbox, n_out, olo, ohi};
+        rc = nnc_cli_write_atomic(json, write_bounds, &bo);
+    }
+done:
+    free(box); free(olo); free(ohi);
+    if (input) nnc_inputs_free(&in);
+    nnc_spc_destroy(spec);
+    nnc_bnd_destroy(b);
+    nnc_mdl_destroy(m);
+    return rc;
+}
