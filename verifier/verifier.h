@@ -57,9 +57,11 @@ typedef enum nnc_vrf_result {
  * the same (verifier/sample_impl.h). */
 enum { NNC_VRF_DEVICE_CPU = 0, NNC_VRF_DEVICE_GPU = 1 };
 
-/* A progress report (nnc_vrf_opts.progress): at every phase change and at
- * least every NNC_VRF_PROGRESS_S seconds while a phase runs (from the
- * calling thread; the branch and bound's workers report through it). */
+/* A progress report (nnc_vrf_opts.progress): at a phase change (at most ten
+ * a second) and every NNC_VRF_PROGRESS_S seconds while leaves, ReLU splits
+ * or samples are processed (not inside one optimisation pass of alpha);
+ * always from the calling thread, the workers' leaves reporting through
+ * it. */
 #define NNC_VRF_PROGRESS_S 0.5
 typedef struct nnc_vrf_progress {
     uint64_t leaves, open_leaves;

@@ -687,7 +687,6 @@ static nnc_status classify(ctx *c, int k, double *box, leaf_kind *kind, int *spl
     return NNC_STATUS_OK;
 }
 
-
 typedef struct atk_check_ctx {
     ctx *c;
     int k;
