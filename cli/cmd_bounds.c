@@ -4,6 +4,7 @@
  * with outward rounding. */
 #include "cli/cli.h"
 #include "models/model.h"
+#include "models/model_impl.h"
 #include "specs/spec.h"
 #include "verifier/bounds_impl.h"
 #include "verifier/refine_impl.h"
@@ -14,7 +15,7 @@
 
 static const char bounds_help[] =
     "usage: nncert bounds MODEL (--spec SPEC | --input FILE --eps E [--clip LO,HI])\n"
-    "                     [--method ibp|crown|alpha] [--alpha-iters N] [--json FILE]\n"
+    "                     [--method ibp|crown|alpha] [--alpha-iters N] [--layer NAME] [--json FILE]\n"
     "\n"
     "Sound lower and upper bounds of every output of MODEL over an input box:\n"
     "the box of SPEC (VNN-LIB; each of its input boxes in turn), or [x - E, x + E]\n"
@@ -26,13 +27,18 @@ static const char bounds_help[] =
     "                      default), alpha (alpha-CROWN: optimised relaxation\n"
     "                      slopes for each bound, starting from CROWN's)\n"
     "  --alpha-iters N     alpha's optimisation steps per bound (default 20)\n"
-    "  --json FILE         write {\"format\": \"nncert-bounds-1\", \"method\", \"boxes\":\n"
-    "                      [{\"lower\": [...], \"upper\": [...]}]} there (-: stdout)\n"
+    "  --layer NAME        the bounds of the model's value NAME (an intermediate\n"
+    "                      node's output) instead of the outputs: the intervals\n"
+    "                      the engine holds for it (interval propagation over the\n"
+    "                      hidden bounds that crown tightens by back-substitution\n"
+    "                      and alpha by optimised slopes, neuron by neuron)\n"
+    "  --json FILE         write {\"format\": \"nncert-bounds-1\", \"method\", \"layer\",\n"
+    "                      \"boxes\": [{\"lower\": [...], \"upper\": [...]}]} there (-: stdout)\n"
     "\n"
-    "Prints one line per output and box otherwise.  Exit 0, or 64+ on errors.\n";
+    "Prints one line per output (or element of NAME) and box otherwise.  Exit 0, or 64+ on errors.\n";
 
 typedef struct bounds_out {
-    const char *method;
+    const char *method, *layer; /* layer: NULL for the outputs */
     int nbox, n_out;
     const double *lo, *hi; /* nbox x n_out */
 } bounds_out;
@@ -46,7 +52,10 @@ static void num(FILE *f, double v)
 static nnc_status write_bounds(FILE *f, const void *arg, char *err, size_t errlen)
 {
     const bounds_out *b = arg;
-    fprintf(f, "{\"format\": \"nncert-bounds-1\", \"method\": \"%s\", \"boxes\": [", b->method);
+    fprintf(f, "{\"format\": \"nncert-bounds-1\", \"method\": \"%s\", \"layer\": ", b->method);
+    if (b->layer) nnc_cli_json_str(f, b->layer);
+    else fputs("null", f);
+    fputs(", \"boxes\": [", f);
     for (int k = 0; k < b->nbox; k++) {
         fputs(k ? ", {\"lower\": [" : "{\"lower\": [", f);
         for (int j = 0; j < b->n_out; j++) {
@@ -69,11 +78,20 @@ static nnc_status write_bounds(FILE *f, const void *arg, char *err, size_t errle
  * then for crown and alpha back-substitution of the rows +e_j (lower bounds)
  * and -e_j (minus the upper bounds), then for alpha their optimisation from
  * CROWN's values; each step only ever tightens a bound. */
-static nnc_status bound_box(nnc_bnd *b, int method, int iters, const double *lo, const double *hi, int n_out,
-                            double *olo, double *ohi)
+static nnc_status bound_box(nnc_bnd *b, int method, int iters, int layer, const double *lo, const double *hi,
+                            int n_out, double *olo, double *ohi)
 {
     nnc_status st = nnc_bnd_compute(b, lo, hi, method > 0);
     if (st) return st;
+    if (layer >= 0) { /* an intermediate value: the engine's intervals */
+        int64_t narrowed;
+        if (method == 2 && (st = nnc_alpha_intermediate(b, iters, INFINITY, &narrowed))) return st;
+        const double *vl, *vh;
+        nnc_bnd_value_bounds(b, layer, &vl, &vh);
+        memcpy(olo, vl, sizeof(double) * (size_t)n_out);
+        memcpy(ohi, vh, sizeof(double) * (size_t)n_out);
+        return NNC_STATUS_OK;
+    }
     memcpy(olo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n_out);
     memcpy(ohi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n_out);
     if (method == 0) return NNC_STATUS_OK;
@@ -102,7 +120,7 @@ static nnc_status bound_box(nnc_bnd *b, int method, int iters, const double *lo,
 
 int nnc_cmd_bounds(int argc, char **argv)
 {
-    const char *model = NULL, *specp = NULL, *input = NULL, *json = NULL, *method_s = "crown";
+    const char *model = NULL, *specp = NULL, *input = NULL, *json = NULL, *method_s = "crown", *layer_s = NULL;
     double eps = -1, clip_lo = -INFINITY, clip_hi = INFINITY;
     uint64_t iters = 20;
     int clip_set = 0;
@@ -117,7 +135,7 @@ int nnc_cmd_bounds(int argc, char **argv)
             model = a;
             continue;
         }
-        static const char *const opts[] = {"--spec", "--input", "--eps", "--clip", "--method", "--alpha-iters", "--json"};
+        static const char *const opts[] = {"--spec", "--input", "--eps", "--clip", "--method", "--alpha-iters", "--json", "--layer"};
         int known = 0;
         for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) known |= strcmp(a, opts[k]) == 0;
         if (!known) return nnc_cli_unknown_option("bounds", a);
@@ -127,6 +145,7 @@ int nnc_cmd_bounds(int argc, char **argv)
         if (strcmp(a, "--spec") == 0) specp = v;
         else if (strcmp(a, "--input") == 0) input = v;
         else if (strcmp(a, "--json") == 0) json = v;
+        else if (strcmp(a, "--layer") == 0) layer_s = v;
         else if (strcmp(a, "--method") == 0) {
             method_s = v;
             bad = strcmp(v, "ibp") != 0 && strcmp(v, "crown") != 0 && strcmp(v, "alpha") != 0;
@@ -160,7 +179,19 @@ int nnc_cmd_bounds(int argc, char **argv)
         rc = nnc_cli_fail(st, err);
         goto done;
     }
-    int n_in = (int)nnc_bnd_num_inputs(b), n_out = (int)nnc_bnd_num_outputs(b);
+    int n_in = (int)nnc_bnd_num_inputs(b), n_out = (int)nnc_bnd_num_outputs(b), n_spec_out = n_out, layer = -1;
+    if (layer_s) {
+        const double *vl, *vh;
+        layer = nnc_mdl_find_value(m, layer_s);
+        int64_t nv = layer >= 0 ? nnc_bnd_value_bounds(b, layer, &vl, &vh) : -1;
+        if (nv < 0) {
+            snprintf(err, sizeof err, "%s: no run-time value named '%s' in the prepared model (--layer takes the "
+                     "output name of a node of the ONNX file)", model, layer_s);
+            rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+            goto done;
+        }
+        n_out = (int)nv;
+    }
     if (specp) {
         if ((st = nnc_spc_parse_file(&spec, specp, err, sizeof err))) {
             rc = nnc_cli_fail(st, err);
@@ -184,7 +215,7 @@ int nnc_cmd_bounds(int argc, char **argv)
         /* the box as spec linf writes it: x -+ eps rounded outward, then
          * clipped (only the box is used: label and output count are
          * placeholders, at least the 2 outputs a robustness spec needs) */
-        if ((st = nnc_spc_linf(&spec, in.data[0], n_in, n_out < 2 ? 2 : n_out, 0, eps, clip_lo, clip_hi, err, sizeof err))) {
+        if ((st = nnc_spc_linf(&spec, in.data[0], n_in, n_spec_out < 2 ? 2 : n_spec_out, 0, eps, clip_lo, clip_hi, err, sizeof err))) {
             rc = nnc_cli_fail(st, err);
             goto done;
         }
@@ -201,7 +232,7 @@ int nnc_cmd_bounds(int argc, char **argv)
         memcpy(box, nnc_spc_case_lo(spec, k), sizeof(double) * (size_t)n_in);
         memcpy(box + n_in, nnc_spc_case_hi(spec, k), sizeof(double) * (size_t)n_in);
         double *kl = olo + (size_t)k * (size_t)n_out, *kh = ohi + (size_t)k * (size_t)n_out;
-        if ((st = bound_box(b, method, (int)iters, box, box + n_in, n_out, kl, kh))) {
+        if ((st = bound_box(b, method, (int)iters, layer, box, box + n_in, n_out, kl, kh))) {
             snprintf(err, sizeof err, "%s: bounding box %d failed (%s)", model, k, nnc_status_string(st));
             rc = nnc_cli_fail(st, err);
             goto done;
@@ -209,11 +240,11 @@ int nnc_cmd_bounds(int argc, char **argv)
         if (!json || strcmp(json, "-") != 0) {
             if (nbox > 1) printf("box %d\n", k);
             /* %.17g: the printed bounds are the sound doubles themselves */
-            for (int j = 0; j < n_out; j++) printf("y[%d]  [%.17g, %.17g]\n", j, kl[j], kh[j]);
+            for (int j = 0; j < n_out; j++) printf("%s[%d]  [%.17g, %.17g]\n", layer_s ? layer_s : "y", j, kl[j], kh[j]);
         }
     }
     if (json) {
-        bounds_out bo = {method_s, nbox, n_out, olo, ohi};
+        bounds_out bo = {method_s, layer_s, nbox, n_out, olo, ohi};
         rc = nnc_cli_write_atomic(json, write_bounds, &bo);
     }
 done:

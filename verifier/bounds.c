@@ -103,6 +103,14 @@ int64_t nnc_bnd_num_outputs(const nnc_bnd *b) { return V(b, b->out_v)->numel; }
 const double *nnc_bnd_out_lo(const nnc_bnd *b) { return b->lo[b->out_v]; }
 const double *nnc_bnd_out_hi(const nnc_bnd *b) { return b->hi[b->out_v]; }
 
+int64_t nnc_bnd_value_bounds(const nnc_bnd *b, int v, const double **lo, const double **hi)
+{
+    if (v < 0 || v >= b->nv || b->lo[v] == NULL) return -1;
+    *lo = b->lo[v];
+    *hi = b->hi[v];
+    return V(b, v)->numel;
+}
+
 static void strides(int rank, const int64_t *dims, int64_t *st)
 {
     int64_t s = 1;

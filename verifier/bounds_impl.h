@@ -65,6 +65,12 @@ nnc_status nnc_bnd_compute_warm(nnc_bnd *b, const double *lo, const double *hi, 
 /* After nnc_bnd_compute: the interval bounds of the model's output. */
 const double *nnc_bnd_out_lo(const nnc_bnd *b);
 const double *nnc_bnd_out_hi(const nnc_bnd *b);
+/* After nnc_bnd_compute: the interval bounds the engine holds for value v of
+ * the model (IBP, intersected with CROWN's where it tightened a
+ * pre-activation, and with what nnc_alpha_intermediate narrowed).  Returns
+ * its element count, or -1 when v is not a run-time value (a constant, out
+ * of range). */
+int64_t nnc_bnd_value_bounds(const nnc_bnd *b, int v, const double **lo, const double **hi);
 
 /* Sound lower bounds of nobj linear objectives  C[o] . out + d[o]  over the
  * current box, by back-substitution (taking the better of it and IBP).

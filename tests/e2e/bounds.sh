@@ -61,6 +61,42 @@ PY
     then pass "bounds-$model-sound-and-ordered"; else fail "bounds-$model-sound-and-ordered: $(tail -1 "$TMP/perr")"; fi
 done
 
+# --layer: an intermediate value's bounds hold on the model cut after it
+# (onnx.utils.extract_model, Debian's python3-onnx) run on the same points
+L=/net/net.3/Gemm_output_0
+if /usr/bin/python3 -c "import onnx.utils; onnx.utils.extract_model('$Z/mlp.onnx', '$TMP/sub.onnx', ['input'], ['$L'])" 2>/dev/null; then
+    ok=1
+    for m in ibp crown alpha; do
+        "$NNCERT" bounds $Z/mlp.onnx --input $Z/sample_input.json --eps 0.01 --clip 0,1 --method $m --layer "$L" \
+            --json "$TMP/l$m.json" >/dev/null 2>"$TMP/err" || { ok=0; fail "bounds-layer-$m ($(head -c 200 "$TMP/err"))"; }
+    done
+    "$NNCERT" run "$TMP/sub.onnx" --input "$TMP/pts.json" --precision f64 --output "$TMP/subrun.json" 2>"$TMP/err" || ok=0
+    if [ $ok = 1 ] && python3 - "$TMP" "$L" 2>"$TMP/perr" <<'PY'
+import json, sys
+d, name = sys.argv[1], sys.argv[2]
+B = {m: json.load(open(f"{d}/l{m}.json")) for m in ("ibp", "crown", "alpha")}
+lo = {m: b["boxes"][0]["lower"] for m, b in B.items()}
+hi = {m: b["boxes"][0]["upper"] for m, b in B.items()}
+assert all(b["layer"] == name for b in B.values())
+n = len(lo["ibp"])
+assert n == 256, n
+for a, c in (("ibp", "crown"), ("crown", "alpha")):
+    for j in range(n):
+        assert lo[a][j] <= lo[c][j] <= hi[c][j] <= hi[a][j], (a, c, j)
+out = next(iter(json.load(open(f"{d}/subrun.json"))["outputs"].values()))["data"]
+assert len(out) == 300 * n, len(out)
+for s in range(300):
+    for j in range(n):
+        assert lo["alpha"][j] <= out[s * n + j] <= hi["alpha"][j], ("point", s, j)
+# crown tightens a hidden layer somewhere
+assert sum(hi["ibp"][j] - lo["ibp"][j] for j in range(n)) > 1.5 * sum(hi["crown"][j] - lo["crown"][j] for j in range(n))
+PY
+    then pass bounds-layer-sound-and-ordered; else fail "bounds-layer-sound-and-ordered: $(tail -1 "$TMP/perr" 2>/dev/null)"; fi
+else
+    skip "bounds-layer (no python3-onnx)"
+fi
+expect_error bounds-layer-unknown 65 "no run-time value named 'nope'" "$NNCERT" bounds $Z/mlp.onnx --input $Z/sample_input.json --eps 0.01 --layer nope
+
 # a spec's box: the same bounds as the ball around the input
 "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0.01 --clip 0,1 --output "$TMP/s.vnnlib"
 "$NNCERT" bounds $Z/mlp.onnx --spec "$TMP/s.vnnlib" >"$TMP/spec.txt" 2>"$TMP/err"
