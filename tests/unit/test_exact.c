@@ -261,7 +261,7 @@ START_TEST(test_decide_thresholds)
         }
         double C[2] = {-1, 0}, d[1];
         int dstart[2] = {0, 1};
-        nnc_rfn_problem p = {1, 1, 2, C, d, dstart};
+        nnc_rfn_problem p = {1, 1, 2, C, d, dstart, NULL, NULL};
         chk_ctx k = {rt, n, 2, lo, hi, 1, 1, C, d, dstart, 0};
         double smax;
         d[0] = INFINITY; /* nothing unsafe: the sampled maximum only */
@@ -338,7 +338,7 @@ START_TEST(test_decide_disjunctions)
         sampled_unsafe(&k, rtb, B, 20000, &smax);
         /* thresholds around the sampled maximum of Y_0 (Y_1's sits near) */
         d[1] = d[2] = -(smax + (trial % 2 ? 0.3 : -0.3) * (1 + fabs(smax)));
-        nnc_rfn_problem p = {4, 2, 2, C, d, dstart};
+        nnc_rfn_problem p = {4, 2, 2, C, d, dstart, NULL, NULL};
         int oc;
         uint64_t lps;
         ck_assert_int_eq(nnc_xct_decide(e, lo, hi, NULL, NULL, &p, 1000000, INFINITY, chk_fn, &k, &oc, &lps), NNC_STATUS_OK);
@@ -372,7 +372,7 @@ START_TEST(test_refusals)
     ck_assert_int_eq(nnc_xct_relu_count(e), 8);
     double C[2] = {-1, 0}, d[1] = {0};
     int dstart[2] = {0, 1};
-    nnc_rfn_problem p = {1, 1, 2, C, d, dstart};
+    nnc_rfn_problem p = {1, 1, 2, C, d, dstart, NULL, NULL};
     int oc;
     uint64_t lps;
     double lo[2] = {0, 0}, hi[2] = {1, NAN};

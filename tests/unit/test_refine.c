@@ -491,7 +491,7 @@ START_TEST(test_relusplit_certify)
         for (int side = 0; side < 2; side++) {
             /* side 0: thr = vmin (violated: some sample reaches it); side 1: thr slightly below */
             double d = side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin));
-            nnc_rfn_problem p = {1, 1, t.w[3], C, &d, dstart};
+            nnc_rfn_problem p = {1, 1, t.w[3], C, &d, dstart, NULL, NULL};
             int cert = 0;
             uint64_t nodes = 0;
             ck_assert_int_eq(nnc_rsp_certify(&b, 1, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert, &nodes), NNC_STATUS_OK);
