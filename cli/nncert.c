@@ -765,14 +765,16 @@ static int cmd_verify(int argc, char **argv)
         nnc_mdl_destroy(m);
         return rc;
     }
-    double limit = o.timeout_s;
+    /* VNN-COMP mode: the whole limit, and the part of it branch and bound
+     * leaves for the attack's and the exit's overshoot */
+    double limit = o.timeout_s, reserve = fmin(1.0, 0.05 * limit);
     if (vnncomp) {
         /* the whole run within --timeout: branch and bound gets what loading
          * left, less a reserve for the attack's and the exit's overshoot */
         o.stop_on_counterexample = 1;
         if (!samples_set) o.samples = 0;
         double left = limit - (now_s() - t_start);
-        o.timeout_s = fmax(0, left - fmin(1.0, 0.05 * limit));
+        o.timeout_s = fmax(0, left - reserve);
     }
     nnc_vrf_report r;
     st = nnc_vrf_run(m, spec, &o, &r, err, sizeof err);
@@ -810,7 +812,7 @@ static int cmd_verify(int argc, char **argv)
          * sub-problem nothing can split); timeout: it used the time */
         vnncomp_out vo = {&r, r.result == NNC_VRF_HOLDS ? "unsat"
                               : r.result == NNC_VRF_VIOLATED && r.has_counterexample ? "sat"
-                              : now_s() - t_start >= limit - fmin(1.0, 0.05 * limit) - 0.01 ? "timeout" : "unknown"};
+                              : now_s() - t_start >= limit - reserve - 0.01 ? "timeout" : "unknown"};
         int w = nnc_cli_write_atomic(vnncomp, write_vnncomp, &vo);
         if (w) rc = w;
     }
