@@ -118,7 +118,7 @@ $(BUILD)/obj/gpu/%.o: CPPFLAGS += $(MPI_CFLAGS)
 # and so does the multi-process aggregation check run under mpirun
 $(BUILD)/tools/dist_gnn_check: CPPFLAGS += $(MPI_CFLAGS)
 # the packed GEMM splits its row blocks over OpenMP's persistent threads
-$(BUILD)/obj/models/sgemm.o: CFLAGS += -fopenmp
+$(BUILD)/obj/models/sgemm.o $(BUILD)/obj/models/runtime.o: CFLAGS += -fopenmp
 # sampling: Philox blocks vectorised across lanes (-O3), samples over two threads
 $(BUILD)/obj/verifier/sample.o $(BUILD)/obj/verifier/sample_run.o: CFLAGS += -fopenmp $(if $(filter 1,$(SAN)),,-O3)
 # the embedding-bag kernel splits its bags the same way

@@ -298,6 +298,60 @@ static int FN(pad)(const nnc_exec *x, const nnc_node *n)
         int64_t iv = vv >= 0 ? (isf ? (int64_t)n->fp[0] : IP(vv, b)[0]) : (int64_t)n->fp[0];
         const char *a = FN(bp)(x, n->in[0], b);
         char *o = FN(bp)(x, n->out[0], b);
+        if (n->p[16] == 0 && r > 0) {
+            /* constant mode, row by row along the last axis: the value
+             * before and after the row's source segment, and on rows
+             * whose index lies outside on another axis (the same values
+             * as the element-wise loop below) */
+            const void *pv = isf ? (const void *)&fv : (const void *)&iv;
+            int64_t W = vo->dims[r - 1], b0 = pb[r - 1], len = slen[r - 1] > 0 ? slen[r - 1] : 0;
+            int64_t m0 = b0 < W ? b0 : W, m1 = b0 + len < W ? b0 + len : W; /* [m0, m1): copied */
+            if (m1 < m0) m1 = m0;
+            for (int64_t row = 0; W > 0 && row < vo->numel / W; row++) {
+                int64_t rem = row * W, off = 0;
+                int outside = 0;
+                for (int d = 0; d < r - 1; d++) {
+                    int64_t i = rem / so[d];
+                    rem -= i * so[d];
+                    int64_t sd = i - pb[d];
+                    if (sd < 0 || sd >= slen[d]) outside = 1;
+                    off += (lo[d] + sd) * si[d];
+                }
+                char *orow = o + (size_t)(row * W) * es;
+                for (int64_t k = 0; k < W; k++)
+                    if (outside || k < m0 || k >= m1) memcpy(orow + (size_t)k * es, pv, es);
+                if (!outside && m1 > m0)
+                    memcpy(orow + (size_t)m0 * es, a + (size_t)(off + lo[r - 1] + (m0 - b0)) * es, (size_t)(m1 - m0) * es);
+            }
+            continue;
+        }
+        if (n->p[16] == 0 && r > 0) {
+            /* constant mode, row by row along the last axis: the value
+             * before and after the row's source segment, and on rows
+             * whose index lies outside on another axis (the same values
+             * as the element-wise loop below) */
+            const void *pv = isf ? (const void *)&fv : (const void *)&iv;
+            int64_t W = vo->dims[r - 1], b0 = pb[r - 1], len = slen[r - 1] > 0 ? slen[r - 1] : 0;
+            int64_t m0 = b0 < W ? b0 : W, m1 = b0 + len < W ? b0 + len : W; /* [m0, m1): copied */
+            if (m1 < m0) m1 = m0;
+            for (int64_t row = 0; W > 0 && row < vo->numel / W; row++) {
+                int64_t rem = row * W, off = 0;
+                int outside = 0;
+                for (int d = 0; d < r - 1; d++) {
+                    int64_t i = rem / so[d];
+                    rem -= i * so[d];
+                    int64_t sd = i - pb[d];
+                    if (sd < 0 || sd >= slen[d]) outside = 1;
+                    off += (lo[d] + sd) * si[d];
+                }
+                char *orow = o + (size_t)(row * W) * es;
+                for (int64_t k = 0; k < W; k++)
+                    if (outside || k < m0 || k >= m1) memcpy(orow + (size_t)k * es, pv, es);
+                if (!outside && m1 > m0)
+                    memcpy(orow + (size_t)m0 * es, a + (size_t)(off + lo[r - 1] + (m0 - b0)) * es, (size_t)(m1 - m0) * es);
+            }
+            continue;
+        }
         for (int64_t k = 0; k < vo->numel; k++) {
             int64_t rem = k, off = 0;
             int outside = 0;
@@ -677,37 +731,83 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     return 0;
 }
 
+/* One output pixel of a pool, bounds checked (the border). */
+static T FN(pool_px)(const FN(geom) *g, const T *xp, int64_t oy, int64_t ox, int is_max, int incl, int64_t pb, int64_t pr)
+{
+    T acc = is_max ? -(T)INFINITY : (T)0;
+    int64_t cnt = 0, padded = 0;
+    for (int64_t ki = 0; ki < g->kh; ki++) {
+        int64_t iy = oy * g->sh - g->pt + ki * g->dh;
+        for (int64_t kj = 0; kj < g->kw; kj++) {
+            int64_t ix = ox * g->sw - g->pl + kj * g->dw;
+            if (iy >= -g->pt && iy < g->h + pb && ix >= -g->pl && ix < g->w + pr) padded++;
+            if (iy < 0 || iy >= g->h || ix < 0 || ix >= g->w) continue;
+            T v = xp[iy * g->w + ix];
+            if (is_max) acc = (v > acc || v != v) ? v : acc;
+            else acc += v;
+            cnt++;
+        }
+    }
+    if (!is_max) acc = (incl ? padded : cnt) ? acc / (T)(incl ? padded : cnt) : (T)0;
+    return acc;
+}
+
+/* Outputs [*o0, *o1) of an axis whose window (k taps, dilation d, stride
+ * s, begin pad p) lies inside an input of len elements. */
+static void FN(inside)(int64_t on, int64_t s, int64_t p, int64_t k, int64_t d, int64_t len, int64_t *o0, int64_t *o1)
+{
+    int64_t a = (p + s - 1) / s, lim = len - 1 + p - (k - 1) * d;
+    int64_t b = lim < 0 ? 0 : lim / s + 1;
+    if (b > on) b = on;
+    if (a > b) a = b;
+    *o0 = a;
+    *o1 = b;
+}
+
 static int FN(pool)(const nnc_exec *x, const nnc_node *n)
 {
     FN(geom) g;
     FN(geometry)(x, n, &g);
     int is_max = n->op == NNC_OP_MAXPOOL, incl = (int)n->p[12];
     int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0; /* bottom, right pads */
+    /* the interior, where every window lies inside the input, row by row
+     * over the output columns (vectorisable); each output takes its taps
+     * in the same order as pool_px, so the result is the same */
+    int64_t y0, y1, x0, x1;
+    FN(inside)(g.oh, g.sh, g.pt, g.kh, g.dh, g.h, &y0, &y1);
+    FN(inside)(g.ow, g.sw, g.pl, g.kw, g.dw, g.w, &x0, &x1);
+    T taps = (T)(g.kh * g.kw);
     for (int b = 0; b < x->batch; b++) {
         const T *X = TP(n->in[0], b);
         T *O = TP(n->out[0], b);
         for (int64_t pl = 0; pl < g.n * g.c; pl++) {
             const T *xp = X + pl * g.h * g.w;
             T *op = O + pl * g.oh * g.ow;
-            for (int64_t oy = 0; oy < g.oh; oy++)
-                for (int64_t ox = 0; ox < g.ow; ox++) {
-                    T acc = is_max ? -(T)INFINITY : (T)0;
-                    int64_t cnt = 0, padded = 0;
-                    for (int64_t ki = 0; ki < g.kh; ki++) {
-                        int64_t iy = oy * g.sh - g.pt + ki * g.dh;
-                        for (int64_t kj = 0; kj < g.kw; kj++) {
-                            int64_t ix = ox * g.sw - g.pl + kj * g.dw;
-                            if (iy >= -g.pt && iy < g.h + pb && ix >= -g.pl && ix < g.w + pr) padded++;
-                            if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-                            T v = xp[iy * g.w + ix];
-                            if (is_max) acc = (v > acc || v != v) ? v : acc;
-                            else acc += v;
-                            cnt++;
-                        }
+            for (int64_t oy = 0; oy < g.oh; oy++) {
+                T *orow = op + oy * g.ow;
+                int inner = oy >= y0 && oy < y1;
+                for (int64_t ox = 0; ox < g.ow; ox++)
+                    if (!inner || ox < x0 || ox >= x1) orow[ox] = FN(pool_px)(&g, xp, oy, ox, is_max, incl, pb, pr);
+                if (!inner || x0 >= x1) continue;
+                T *restrict o = orow + x0;
+                int64_t cnt = x1 - x0, sw = g.sw;
+                for (int64_t k = 0; k < cnt; k++) o[k] = is_max ? -(T)INFINITY : (T)0;
+                for (int64_t ki = 0; ki < g.kh; ki++) {
+                    const T *xr = xp + (oy * g.sh - g.pt + ki * g.dh) * g.w + x0 * sw - g.pl;
+                    for (int64_t kj = 0; kj < g.kw; kj++) {
+                        const T *restrict xc = xr + kj * g.dw;
+                        if (is_max)
+                            for (int64_t k = 0; k < cnt; k++) {
+                                T v = xc[k * sw], a = o[k], mx = v > a ? v : a;
+                                o[k] = v != v ? v : mx; /* as pool_px: a NaN wins */
+                            }
+                        else
+                            for (int64_t k = 0; k < cnt; k++) o[k] += xc[k * sw];
                     }
-                    if (!is_max) acc = (incl ? padded : cnt) ? acc / (T)(incl ? padded : cnt) : (T)0;
-                    op[oy * g.ow + ox] = acc;
                 }
+                if (!is_max)
+                    for (int64_t k = 0; k < cnt; k++) o[k] /= taps;
+            }
         }
     }
     return 0;

@@ -195,6 +195,14 @@ void nnc_rt_set_spmm(nnc_runtime *rt, void (*fn)(void *ctx, const struct nnc_mdl
  * pooled embeddings it gathered from other processes this way. */
 nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data, char *err, size_t errlen);
 
+/* Threads of later nnc_rt_run calls (default 2; 1: the calling thread
+ * only).  A batch is evaluated in tiles of samples sized by the model (about
+ * 1 MiB of values each), the tiles in parallel, each on one thread (OpenBLAS
+ * set to one thread meanwhile); a single tile uses the threads inside its
+ * products.  A sample's result does not depend on the thread count.
+ * Returns: OK, ARG (threads < 1) or NOMEM (the runtime unchanged). */
+nnc_status nnc_rt_set_threads(nnc_runtime *rt, int threads);
+
 /* Evaluate `batch` samples (1 <= batch <= max_batch).
  * In: inputs[i] points to batch * numel(input i) elements: float (F32) or
  *     double (F64) for float inputs, int64_t for integer inputs, sample-major.

@@ -3,9 +3,21 @@
 #include "models/sgemm.h"
 #include "models/spmm.h"
 
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Bytes of batched values per tile: a batch is evaluated in tiles of
+ * rt->tile samples, each run through the whole graph while its values are
+ * still in cache, the tiles in parallel.  The tile depends on the model and
+ * the precision only (never on the threads or the batch), so a sample's
+ * tile, and its result, do not depend on the thread count. */
+#define NNC_RT_TILE_BYTES ((uint64_t)1 << 20)
+#define NNC_RT_THREADS 2 /* default threads of a runtime */
 
 /* A dense layer run by the packed float32 GEMM (models/sgemm.c): a Gemm or
  * MatMul with a constant 2-D right operand on per-sample rows, optionally
@@ -27,8 +39,10 @@ struct nnc_runtime {
     unsigned char *batched;  /* per value */
     unsigned char *owned;    /* per value: buf[v] allocated here */
     int *alias;              /* per value: value whose buffer it shares, or -1 */
-    void *scratch;
+    int tile;                /* samples per tile (see NNC_RT_TILE_BYTES) */
+    void **scratch;          /* per thread, scratch_bytes each (a tile's needs) */
     size_t scratch_bytes;
+    void ***tbuf;            /* per thread: buf offset to its tile */
     fused_dense **dense;     /* per position in m->order, or NULL */
     unsigned char *skip;     /* per position in m->order: fused into an earlier node */
     int threads;
@@ -62,7 +76,10 @@ void nnc_rt_destroy(nnc_runtime *rt)
     free(rt->batched);
     free(rt->owned);
     free(rt->alias);
+    for (int k = 0; rt->scratch && k < rt->threads; k++) free(rt->scratch[k]);
     free(rt->scratch);
+    for (int k = 0; rt->tbuf && k < rt->threads; k++) free(rt->tbuf[k]);
+    free(rt->tbuf);
     if (rt->dense)
         for (int t = 0; t < rt->m->n_order; t++)
             if (rt->dense[t]) {
@@ -225,10 +242,11 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
         }
     }
     /* node outputs */
+    uint64_t per_sample = 0; /* bytes of the batched values of one sample */
+    for (int k = 0; k < m->n_inputs; k++)
+        per_sample += (uint64_t)m->vals[m->inputs[k]].numel * elem_size(prec, m->vals[m->inputs[k]].dtype);
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
-        size_t sc = nnc_op_scratch_bytes(m, n, max_batch, prec);
-        if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
         for (int o = 0; o < n->n_out; o++) {
             int v = n->out[o];
             if (v < 0) continue;
@@ -250,16 +268,22 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             rt->buf[v] = malloc(bytes ? (size_t)(bytes * (uint64_t)max_batch) : 1);
             if (rt->buf[v] == NULL) goto nomem;
             rt->owned[v] = 1;
+            per_sample += bytes;
         }
     }
-    rt->threads = 2;
+    uint64_t tile = per_sample ? NNC_RT_TILE_BYTES / per_sample : (uint64_t)max_batch;
+    rt->tile = tile < 1 ? 1 : tile > (uint64_t)max_batch ? max_batch : (int)tile;
+    for (int t = 0; t < m->n_order; t++) {
+        size_t sc = nnc_op_scratch_bytes(m, &m->nodes[m->order[t]], rt->tile, prec);
+        if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
+    }
     if (prec == NNC_PRECISION_F32) {
         if (plan_dense(rt) != 0) goto nomem;
         for (int t = 0; t < m->n_order; t++)
             if (rt->dense[t]) {
                 const nnc_node *n = &m->nodes[m->order[t]];
                 int64_t K = m->vals[n->in[0]].numel / rt->dense[t]->rows;
-                size_t sc = nnc_sgemm_scratch_floats(rt->dense[t]->rows * max_batch, K) * sizeof(float);
+                size_t sc = nnc_sgemm_scratch_floats(rt->dense[t]->rows * rt->tile, K) * sizeof(float);
                 if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
             }
         rt->sp_a = calloc((size_t)m->n_order + 1, sizeof *rt->sp_a);
@@ -271,7 +295,7 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             nnc_mdl_csr32 *a = calloc(1, sizeof *a);
             if (a == NULL) goto nomem;
             nnc_status st = nnc_mdl_csr32_from_csr(a, m->vals[n->in[0]].sparse, NULL, 0);
-            if (st == NNC_STATUS_OK) st = nnc_mdl_spmm_plan_create(&rt->sp_plan[t], a, rt->threads, NULL, 0);
+            if (st == NNC_STATUS_OK) st = nnc_mdl_spmm_plan_create(&rt->sp_plan[t], a, NNC_RT_THREADS, NULL, 0);
             if (st != NNC_STATUS_OK) {
                 nnc_mdl_csr32_free(a);
                 free(a);
@@ -281,10 +305,7 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             rt->sp_a[t] = a;
         }
     }
-    if (rt->scratch_bytes) {
-        rt->scratch = malloc(rt->scratch_bytes);
-        if (rt->scratch == NULL) goto nomem;
-    }
+    if (nnc_rt_set_threads(rt, NNC_RT_THREADS) != NNC_STATUS_OK) goto nomem;
     *out = rt;
     return NNC_STATUS_OK;
 nomem:
@@ -299,6 +320,86 @@ void nnc_rt_set_spmm(nnc_runtime *rt, void (*fn)(void *ctx, const nnc_mdl_csr32 
     rt->sp_ctx = ctx;
 }
 
+nnc_status nnc_rt_set_threads(nnc_runtime *rt, int threads)
+{
+    if (threads < 1) return NNC_STATUS_ARG;
+    int nv = rt->m->n_vals;
+    void **sc = calloc((size_t)threads, sizeof *sc);
+    void ***tb = calloc((size_t)threads, sizeof *tb);
+    int ok = sc && tb;
+    for (int k = 0; k < threads && ok; k++) {
+        tb[k] = malloc(((size_t)nv + 1) * sizeof(void *));
+        sc[k] = rt->scratch_bytes ? malloc(rt->scratch_bytes) : NULL;
+        ok = tb[k] && (sc[k] || !rt->scratch_bytes);
+    }
+    if (!ok) {
+        for (int k = 0; k < threads && sc && tb; k++) {
+            free(sc[k]);
+            free(tb[k]);
+        }
+        free(sc);
+        free(tb);
+        return NNC_STATUS_NOMEM;
+    }
+    for (int k = 0; rt->scratch && k < rt->threads; k++) {
+        free(rt->scratch[k]);
+        free(rt->tbuf[k]);
+    }
+    free(rt->scratch);
+    free(rt->tbuf);
+    rt->scratch = sc;
+    rt->tbuf = tb;
+    rt->threads = threads;
+    return NNC_STATUS_OK;
+}
+
+/* Run samples [b0, b0 + nb) (one tile) through the graph with the buffers
+ * and scratch of thread slot k; intra: threads for the products inside.
+ * Returns 0, or the position in m->order of a node that failed. */
+static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
+{
+    const nnc_model *m = rt->m;
+    void **buf = rt->tbuf[k];
+    for (int v = 0; v < m->n_vals; v++) {
+        const nnc_value *val = &m->vals[v];
+        buf[v] = rt->batched[v] && rt->buf[v]
+                     ? (char *)rt->buf[v] + (size_t)b0 * (size_t)val->numel * elem_size(rt->prec, val->dtype)
+                     : rt->buf[v];
+    }
+    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes};
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        if (rt->skip && rt->skip[t]) continue;
+        if (rt->ext && rt->ext[n->out[0]]) {
+            const nnc_value *v = &m->vals[n->out[0]];
+            size_t bytes = (size_t)v->numel * elem_size(rt->prec, v->dtype);
+            memcpy(buf[n->out[0]], (const char *)rt->ext[n->out[0]] + (size_t)b0 * bytes, (size_t)nb * bytes);
+            continue;
+        }
+        if (rt->dense && rt->dense[t]) {
+            const fused_dense *d = rt->dense[t];
+            nnc_sgemm_packed(d->b, d->rows * nb, (const float *)buf[n->in[0]], d->bias, d->relu, (float *)buf[d->out],
+                             (float *)rt->scratch[k], intra);
+            continue;
+        }
+        if (rt->sp_a && rt->sp_a[t]) {
+            const nnc_value *xv = &m->vals[n->in[1]];
+            int64_t F = xv->rank == 1 ? 1 : xv->dims[1];
+            size_t xs = rt->batched[n->in[1]] ? (size_t)xv->numel : 0, ys = (size_t)m->vals[n->out[0]].numel;
+            for (int b = 0; b < nb; b++) {
+                const float *xb = (const float *)buf[n->in[1]] + (size_t)b * xs;
+                float *yb = (float *)buf[n->out[0]] + (size_t)b * ys;
+                if (rt->sp_fn) rt->sp_fn(rt->sp_ctx, rt->sp_a[t], xb, F, yb);
+                else nnc_mdl_spmm(rt->sp_plan[t], xb, F, yb);
+            }
+            continue;
+        }
+        int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
+        if (rc) return t + 1;
+    }
+    return 0;
+}
+
 nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, void *const *outputs,
                       char *err, size_t errlen)
 {
@@ -311,36 +412,46 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
         for (int o = 0; o < n->n_out; o++)
             if (n->out[o] >= 0 && rt->alias[n->out[o]] >= 0) rt->buf[n->out[o]] = rt->buf[rt->alias[n->out[o]]];
     }
-    nnc_exec x = {m, batch, rt->buf, rt->batched, rt->scratch, rt->scratch_bytes};
-    for (int t = 0; t < m->n_order; t++) {
-        const nnc_node *n = &m->nodes[m->order[t]];
-        if (rt->skip && rt->skip[t]) continue;
-        if (rt->ext && rt->ext[n->out[0]]) {
-            const nnc_value *v = &m->vals[n->out[0]];
-            memcpy(rt->buf[n->out[0]], rt->ext[n->out[0]], (size_t)batch * (size_t)v->numel * elem_size(rt->prec, v->dtype));
-            continue;
+    int ntiles = (batch + rt->tile - 1) / rt->tile, failed = 0;
+    /* tiles in parallel, each on one thread; not with sparse products
+     * (their plans are threaded, and a replacement kernel may not be
+     * reentrant) */
+    int par = rt->threads < ntiles ? rt->threads : ntiles;
+    if (rt->sp_a)
+        for (int t = 0; t < m->n_order && par > 1; t++)
+            if (rt->sp_a[t]) par = 1;
+    if (par <= 1) {
+        for (int i = 0; i < ntiles && !failed; i++) {
+            int b0 = i * rt->tile, nb = batch - b0 < rt->tile ? batch - b0 : rt->tile;
+            failed = run_tile(rt, 0, b0, nb, rt->threads);
         }
-        if (rt->dense && rt->dense[t]) {
-            const fused_dense *d = rt->dense[t];
-            nnc_sgemm_packed(d->b, d->rows * batch, (const float *)rt->buf[n->in[0]], d->bias, d->relu,
-                             (float *)rt->buf[d->out], (float *)rt->scratch, rt->threads);
-            continue;
+    } else {
+        /* OpenBLAS (the convolutions) single-threaded inside the tiles */
+        int blas = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+        int *rc = calloc((size_t)ntiles, sizeof(int));
+        if (rc == NULL) {
+            openblas_set_num_threads(blas);
+            return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         }
-        if (rt->sp_a && rt->sp_a[t]) {
-            const nnc_value *xv = &m->vals[n->in[1]];
-            int64_t F = xv->rank == 1 ? 1 : xv->dims[1];
-            size_t xs = rt->batched[n->in[1]] ? (size_t)xv->numel : 0, ys = (size_t)m->vals[n->out[0]].numel;
-            for (int b = 0; b < batch; b++) {
-                const float *xb = (const float *)rt->buf[n->in[1]] + (size_t)b * xs;
-                float *yb = (float *)rt->buf[n->out[0]] + (size_t)b * ys;
-                if (rt->sp_fn) rt->sp_fn(rt->sp_ctx, rt->sp_a[t], xb, F, yb);
-                else nnc_mdl_spmm(rt->sp_plan[t], xb, F, yb);
-            }
-            continue;
+#pragma omp parallel for num_threads(par) schedule(dynamic, 1)
+        for (int i = 0; i < ntiles; i++) {
+#ifdef _OPENMP
+            int k = omp_get_thread_num();
+#else
+            int k = 0;
+#endif
+            int b0 = i * rt->tile, nb = batch - b0 < rt->tile ? batch - b0 : rt->tile;
+            rc[i] = run_tile(rt, k, b0, nb, 1);
         }
-        int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
-        if (rc) return nnc_err(err, errlen, NNC_STATUS_INVALID, "node '%s' (%s): an index in the input is out of range",
-                               n->name, n->op_type);
+        openblas_set_num_threads(blas);
+        for (int i = 0; i < ntiles && !failed; i++) failed = rc[i];
+        free(rc);
+    }
+    if (failed) {
+        const nnc_node *n = &m->nodes[m->order[failed - 1]];
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "node '%s' (%s): an index in the input is out of range", n->name,
+                       n->op_type);
     }
     for (int k = 0; k < m->n_outputs; k++) {
         int v = m->outputs[k];

@@ -63,7 +63,7 @@ done
 # touch ISA-specific code run again with NNC_ISA capping the path, so CI on
 # any machine exercises what other users' CPUs run (the generic C path
 # always; AVX2 too on an AVX-512 machine).
-ISA_UNIT="test_sample test_spmm test_embbag test_dlrm_plan test_prover_field test_prover_msm test_prover_ntt test_prover_fixedbase test_prover_groth16 test_symfwd test_loader"
+ISA_UNIT="test_sample test_runtime test_spmm test_embbag test_dlrm_plan test_prover_field test_prover_msm test_prover_ntt test_prover_fixedbase test_prover_groth16 test_symfwd test_loader"
 ISA_E2E="dlrm gnn differential"
 cpu_isa=$(NNC_ISA= "$NNCERT" version | sed -n 's/^instruction set: [a-z0-9]* (cpu \([a-z0-9]*\).*/\1/p')
 case "$cpu_isa" in

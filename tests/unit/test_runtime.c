@@ -1,0 +1,305 @@
+/* The runtime's batched evaluation (models/runtime.c) and its window and
+ * padding kernels (models/kernels_impl.h):
+ *   - MaxPool and AveragePool of random geometries (kernels 1-4, strides
+ *     1-3, asymmetric pads, dilations, ceil_mode, count_include_pad, NaNs
+ *     in the input): every output equals the ONNX definition computed here
+ *     tap by tap in the same order, bit for bit, in float32 and float64
+ *     (the interior runs a separate row-wise loop);
+ *   - Pad in constant mode with positive and negative pads on ranks 1-4:
+ *     every element equals the definition (the kernel copies whole rows);
+ *   - tiles and threads: the zoo CNN and MLP at batches across several
+ *     tiles give the same bits on 1, 2 and 3 threads, and match the
+ *     single-tile run sample by sample where the products are ours. */
+#include "models/model.h"
+#include "onnx_builder.h"
+#include "check_main_impl.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+static uint32_t rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33);
+}
+static int rndi(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+/* One 2-D pool window geometry. */
+typedef struct pool_case {
+    int is_max, C, H, W, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, ceil, incl;
+    int64_t oh, ow;
+} pool_case;
+
+static int64_t out_len(int len, int pb, int pe, int k, int d, int s, int ceil)
+{
+    int64_t span = (int64_t)len + pb + pe - ((int64_t)(k - 1) * d + 1);
+    if (span < 0) return 0;
+    int64_t o = ceil ? (span + s - 1) / s + 1 : span / s + 1;
+    /* ceil mode: the last window must start inside the input or the begin pad */
+    if (ceil && (o - 1) * s >= (int64_t)len + pb) o--;
+    return o;
+}
+
+/* The definition, taps in row-major window order. */
+static double pool_ref(const pool_case *c, const double *x, int64_t oy, int64_t ox)
+{
+    double acc = c->is_max ? -INFINITY : 0.0;
+    int cnt = 0, padded = 0;
+    for (int ki = 0; ki < c->kh; ki++)
+        for (int kj = 0; kj < c->kw; kj++) {
+            int64_t iy = oy * c->sh - c->pt + (int64_t)ki * c->dh, ix = ox * c->sw - c->pl + (int64_t)kj * c->dw;
+            if (iy >= -c->pt && iy < c->H + c->pb && ix >= -c->pl && ix < c->W + c->pr) padded++;
+            if (iy < 0 || iy >= c->H || ix < 0 || ix >= c->W) continue;
+            double v = x[iy * c->W + ix];
+            if (c->is_max) acc = (v > acc || v != v) ? v : acc;
+            else acc += v;
+            cnt++;
+        }
+    if (!c->is_max) acc = (c->incl ? padded : cnt) ? acc / (c->incl ? padded : cnt) : 0.0;
+    return acc;
+}
+
+static float pool_ref_f(const pool_case *c, const float *x, int64_t oy, int64_t ox)
+{
+    float acc = c->is_max ? -INFINITY : 0.0f;
+    int cnt = 0, padded = 0;
+    for (int ki = 0; ki < c->kh; ki++)
+        for (int kj = 0; kj < c->kw; kj++) {
+            int64_t iy = oy * c->sh - c->pt + (int64_t)ki * c->dh, ix = ox * c->sw - c->pl + (int64_t)kj * c->dw;
+            if (iy >= -c->pt && iy < c->H + c->pb && ix >= -c->pl && ix < c->W + c->pr) padded++;
+            if (iy < 0 || iy >= c->H || ix < 0 || ix >= c->W) continue;
+            float v = x[iy * c->W + ix];
+            if (c->is_max) acc = (v > acc || v != v) ? v : acc;
+            else acc += v;
+            cnt++;
+        }
+    if (!c->is_max) acc = (c->incl ? padded : cnt) ? acc / (float)(c->incl ? padded : cnt) : 0.0f;
+    return acc;
+}
+
+static int same_bits_f(float a, float b) { return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
+static int same_bits_d(double a, double b) { return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
+
+static nnc_status pool_model(const pool_case *c, nnc_model **m, char *err, size_t errlen)
+{
+    static const char *in[1] = {"x"}, *out[1] = {"y"};
+    int64_t xd[4] = {1, c->C, c->H, c->W};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 4, xd);
+    mb_output(&b, "y");
+    b.nodes[0] = node(c->is_max ? "MaxPool" : "AveragePool", "p", 1, in, 1, out);
+    int64_t k[2] = {c->kh, c->kw}, s[2] = {c->sh, c->sw}, p[4] = {c->pt, c->pl, c->pb, c->pr}, d[2] = {c->dh, c->dw};
+    node_attr(b.nodes[0], attr_ints("kernel_shape", 2, k));
+    node_attr(b.nodes[0], attr_ints("strides", 2, s));
+    node_attr(b.nodes[0], attr_ints("pads", 4, p));
+    if (c->is_max) node_attr(b.nodes[0], attr_ints("dilations", 2, d));
+    else node_attr(b.nodes[0], attr_int("count_include_pad", c->incl));
+    node_attr(b.nodes[0], attr_int("ceil_mode", c->ceil));
+    b.graph.n_node = 1;
+    return mb_load(&b, m, err, errlen);
+}
+
+START_TEST(test_pool_geometries)
+{
+    int tested = 0;
+    for (int it = 0; it < 300; it++) {
+        pool_case c = {0};
+        c.is_max = (int)(rnd() & 1);
+        c.C = rndi(1, 3);
+        c.H = rndi(1, 19);
+        c.W = rndi(1, 19);
+        c.kh = rndi(1, 4);
+        c.kw = rndi(1, 4);
+        c.sh = rndi(1, 3);
+        c.sw = rndi(1, 3);
+        c.dh = c.is_max ? rndi(1, 2) : 1;
+        c.dw = c.is_max ? rndi(1, 2) : 1;
+        /* ONNX: pads smaller than the (dilated) kernel */
+        c.pt = rndi(0, c.kh - 1);
+        c.pl = rndi(0, c.kw - 1);
+        c.pb = rndi(0, c.kh - 1);
+        c.pr = rndi(0, c.kw - 1);
+        c.ceil = (int)(rnd() % 3 == 0);
+        c.incl = (int)(rnd() & 1);
+        c.oh = out_len(c.H, c.pt, c.pb, c.kh, c.dh, c.sh, c.ceil);
+        c.ow = out_len(c.W, c.pl, c.pr, c.kw, c.dw, c.sw, c.ceil);
+        if (c.oh < 1 || c.ow < 1) continue;
+        char err[NNC_ERRBUF_SIZE];
+        nnc_model *m;
+        ck_assert_msg(pool_model(&c, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_tensor_info to;
+        nnc_mdl_output_info(m, 0, &to);
+        ck_assert_int_eq(to.numel, (int64_t)c.C * c.oh * c.ow);
+        int B = rndi(1, 5);
+        int64_t nin = (int64_t)c.C * c.H * c.W, nout = to.numel;
+        double *xd = malloc(sizeof(double) * (size_t)(B * nin)), *yd = malloc(sizeof(double) * (size_t)(B * nout));
+        float *xf = malloc(sizeof(float) * (size_t)(B * nin)), *yf = malloc(sizeof(float) * (size_t)(B * nout));
+        for (int64_t q = 0; q < B * nin; q++) {
+            uint32_t r = rnd();
+            /* some NaNs (max), equal values and signed zeros */
+            xf[q] = r % 41 == 0 && c.is_max ? NAN : r % 13 == 0 ? (r & 64 ? -0.0f : 0.0f)
+                                                                 : (float)((int)(rnd() % 2001) - 1000) / 256.0f;
+            xd[q] = xf[q];
+        }
+        for (int prec = 0; prec < 2; prec++) {
+            nnc_runtime *rt;
+            ck_assert(nnc_rt_create(&rt, m, prec ? NNC_PRECISION_F64 : NNC_PRECISION_F32, B, err, sizeof err) == 0);
+            const void *ins[1] = {prec ? (const void *)xd : (const void *)xf};
+            void *outs[1] = {prec ? (void *)yd : (void *)yf};
+            ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+            for (int b = 0; b < B; b++)
+                for (int ch = 0; ch < c.C; ch++)
+                    for (int64_t oy = 0; oy < c.oh; oy++)
+                        for (int64_t ox = 0; ox < c.ow; ox++) {
+                            int64_t o = ((int64_t)b * c.C + ch) * c.oh * c.ow + oy * c.ow + ox;
+                            int64_t xo = ((int64_t)b * c.C + ch) * c.H * c.W;
+                            int ok = prec ? same_bits_d(yd[o], pool_ref(&c, xd + xo, oy, ox))
+                                          : same_bits_f(yf[o], pool_ref_f(&c, xf + xo, oy, ox));
+                            ck_assert_msg(ok,
+                                          "%s %s k%dx%d s%dx%d d%dx%d pads %d,%d,%d,%d ceil %d incl %d in %dx%d: "
+                                          "output (%d,%d,%lld,%lld) differs from the definition",
+                                          prec ? "f64" : "f32", c.is_max ? "MaxPool" : "AveragePool", c.kh, c.kw, c.sh,
+                                          c.sw, c.dh, c.dw, c.pt, c.pl, c.pb, c.pr, c.ceil, c.incl, c.H, c.W, b, ch,
+                                          (long long)oy, (long long)ox);
+                        }
+            nnc_rt_destroy(rt);
+        }
+        free(xd); free(yd); free(xf); free(yf);
+        nnc_mdl_destroy(m);
+        tested++;
+    }
+    ck_assert_int_gt(tested, 200);
+}
+END_TEST
+
+START_TEST(test_pad_constant)
+{
+    for (int it = 0; it < 200; it++) {
+        int r = rndi(1, 4);
+        int64_t dims[4], od[4], pads[8];
+        int64_t n = 1, on = 1;
+        for (int d = 0; d < r; d++) {
+            dims[d] = rndi(1, 6);
+            /* crops that leave at least one element */
+            int crop = (int)(dims[d] - 1) / 2;
+            pads[d] = rndi(-crop, 3);
+            pads[r + d] = rndi(-crop, 3);
+            od[d] = dims[d] + pads[d] + pads[r + d];
+            n *= dims[d];
+            on *= od[d];
+        }
+        float value = (float)((int)(rnd() % 9) - 4) / 2.0f;
+        static const char *in[3] = {"x", "pads", "v"}, *out[1] = {"y"};
+        int64_t pd[1] = {2 * r}, vd[1] = {1};
+        mb b;
+        mb_init(&b, 13);
+        mb_input(&b, "x", r, dims);
+        mb_output(&b, "y");
+        b.inits[0] = tensor_i64("pads", 1, pd, pads, (size_t)(2 * r));
+        b.inits[1] = tensor_floats("v", 1, vd, &value, 1);
+        b.graph.n_initializer = 2;
+        b.nodes[0] = node("Pad", "p", 3, in, 1, out);
+        b.graph.n_node = 1;
+        char err[NNC_ERRBUF_SIZE];
+        nnc_model *m;
+        ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        int B = rndi(1, 3);
+        float *x = malloc(sizeof(float) * (size_t)(B * n)), *y = malloc(sizeof(float) * (size_t)(B * on));
+        for (int64_t q = 0; q < B * n; q++) x[q] = (float)q + 0.5f;
+        nnc_runtime *rt;
+        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, B, err, sizeof err) == 0);
+        const void *ins[1] = {x};
+        void *outs[1] = {y};
+        ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        for (int bb = 0; bb < B; bb++)
+            for (int64_t k = 0; k < on; k++) {
+                /* the definition: output index minus the begin pad, per axis */
+                int64_t rem = k, src = 0, stride = on;
+                int inside = 1;
+                for (int d = 0; d < r; d++) {
+                    stride /= od[d];
+                    int64_t i = rem / stride - pads[d];
+                    rem %= stride;
+                    if (i < 0 || i >= dims[d]) inside = 0;
+                    src = src * dims[d] + (inside ? i : 0);
+                }
+                float want = inside ? x[bb * n + src] : value;
+                ck_assert_msg(same_bits_f(y[bb * on + k], want), "rank %d pads [%lld..]: element %lld is %g, want %g", r,
+                              (long long)pads[0], (long long)k, (double)y[bb * on + k], (double)want);
+            }
+        nnc_rt_destroy(rt);
+        free(x);
+        free(y);
+        nnc_mdl_destroy(m);
+    }
+}
+END_TEST
+
+/* The zoo model at batch B (several tiles) on 1, 2 and 3 threads: the same
+ * bits; singles: the batch-1 runs, which match sample by sample when the
+ * model's products are the runtime's own (row-independent) kernels. */
+static void tiles_case(const char *path, int B, int singles)
+{
+    char err[NNC_ERRBUF_SIZE];
+    nnc_model *m;
+    ck_assert_msg(nnc_mdl_load(&m, path, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_tensor_info ti, to;
+    nnc_mdl_input_info(m, 0, &ti);
+    nnc_mdl_output_info(m, 0, &to);
+    float *x = malloc(sizeof(float) * (size_t)(B * ti.numel));
+    float *y[4];
+    for (int k = 0; k < 4; k++) y[k] = malloc(sizeof(float) * (size_t)(B * to.numel));
+    for (int64_t q = 0; q < B * ti.numel; q++) x[q] = (float)(rnd() % 1000) / 1000.0f;
+    for (int th = 1; th <= 3; th++) {
+        nnc_runtime *rt;
+        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, B, err, sizeof err) == 0);
+        ck_assert(nnc_rt_set_threads(rt, th) == NNC_STATUS_OK);
+        const void *ins[1] = {x};
+        void *outs[1] = {y[th - 1]};
+        ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_rt_destroy(rt);
+        if (th > 1)
+            ck_assert_msg(memcmp(y[0], y[th - 1], sizeof(float) * (size_t)(B * to.numel)) == 0,
+                          "%s batch %d: %d threads differ from 1", path, B, th);
+    }
+    ck_assert(nnc_rt_set_threads(NULL, 0) == NNC_STATUS_ARG);
+    if (singles) {
+        nnc_runtime *rt;
+        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, 1, err, sizeof err) == 0);
+        for (int b = 0; b < B; b++) {
+            const void *ins[1] = {x + (size_t)b * (size_t)ti.numel};
+            void *outs[1] = {y[3] + (size_t)b * (size_t)to.numel};
+            ck_assert(nnc_rt_run(rt, 1, ins, outs, err, sizeof err) == NNC_STATUS_OK);
+        }
+        nnc_rt_destroy(rt);
+        ck_assert_msg(memcmp(y[0], y[3], sizeof(float) * (size_t)(B * to.numel)) == 0,
+                      "%s: batch %d differs from single samples", path, B);
+    }
+    for (int k = 0; k < 4; k++) free(y[k]);
+    free(x);
+    nnc_mdl_destroy(m);
+}
+
+START_TEST(test_tiles_threads)
+{
+    tiles_case("models/zoo/cnn.onnx", 77, 0);
+    tiles_case("models/zoo/mlp.onnx", 777, 1);
+}
+END_TEST
+
+int main(void)
+{
+    rng_state = check_main_seed("test_runtime");
+    Suite *s = suite_create("runtime");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_pool_geometries);
+    tcase_add_test(tc, test_pad_constant);
+    tcase_add_test(tc, test_tiles_threads);
+    suite_add_tcase(s, tc);
+    return check_main_run(s);
+}
