@@ -77,6 +77,8 @@ int nnc_cmd_check(int argc, char **argv);
 int nnc_cmd_plan(int argc, char **argv);
 int nnc_cmd_dlrm_run(int argc, char **argv);
 int nnc_cmd_dlrm_bounds(int argc, char **argv);
+/* cli/cmd_bench.c: the runtime's throughput and latency on random batches. */
+int nnc_cmd_bench(int argc, char **argv);
 /* cli/cmd_bounds.c: sound output bounds over a box (ibp, crown, alpha). */
 int nnc_cmd_bounds(int argc, char **argv);
 /* cli/cmd_dlrm_bounds.c: 'nncert verify' on a DLRM.  Fixes the integer

@@ -38,6 +38,7 @@ static const char main_help[] =
     "commands:\n"
     "  info MODEL               inputs, outputs, operators and parameter count\n"
     "  run MODEL --input FILE   evaluate the model, print outputs as JSON\n"
+    "  bench MODEL              the runtime's inferences/s and latency on random batches\n"
     "  verify MODEL SPEC        bound the fraction of the spec's region that is violated\n"
     "  bounds MODEL --spec S    sound bounds of every output over a box (ibp|crown|alpha)\n"
     "  spec linf ...            write the L-inf robustness spec around an input\n"
@@ -1091,6 +1092,7 @@ static const struct {
 } commands[] = {
     {"info", cmd_info},
     {"run", cmd_run},
+    {"bench", nnc_cmd_bench},
     {"verify", cmd_verify},
     {"bounds", nnc_cmd_bounds},
     {"spec", cmd_spec},

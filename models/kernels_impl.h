@@ -15,6 +15,18 @@
 #include <math.h>
 #include <string.h>
 
+/* The element-wise loops of the window ops, im2col and the activations are
+ * built for AVX-512 and AVX2 besides the baseline, chosen at load time.  They
+ * only move, compare, add in a fixed order and divide (no FMA on any of
+ * these targets), so every clone gives the same bits. */
+#ifndef NNC_KERN_CLONES
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define NNC_KERN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define NNC_KERN_CLONES
+#endif
+#endif
+
 #define VAL(v) (&x->m->vals[(v)])
 #define NUMEL(v) (x->m->vals[(v)].numel)
 #define TP(v, b) ((T *)x->buf[(v)] + (x->batched[(v)] ? (size_t)(b) * (size_t)NUMEL(v) : 0))
@@ -153,7 +165,7 @@ static int FN(binary)(const nnc_exec *x, const nnc_node *n)
     return 0;
 }
 
-static int FN(unary)(const nnc_exec *x, const nnc_node *n)
+NNC_KERN_CLONES static int FN(unary)(const nnc_exec *x, const nnc_node *n)
 {
     int64_t cnt = NUMEL(n->out[0]);
     T alpha = (T)n->fp[0];
@@ -640,8 +652,9 @@ static void FN(geometry)(const nnc_exec *x, const nnc_node *n, FN(geom) *g)
 #define NNC_CONV_BUDGET ((int64_t)8 << 20) /* elements */
 static int64_t FN(conv_chunk)(const FN(geom) *g, int64_t kdim, int64_t m, int64_t images)
 {
-    int64_t per = (kdim + m) * g->oh * g->ow;
+    int64_t per = kdim * g->oh * g->ow;
     int64_t c = per ? NNC_CONV_BUDGET / per : images;
+    (void)m;
     if (c < 1) c = 1;
     return c < images ? c : images;
 }
@@ -651,11 +664,53 @@ static size_t FN(conv_scratch)(const nnc_model *m, const nnc_node *n, int batch)
     const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
     int64_t kdim = vw->dims[1] * vw->dims[2] * (vw->rank > 3 ? vw->dims[3] : 1), M = vw->dims[0] / n->p[10];
     int64_t oh = vo->dims[2], ow = vo->rank > 3 ? vo->dims[3] : 1;
-    int64_t per = (kdim + M) * oh * ow, images = vi->dims[0] * batch;
+    int64_t per = kdim * oh * ow, images = vi->dims[0] * batch;
+    (void)M;
     int64_t c = per ? NNC_CONV_BUDGET / per : images;
     if (c < 1) c = 1;
     if (c > images) c = images;
     return (size_t)(c * per) * sizeof(T);
+}
+
+/* One image's columns: cols[(c kh + ki) kw + kj][ld * . + p] for the cg
+ * channels at X (each output pixel's window taps; zeros in the padding). */
+NNC_KERN_CLONES static void FN(im2col)(const FN(geom) *gp, const T *X, int64_t cg, T *cols, int64_t ld)
+{
+    const FN(geom) g = *gp;
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t ki = 0; ki < g.kh; ki++)
+            for (int64_t kj = 0; kj < g.kw; kj++) {
+                T *row = cols + ((c * g.kh + ki) * g.kw + kj) * ld;
+                /* output columns whose input column ix = ox sw - pl + kj dw
+                 * lies in [0, w): [o0, o1); zeros outside */
+                int64_t base = kj * g.dw - g.pl, sw = g.sw;
+                int64_t o0 = base >= 0 ? 0 : (-base + sw - 1) / sw;
+                int64_t o1 = g.w - base > 0 ? (g.w - base + sw - 1) / sw : 0;
+                if (o1 > g.ow) o1 = g.ow;
+                if (o0 > o1) o0 = o1;
+                for (int64_t oy = 0; oy < g.oh; oy++) {
+                    int64_t iy = oy * g.sh - g.pt + ki * g.dh;
+                    T *restrict r = row + oy * g.ow;
+                    if (iy < 0 || iy >= g.h) {
+                        for (int64_t ox = 0; ox < g.ow; ox++) r[ox] = 0;
+                        continue;
+                    }
+                    const T *restrict xr = X + (c * g.h + iy) * g.w + base;
+                    for (int64_t ox = 0; ox < o0; ox++) r[ox] = 0;
+                    if (sw == 1)
+                        for (int64_t ox = o0; ox < o1; ox++) r[ox] = xr[ox];
+                    else
+                        for (int64_t ox = o0; ox < o1; ox++) r[ox] = xr[ox * sw];
+                    for (int64_t ox = o1; ox < g.ow; ox++) r[ox] = 0;
+                }
+            }
+}
+
+/* Where sample b of node n's output goes: the output of the Relu fused
+ * after it (x->relu_out), else its own. */
+static T *FN(out_base)(const nnc_exec *x, const nnc_node *n, int64_t b)
+{
+    return x->relu_out > 0 ? TP(x->relu_out - 1, b) : TP(n->out[0], b);
 }
 
 static int FN(conv)(const nnc_exec *x, const nnc_node *n)
@@ -670,8 +725,9 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     int per_sample = x->batched[n->in[1]] || (vb >= 0 && x->batched[vb]);
     int64_t images = g.n * x->batch;
     int64_t chunk = FN(conv_chunk)(&g, kdim, M, per_sample ? g.n : images);
-    T *cols = (T *)x->scratch_d, *tmp = cols + chunk * kdim * P;
+    T *cols = (T *)x->scratch_d;
     int64_t in_img = g.c * g.h * g.w, out_img = Mtot * P;
+    int relu = x->relu_out > 0; /* a following Relu fused: write its output */
     for (int64_t i0 = 0, cnt; i0 < images; i0 += cnt) {
         cnt = images - i0 < chunk ? images - i0 : chunk;
         if (per_sample && cnt > g.n - i0 % g.n) cnt = g.n - i0 % g.n;
@@ -680,49 +736,26 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
             /* cols[k][img * P + p] */
             for (int64_t img = 0; img < cnt; img++) {
                 int64_t gimg = i0 + img, b = gimg / g.n, nn = gimg % g.n;
-                const T *X = TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w;
-                for (int64_t c = 0; c < cg; c++)
-                    for (int64_t ki = 0; ki < g.kh; ki++)
-                        for (int64_t kj = 0; kj < g.kw; kj++) {
-                            T *row = cols + ((c * g.kh + ki) * g.kw + kj) * LP + img * P;
-                            for (int64_t oy = 0; oy < g.oh; oy++) {
-                                int64_t iy = oy * g.sh - g.pt + ki * g.dh;
-                                T *r = row + oy * g.ow;
-                                if (iy < 0 || iy >= g.h) {
-                                    for (int64_t ox = 0; ox < g.ow; ox++) r[ox] = 0;
-                                    continue;
-                                }
-                                const T *xr = X + (c * g.h + iy) * g.w;
-                                /* output columns whose input column ix = ox sw - pl + kj dw
-                                 * lies in [0, w): [o0, o1); zeros outside */
-                                int64_t base = kj * g.dw - g.pl;
-                                int64_t o0 = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
-                                int64_t o1 = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
-                                if (o1 > g.ow) o1 = g.ow;
-                                if (o0 > o1) o0 = o1;
-                                for (int64_t ox = 0; ox < o0; ox++) r[ox] = 0;
-                                if (g.sw == 1) {
-                                    if (o1 > o0) memcpy(r + o0, xr + o0 + base, (size_t)(o1 - o0) * sizeof(T));
-                                } else {
-                                    for (int64_t ox = o0; ox < o1; ox++) r[ox] = xr[ox * g.sw + base];
-                                }
-                                for (int64_t ox = o1; ox < g.ow; ox++) r[ox] = 0;
-                            }
-                        }
+                FN(im2col)(&g, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, cols + img * P, LP);
             }
             const T *W = TP(n->in[1], ws) + gi * M * kdim;
-            if (M && LP && kdim)
-                GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)LP, (int)kdim, (T)1, W, (int)kdim, cols,
-                     (int)LP, (T)0, tmp, (int)LP);
-            else
-                for (int64_t k = 0; k < M * LP; k++) tmp[k] = 0;
+            /* each image's product straight into its output planes, then
+             * the bias (and a fused ReLU) in place while they are in cache */
             for (int64_t img = 0; img < cnt; img++) {
                 int64_t gimg = i0 + img, b = gimg / g.n, nn = gimg % g.n;
-                T *O = TP(n->out[0], b) + nn * out_img + gi * M * P;
+                T *O = FN(out_base)(x, n, b) + nn * out_img + gi * M * P;
+                if (M && P && kdim)
+                    GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)P, (int)kdim, (T)1, W, (int)kdim,
+                         cols + img * P, (int)LP, (T)0, O, (int)P);
+                else
+                    for (int64_t k = 0; k < M * P; k++) O[k] = 0;
                 for (int64_t mo = 0; mo < M; mo++) {
                     T bias = vb >= 0 ? TP(vb, ws)[gi * M + mo] : (T)0;
-                    const T *src = tmp + mo * LP + img * P;
-                    for (int64_t p = 0; p < P; p++) O[mo * P + p] = src[p] + bias;
+                    T *o = O + mo * P;
+                    if (relu)
+                        for (int64_t p = 0; p < P; p++) o[p] = ACTF(relu)(o[p] + bias);
+                    else
+                        for (int64_t p = 0; p < P; p++) o[p] += bias;
                 }
             }
         }
@@ -764,7 +797,7 @@ static void FN(inside)(int64_t on, int64_t s, int64_t p, int64_t k, int64_t d, i
     *o1 = b;
 }
 
-static int FN(pool)(const nnc_exec *x, const nnc_node *n)
+NNC_KERN_CLONES static int FN(pool)(const nnc_exec *x, const nnc_node *n)
 {
     FN(geom) g;
     FN(geometry)(x, n, &g);
@@ -786,14 +819,26 @@ static int FN(pool)(const nnc_exec *x, const nnc_node *n)
             for (int64_t oy = 0; oy < g.oh; oy++) {
                 T *orow = op + oy * g.ow;
                 int inner = oy >= y0 && oy < y1;
-                for (int64_t ox = 0; ox < g.ow; ox++)
-                    if (!inner || ox < x0 || ox >= x1) orow[ox] = FN(pool_px)(&g, xp, oy, ox, is_max, incl, pb, pr);
+                int64_t b0 = inner ? x0 : g.ow, b1 = inner ? x1 : g.ow; /* border: [0, b0) and [b1, ow) */
+                for (int64_t ox = 0; ox < b0; ox++) orow[ox] = FN(pool_px)(&g, xp, oy, ox, is_max, incl, pb, pr);
+                for (int64_t ox = b1; ox < g.ow; ox++) orow[ox] = FN(pool_px)(&g, xp, oy, ox, is_max, incl, pb, pr);
                 if (!inner || x0 >= x1) continue;
                 T *restrict o = orow + x0;
                 int64_t cnt = x1 - x0, sw = g.sw;
                 for (int64_t k = 0; k < cnt; k++) o[k] = is_max ? -(T)INFINITY : (T)0;
                 for (int64_t ki = 0; ki < g.kh; ki++) {
                     const T *xr = xp + (oy * g.sh - g.pt + ki * g.dh) * g.w + x0 * sw - g.pl;
+                    if (g.kw == 2 && sw == 2 && g.dw == 1) { /* the common 2-wide, stride-2 window: one pass */
+                        if (is_max)
+                            for (int64_t k = 0; k < cnt; k++) {
+                                T v0 = xr[2 * k], v1 = xr[2 * k + 1], a = o[k];
+                                a = v0 != v0 ? v0 : v0 > a ? v0 : a;
+                                o[k] = v1 != v1 ? v1 : v1 > a ? v1 : a;
+                            }
+                        else
+                            for (int64_t k = 0; k < cnt; k++) o[k] = o[k] + xr[2 * k] + xr[2 * k + 1];
+                        continue;
+                    }
                     for (int64_t kj = 0; kj < g.kw; kj++) {
                         const T *restrict xc = xr + kj * g.dw;
                         if (is_max)

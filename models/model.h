@@ -197,7 +197,7 @@ nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data,
 
 /* Threads of later nnc_rt_run calls (default 2; 1: the calling thread
  * only).  A batch is evaluated in tiles of samples sized by the model (about
- * 1 MiB of values each), the tiles in parallel, each on one thread (OpenBLAS
+ * 256 KiB of values each), the tiles in parallel, each on one thread (OpenBLAS
  * set to one thread meanwhile); a single tile uses the threads inside its
  * products.  A sample's result does not depend on the thread count.
  * Returns: OK, ARG (threads < 1) or NOMEM (the runtime unchanged). */

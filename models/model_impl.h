@@ -133,6 +133,8 @@ typedef struct nnc_exec {
     const unsigned char *batched;
     double *scratch_d;     /* scratch space, scratch_bytes bytes */
     size_t scratch_bytes;
+    int relu_out;          /* Conv only: 1 + the value of a Relu fused after it
+                              (its output written, with the ReLU), or 0 */
 } nnc_exec;
 
 /* Bytes of scratch node n needs for `batch` samples in precision prec. */

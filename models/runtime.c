@@ -16,7 +16,7 @@
  * still in cache, the tiles in parallel.  The tile depends on the model and
  * the precision only (never on the threads or the batch), so a sample's
  * tile, and its result, do not depend on the thread count. */
-#define NNC_RT_TILE_BYTES ((uint64_t)1 << 20)
+#define NNC_RT_TILE_BYTES ((uint64_t)1 << 18)
 #define NNC_RT_THREADS 2 /* default threads of a runtime */
 
 /* A dense layer run by the packed float32 GEMM (models/sgemm.c): a Gemm or
@@ -45,6 +45,7 @@ struct nnc_runtime {
     void ***tbuf;            /* per thread: buf offset to its tile */
     fused_dense **dense;     /* per position in m->order, or NULL */
     unsigned char *skip;     /* per position in m->order: fused into an earlier node */
+    int *relu_after;         /* per position: 1 + the value of the Relu fused after a Conv, or 0 */
     int threads;
     /* float32 sparse products (MatMul with a sparse constant left operand) */
     nnc_mdl_csr32 **sp_a;          /* per position in m->order, or NULL */
@@ -89,6 +90,7 @@ void nnc_rt_destroy(nnc_runtime *rt)
             }
     free(rt->dense);
     free(rt->skip);
+    free(rt->relu_after);
     if (rt->sp_a)
         for (int t = 0; t < rt->m->n_order; t++)
             if (rt->sp_a[t]) {
@@ -129,7 +131,7 @@ static int plan_dense(nnc_runtime *rt)
 {
     const nnc_model *m = rt->m;
     rt->dense = calloc((size_t)m->n_order + 1, sizeof *rt->dense);
-    rt->skip = calloc((size_t)m->n_order + 1, 1);
+    if (!rt->skip) rt->skip = calloc((size_t)m->n_order + 1, 1);
     if (!rt->dense || !rt->skip) return -1;
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
@@ -271,6 +273,18 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             per_sample += bytes;
         }
     }
+    /* Conv -> Relu (the Conv's only use): the Conv writes the Relu's output */
+    if (!(rt->relu_after = calloc((size_t)m->n_order + 1, sizeof(int)))) goto nomem;
+    if (!rt->skip && !(rt->skip = calloc((size_t)m->n_order + 1, 1))) goto nomem;
+    for (int t = 0, next; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        next = -1;
+        if (n->op != NNC_OP_CONV || rt->skip[t] || uses(m, n->out[0], &next) != 1 || next < 0) continue;
+        const nnc_node *r = &m->nodes[m->order[next]];
+        if (r->op != NNC_OP_RELU || rt->alias[r->out[0]] >= 0 || !rt->owned[r->out[0]]) continue;
+        rt->relu_after[t] = r->out[0] + 1;
+        rt->skip[next] = 1;
+    }
     uint64_t tile = per_sample ? NNC_RT_TILE_BYTES / per_sample : (uint64_t)max_batch;
     rt->tile = tile < 1 ? 1 : tile > (uint64_t)max_batch ? max_batch : (int)tile;
     for (int t = 0; t < m->n_order; t++) {
@@ -366,7 +380,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
                      ? (char *)rt->buf[v] + (size_t)b0 * (size_t)val->numel * elem_size(rt->prec, val->dtype)
                      : rt->buf[v];
     }
-    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes};
+    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0};
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (rt->skip && rt->skip[t]) continue;
@@ -394,6 +408,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
             }
             continue;
         }
+        x.relu_out = rt->relu_after[t];
         int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
         if (rc) return t + 1;
     }
@@ -474,7 +489,7 @@ nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data,
         if (m->nodes[m->order[t]].out[0] == v) break;
     /* only a node's whole, separately stored output can be replaced */
     if (t == m->n_order || m->nodes[m->order[t]].n_out != 1 || !rt->owned[v] || (rt->skip && rt->skip[t]) ||
-        (rt->dense && rt->dense[t]))
+        (rt->dense && rt->dense[t]) || rt->relu_after[t])
         return nnc_err(err, errlen, NNC_STATUS_ARG, "value '%s' is not the output of a single-output node", name);
     if (rt->ext == NULL && (rt->ext = calloc((size_t)m->n_vals + 1, sizeof *rt->ext)) == NULL)
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");

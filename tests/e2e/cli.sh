@@ -23,6 +23,32 @@ if "$NNCERT" run $Z/mlp.onnx --input=$Z/sample_input.json --precision=f64 >"$TMP
    "$NNCERT" run $Z/mlp.onnx --input $Z/sample_input.json --precision f64 >"$TMP/sp.json" 2>/dev/null && cmp -s "$TMP/eq.json" "$TMP/sp.json"; then
     pass option-equals-value; else fail option-equals-value; fi
 
+# bench: a short run of each precision, the report against its schema, and
+# the usage errors (named, exit 64; an unwritable --json before any work)
+expect_exit help-bench 0 "$NNCERT" bench --help
+if "$NNCERT" bench $Z/cnn.onnx --batch-size 8 --seconds 0.2 --threads 2 --json "$TMP/bench.json" >"$TMP/bench.txt" &&
+   "$NNCERT" bench $Z/mlp.onnx --precision f64 --seconds 0.1 --threads 1 --json - >"$TMP/bench64.json" &&
+   python3 - "$TMP/bench.json" "$TMP/bench64.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["batch_size"] == 8 and a["threads"] == 2 and a["precision"] == "f32" and a["batches"] >= 10, a
+assert b["batch_size"] == 1 and b["threads"] == 1 and b["precision"] == "f64", b
+for r in (a, b):
+    lat = r["latency_s"]
+    assert 0 < lat["min"] <= lat["median"] <= lat["p90"] <= lat["max"], lat
+    # throughput from the timed batches themselves, within the timer's slack
+    assert abs(r["inferences_per_s"] * r["seconds"] - r["batches"] * r["batch_size"]) < 1e-3 * r["batches"] * r["batch_size"], r
+PY
+then pass bench-json; else fail "bench-json $(cat "$TMP/bench.txt")"; fi
+grep -q '^inferences/s: ' "$TMP/bench.txt" && pass bench-text || fail bench-text
+check_schema bench-schema schema/bench.schema.json "$TMP/bench.json" "$TMP/bench64.json"
+expect_error bench-no-model 64 "MODEL is required" "$NNCERT" bench
+expect_error bench-bad-batch 64 "bad value '0' for --batch-size" "$NNCERT" bench $Z/mlp.onnx --batch-size 0
+expect_error bench-bad-precision 64 "bad value 'f16' for --precision" "$NNCERT" bench $Z/mlp.onnx --precision f16
+expect_error bench-unknown-option 64 "unknown option '--reps'" "$NNCERT" bench $Z/mlp.onnx --reps 3
+expect_exit bench-unwritable-json 73 "$NNCERT" bench $Z/mlp.onnx --seconds 30 --json /nonexistent/b.json
+expect_exit bench-missing-model 66 "$NNCERT" bench /nonexistent.onnx
+
 # info reports the zoo MLP's structure
 if "$NNCERT" info --json $Z/mlp.onnx >"$TMP/info.json" && grep -q '"parameters": 269322' "$TMP/info.json" &&
    grep -q '"shape": \["N", 1, 28, 28\]' "$TMP/info.json" && grep -q '"Gemm": 3' "$TMP/info.json"; then
