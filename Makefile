@@ -192,8 +192,8 @@ demo: setup
 	@tests/demo.sh
 
 bench: setup
-	@$(MAKE) --no-print-directory bin/nncert $(BUILD)/bench/bench_runtime
-	@BUILD=$(BUILD) tests/bench/run_bench.sh
+	@$(MAKE) --no-print-directory bin/nncert
+	@NNCERT=$(NNCERT) tests/bench/run_bench.sh
 
 # nncert verify on the VNN-COMP instances in ../shared/data/verification,
 # scored against the consensus and the published results of the other tools:
