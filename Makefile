@@ -104,7 +104,7 @@ $(BUILD)/obj/%.o: %.c $(GEN)/onnx.pb-c.h
 # The reference kernels are loops over contiguous tensors: let the compiler
 # vectorise them (and if-convert the activations) outside sanitizer builds.
 ifneq ($(SAN),1)
-$(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -O3
+$(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -O3 -ffp-contract=off
 # symfwd.o: -fno-trapping-math lets the back-substitution's sign splits
 # (v > 0 ? v : 0) be if-converted and vectorised; it changes no value (only
 # which floating-point exception flags may be raised), so the rounding

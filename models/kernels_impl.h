@@ -648,6 +648,114 @@ static void FN(geometry)(const nnc_exec *x, const nnc_node *n, FN(geom) *g)
     g->dw = two ? n->p[9] : 1;
 }
 
+/* ---- direct convolution (stride 1): no im2col.  The input of one image
+ * is copied into zero-padded planes [c][Hp][Wp] (Hp = oh + (kh-1) dh,
+ * Wp = ow + (kw-1) dw); output q = oy Wp + ox of the padded-width grid
+ * (columns ox >= ow are discarded) then reads tap (c, ki, kj) at
+ * c Hp Wp + ki dh Wp + kj dw + q, so a strip of consecutive q is one
+ * contiguous load per tap, across output rows.  Each output is
+ * s = 0; s = s + w_t x_t for the taps t in (c, ki, kj) order, one rounding
+ * per product and per sum (no fused multiply-add on any clone), so every
+ * instruction-set path gives the same bits, which test_runtime checks
+ * against that definition. */
+#define NNC_DC_MB 8                          /* output channels per block */
+#define NNC_DC_VW ((int64_t)(64 / sizeof(T))) /* outputs per strip: 64 bytes */
+typedef T FN(dcvec) __attribute__((vector_size(64)));
+
+/* Whether n runs as a direct convolution: stride 1, shared weights. */
+static int FN(dconv_ok)(const FN(geom) *g, int per_sample) { return g->sh == 1 && g->sw == 1 && !per_sample; }
+
+/* Scratch (in T) of a direct convolution of n, 0 when it runs im2col. */
+static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
+{
+    const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
+    int two = n->p[11] == 2;
+    if (n->p[2] != 1 || (two && n->p[3] != 1)) return 0;
+    int64_t group = n->p[10], M = vw->dims[0] / group, cg = vi->dims[1] / group;
+    int64_t kh = n->p[0], kw = two ? n->p[1] : 1, dh = n->p[8], dw = two ? n->p[9] : 1;
+    int64_t oh = vo->dims[2], ow = two ? vo->dims[3] : 1, Hp = oh + (kh - 1) * dh, Wp = ow + (kw - 1) * dw;
+    int64_t Q = (oh - 1) * Wp + ow, Qr = (Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
+    int64_t Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB, ntap = cg * kh * kw;
+    /* padded planes + over-read slack, accumulators, packed weights, tap
+     * offsets (int64 in two T slots at most), and alignment slack */
+    return cg * Hp * Wp + NNC_DC_VW + Mp * Qr + Mp * ntap + 2 * ntap + 2 * NNC_DC_VW;
+}
+
+/* acc[j][q0 .. q0 + VW) for the NNC_DC_MB channels of block wp ([tap][MB]). */
+NNC_KERN_CLONES static void FN(dconv_strip)(const T *xp, const int64_t *toff, int64_t ntap, const T *wp, T *acc,
+                                            int64_t ld, int64_t q0)
+{
+    FN(dcvec) a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0};
+    for (int64_t t = 0; t < ntap; t++) {
+        FN(dcvec) v;
+        memcpy(&v, xp + toff[t] + q0, sizeof v);
+        const T *w = wp + t * NNC_DC_MB;
+        a0 = a0 + w[0] * v;
+        a1 = a1 + w[1] * v;
+        a2 = a2 + w[2] * v;
+        a3 = a3 + w[3] * v;
+        a4 = a4 + w[4] * v;
+        a5 = a5 + w[5] * v;
+        a6 = a6 + w[6] * v;
+        a7 = a7 + w[7] * v;
+    }
+    memcpy(acc + 0 * ld + q0, &a0, sizeof a0);
+    memcpy(acc + 1 * ld + q0, &a1, sizeof a1);
+    memcpy(acc + 2 * ld + q0, &a2, sizeof a2);
+    memcpy(acc + 3 * ld + q0, &a3, sizeof a3);
+    memcpy(acc + 4 * ld + q0, &a4, sizeof a4);
+    memcpy(acc + 5 * ld + q0, &a5, sizeof a5);
+    memcpy(acc + 6 * ld + q0, &a6, sizeof a6);
+    memcpy(acc + 7 * ld + q0, &a7, sizeof a7);
+}
+
+/* One image and group: X the cg input planes, W the M filters [M][cg kh kw],
+ * O the M output planes; bias (or NULL) and relu applied on the way out. */
+static void FN(dconv)(const FN(geom) *g, const T *X, int64_t cg, const T *W, int64_t M, const T *bias, int relu,
+                      T *O, T *scratch)
+{
+    int64_t Hp = g->oh + (g->kh - 1) * g->dh, Wp = g->ow + (g->kw - 1) * g->dw, plane = Hp * Wp;
+    int64_t Q = (g->oh - 1) * Wp + g->ow, Qr = (Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
+    int64_t Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB, ntap = cg * g->kh * g->kw;
+    T *xp = scratch, *acc = xp + cg * plane + NNC_DC_VW, *wp = acc + Mp * Qr;
+    int64_t *toff = (int64_t *)(void *)(((uintptr_t)(wp + Mp * ntap) + 7) & ~(uintptr_t)7);
+    /* padded planes: row r of plane c holds input row r - pt from column pl;
+     * rows and columns beyond the input (the pads, which may be larger than
+     * needed at the end) are zero */
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t r = 0; r < Hp; r++) {
+            T *dst = xp + c * plane + r * Wp;
+            int64_t iy = r - g->pt;
+            int64_t c0 = g->pl < Wp ? g->pl : Wp, c1 = g->pl + g->w < Wp ? g->pl + g->w : Wp;
+            if (iy < 0 || iy >= g->h) c1 = c0;
+            for (int64_t k = 0; k < c0; k++) dst[k] = 0;
+            for (int64_t k = c0; k < c1; k++) dst[k] = X[(c * g->h + iy) * g->w + (k - g->pl)];
+            for (int64_t k = c1 > c0 ? c1 : c0; k < Wp; k++) dst[k] = 0;
+        }
+    for (int64_t k = 0; k < NNC_DC_VW; k++) xp[cg * plane + k] = 0;
+    for (int64_t c = 0, t = 0; c < cg; c++)
+        for (int64_t ki = 0; ki < g->kh; ki++)
+            for (int64_t kj = 0; kj < g->kw; kj++) toff[t++] = c * plane + ki * g->dh * Wp + kj * g->dw;
+    for (int64_t m0 = 0; m0 < Mp; m0 += NNC_DC_MB) {
+        /* the block's filters, tap-major; channels past M are zero */
+        T *wb = wp + m0 * ntap;
+        for (int64_t t = 0; t < ntap; t++)
+            for (int64_t j = 0; j < NNC_DC_MB; j++) wb[t * NNC_DC_MB + j] = m0 + j < M ? W[(m0 + j) * ntap + t] : (T)0;
+        for (int64_t q0 = 0; q0 < Qr; q0 += NNC_DC_VW) FN(dconv_strip)(xp, toff, ntap, wb, acc + m0 * Qr, Qr, q0);
+    }
+    for (int64_t mo = 0; mo < M; mo++) {
+        T bv = bias ? bias[mo] : (T)0;
+        for (int64_t oy = 0; oy < g->oh; oy++) {
+            const T *a = acc + mo * Qr + oy * Wp;
+            T *o = O + (mo * g->oh + oy) * g->ow;
+            if (relu)
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
+            else
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
+        }
+    }
+}
+
 /* Images per im2col chunk so that scratch stays within a fixed budget. */
 #define NNC_CONV_BUDGET ((int64_t)8 << 20) /* elements */
 static int64_t FN(conv_chunk)(const FN(geom) *g, int64_t kdim, int64_t m, int64_t images)
@@ -669,7 +777,8 @@ static size_t FN(conv_scratch)(const nnc_model *m, const nnc_node *n, int batch)
     int64_t c = per ? NNC_CONV_BUDGET / per : images;
     if (c < 1) c = 1;
     if (c > images) c = images;
-    return (size_t)(c * per) * sizeof(T);
+    int64_t d = FN(dconv_scratch)(m, n);
+    return (size_t)(c * per > d ? c * per : d) * sizeof(T);
 }
 
 /* One image's columns: cols[(c kh + ki) kw + kj][ld * . + p] for the cg
@@ -728,6 +837,16 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     T *cols = (T *)x->scratch_d;
     int64_t in_img = g.c * g.h * g.w, out_img = Mtot * P;
     int relu = x->relu_out > 0; /* a following Relu fused: write its output */
+    if (FN(dconv_ok)(&g, per_sample)) {
+        for (int64_t gimg = 0; gimg < images; gimg++) {
+            int64_t b = gimg / g.n, nn = gimg % g.n;
+            for (int64_t gi = 0; gi < group; gi++)
+                FN(dconv)(&g, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, TP(n->in[1], 0) + gi * M * kdim,
+                          M, vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, FN(out_base)(x, n, b) + nn * out_img + gi * M * P,
+                          cols);
+        }
+        return 0;
+    }
     for (int64_t i0 = 0, cnt; i0 < images; i0 += cnt) {
         cnt = images - i0 < chunk ? images - i0 : chunk;
         if (per_sample && cnt > g.n - i0 % g.n) cnt = g.n - i0 % g.n;

@@ -7,6 +7,11 @@
  *     (the interior runs a separate row-wise loop);
  *   - Pad in constant mode with positive and negative pads on ranks 1-4:
  *     every element equals the definition (the kernel copies whole rows);
+ *   - Conv of random geometries (groups, dilations, asymmetric pads, channel
+ *     counts that leave partial blocks): stride 1 (the direct path) equals
+ *     the definition (taps in order, each product and sum rounded) bit for
+ *     bit in float32 and float64; larger strides (im2col and OpenBLAS)
+ *     within rounding;
  *   - tiles and threads: the zoo CNN and MLP at batches across several
  *     tiles give the same bits on 1, 2 and 3 threads, and match the
  *     single-tile run sample by sample where the products are ours. */
@@ -26,6 +31,8 @@ static uint32_t rnd(void)
     return (uint32_t)(rng_state >> 33);
 }
 static int rndi(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+/* a float in [-4, 4) with a random 24-bit mantissa */
+static float rndfull(void) { return (float)ldexp((double)(int32_t)(rnd() << 1) / 2147483648.0, 2); }
 
 /* One 2-D pool window geometry. */
 typedef struct pool_case {
@@ -239,6 +246,133 @@ START_TEST(test_pad_constant)
 }
 END_TEST
 
+/* One Conv geometry (2-D, NCHW). */
+typedef struct conv_case {
+    int C, M, H, W, kh, kw, s, dh, dw, pt, pl, pb, pr, group, bias;
+    int64_t oh, ow;
+} conv_case;
+
+/* The definition the direct (stride-1) path computes: per output, the taps
+ * in (c, ki, kj) order, padding taps included as products with 0, each
+ * product and each sum rounded separately; then the bias. */
+__attribute__((optimize("fp-contract=off"))) static double conv_ref(const conv_case *c, const double *x, const double *w,
+                                                                     const double *b, int m, int64_t oy, int64_t ox,
+                                                                     int single)
+{
+    int cg = c->C / c->group, mg = c->M / c->group, g0 = m / mg;
+    double sd = 0;
+    float sf = 0;
+    for (int ci = 0; ci < cg; ci++)
+        for (int ki = 0; ki < c->kh; ki++)
+            for (int kj = 0; kj < c->kw; kj++) {
+                int64_t iy = oy * c->s - c->pt + (int64_t)ki * c->dh, ix = ox * c->s - c->pl + (int64_t)kj * c->dw;
+                int inside = iy >= 0 && iy < c->H && ix >= 0 && ix < c->W;
+                double xv = inside ? x[((int64_t)(g0 * cg + ci) * c->H + iy) * c->W + ix] : 0.0;
+                double wv = w[(((int64_t)m * cg + ci) * c->kh + ki) * c->kw + kj];
+                if (single) {
+                    float pf = (float)wv * (float)xv;
+                    sf = sf + pf;
+                } else {
+                    double pd = wv * xv;
+                    sd = sd + pd;
+                }
+            }
+    if (single) return (double)(sf + (c->bias ? (float)b[m] : 0.0f));
+    return sd + (c->bias ? b[m] : 0.0);
+}
+
+START_TEST(test_conv_geometries)
+{
+    int direct = 0, strided = 0;
+    for (int it = 0; it < 200; it++) {
+        conv_case c = {0};
+        c.group = rnd() % 4 == 0 ? rndi(2, 3) : 1;
+        c.C = c.group * rndi(1, 4);
+        c.M = c.group * rndi(1, 11); /* block tails of 8 channels */
+        c.H = rndi(1, 13);
+        c.W = rndi(1, 13);
+        c.kh = rndi(1, 3);
+        c.kw = rndi(1, 3);
+        c.s = rnd() % 4 == 0 ? 2 : 1;
+        c.dh = rndi(1, 2);
+        c.dw = rndi(1, 2);
+        c.pt = rndi(0, 2);
+        c.pl = rndi(0, 2);
+        c.pb = rndi(0, 2);
+        c.pr = rndi(0, 2);
+        c.bias = (int)(rnd() & 1);
+        c.oh = ((int64_t)c.H + c.pt + c.pb - ((int64_t)(c.kh - 1) * c.dh + 1)) / c.s + 1;
+        c.ow = ((int64_t)c.W + c.pl + c.pr - ((int64_t)(c.kw - 1) * c.dw + 1)) / c.s + 1;
+        if ((int64_t)c.H + c.pt + c.pb < (int64_t)(c.kh - 1) * c.dh + 1 ||
+            (int64_t)c.W + c.pl + c.pr < (int64_t)(c.kw - 1) * c.dw + 1)
+            continue;
+        int cg = c.C / c.group;
+        int64_t nw = (int64_t)c.M * cg * c.kh * c.kw;
+        float *wf = malloc(sizeof(float) * (size_t)nw), bf[64];
+        double *wd = malloc(sizeof(double) * (size_t)nw), bd[64];
+        /* full mantissas: sums round, so the order of the taps shows */
+        for (int64_t q = 0; q < nw; q++) wd[q] = wf[q] = rndfull();
+        for (int q = 0; q < c.M; q++) bd[q] = bf[q] = rndfull();
+        static const char *in3[3] = {"x", "w", "b"}, *out[1] = {"y"};
+        int64_t xdims[4] = {1, c.C, c.H, c.W}, wdims[4] = {c.M, cg, c.kh, c.kw}, bdims[1] = {c.M};
+        mb b;
+        mb_init(&b, 13);
+        mb_input(&b, "x", 4, xdims);
+        mb_output(&b, "y");
+        b.inits[0] = tensor_floats("w", 4, wdims, wf, (size_t)nw);
+        b.inits[1] = tensor_floats("b", 1, bdims, bf, (size_t)c.M);
+        b.graph.n_initializer = c.bias ? 2 : 1;
+        b.nodes[0] = node("Conv", "c", c.bias ? 3 : 2, in3, 1, out);
+        int64_t k[2] = {c.kh, c.kw}, st[2] = {c.s, c.s}, pads[4] = {c.pt, c.pl, c.pb, c.pr}, dil[2] = {c.dh, c.dw};
+        node_attr(b.nodes[0], attr_ints("kernel_shape", 2, k));
+        node_attr(b.nodes[0], attr_ints("strides", 2, st));
+        node_attr(b.nodes[0], attr_ints("pads", 4, pads));
+        node_attr(b.nodes[0], attr_ints("dilations", 2, dil));
+        node_attr(b.nodes[0], attr_int("group", c.group));
+        b.graph.n_node = 1;
+        char err[NNC_ERRBUF_SIZE];
+        nnc_model *m;
+        ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        int B = rndi(1, 3);
+        int64_t nin = (int64_t)c.C * c.H * c.W, nout = (int64_t)c.M * c.oh * c.ow;
+        double *xd = malloc(sizeof(double) * (size_t)(B * nin)), *yd = malloc(sizeof(double) * (size_t)(B * nout));
+        float *xf = malloc(sizeof(float) * (size_t)(B * nin)), *yf = malloc(sizeof(float) * (size_t)(B * nout));
+        for (int64_t q = 0; q < B * nin; q++) xd[q] = xf[q] = rndfull();
+        for (int prec = 0; prec < 2; prec++) {
+            nnc_runtime *rt;
+            ck_assert(nnc_rt_create(&rt, m, prec ? NNC_PRECISION_F64 : NNC_PRECISION_F32, B, err, sizeof err) == 0);
+            const void *ins[1] = {prec ? (const void *)xd : (const void *)xf};
+            void *outs[1] = {prec ? (void *)yd : (void *)yf};
+            ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+            nnc_rt_destroy(rt);
+            for (int bb = 0; bb < B; bb++)
+                for (int mo = 0; mo < c.M; mo++)
+                    for (int64_t oy = 0; oy < c.oh; oy++)
+                        for (int64_t ox = 0; ox < c.ow; ox++) {
+                            int64_t o = ((int64_t)bb * c.M + mo) * c.oh * c.ow + oy * c.ow + ox;
+                            double want = conv_ref(&c, xd + bb * nin, wd, bd, mo, oy, ox, !prec);
+                            double got = prec ? yd[o] : (double)yf[o];
+                            /* stride 1 runs the direct path: the definition bit for bit;
+                             * larger strides run im2col and OpenBLAS (its own order) */
+                            int ok = c.s == 1 ? (prec ? same_bits_d(got, want) : same_bits_f((float)got, (float)want))
+                                              : fabs(got - want) <= (prec ? 1e-12 : 1e-4) * (1 + fabs(want)) * cg * c.kh * c.kw;
+                            ck_assert_msg(ok,
+                                          "%s Conv C%d M%d g%d %dx%d k%dx%d s%d d%dx%d pads %d,%d,%d,%d bias %d: "
+                                          "output (%d,%d,%lld,%lld) %.17g, want %.17g",
+                                          prec ? "f64" : "f32", c.C, c.M, c.group, c.H, c.W, c.kh, c.kw, c.s, c.dh, c.dw,
+                                          c.pt, c.pl, c.pb, c.pr, c.bias, bb, mo, (long long)oy, (long long)ox, got, want);
+                        }
+        }
+        if (c.s == 1) direct++;
+        else strided++;
+        free(wf); free(wd); free(xd); free(yd); free(xf); free(yf);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_int_gt(direct, 100);
+    ck_assert_int_gt(strided, 20);
+}
+END_TEST
+
 /* The zoo model at batch B (several tiles) on 1, 2 and 3 threads: the same
  * bits; singles: the batch-1 runs, which match sample by sample when the
  * model's products are the runtime's own (row-independent) kernels. */
@@ -299,6 +433,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_pool_geometries);
     tcase_add_test(tc, test_pad_constant);
+    tcase_add_test(tc, test_conv_geometries);
     tcase_add_test(tc, test_tiles_threads);
     suite_add_tcase(s, tc);
     return check_main_run(s);
