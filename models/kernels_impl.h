@@ -648,37 +648,57 @@ static void FN(geometry)(const nnc_exec *x, const nnc_node *n, FN(geom) *g)
     g->dw = two ? n->p[9] : 1;
 }
 
-/* ---- direct convolution (stride 1): no im2col.  The input of one image
- * is copied into zero-padded planes [c][Hp][Wp] (Hp = oh + (kh-1) dh,
- * Wp = ow + (kw-1) dw); output q = oy Wp + ox of the padded-width grid
- * (columns ox >= ow are discarded) then reads tap (c, ki, kj) at
- * c Hp Wp + ki dh Wp + kj dw + q, so a strip of consecutive q is one
- * contiguous load per tap, across output rows.  Each output is
- * s = 0; s = s + w_t x_t for the taps t in (c, ki, kj) order, one rounding
- * per product and per sum (no fused multiply-add on any clone), so every
- * instruction-set path gives the same bits, which test_runtime checks
+/* ---- direct convolution: no im2col.  The input of one image is copied,
+ * zero-padded, into sh x sw phase planes per channel: padded element (R, C)
+ * (input row R - pt, column C - pl) goes to phase (R mod sh, C mod sw) at
+ * (R / sh, C / sw) of a Hq x Wq plane.  Output q = oy Wq + ox of the
+ * phase-width grid (columns ox >= ow are discarded) then reads tap
+ * (c, ki, kj) at a fixed offset + q, so a strip of consecutive q is one
+ * contiguous load per tap, across output rows, whatever the stride.  Each
+ * output is s = 0; s = s + w_t x_t for the taps t in (c, ki, kj) order, one
+ * rounding per product and per sum (no fused multiply-add on any clone), so
+ * every instruction-set path gives the same bits, which test_runtime checks
  * against that definition. */
 #define NNC_DC_MB 8                          /* output channels per block */
 #define NNC_DC_VW ((int64_t)(64 / sizeof(T))) /* outputs per strip: 64 bytes */
 typedef T FN(dcvec) __attribute__((vector_size(64)));
 
-/* Whether n runs as a direct convolution: stride 1, shared weights. */
-static int FN(dconv_ok)(const FN(geom) *g, int per_sample) { return g->sh == 1 && g->sw == 1 && !per_sample; }
+/* Phase-plane geometry of a direct convolution. */
+typedef struct FN(dcgeom) {
+    int64_t Hq, Wq, plane, chan, Q, Qr, Mp, ntap;
+} FN(dcgeom);
 
-/* Scratch (in T) of a direct convolution of n, 0 when it runs im2col. */
+static void FN(dc_geometry)(int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                            int64_t dw, int64_t cg, int64_t M, FN(dcgeom) *d)
+{
+    int64_t Hp = (oh - 1) * sh + (kh - 1) * dh + 1, Wp = (ow - 1) * sw + (kw - 1) * dw + 1;
+    d->Hq = (Hp + sh - 1) / sh;
+    d->Wq = (Wp + sw - 1) / sw;
+    d->plane = d->Hq * d->Wq;
+    d->chan = sh * sw * d->plane;
+    d->Q = (oh - 1) * d->Wq + ow;
+    d->Qr = (d->Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
+    d->Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB;
+    d->ntap = cg * kh * kw;
+}
+
+/* Whether n runs as a direct convolution: weights shared by the samples. */
+static int FN(dconv_ok)(int per_sample) { return !per_sample; }
+
+/* Scratch (in T) of a direct convolution of n. */
 static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
 {
     const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
     int two = n->p[11] == 2;
-    if (n->p[2] != 1 || (two && n->p[3] != 1)) return 0;
-    int64_t group = n->p[10], M = vw->dims[0] / group, cg = vi->dims[1] / group;
-    int64_t kh = n->p[0], kw = two ? n->p[1] : 1, dh = n->p[8], dw = two ? n->p[9] : 1;
-    int64_t oh = vo->dims[2], ow = two ? vo->dims[3] : 1, Hp = oh + (kh - 1) * dh, Wp = ow + (kw - 1) * dw;
-    int64_t Q = (oh - 1) * Wp + ow, Qr = (Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
-    int64_t Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB, ntap = cg * kh * kw;
-    /* padded planes + over-read slack, accumulators, packed weights, tap
-     * offsets (int64 in two T slots at most), and alignment slack */
-    return cg * Hp * Wp + NNC_DC_VW + Mp * Qr + Mp * ntap + 2 * ntap + 2 * NNC_DC_VW;
+    int64_t group = n->p[10];
+    FN(dcgeom) d;
+    FN(dc_geometry)(vo->dims[2], two ? vo->dims[3] : 1, n->p[0], two ? n->p[1] : 1, n->p[2], two ? n->p[3] : 1, n->p[8],
+                    two ? n->p[9] : 1, vi->dims[1] / group, vw->dims[0] / group, &d);
+    /* packed weights, tap offsets and column-phase bounds (an int64 in at
+     * most two T slots), phase planes + over-read slack, accumulators, and
+     * alignment slack (see dconv_prepare) */
+    int64_t sw = two ? n->p[3] : 1;
+    return d.Mp * d.ntap + 2 * (d.ntap + 2 * sw) + (vi->dims[1] / group) * d.chan + NNC_DC_VW + d.Mp * d.Qr + 2;
 }
 
 /* acc[j][q0 .. q0 + VW) for the NNC_DC_MB channels of block wp ([tap][MB]). */
@@ -709,44 +729,81 @@ NNC_KERN_CLONES static void FN(dconv_strip)(const T *xp, const int64_t *toff, in
     memcpy(acc + 7 * ld + q0, &a7, sizeof a7);
 }
 
-/* One image and group: X the cg input planes, W the M filters [M][cg kh kw],
- * O the M output planes; bias (or NULL) and relu applied on the way out. */
-static void FN(dconv)(const FN(geom) *g, const T *X, int64_t cg, const T *W, int64_t M, const T *bias, int relu,
-                      T *O, T *scratch)
+/* A direct convolution's per-call state in scratch: the filters of one
+ * group packed tap-major per block of NNC_DC_MB channels (zero past M), the
+ * taps' offsets in the phase planes, each column phase's input columns;
+ * then the phase planes and the accumulators of the current image. */
+typedef struct FN(dcwork) {
+    FN(dcgeom) d;
+    T *wp, *xp, *acc;
+    int64_t *toff, *jb; /* jb[2 r], jb[2 r + 1]: phase r's first and end column j with input inside */
+} FN(dcwork);
+
+static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t M, T *scratch, FN(dcwork) *k)
 {
-    int64_t Hp = g->oh + (g->kh - 1) * g->dh, Wp = g->ow + (g->kw - 1) * g->dw, plane = Hp * Wp;
-    int64_t Q = (g->oh - 1) * Wp + g->ow, Qr = (Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
-    int64_t Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB, ntap = cg * g->kh * g->kw;
-    T *xp = scratch, *acc = xp + cg * plane + NNC_DC_VW, *wp = acc + Mp * Qr;
-    int64_t *toff = (int64_t *)(void *)(((uintptr_t)(wp + Mp * ntap) + 7) & ~(uintptr_t)7);
-    /* padded planes: row r of plane c holds input row r - pt from column pl;
-     * rows and columns beyond the input (the pads, which may be larger than
-     * needed at the end) are zero */
-    for (int64_t c = 0; c < cg; c++)
-        for (int64_t r = 0; r < Hp; r++) {
-            T *dst = xp + c * plane + r * Wp;
-            int64_t iy = r - g->pt;
-            int64_t c0 = g->pl < Wp ? g->pl : Wp, c1 = g->pl + g->w < Wp ? g->pl + g->w : Wp;
-            if (iy < 0 || iy >= g->h) c1 = c0;
-            for (int64_t k = 0; k < c0; k++) dst[k] = 0;
-            for (int64_t k = c0; k < c1; k++) dst[k] = X[(c * g->h + iy) * g->w + (k - g->pl)];
-            for (int64_t k = c1 > c0 ? c1 : c0; k < Wp; k++) dst[k] = 0;
-        }
-    for (int64_t k = 0; k < NNC_DC_VW; k++) xp[cg * plane + k] = 0;
+    FN(dc_geometry)(g->oh, g->ow, g->kh, g->kw, g->sh, g->sw, g->dh, g->dw, cg, M, &k->d);
+    const FN(dcgeom) *d = &k->d;
+    int64_t sh = g->sh, sw = g->sw, ntap = d->ntap;
+    k->wp = scratch;
+    k->toff = (int64_t *)(void *)(((uintptr_t)(k->wp + d->Mp * ntap) + 7) & ~(uintptr_t)7);
+    k->jb = k->toff + ntap;
+    k->xp = (T *)(void *)(k->jb + 2 * sw);
+    k->acc = k->xp + cg * d->chan + NNC_DC_VW;
+    for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
+        for (int64_t t = 0; t < ntap; t++)
+            for (int64_t j = 0; j < NNC_DC_MB; j++)
+                k->wp[m0 * ntap + t * NNC_DC_MB + j] = m0 + j < M ? W[(m0 + j) * ntap + t] : (T)0;
     for (int64_t c = 0, t = 0; c < cg; c++)
         for (int64_t ki = 0; ki < g->kh; ki++)
-            for (int64_t kj = 0; kj < g->kw; kj++) toff[t++] = c * plane + ki * g->dh * Wp + kj * g->dw;
-    for (int64_t m0 = 0; m0 < Mp; m0 += NNC_DC_MB) {
-        /* the block's filters, tap-major; channels past M are zero */
-        T *wb = wp + m0 * ntap;
-        for (int64_t t = 0; t < ntap; t++)
-            for (int64_t j = 0; j < NNC_DC_MB; j++) wb[t * NNC_DC_MB + j] = m0 + j < M ? W[(m0 + j) * ntap + t] : (T)0;
-        for (int64_t q0 = 0; q0 < Qr; q0 += NNC_DC_VW) FN(dconv_strip)(xp, toff, ntap, wb, acc + m0 * Qr, Qr, q0);
+            for (int64_t kj = 0; kj < g->kw; kj++) {
+                int64_t ry = ki * g->dh, rx = kj * g->dw;
+                k->toff[t++] = c * d->chan + ((ry % sh) * sw + rx % sw) * d->plane + (ry / sh) * d->Wq + rx / sw;
+            }
+    for (int64_t r = 0; r < sw; r++) { /* column phase r: padded column C = j sw + r, input column C - pl */
+        int64_t j0 = g->pl - r > 0 ? (g->pl - r + sw - 1) / sw : 0;
+        int64_t j1 = g->w + g->pl - r > 0 ? (g->w + g->pl - r + sw - 1) / sw : 0;
+        if (j1 > d->Wq) j1 = d->Wq;
+        if (j0 > j1) j0 = j1;
+        k->jb[2 * r] = j0;
+        k->jb[2 * r + 1] = j1;
     }
+}
+
+/* One image: X its cg input planes of the group, O the M output planes;
+ * bias (or NULL) and relu applied on the way out. */
+static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
+                            int relu, T *O)
+{
+    const FN(dcgeom) *d = &k->d;
+    int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
+    T *xp = k->xp, *acc = k->acc;
+    /* the phase planes; padding, and rows or columns past the input, zero */
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t R = 0, rp = 0, ri = 0; R < d->Hq * sh; R++) { /* rp = R mod sh, ri = R / sh */
+            int64_t iy = R - g->pt;
+            T *dst = xp + c * d->chan + rp * sw * d->plane + ri * Wq;
+            const T *src = iy >= 0 && iy < g->h ? X + (c * g->h + iy) * g->w : NULL;
+            for (int64_t r = 0; r < sw; r++) {
+                T *restrict dr = dst + r * d->plane;
+                int64_t j0 = src ? k->jb[2 * r] : Wq, j1 = src ? k->jb[2 * r + 1] : Wq;
+                const T *restrict sr = src ? src + r - g->pl : NULL;
+                for (int64_t j = 0; j < j0; j++) dr[j] = 0;
+                if (sw == 1)
+                    for (int64_t j = j0; j < j1; j++) dr[j] = sr[j];
+                else
+                    for (int64_t j = j0; j < j1; j++) dr[j] = sr[j * sw];
+                for (int64_t j = j1 > j0 ? j1 : j0; j < Wq; j++) dr[j] = 0;
+            }
+            if (++rp == sh) rp = 0, ri++;
+        }
+    for (int64_t q = 0; q < NNC_DC_VW; q++) xp[cg * d->chan + q] = 0;
+    for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
+        for (int64_t q0 = 0; q0 < Qr; q0 += NNC_DC_VW)
+            FN(dconv_strip)(xp, k->toff, d->ntap, k->wp + m0 * d->ntap, acc + m0 * Qr, Qr, q0);
     for (int64_t mo = 0; mo < M; mo++) {
         T bv = bias ? bias[mo] : (T)0;
         for (int64_t oy = 0; oy < g->oh; oy++) {
-            const T *a = acc + mo * Qr + oy * Wp;
+            const T *a = acc + mo * Qr + oy * Wq;
             T *o = O + (mo * g->oh + oy) * g->ow;
             if (relu)
                 for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
@@ -837,13 +894,15 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     T *cols = (T *)x->scratch_d;
     int64_t in_img = g.c * g.h * g.w, out_img = Mtot * P;
     int relu = x->relu_out > 0; /* a following Relu fused: write its output */
-    if (FN(dconv_ok)(&g, per_sample)) {
-        for (int64_t gimg = 0; gimg < images; gimg++) {
-            int64_t b = gimg / g.n, nn = gimg % g.n;
-            for (int64_t gi = 0; gi < group; gi++)
-                FN(dconv)(&g, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, TP(n->in[1], 0) + gi * M * kdim,
-                          M, vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, FN(out_base)(x, n, b) + nn * out_img + gi * M * P,
-                          cols);
+    if (FN(dconv_ok)(per_sample)) {
+        for (int64_t gi = 0; gi < group; gi++) {
+            FN(dcwork) k;
+            FN(dconv_prepare)(&g, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
+            for (int64_t gimg = 0; gimg < images; gimg++) {
+                int64_t b = gimg / g.n, nn = gimg % g.n;
+                FN(dconv_image)(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
+                                vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, FN(out_base)(x, n, b) + nn * out_img + gi * M * P);
+            }
         }
         return 0;
     }
