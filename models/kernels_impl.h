@@ -13,6 +13,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The element-wise loops of the window ops, im2col and the activations are
@@ -694,11 +695,11 @@ static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
     FN(dcgeom) d;
     FN(dc_geometry)(vo->dims[2], two ? vo->dims[3] : 1, n->p[0], two ? n->p[1] : 1, n->p[2], two ? n->p[3] : 1, n->p[8],
                     two ? n->p[9] : 1, vi->dims[1] / group, vw->dims[0] / group, &d);
-    /* packed weights, tap offsets and column-phase bounds (an int64 in at
-     * most two T slots), phase planes + over-read slack, accumulators, and
-     * alignment slack (see dconv_prepare) */
+    /* one group's prepared part when not prepared beforehand (an int64 in
+     * at most two T slots, 8-byte alignment), phase planes + over-read
+     * slack, accumulators (see dconv_prepare) */
     int64_t sw = two ? n->p[3] : 1;
-    return d.Mp * d.ntap + 2 * (d.ntap + 2 * sw) + (vi->dims[1] / group) * d.chan + NNC_DC_VW + d.Mp * d.Qr + 2;
+    return d.Mp * d.ntap + 2 * (d.ntap + 2 * sw) + 2 + (vi->dims[1] / group) * d.chan + NNC_DC_VW + d.Mp * d.Qr;
 }
 
 /* acc[j][q0 .. q0 + VW) for the NNC_DC_MB channels of block wp ([tap][MB]). */
@@ -729,26 +730,34 @@ NNC_KERN_CLONES static void FN(dconv_strip)(const T *xp, const int64_t *toff, in
     memcpy(acc + 7 * ld + q0, &a7, sizeof a7);
 }
 
-/* A direct convolution's per-call state in scratch: the filters of one
- * group packed tap-major per block of NNC_DC_MB channels (zero past M), the
- * taps' offsets in the phase planes, each column phase's input columns;
- * then the phase planes and the accumulators of the current image. */
+/* A direct convolution's state: the prepared part (one group's filters
+ * packed tap-major per block of NNC_DC_MB channels, zero past M; the taps'
+ * offsets in the phase planes; each column phase's input columns), built
+ * once per runtime (nnc_op_conv_prep) or per call into scratch; then the
+ * phase planes and the accumulators of the current image, in scratch. */
 typedef struct FN(dcwork) {
     FN(dcgeom) d;
     T *wp, *xp, *acc;
     int64_t *toff, *jb; /* jb[2 r], jb[2 r + 1]: phase r's first and end column j with input inside */
 } FN(dcwork);
 
-static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t M, T *scratch, FN(dcwork) *k)
+/* Bytes of one group's prepared part (8-byte aligned). */
+static size_t FN(dconv_prep_bytes)(const FN(dcgeom) *d, int64_t sw)
+{
+    return ((size_t)(d->Mp * d->ntap) * sizeof(T) + 7) / 8 * 8 + (size_t)(d->ntap + 2 * sw) * sizeof(int64_t);
+}
+
+/* Point k's prepared part at area (8-byte aligned, dconv_prep_bytes) and,
+ * with W != NULL, fill it from the group's filters W [M][cg kh kw]. */
+static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t M, void *area, FN(dcwork) *k)
 {
     FN(dc_geometry)(g->oh, g->ow, g->kh, g->kw, g->sh, g->sw, g->dh, g->dw, cg, M, &k->d);
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, ntap = d->ntap;
-    k->wp = scratch;
-    k->toff = (int64_t *)(void *)(((uintptr_t)(k->wp + d->Mp * ntap) + 7) & ~(uintptr_t)7);
+    k->wp = area;
+    k->toff = (int64_t *)(void *)((char *)area + ((size_t)(d->Mp * ntap) * sizeof(T) + 7) / 8 * 8);
     k->jb = k->toff + ntap;
-    k->xp = (T *)(void *)(k->jb + 2 * sw);
-    k->acc = k->xp + cg * d->chan + NNC_DC_VW;
+    if (W == NULL) return;
     for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
         for (int64_t t = 0; t < ntap; t++)
             for (int64_t j = 0; j < NNC_DC_MB; j++)
@@ -811,6 +820,40 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
                 for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
         }
     }
+}
+
+/* The prepared parts of Conv n's direct path for every group, malloc'd
+ * into *out (NULL when n does not run directly: weights or bias not
+ * constant).  Returns 0, or -1 when out of memory. */
+static int FN(conv_prep)(const nnc_model *m, const nnc_node *n, void **out)
+{
+    *out = NULL;
+    const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
+    if (vw->kind != NNC_VAL_CONST || vw->f == NULL || vw->sparse) return 0;
+    if (n->n_in > 2 && n->in[2] >= 0 && m->vals[n->in[2]].kind != NNC_VAL_CONST) return 0;
+    int two = n->p[11] == 2;
+    FN(geom) g = {vi->dims[0], vi->dims[1], vi->dims[2], two ? vi->dims[3] : 1, vo->dims[2], two ? vo->dims[3] : 1,
+                  n->p[0], two ? n->p[1] : 1, n->p[2], two ? n->p[3] : 1, n->p[4], two ? n->p[5] : 0, n->p[8],
+                  two ? n->p[9] : 1};
+    int64_t group = n->p[10], M = vw->dims[0] / group, cg = g.c / group, kdim = cg * g.kh * g.kw;
+    FN(dcwork) k;
+    FN(dc_geometry)(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, cg, M, &k.d);
+    size_t pb = FN(dconv_prep_bytes)(&k.d, g.sw);
+    T *W = malloc(sizeof(T) * (size_t)(M * kdim + 1));
+    char *blob = malloc(pb * (size_t)group + 8);
+    if (!W || !blob) {
+        free(W);
+        free(blob);
+        return -1;
+    }
+    for (int64_t gi = 0; gi < group; gi++) {
+        /* the runtime's weights: the stored values in T */
+        for (int64_t q = 0; q < M * kdim; q++) W[q] = (T)vw->f[gi * M * kdim + q];
+        FN(dconv_prepare)(&g, cg, W, M, blob + (size_t)gi * pb, &k);
+    }
+    free(W);
+    *out = blob;
+    return 0;
 }
 
 /* Images per im2col chunk so that scratch stays within a fixed budget. */
@@ -897,7 +940,14 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     if (FN(dconv_ok)(per_sample)) {
         for (int64_t gi = 0; gi < group; gi++) {
             FN(dcwork) k;
-            FN(dconv_prepare)(&g, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
+            /* the prepared part: the runtime's (x->prep, one per group), else
+             * built here at the start of scratch; the image's after it */
+            FN(dc_geometry)(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, cg, M, &k.d);
+            size_t pb = FN(dconv_prep_bytes)(&k.d, g.sw);
+            if (x->prep) FN(dconv_prepare)(&g, cg, NULL, M, (char *)x->prep + (size_t)gi * pb, &k);
+            else FN(dconv_prepare)(&g, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
+            k.xp = x->prep ? cols : (T *)(void *)((char *)cols + pb);
+            k.acc = k.xp + cg * k.d.chan + NNC_DC_VW;
             for (int64_t gimg = 0; gimg < images; gimg++) {
                 int64_t b = gimg / g.n, nn = gimg % g.n;
                 FN(dconv_image)(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,

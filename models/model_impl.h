@@ -135,6 +135,7 @@ typedef struct nnc_exec {
     size_t scratch_bytes;
     int relu_out;          /* Conv only: 1 + the value of a Relu fused after it
                               (its output written, with the ReLU), or 0 */
+    const void *prep;      /* Conv only: its nnc_op_conv_prep_* data, or NULL */
 } nnc_exec;
 
 /* Bytes of scratch node n needs for `batch` samples in precision prec. */
@@ -146,5 +147,10 @@ int nnc_op_exec_f32(const nnc_exec *x, const nnc_node *n);
 int nnc_op_exec_f64(const nnc_exec *x, const nnc_node *n);
 size_t nnc_op_conv_scratch_f32(const nnc_model *m, const nnc_node *n, int batch);
 size_t nnc_op_conv_scratch_f64(const nnc_model *m, const nnc_node *n, int batch);
+/* The prepared (packed) filters of Conv n's direct path, malloc'd into *out
+ * for nnc_exec.prep (NULL when n does not run directly).  Returns 0, or -1
+ * when out of memory. */
+int nnc_op_conv_prep_f32(const nnc_model *m, const nnc_node *n, void **out);
+int nnc_op_conv_prep_f64(const nnc_model *m, const nnc_node *n, void **out);
 
 #endif

@@ -46,6 +46,7 @@ struct nnc_runtime {
     fused_dense **dense;     /* per position in m->order, or NULL */
     unsigned char *skip;     /* per position in m->order: fused into an earlier node */
     int *relu_after;         /* per position: 1 + the value of the Relu fused after a Conv, or 0 */
+    void **prep;             /* per position: a Conv's prepared filters (nnc_op_conv_prep_*), or NULL */
     int threads;
     /* float32 sparse products (MatMul with a sparse constant left operand) */
     nnc_mdl_csr32 **sp_a;          /* per position in m->order, or NULL */
@@ -91,6 +92,8 @@ void nnc_rt_destroy(nnc_runtime *rt)
     free(rt->dense);
     free(rt->skip);
     free(rt->relu_after);
+    for (int t = 0; rt->prep && t < rt->m->n_order; t++) free(rt->prep[t]);
+    free(rt->prep);
     if (rt->sp_a)
         for (int t = 0; t < rt->m->n_order; t++)
             if (rt->sp_a[t]) {
@@ -273,7 +276,14 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             per_sample += bytes;
         }
     }
-    /* Conv -> Relu (the Conv's only use): the Conv writes the Relu's output */
+    /* Conv: its filters packed once; Conv -> Relu (the Conv's only use): the
+     * Conv writes the Relu's output */
+    if (!(rt->prep = calloc((size_t)m->n_order + 1, sizeof(void *)))) goto nomem;
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        if (n->op != NNC_OP_CONV) continue;
+        if ((prec == NNC_PRECISION_F32 ? nnc_op_conv_prep_f32 : nnc_op_conv_prep_f64)(m, n, &rt->prep[t])) goto nomem;
+    }
     if (!(rt->relu_after = calloc((size_t)m->n_order + 1, sizeof(int)))) goto nomem;
     if (!rt->skip && !(rt->skip = calloc((size_t)m->n_order + 1, 1))) goto nomem;
     for (int t = 0, next; t < m->n_order; t++) {
@@ -380,7 +390,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
                      ? (char *)rt->buf[v] + (size_t)b0 * (size_t)val->numel * elem_size(rt->prec, val->dtype)
                      : rt->buf[v];
     }
-    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0};
+    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL};
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (rt->skip && rt->skip[t]) continue;
@@ -409,6 +419,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
             continue;
         }
         x.relu_out = rt->relu_after[t];
+        x.prep = rt->prep[t];
         int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
         if (rc) return t + 1;
     }

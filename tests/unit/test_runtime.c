@@ -371,6 +371,73 @@ START_TEST(test_conv_geometries)
 }
 END_TEST
 
+/* A Conv of constants is folded at load time (float64, then rounded to
+ * float32 as ONNX requires), by the direct path preparing its filters on
+ * the fly: y = z + Conv(x0, w) with x0 and w initializers, run at z = 0. */
+START_TEST(test_conv_folded)
+{
+    for (int it = 0; it < 40; it++) {
+        conv_case c = {0};
+        c.group = 1;
+        c.C = rndi(1, 3);
+        c.M = rndi(1, 10);
+        c.H = rndi(2, 9);
+        c.W = rndi(2, 9);
+        c.kh = rndi(1, 2);
+        c.kw = rndi(1, 2);
+        c.s = rndi(1, 2);
+        c.dh = c.dw = 1;
+        c.pt = rndi(0, 1);
+        c.pl = rndi(0, 1);
+        c.pb = rndi(0, 1);
+        c.pr = rndi(0, 1);
+        c.oh = ((int64_t)c.H + c.pt + c.pb - c.kh) / c.s + 1;
+        c.ow = ((int64_t)c.W + c.pl + c.pr - c.kw) / c.s + 1;
+        int64_t nw = (int64_t)c.M * c.C * c.kh * c.kw, nin = (int64_t)c.C * c.H * c.W, nout = (int64_t)c.M * c.oh * c.ow;
+        float *wf = malloc(sizeof(float) * (size_t)nw), *xf = malloc(sizeof(float) * (size_t)nin);
+        double *wd = malloc(sizeof(double) * (size_t)nw), *xd = malloc(sizeof(double) * (size_t)nin);
+        for (int64_t q = 0; q < nw; q++) wd[q] = wf[q] = rndfull();
+        for (int64_t q = 0; q < nin; q++) xd[q] = xf[q] = rndfull();
+        static const char *ci[2] = {"x0", "w"}, *co[1] = {"c"}, *ai[2] = {"z", "c"}, *ao[1] = {"y"};
+        int64_t xdims[4] = {1, c.C, c.H, c.W}, wdims[4] = {c.M, c.C, c.kh, c.kw}, zdims[4] = {1, c.M, c.oh, c.ow};
+        mb b;
+        mb_init(&b, 13);
+        mb_input(&b, "z", 4, zdims);
+        mb_output(&b, "y");
+        b.inits[0] = tensor_floats("x0", 4, xdims, xf, (size_t)nin);
+        b.inits[1] = tensor_floats("w", 4, wdims, wf, (size_t)nw);
+        b.graph.n_initializer = 2;
+        b.nodes[0] = node("Conv", "c", 2, ci, 1, co);
+        int64_t k[2] = {c.kh, c.kw}, st[2] = {c.s, c.s}, pads[4] = {c.pt, c.pl, c.pb, c.pr};
+        node_attr(b.nodes[0], attr_ints("kernel_shape", 2, k));
+        node_attr(b.nodes[0], attr_ints("strides", 2, st));
+        node_attr(b.nodes[0], attr_ints("pads", 4, pads));
+        b.nodes[1] = node("Add", "a", 2, ai, 1, ao);
+        b.graph.n_node = 2;
+        char err[NNC_ERRBUF_SIZE];
+        nnc_model *m;
+        ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        float *z = calloc((size_t)nout, sizeof(float)), *y = malloc(sizeof(float) * (size_t)nout);
+        nnc_runtime *rt;
+        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, 1, err, sizeof err) == 0);
+        const void *ins[1] = {z};
+        void *outs[1] = {y};
+        ck_assert_msg(nnc_rt_run(rt, 1, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_rt_destroy(rt);
+        for (int mo = 0; mo < c.M; mo++)
+            for (int64_t oy = 0; oy < c.oh; oy++)
+                for (int64_t ox = 0; ox < c.ow; ox++) {
+                    float want = (float)conv_ref(&c, xd, wd, NULL, mo, oy, ox, 0), got = y[(mo * c.oh + oy) * c.ow + ox];
+                    ck_assert_msg(got == want, "folded Conv C%d M%d %dx%d k%dx%d s%d: output (%d,%lld,%lld) %.9g, want %.9g",
+                                  c.C, c.M, c.H, c.W, c.kh, c.kw, c.s, mo, (long long)oy, (long long)ox, (double)got,
+                                  (double)want);
+                }
+        free(wf); free(xf); free(wd); free(xd); free(z); free(y);
+        nnc_mdl_destroy(m);
+    }
+}
+END_TEST
+
 /* The zoo model at batch B (several tiles) on 1, 2 and 3 threads: the same
  * bits; singles: the batch-1 runs, which match sample by sample when the
  * model's products are the runtime's own (row-independent) kernels. */
@@ -432,6 +499,7 @@ int main(void)
     tcase_add_test(tc, test_pool_geometries);
     tcase_add_test(tc, test_pad_constant);
     tcase_add_test(tc, test_conv_geometries);
+    tcase_add_test(tc, test_conv_folded);
     tcase_add_test(tc, test_tiles_threads);
     suite_add_tcase(s, tc);
     return check_main_run(s);
