@@ -60,7 +60,7 @@ static const char main_help[] =
 static const char info_help[] =
     "usage: nncert info MODEL [--json]\n"
     "\n"
-    "Load MODEL (ONNX, opsets 7-17), run shape inference and folding, and print\n"
+    "Load MODEL (ONNX, opsets 7-21), run shape inference and folding, and print\n"
     "its inputs and outputs (per-sample shapes; a symbolic batch dimension is\n"
     "shown as N), the operators after folding, the parameter count, and the\n"
     "SHA-256 of the file.\n"

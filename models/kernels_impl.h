@@ -338,33 +338,6 @@ static int FN(pad)(const nnc_exec *x, const nnc_node *n)
             }
             continue;
         }
-        if (n->p[16] == 0 && r > 0) {
-            /* constant mode, row by row along the last axis: the value
-             * before and after the row's source segment, and on rows
-             * whose index lies outside on another axis (the same values
-             * as the element-wise loop below) */
-            const void *pv = isf ? (const void *)&fv : (const void *)&iv;
-            int64_t W = vo->dims[r - 1], b0 = pb[r - 1], len = slen[r - 1] > 0 ? slen[r - 1] : 0;
-            int64_t m0 = b0 < W ? b0 : W, m1 = b0 + len < W ? b0 + len : W; /* [m0, m1): copied */
-            if (m1 < m0) m1 = m0;
-            for (int64_t row = 0; W > 0 && row < vo->numel / W; row++) {
-                int64_t rem = row * W, off = 0;
-                int outside = 0;
-                for (int d = 0; d < r - 1; d++) {
-                    int64_t i = rem / so[d];
-                    rem -= i * so[d];
-                    int64_t sd = i - pb[d];
-                    if (sd < 0 || sd >= slen[d]) outside = 1;
-                    off += (lo[d] + sd) * si[d];
-                }
-                char *orow = o + (size_t)(row * W) * es;
-                for (int64_t k = 0; k < W; k++)
-                    if (outside || k < m0 || k >= m1) memcpy(orow + (size_t)k * es, pv, es);
-                if (!outside && m1 > m0)
-                    memcpy(orow + (size_t)m0 * es, a + (size_t)(off + lo[r - 1] + (m0 - b0)) * es, (size_t)(m1 - m0) * es);
-            }
-            continue;
-        }
         for (int64_t k = 0; k < vo->numel; k++) {
             int64_t rem = k, off = 0;
             int outside = 0;
@@ -375,7 +348,10 @@ static int FN(pad)(const nnc_exec *x, const nnc_node *n)
                 if (s < 0 || s >= len) {
                     if (n->p[16] == 0) outside = 1;
                     else if (n->p[16] == 2) s = s < 0 ? 0 : len - 1;
-                    else {
+                    else if (n->p[16] == 3) { /* wrap: the kept part repeats (len > 0: ops.c) */
+                        s %= len;
+                        if (s < 0) s += len;
+                    } else {
                         int64_t period = 2 * (len - 1);
                         if (period == 0) s = 0;
                         else {

@@ -14,7 +14,7 @@
 
 #define NNC_MAX_MODEL_BYTES ((size_t)2 << 30) /* protobuf's own 2 GiB limit */
 #define NNC_MIN_OPSET 7
-#define NNC_MAX_OPSET 17
+#define NNC_MAX_OPSET 21
 
 /* ---------------------------------------------------------------- utils */
 

@@ -10,7 +10,7 @@
  *   TRANSPOSE  0..rank-1 perm
  *   SLICE      0..7 start, 8..15 step, 16..23 output length per axis
  *   PAD        0..7 begin pads, 8..15 end pads (negative: crop that many first),
- *              16 mode (0 constant, 1 reflect, 2 edge), 17 1 when the pad value
+ *              16 mode (0 constant, 1 reflect, 2 edge, 3 wrap), 17 1 when the pad value
  *              is input 2 read at run time; fp0 the constant pad value otherwise
  *   CONCAT     0 axis
  *   GATHER     0 axis
@@ -497,12 +497,30 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
                 if (cv->kind == NNC_VAL_CONST) value = cv->f ? cv->f[0] : (double)cv->i[0];
                 else n->p[17] = 1;
             }
-            if (n->n_in > 3 && in_val(m, n, 3)) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): the axes input is not supported", n->name);
+            if (n->n_in > 3 && in_val(m, n, 3)) {
+                /* Pad-18: the pads of the listed axes only, the others 0 */
+                int64_t ax[NNC_MAX_RANK], full[2 * NNC_MAX_RANK] = {0};
+                int na = const_ints(m, n, 3, ax, NNC_MAX_RANK);
+                if (na < 0) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): axes must be a constant of at most %d values", n->name, NNC_MAX_RANK);
+                if (np != 2 * na) BAD("node '%s' (Pad): %d pads for %d axes", n->name, np, na);
+                unsigned seen = 0;
+                for (int k = 0; k < na; k++) {
+                    int64_t a;
+                    if (norm_axis(ax[k], x->rank, &a)) BAD("node '%s' (Pad): axis %lld out of range", n->name, (long long)ax[k]);
+                    if (seen >> a & 1) BAD("node '%s' (Pad): axis %lld repeated", n->name, (long long)ax[k]);
+                    seen |= 1u << a;
+                    full[a] = pads[k];
+                    full[x->rank + a] = pads[na + k];
+                }
+                np = 2 * x->rank;
+                memcpy(pads, full, sizeof(int64_t) * (size_t)np);
+            }
         }
         if (np != 2 * x->rank) BAD("node '%s' (Pad): %d pads for rank %d", n->name, np, x->rank);
         if (strcmp(mode, "constant") == 0) n->p[16] = 0;
         else if (strcmp(mode, "reflect") == 0) n->p[16] = 1;
         else if (strcmp(mode, "edge") == 0) n->p[16] = 2;
+        else if (strcmp(mode, "wrap") == 0 && m->opset >= 19) n->p[16] = 3;
         else FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Pad): mode '%s' is not supported", n->name, mode);
         for (int d = 0; d < x->rank; d++) {
             int64_t b = pads[d], e = pads[x->rank + d];
@@ -513,7 +531,8 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
             if (slen < 0) BAD("node '%s' (Pad): negative pads remove more than dimension %d holds", n->name, d);
             if (n->p[16] == 1 && ((b > 0 && b >= slen) || (e > 0 && e >= slen)))
                 BAD("node '%s' (Pad): reflect pads must be smaller than the dimension", n->name);
-            if (n->p[16] == 2 && slen == 0 && (b > 0 || e > 0)) BAD("node '%s' (Pad): edge padding of an empty dimension", n->name);
+            if ((n->p[16] == 2 || n->p[16] == 3) && slen == 0 && (b > 0 || e > 0))
+                BAD("node '%s' (Pad): %s padding of an empty dimension", n->name, mode);
             n->p[d] = b;
             n->p[8 + d] = e;
             dims[d] = slen + (b > 0 ? b : 0) + (e > 0 ? e : 0);
@@ -696,13 +715,15 @@ nnc_status nnc_op_infer(nnc_model *m, nnc_node *n, char *err, size_t errlen)
         if ((st = need_inputs(m, n, 1, err, errlen))) return st;
         int64_t axes[NNC_MAX_RANK];
         int c;
-        int r = axes_of(m, n, (n->op == NNC_OP_REDUCESUM && m->opset >= 13) ? 1 : -1, axes, &c);
+        /* axes: an input from ReduceSum-13 and ReduceMean-18 on, with noop_with_empty_axes */
+        int axes_in = (n->op == NNC_OP_REDUCESUM && m->opset >= 13) || (n->op == NNC_OP_REDUCEMEAN && m->opset >= 18);
+        int r = axes_of(m, n, axes_in ? 1 : -1, axes, &c);
         if (r == -1) FAIL(NNC_STATUS_LIMIT, "node '%s' (%s): too many axes", n->name, n->op_type);
         if (r == -2) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (%s): axes must be a constant", n->name, n->op_type);
         int keep = (int)nnc_attr_int(n, "keepdims", 1);
         unsigned mask = 0;
         /* axes empty or omitted: all axes, or none with ReduceSum-13's noop_with_empty_axes */
-        int noop = n->op == NNC_OP_REDUCESUM && m->opset >= 13 && nnc_attr_int(n, "noop_with_empty_axes", 0);
+        int noop = axes_in && nnc_attr_int(n, "noop_with_empty_axes", 0);
         if (c <= 0) mask = noop ? 0 : (1u << x->rank) - 1;
         for (int k = 0; k < c; k++) {
             int64_t a;

@@ -6,7 +6,8 @@ Writes one folder per case into OUTDIR in the layout of ONNX's node tests
 build/tools/conformance OUTDIR checks them.  The cases cover attribute and
 opset variants, broadcasting, integer wrap-around, edge values (empty
 tensors, extreme Slice bounds, negative Pad), batch folding (Conv or Gemm
-followed by BatchNormalization) and graph plumbing that the official node
+followed by BatchNormalization), the changes of opsets 18 to 21 (Debian's
+node tests stop at opset 17) and graph plumbing that the official node
 tests do not reach.
 
 Reference outputs come from onnxruntime (tests/peers, pinned 1.17.0, run on
@@ -378,6 +379,57 @@ for i, (M, K, N) in enumerate([(64, 37, 45), (25, 1, 33), (30, 64, 1), (100, 7, 
          [('a', u(M, K))], [('y', F)], [('w', u(N, K)), ('c', u(N))])
     case('Dense_gemm_out_%d' % i, 13, [node('Gemm', ['a', 'w', 'c'], ['y'], alpha=2.0), node('Relu', ['y'], ['z'])],
          [('a', u(M, K))], [('y', F), ('z', F)], [('w', u(K, N)), ('c', np.array(0.25, np.float32))])
+
+# ---------------- opsets 18-21: what changed there for the supported operators
+# (onnxruntime 1.17 implements opsets up to 20; opset-21 cases take numpy references)
+x3 = f32(2, 3, 4)
+for i, (axes, keep) in enumerate([([1], 1), ([0, 2], 0), ([-1], 1), (None, 0), ([], 1)]):
+    # ReduceMean-18: axes moved to an input; empty or omitted: all axes
+    ins = ['x'] + (['a'] if axes is not None else [])
+    inits = [('a', np.array(axes, np.int64))] if axes is not None else []
+    case('ReduceMean_o18_%d' % i, 18, [node('ReduceMean', ins, keepdims=keep)], [('x', x3)], [('y', F)], inits)
+    case('ReduceSum_o18_%d' % i, 18, [node('ReduceSum', ins, keepdims=keep)], [('x', x3)], [('y', F)], inits)
+xx = f32(2, 3)
+case('ReduceMean_o18_noop', 18, [node('ReduceMean', ['x'], noop_with_empty_axes=1)], [('x', xx)], [('y', F)], expect=[xx])
+for i, (axes, pads) in enumerate([([1], [1, 2]), ([0, -1], [2, 0, 1, 3]), ([-2], [-1, 1]), ([1, 0], [0, 1, 2, -1])]):
+    # Pad-18: pads of the listed axes only
+    for mode in ['constant', 'reflect', 'edge']:
+        ins = ['x', 'p', 'v', 'a'] if mode == 'constant' else ['x', 'p', '', 'a']
+        inits = [('p', I64(*pads)), ('a', I64(*axes))] + ([('v', np.array(1.5, np.float32))] if mode == 'constant' else [])
+        case('Pad_o18_axes_%s_%d' % (mode, i), 18, [node('Pad', ins, mode=mode)], [('x', f32(3, 4))], [('y', F)], inits)
+
+
+def np_wrap(x, pads):
+    """Pad-19 mode wrap: negative pads crop first, then the kept part repeats."""
+    r = x.ndim
+    sl = tuple(slice(max(-pads[d], 0), x.shape[d] - max(-pads[r + d], 0)) for d in range(r))
+    return np.pad(x[sl], [(max(pads[d], 0), max(pads[r + d], 0)) for d in range(r)], mode='wrap')
+
+
+for i, pads in enumerate([[1, 2, 1, 0], [0, 5, 0, 7], [3, -1, -1, 2], [4, 4, 4, 4]]):
+    xw = f32(3, 4)
+    case('Pad_o19_wrap_%d' % i, 19, [node('Pad', ['x', 'p'], mode='wrap')], [('x', xw)], [('y', F)], [('p', I64(*pads))],
+         expect=[np_wrap(xw, pads)])
+case('Pad_o21_wrap_3d', 21, [node('Pad', ['x', 'p', '', 'a'], mode='wrap')], [('x', x3)], [('y', F)],
+     [('p', I64(2, 3)), ('a', I64(2))], expect=[np_wrap(x3, [0, 0, 2, 0, 0, 3])])
+for i, kw in enumerate([dict(kernel_shape=[2, 2], dilations=[2, 2]),
+                        dict(kernel_shape=[3, 2], dilations=[1, 2], pads=[1, 1, 1, 0], count_include_pad=1),
+                        dict(kernel_shape=[2, 2], dilations=[2, 1], strides=[2, 2], pads=[1, 0, 0, 1])]):
+    # AveragePool-19: dilations
+    case('AveragePool_o19_dil_%d' % i, 19, [node('AveragePool', ['x'], **kw)], [('x', f32(1, 2, 7, 6))], [('y', F)])
+# opset 21 (new element types only, for these operators): the same semantics
+x4 = f32(2, 3, 1, 4)
+case('Flatten_o21', 21, [node('Flatten', ['x'], axis=2)], [('x', x4)], [('y', F)], expect=[x4.reshape(6, 4)])
+case('Reshape_o21', 21, [node('Reshape', ['x', 's'])], [('x', x4)], [('y', F)], [('s', I64(4, -1))], expect=[x4.reshape(4, 6)])
+case('Squeeze_o21', 21, [node('Squeeze', ['x', 'a'])], [('x', x4)], [('y', F)], [('a', I64(2))], expect=[x4.reshape(2, 3, 4)])
+case('Unsqueeze_o21', 21, [node('Unsqueeze', ['x', 'a'])], [('x', x3)], [('y', F)], [('a', I64(0, -1))], expect=[x3.reshape(1, 2, 3, 4, 1)])
+case('Transpose_o21', 21, [node('Transpose', ['x'], perm=[2, 0, 1])], [('x', x3)], [('y', F)], expect=[x3.transpose(2, 0, 1)])
+case('Identity_o21', 21, [node('Identity', ['x'])], [('x', x3)], [('y', F)], expect=[x3])
+case('Cast_o21', 21, [node('Cast', ['x'], to=TP.DOUBLE)], [('x', x3)], [('y', TP.DOUBLE)], expect=[x3.astype(np.float64)])
+case('Shape_o21', 21, [node('Shape', ['x'], start=1)], [('x', x3)], [('y', TP.INT64)], expect=[I64(3, 4)])
+case('ConstantOfShape_o21', 21, [node('Shape', ['x'], ['s']), node('ConstantOfShape', ['s'], ['c'], value=H.make_tensor('v', TP.FLOAT, [1], [0.5])),
+                                 node('Add', ['x', 'c'])], [('x', xx)], [('y', F)], expect=[(xx + np.float32(0.5)).astype(np.float32)])
+
 
 def ort_outputs():
     """Runs onnxruntime on every ort_cases folder; writes output_<k>.pb."""

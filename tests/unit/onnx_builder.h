@@ -249,6 +249,19 @@ static inline Onnx__AttributeProto *attr_ints(const char *name, int n, const int
     return a;
 }
 
+static inline Onnx__AttributeProto *attr_str(const char *name, const char *v)
+{
+    Onnx__AttributeProto *a = mb_calloc(1, sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    a->has_s = 1;
+    a->s.len = strlen(v);
+    a->s.data = (uint8_t *)v;
+    return a;
+}
+
 static inline Onnx__AttributeProto *attr_float(const char *name, float v)
 {
     Onnx__AttributeProto *a = mb_calloc(1, sizeof *a);

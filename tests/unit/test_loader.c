@@ -408,12 +408,28 @@ START_TEST(test_unsupported_operator_and_opset)
     b.nodes[0] = node("Erf", "my_erf", 1, in, 1, out);
     b.graph.n_node = 1;
     expect_fail(&b, NNC_STATUS_UNSUPPORTED, "node 'my_erf': operator Erf is not supported; supported: Add");
-    mb_init(&b, 18);
+    mb_init(&b, 22);
     mb_input(&b, "x", 2, xd);
     mb_output(&b, "y");
     b.nodes[0] = node("Relu", "r", 1, in, 1, out);
     b.graph.n_node = 1;
-    expect_fail(&b, NNC_STATUS_UNSUPPORTED, "opset 18 is not supported");
+    expect_fail(&b, NNC_STATUS_UNSUPPORTED, "opset 22 is not supported (nncert supports opsets 7 to 21)");
+    /* Pad: mode wrap only from opset 19; the axes input (18) names each axis once */
+    static const char *p_in[4] = {"x", "p", "", "a"}, *p_out[1] = {"y"};
+    static const int64_t pd[1] = {4}, ad[1] = {2}, pads[4] = {1, 1, 0, 0}, axes[2][2] = {{0, 1}, {1, -1}};
+    for (int k = 0; k < 2; k++) {
+        mb_init(&b, k == 0 ? 18 : 19);
+        mb_input(&b, "x", 2, xd);
+        mb_output(&b, "y");
+        b.inits[0] = tensor_i64("p", 1, pd, pads, 4);
+        b.inits[1] = tensor_i64("a", 1, ad, axes[k], 2);
+        b.graph.n_initializer = 2;
+        b.nodes[0] = node("Pad", "pad", 4, p_in, 1, p_out);
+        if (k == 0) node_attr(b.nodes[0], attr_str("mode", "wrap"));
+        b.graph.n_node = 1;
+        if (k == 0) expect_fail(&b, NNC_STATUS_UNSUPPORTED, "node 'pad' (Pad): mode 'wrap' is not supported");
+        else expect_fail(&b, NNC_STATUS_INVALID, "node 'pad' (Pad): axis -1 repeated");
+    }
 }
 END_TEST
 
