@@ -27,7 +27,8 @@ typedef struct nnc_value {
     int rank;                   /* -1 while unknown */
     int64_t dims[NNC_MAX_RANK]; /* per sample */
     int64_t numel;
-    int dynamic_leading;        /* graph inputs: dims[0] was a dim_param */
+    int dynamic_leading;        /* graph inputs and outputs: dims[0] was declared
+                                   symbolic (a dim_param) in the file */
     nnc_val_kind kind;
     int producer;               /* node index for NNC_VAL_NODE, else -1 */
     int is_output;

@@ -756,6 +756,14 @@ static nnc_status build_graph(nnc_model *m, const Onnx__ModelProto *mp, const ch
         if (idx < 0) return nnc_err(err, errlen, NNC_STATUS_INVALID, "graph output '%s' is not produced by any node", on);
         m->vals[idx].is_output = 1;
         m->outputs[m->n_outputs++] = idx;
+        /* a declared symbolic leading dimension ('N'): nnc_mdl_output_info
+         * reports it when the per-sample shape leads with 1 */
+        const Onnx__TypeProto *ty = g->output[k]->type;
+        if (ty && ty->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && ty->tensor_type && ty->tensor_type->shape &&
+            ty->tensor_type->shape->n_dim >= 1 &&
+            ty->tensor_type->shape->dim[0]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+            m->vals[idx].kind != NNC_VAL_CONST)
+            m->vals[idx].dynamic_leading = 1;
     }
     return NNC_STATUS_OK;
 }

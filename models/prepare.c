@@ -304,7 +304,8 @@ static void fill_info(const nnc_value *v, nnc_tensor_info *o)
     o->rank = v->rank;
     memcpy(o->dims, v->dims, sizeof o->dims);
     o->numel = v->numel;
-    o->dynamic_leading = v->dynamic_leading;
+    /* graph outputs: declared 'N' and one sample leading with 1 */
+    o->dynamic_leading = v->dynamic_leading && v->kind != NNC_VAL_CONST && v->rank >= 1 && v->dims[0] == 1;
 }
 
 int nnc_mdl_num_inputs(const nnc_model *m) { return m->n_inputs; }

@@ -51,7 +51,9 @@ expect_exit bench-missing-model 66 "$NNCERT" bench /nonexistent.onnx
 
 # info reports the zoo MLP's structure
 if "$NNCERT" info --json $Z/mlp.onnx >"$TMP/info.json" && grep -q '"parameters": 269322' "$TMP/info.json" &&
-   grep -q '"shape": \["N", 1, 28, 28\]' "$TMP/info.json" && grep -q '"Gemm": 3' "$TMP/info.json"; then
+   grep -q '"shape": \["N", 1, 28, 28\]' "$TMP/info.json" && grep -q '"Gemm": 3' "$TMP/info.json" &&
+   grep -q '"outputs": \[{"name": "logits", "type": "float", "shape": \["N", 10\]}\]' "$TMP/info.json" &&
+   "$NNCERT" info $Z/mlp.onnx | grep -q '^output: *logits float \[N,10\]$'; then
     pass info-json-mlp
 else fail "info-json-mlp $(cat "$TMP/info.json")"; fi
 
