@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +223,38 @@ static nnc_json *parse_number(parser *ps)
     return j;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An object's member names are distinct (RFC 8259 says they SHOULD be;
+ * readers differ on which of two equal names wins, so a file could mean one
+ * thing here and another to snarkjs).  Sorted copy: n log n comparisons.
+ * Returns 0, or -1 after fail(). */
+static int distinct_keys(parser *ps, const nnc_json *obj)
+{
+    if (obj->len < 2) return 0;
+    const char **k = malloc(obj->len * sizeof *k);
+    if (k == NULL) {
+        fail(ps, NNC_STATUS_NOMEM, "out of memory");
+        return -1;
+    }
+    size_t n = 0;
+    for (const nnc_json *c = obj->child; c; c = c->next) k[n++] = c->key;
+    qsort(k, n, sizeof *k, cmp_key);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(k[i - 1], k[i]) == 0) {
+            char what[160];
+            snprintf(what, sizeof what, "the object closed here has the member name \"%.100s\" twice", k[i]);
+            free(k);
+            fail(ps, NNC_STATUS_PARSE, what);
+            return -1;
+        }
+    free(k);
+    return 0;
+}
+
 static nnc_json *parse_value(parser *ps, int depth)
 {
     if (depth > NNC_JSON_MAX_DEPTH) {
@@ -279,6 +312,7 @@ static nnc_json *parse_value(parser *ps, int depth)
                 continue;
             }
             if (ps->p < ps->end && *ps->p == (obj ? '}' : ']')) {
+                if (obj && distinct_keys(ps, j)) return NULL;
                 ps->p++;
                 return j;
             }

@@ -36,7 +36,8 @@ struct nnc_json {
 
 typedef struct nnc_json_doc nnc_json_doc;
 
-/* Parse text[0..len).  Out: *doc (nnc_json_doc_free), whose root is
+/* Parse text[0..len); an object with two members of the same name is
+ * refused.  Out: *doc (nnc_json_doc_free), whose root is
  * nnc_json_root(*doc).  Errors name the line and column. */
 nnc_status nnc_json_parse(nnc_json_doc **doc, const char *text, size_t len, char *err, size_t errlen);
 const nnc_json *nnc_json_root(const nnc_json_doc *doc);

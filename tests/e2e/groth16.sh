@@ -98,6 +98,15 @@ PY
 expect_exit groth16-swapped-points 1 "$NNCERT" groth16 verify "$V" "$PUB" "$W/p_swapped.json"
 expect_error groth16-point-off-curve 65 "curve" "$NNCERT" groth16 verify "$V" "$PUB" "$W/p_offcurve.json"
 expect_exit groth16-proof-of-other-circuit 1 "$NNCERT" groth16 verify "$V" "$PUB" "$W/p_other.json"
+# pi_a twice: snarkjs (JSON.parse) takes the last, a first-wins reader the
+# (valid) first, so the file would verify in one tool only; refused by name
+python3 - "$PR" "$W/p_dup.json" <<'PY'
+import json, sys
+pr = json.load(open(sys.argv[1]))
+body = json.dumps(pr)[1:-1]
+open(sys.argv[2], "w").write("{" + body + ', "pi_a": ' + json.dumps(pr["pi_c"]) + "}")
+PY
+expect_error groth16-duplicate-member 65 'member name "pi_a" twice' "$NNCERT" groth16 verify "$V" "$PUB" "$W/p_dup.json"
 echo '{"pi_a": [1, 2' >"$W/broken.json"
 expect_error groth16-malformed-json 65 "JSON" "$NNCERT" groth16 verify "$V" "$PUB" "$W/broken.json"
 expect_error groth16-missing-file 66 "No such file" "$NNCERT" groth16 verify "$V" "$PUB" "$W/none.json"

@@ -486,6 +486,20 @@ START_TEST(test_json_parser)
         ck_assert_int_eq(nnc_json_parse(&d, bad[k], strlen(bad[k]), err, sizeof err), NNC_STATUS_PARSE);
         ck_assert_ptr_nonnull(strstr(err, "line 1 column"));
     }
+    /* two members of one name: one reader keeps the first, snarkjs (JSON.parse)
+     * the last, so one proof file would verify in one tool and fail in the
+     * other; refused, at any depth, with the name */
+    const char *dup[] = {"{\"pi_a\": [1], \"pi_c\": 2, \"pi_a\": [3]}", "[{\"x\": {\"k\": 1, \"j\": 2, \"k\": 1}}]",
+                         "{\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4, \"a\": 5}"};
+    const char *dupname[] = {"\"pi_a\" twice", "\"k\" twice", "\"a\" twice"};
+    for (size_t k = 0; k < sizeof dup / sizeof dup[0]; k++) {
+        ck_assert_int_eq(nnc_json_parse(&d, dup[k], strlen(dup[k]), err, sizeof err), NNC_STATUS_PARSE);
+        ck_assert_msg(strstr(err, dupname[k]) != NULL, "'%s' lacks %s", err, dupname[k]);
+    }
+    /* equal values under distinct names, and the same name in sibling objects, are fine */
+    const char *fine = "{\"a\": {\"k\": 1}, \"b\": {\"k\": 1}, \"ab\": 1, \"A\": 1}";
+    ck_assert_int_eq(nnc_json_parse(&d, fine, strlen(fine), err, sizeof err), NNC_STATUS_OK);
+    nnc_json_doc_free(d);
     char deep[200];
     memset(deep, '[', 199);
     deep[199] = 0;
