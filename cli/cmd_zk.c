@@ -268,8 +268,15 @@ int nnc_cmd_compile(int argc, char **argv)
     if (!o.count_only) {
         nnc_prv_r1cs r;
         nnc_prv_fr_vec w;
+        uint32_t bad;
         if ((st = nnc_prv_cb_finish_move(cb, &r, &w, NULL, err, sizeof err))) rc = nnc_cli_fail(st, err);
-        else {
+        else if (o.wtns && nnc_prv_r1cs_check_witness(&bad, &r, w.v, w.n, err, sizeof err)) {
+            /* a witness the circuit rejects is a compiler bug: never written */
+            nnc_cli_fail(NNC_STATUS_INVALID, err);
+            rc = EXIT_SOFTWARE;
+            nnc_prv_r1cs_clear(&r);
+            nnc_prv_fr_vec_clear(&w);
+        } else {
             rc = write_atomic(o.out, w_r1cs, &r);
             if (!rc && o.wtns) rc = write_atomic(o.wtns, w_wtns, &w);
             nnc_prv_r1cs_clear(&r);

@@ -352,9 +352,12 @@ static void knit_block(zk_ctx *z, int li, const knit_layer *kl, zk_tensor *y, in
                        const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K)
 {
     const nnc_q_layer *l = &z->q->l[li];
+    /* x may point past the start of the input tensor (a dense layer's sample
+     * m): its values are read at the same place */
+    const int64_t *xv = kl->xv + (x - z->t[l->in].v);
     for (int i = 0; i < k; i++) {
         int64_t a = l->b ? kl->wv[l->nw + o0 + i] : 0;
-        for (int64_t j = 0; j < K; j++) a += kl->wv[wi[j] + i * wstride] * kl->xv[xi[j]];
+        for (int64_t j = 0; j < K; j++) a += kl->wv[wi[j] + i * wstride] * xv[xi[j]];
         int64_t yi = y0 + i * ystride;
         nnc_prv_g_requant_open(z->cb, &y->v[yi], &y->nonneg[yi], &kl->acc[i], a, l->shift, z->q->t[l->out].rbits);
     }

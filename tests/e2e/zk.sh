@@ -103,9 +103,9 @@ import sys, numpy as np, onnx
 from onnx import helper, TensorProto, numpy_helper
 d = sys.argv[1]
 rng = np.random.default_rng(0)
-def save(nodes, inits, name, n_in=4, n_out=3):
-    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n_in])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n_out])],
+def save(nodes, inits, name, n_in=4, n_out=3, batch=1):
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, n_in])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, n_out])],
                           [numpy_helper.from_array(a, n) for n, a in inits.items()])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{d}/{name}.onnx")
 w = rng.standard_normal((3, 4)).astype(np.float32); b = rng.standard_normal(3).astype(np.float32)
@@ -120,6 +120,9 @@ w4 = rng.standard_normal((12, 16)).astype(np.float32) * 0.3; b4 = rng.standard_n
 w5 = rng.standard_normal((10, 12)).astype(np.float32) * 0.3; b5 = rng.standard_normal(10).astype(np.float32) * 0.1
 save([helper.make_node("Gemm", ["x", "w4", "b4"], ["h"], transB=1), helper.make_node("Relu", ["h"], ["r"]),
       helper.make_node("Gemm", ["r", "w5", "b5"], ["y"], transB=1)], {"w4": w4, "b4": b4, "w5": w5, "b5": b5}, "small", 16, 10)
+# the same with a declared batch of 4 (input [4, 16]): every row's products
+save([helper.make_node("Gemm", ["x", "w4", "b4"], ["h"], transB=1), helper.make_node("Relu", ["h"], ["r"]),
+      helper.make_node("Gemm", ["r", "w5", "b5"], ["y"], transB=1)], {"w4": w4, "b4": b4, "w5": w5, "b5": b5}, "small4", 16, 10, 4)
 EOF
     echo '[0.5, 0.25, 1.0, 0.0]' >"$W/tiny_in.json"
     expect_error zk-unsupported-operator 69 "Sigmoid.*squash|squash.*Sigmoid" "$NNCERT" compile "$W/sigmoid.onnx" -o "$W/s.r1cs"
@@ -142,6 +145,23 @@ EOF
         "$PY" -c "import json,sys; p=json.load(open(sys.argv[1])); p[3]=str(int(p[3])+1); json.dump(p,open(sys.argv[2],'w'))" "$W/spub.json" "$W/spub_t.json"
         if js_ok "$W/svk.json" "$W/spub_t.json" "$W/sp.json"; then fail zk-tampered-private-both-snarkjs; else pass zk-tampered-private-both-snarkjs; fi
     fi
+    # a declared batch of 4 with private weights: the packed products of rows
+    # 1-3 took their witness from row 0's inputs (prove exited 70; compile
+    # --wtns wrote a witness that broke constraints and exited 0)
+    "$PY" -c "import json; json.dump([[round(0.05 * (i + 7 * r) % 1, 3) for i in range(16)] for r in range(4)], open('$W/small4_in.json', 'w'))"
+    for priv in weights both; do
+        if "$NNCERT" prove "$W/small4.onnx" --private $priv --input "$W/small4_in.json" -o "$W/s4p.json" --public "$W/s4pub.json" \
+                --vk "$W/s4vk.json" >/dev/null 2>"$W/err" && "$NNCERT" check --vk "$W/s4vk.json" "$W/s4p.json" "$W/s4pub.json" >/dev/null &&
+           "$NNCERT" compile "$W/small4.onnx" --private $priv --input "$W/small4_in.json" -o "$W/s4.r1cs" --wtns "$W/s4.wtns" >/dev/null 2>>"$W/err"; then
+            pass "zk-batch4-private-$priv"
+        else fail "zk-batch4-private-$priv ($(head -c 300 "$W/err"))"; fi
+        if [ "$have_snarkjs" = 1 ]; then
+            if "$SNARKJS" wtns check "$W/s4.r1cs" "$W/s4.wtns" 2>&1 | grep -q 'WITNESS IS CORRECT'; then pass "zk-batch4-private-$priv-snarkjs-wtns"
+            else fail "zk-batch4-private-$priv-snarkjs-wtns"; fi
+            if js_ok "$W/s4vk.json" "$W/s4pub.json" "$W/s4p.json"; then pass "zk-batch4-private-$priv-snarkjs-verify"
+            else fail "zk-batch4-private-$priv-snarkjs-verify"; fi
+        fi
+    done
     expect_error zk-key-too-small 75 "needs [0-9]+ constraints" "$NNCERT" prove "$W/bigger.onnx" --input models/zoo/sample_input.json \
         --key "$W/tiny.zkey" -o "$W/bp.json" --public "$W/bpub.json"
     [ ! -e "$W/bp.json" ] && pass zk-key-too-small-nothing-written || fail zk-key-too-small-nothing-written
