@@ -199,7 +199,9 @@ nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data,
  * only).  A batch is evaluated in tiles of samples sized by the model (about
  * 256 KiB of values each), the tiles in parallel, each on one thread (OpenBLAS
  * set to one thread meanwhile); a single tile uses the threads inside its
- * products.  A sample's result does not depend on the thread count.
+ * products.  A model with sparse products runs its tiles one after another
+ * (their kernel has its own two threads).  A sample's result does not
+ * depend on the thread count.
  * Returns: OK, ARG (threads < 1) or NOMEM (the runtime unchanged). */
 nnc_status nnc_rt_set_threads(nnc_runtime *rt, int threads);
 
