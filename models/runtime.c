@@ -270,12 +270,31 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
                 nnc_rt_destroy(rt);
                 return NNC_STATUS_LIMIT;
             }
-            rt->buf[v] = malloc(bytes ? (size_t)(bytes * (uint64_t)max_batch) : 1);
-            if (rt->buf[v] == NULL) goto nomem;
-            rt->owned[v] = 1;
+            rt->owned[v] = 1; /* allocated below, once the total is known to fit */
             per_sample += bytes;
         }
     }
+    /* every batched value for max_batch samples: refused up front, with the
+     * size it needs, when above the memory (each term is below the tensor
+     * limit, so the sum of at most n_vals terms does not overflow) */
+    uint64_t total = 0;
+    for (int v = 0; v < nv; v++)
+        if (rt->owned[v] && rt->batched[v] && !rt->buf[v])
+            total += (uint64_t)m->vals[v].numel * elem_size(prec, m->vals[v].dtype) * (uint64_t)max_batch;
+    uint64_t mem = nnc_machine_memory_bytes();
+    if (total > mem) {
+        nnc_err(err, errlen, NNC_STATUS_LIMIT,
+                "the runtime needs %.1f MiB of activations for %d samples; the memory is %.1f MiB (RAM plus swap, or "
+                "NNCERT_MEMORY_BYTES): use a smaller batch",
+                (double)total / 1048576.0, max_batch, (double)mem / 1048576.0);
+        nnc_rt_destroy(rt);
+        return NNC_STATUS_LIMIT;
+    }
+    for (int v = 0; v < nv; v++)
+        if (rt->owned[v] && rt->batched[v] && !rt->buf[v]) {
+            uint64_t bytes = (uint64_t)m->vals[v].numel * elem_size(prec, m->vals[v].dtype);
+            if ((rt->buf[v] = malloc(bytes ? (size_t)(bytes * (uint64_t)max_batch) : 1)) == NULL) goto nomem;
+        }
     /* Conv: its filters packed once; Conv -> Relu (the Conv's only use): the
      * Conv writes the Relu's output */
     if (!(rt->prep = calloc((size_t)m->n_order + 1, sizeof(void *)))) goto nomem;

@@ -48,6 +48,9 @@ expect_error bench-bad-precision 64 "bad value 'f16' for --precision" "$NNCERT" 
 expect_error bench-unknown-option 64 "unknown option '--reps'" "$NNCERT" bench $Z/mlp.onnx --reps 3
 expect_exit bench-unwritable-json 73 "$NNCERT" bench $Z/mlp.onnx --seconds 30 --json /nonexistent/b.json
 expect_exit bench-missing-model 66 "$NNCERT" bench /nonexistent.onnx
+# a batch whose activations exceed the memory is refused up front, with the size
+expect_error bench-batch-beyond-memory 75 "the runtime needs [0-9.]+ MiB of activations for 100000 samples; the memory is 95.4 MiB" \
+    env NNCERT_MEMORY_BYTES=100000000 "$NNCERT" bench $Z/cnn.onnx --batch-size 100000 --seconds 0.1
 
 # info reports the zoo MLP's structure
 if "$NNCERT" info --json $Z/mlp.onnx >"$TMP/info.json" && grep -q '"parameters": 269322' "$TMP/info.json" &&
