@@ -66,6 +66,18 @@ int nnc_cli_parse_clip(const char *s, double *lo, double *hi);
 struct nnc_model;
 nnc_status nnc_cli_load_unfolded(struct nnc_model **out, const char *path, char *err, size_t errlen);
 
+/* A declared batch (ONNX files with a fixed leading dimension): B > 1 when
+ * the model's one input declares B samples (not a symbolic N) and its one
+ * output leads with B too; else 1. */
+int64_t nnc_cli_declared_batch(const struct nnc_model *m);
+/* Whether --row (row >= 0, or -1 when not given) fits a model: refused
+ * (error printed, EXIT_DATAERR returned) for a model without a declared
+ * batch, a row past it, a spec (spec_in inputs, spec_out outputs; -1 for
+ * spec linf, which makes the spec) that is not of one sample, and a
+ * one-sample spec (or spec linf) on a batch without --row.  EXIT_OK
+ * otherwise: with row >= 0 the spec is of sample row. */
+int nnc_cli_pick_row(const struct nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what);
+
 /* cli/cmd_gate.c: the CI gate, signing keys, attestation checks. */
 int nnc_cmd_gate(int argc, char **argv);
 int nnc_cmd_keygen(int argc, char **argv);

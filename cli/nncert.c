@@ -403,7 +403,7 @@ static const char verify_help[] =
     "                     [--alpha-iters N|auto] [--relu-split auto|on|off] [--symbolic M]\n"
     "                     [--exact auto|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
-    "                     [--trace FILE [--sample K]] [--vnncomp-result FILE]\n"
+    "                     [--trace FILE [--sample K]] [--vnncomp-result FILE] [--row R]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
@@ -453,6 +453,11 @@ static const char verify_help[] =
     "                      unstable ReLUs decided exactly by enumerating activation\n"
     "                      patterns (each step a checked LP certificate); auto\n"
     "                      (default) or off\n"
+    "  --row R             a model whose input declares a fixed batch (e.g. [4,30])\n"
+    "                      and a spec of one sample: the spec is of sample R\n"
+    "                      (0-based), the other samples fixed at the centre of its\n"
+    "                      box (required for such a spec; a spec over the whole\n"
+    "                      batch is used as written)\n"
     "  --trace FILE        DLRM (categorical integer inputs): fix the ids to those of\n"
     "                      trace sample K (--sample, 1-based, default 1); the spec then\n"
     "                      covers the dense inputs.  Without it a DLRM's spec covers\n"
@@ -472,11 +477,16 @@ static const char verify_help[] =
     "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
 
 static const char spec_help[] =
-    "usage: nncert spec linf --model MODEL --input FILE --label K --eps E [--clip LO,HI] [--output FILE]\n"
+    "usage: nncert spec linf --model MODEL --input FILE --label K --eps E [--clip LO,HI] [--row R]\n"
+    "                        [--output FILE]\n"
     "\n"
     "Write the standard L-inf robustness spec (VNN-LIB) around one input: the box\n"
     "[x - E, x + E] (clipped to [LO, HI]) is unsafe where some class j != K scores\n"
-    "at least as high as class K.  The input file is read as for 'nncert run'.\n";
+    "at least as high as class K.  The input file is read as for 'nncert run'.\n"
+    "\n"
+    "  --row R   a model whose input declares a fixed batch (e.g. [4,30]): the spec\n"
+    "            of its sample R (0-based), over that sample's inputs and outputs\n"
+    "            (required for such a model; 'nncert verify --row R' takes it)\n";
 
 static nnc_status write_report(FILE *f, const void *r, char *err, size_t errlen)
 {
@@ -624,7 +634,7 @@ static int verify_takes_value(const char *a)
     static const char *const names[] = {"--samples", "--seed", "--confidence", "--timeout", "--device", "--max-violation",
                                         "--json", "--max-leaves", "--threads", "--alpha-iters", "--relu-split",
                                         "--symbolic", "--exact", "--sweep-eps", "--clip", "--sweep-out", "--trace",
-                                        "--sample", "--vnncomp-result"};
+                                        "--sample", "--vnncomp-result", "--row"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++)
         if (strcmp(a, names[k]) == 0) return 1;
     return 0;
@@ -638,6 +648,7 @@ static int cmd_verify(int argc, char **argv)
     double t_start = now_s(); /* VNN-COMP mode: --timeout counts from here */
     int alpha_set = 0, sample_set = 0, clip_set = 0, sweep_out_set = 0, samples_set = 0; /* given on the command line */
     uint64_t trace_sample = 1;
+    int64_t row = -1; /* --row: one sample of a declared batch */
     double clip_lo = -INFINITY, clip_hi = INFINITY;
     nnc_vrf_opts o;
     nnc_vrf_opts_default(&o);
@@ -692,6 +703,11 @@ static int cmd_verify(int argc, char **argv)
             else if (strcmp(a, "--vnncomp-result") == 0) vnncomp = v;
             else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0, sample_set = 1;
             else if (strcmp(a, "--clip") == 0) clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi);
+            else if (strcmp(a, "--row") == 0) {
+                uint64_t r = 0;
+                bad = nnc_cli_parse_u64(v, &r) || r > INT32_MAX;
+                row = (int64_t)r;
+            }
             else return nnc_cli_unknown_option("verify", a);
             if (bad) {
                 fprintf(stderr, "nncert verify: bad value '%s' for %s (see 'nncert verify --help')\n", v, a);
@@ -724,6 +740,8 @@ static int cmd_verify(int argc, char **argv)
         clash = "--json and --sweep-eps: a sweep writes --sweep-out PREFIX.csv and .svg, not a JSON report";
     else if (vnncomp && sweep)
         clash = "--vnncomp-result and --sweep-eps: the competition's results file is about one run";
+    else if (row >= 0 && trace)
+        clash = "--row picks a sample of a declared batch; --trace fixes a DLRM's ids (one sample already)";
     if (clash) return nnc_cli_usage_error("verify", clash);
     if (strcmp(device, "gpu") == 0) o.device = NNC_VRF_DEVICE_GPU;
     else if (strcmp(device, "cpu") != 0) {
@@ -740,6 +758,19 @@ static int cmd_verify(int argc, char **argv)
         return nnc_cli_fail(st, err);
     }
     int frc = nnc_cli_dlrm_fix(m, &spec, trace, trace_sample); /* DLRM: ids fixed, dense features verified */
+    /* a declared batch: a one-sample spec is of sample --row, the others
+     * fixed at the centre of its box */
+    if (frc == EXIT_OK && trace == NULL)
+        frc = nnc_cli_pick_row(m, row, nnc_spc_num_inputs(spec), nnc_spc_num_outputs(spec), "the spec");
+    if (frc == EXIT_OK && row >= 0) {
+        nnc_spec *whole;
+        if ((st = nnc_spc_embed_sample(&whole, spec, (int)nnc_cli_declared_batch(m), (int)row, err, sizeof err))) {
+            frc = nnc_cli_fail(st, err);
+        } else {
+            nnc_spc_destroy(spec);
+            spec = whole;
+        }
+    }
     if (frc != EXIT_OK) {
         nnc_spc_destroy(spec);
         nnc_mdl_destroy(m);
@@ -833,6 +864,7 @@ static int cmd_spec(int argc, char **argv)
     const char *model = NULL, *input = NULL, *output = NULL;
     double eps = -1, clip_lo = -INFINITY, clip_hi = INFINITY;
     long label = -1;
+    int64_t row = -1; /* --row: one sample of a declared batch */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (nnc_cli_is_help(a)) {
@@ -853,6 +885,10 @@ static int cmd_spec(int argc, char **argv)
             if (errno || *end || label < 0) return nnc_cli_usage_error("spec", "--label must be a class index");
         } else if (strcmp(a, "--clip") == 0) {
             if (nnc_cli_parse_clip(v, &clip_lo, &clip_hi)) return nnc_cli_usage_error("spec", "--clip takes LO,HI with LO <= HI");
+        } else if (strcmp(a, "--row") == 0) {
+            uint64_t r;
+            if (nnc_cli_parse_u64(v, &r) || r > INT32_MAX) return nnc_cli_usage_error("spec", "--row must be a sample index");
+            row = (int64_t)r;
         } else {
             return nnc_cli_unknown_option("spec", a);
         }
@@ -867,6 +903,11 @@ static int cmd_spec(int argc, char **argv)
         nnc_mdl_destroy(m);
         return nnc_cli_fail(NNC_STATUS_UNSUPPORTED, "spec linf needs a model with one input and one output");
     }
+    int rc = nnc_cli_pick_row(m, row, -1, -1, "spec linf");
+    if (rc != EXIT_OK) {
+        nnc_mdl_destroy(m);
+        return rc;
+    }
     nnc_inputs in;
     st = nnc_mdl_read_inputs(m, input, &in, err, sizeof err);
     if (st) {
@@ -876,13 +917,15 @@ static int cmd_spec(int argc, char **argv)
     nnc_tensor_info ti, to;
     nnc_mdl_input_info(m, 0, &ti);
     nnc_mdl_output_info(m, 0, &to);
-    int rc = EXIT_OK;
+    /* a declared batch: the spec of sample row (its inputs and outputs) */
+    int64_t B = row >= 0 ? nnc_cli_declared_batch(m) : 1, n_in = ti.numel / B, n_out = to.numel / B;
     if (in.batch != 1) {
         rc = nnc_cli_fail(NNC_STATUS_INVALID, "spec linf needs exactly one input sample");
     } else {
         nnc_spec *s;
-        st = nnc_spc_linf(&s, in.data[0], (int)ti.numel, (int)to.numel, (int)label, eps, clip_lo, clip_hi, err, sizeof err);
-        for (int i = 0; !st && ti.dtype == NNC_DTYPE_FLOAT && i < (int)ti.numel; i++) {
+        st = nnc_spc_linf(&s, in.data[0] + (row >= 0 ? row * n_in : 0), (int)n_in, (int)n_out, (int)label, eps, clip_lo, clip_hi,
+                          err, sizeof err);
+        for (int i = 0; !st && ti.dtype == NNC_DTYPE_FLOAT && i < (int)n_in; i++) {
             /* a float32 input cannot take a value past FLT_MAX: such a box
              * (a huge --eps without --clip) is a mistake, not a spec */
             double l = nnc_spc_case_lo(s, 0)[i], h = nnc_spc_case_hi(s, 0)[i];

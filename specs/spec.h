@@ -138,6 +138,14 @@ nnc_status nnc_spc_check_model_dims(const nnc_spec *s, int64_t n_in, int64_t n_o
 nnc_status nnc_spc_keep_inputs(nnc_spec **out, double *fixed, const nnc_spec *s, int off, int n_keep,
                                char *err, size_t errlen);
 
+/* The spec of one sample (s: n_in inputs, n_out outputs) as a spec of a
+ * model whose input holds `rows` samples of n_in values and whose output
+ * rows samples of n_out values (a declared batch; verify --row): sample
+ * `row` takes s's boxes, every other sample is fixed at the centre of
+ * them, and the output constraints move to sample row's outputs.
+ * Returns: OK; ARG (row outside [0, rows)); UNSUPPORTED for linear input
+ * constraints; LIMIT past NNC_SPC_MAX_VARS or NNC_SPC_MAX_BOX; NOMEM. */
+nnc_status nnc_spc_embed_sample(nnc_spec **out, const nnc_spec *s, int rows, int row, char *err, size_t errlen);
 /* Returns: 1 when a and b are the same normal form (same counts, bounds,
  * constraints, in the same order; doubles compared with ==), else 0. */
 int nnc_spc_equal(const nnc_spec *a, const nnc_spec *b);

@@ -189,3 +189,56 @@ expect_error verify-sample-without-trace 64 "--sample .*--trace" "$NNCERT" verif
 expect_error verify-clip-without-sweep 64 "--clip .*--sweep-eps" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --clip 0,1
 expect_error verify-sweep-out-without-sweep 64 "--sweep-out .*--sweep-eps" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --sweep-out r/s
 expect_error verify-json-with-sweep 64 "--json and --sweep-eps" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --sweep-eps 0:0.1:3 --json r.json
+expect_error verify-row-with-trace 64 "--row .*--trace" "$NNCERT" verify $Z/mlp.onnx x.vnnlib --row 1 --trace t.csv
+
+# a declared batch ([4, 16] in, [4, 5] out): spec linf and verify take one
+# sample with --row (the same spec, and the same verdicts, as the batch-1
+# model on that sample); without --row a one-sample spec is refused by name
+if "$PY" - "$TMP" <<'PY'
+import json, sys, numpy as np, onnx
+from onnx import helper, TensorProto, numpy_helper
+d = sys.argv[1]
+rng = np.random.default_rng(3)
+w1 = rng.standard_normal((12, 16)).astype(np.float32) * 0.4; b1 = rng.standard_normal(12).astype(np.float32) * 0.1
+w2 = rng.standard_normal((5, 12)).astype(np.float32) * 0.4; b2 = rng.standard_normal(5).astype(np.float32) * 0.1
+for name, batch in (("b4", 4), ("b1", 1)):
+    g = helper.make_graph([helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1), helper.make_node("Relu", ["h"], ["r"]),
+                           helper.make_node("Gemm", ["r", "w2", "b2"], ["y"], transB=1)], name,
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 5])],
+                          [numpy_helper.from_array(a, n) for n, a in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2))])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{d}/{name}.onnx")
+x = rng.uniform(0, 1, (4, 16)).astype(np.float32)
+json.dump(x.tolist(), open(f"{d}/x4.json", "w"))
+json.dump(x[2:3].tolist(), open(f"{d}/x1.json", "w"))
+PY
+then
+    expect_error spec-batch-needs-row 65 "declares a batch of 4 samples: give --row K \(0 to 3\)" \
+        "$NNCERT" spec linf --model "$TMP/b4.onnx" --input "$TMP/x4.json" --label 4 --eps 0.02
+    ok=1
+    for e in 0.02 0.3; do
+        "$NNCERT" spec linf --model "$TMP/b4.onnx" --input "$TMP/x4.json" --label 4 --eps $e --row 2 -o "$TMP/s$e.vnnlib" &&
+            "$NNCERT" spec linf --model "$TMP/b1.onnx" --input "$TMP/x1.json" --label 4 --eps $e -o "$TMP/t$e.vnnlib" &&
+            cmp -s "$TMP/s$e.vnnlib" "$TMP/t$e.vnnlib" || ok=0
+        "$NNCERT" verify "$TMP/b4.onnx" "$TMP/s$e.vnnlib" --row 2 --samples 20000 --json "$TMP/r4.json" >/dev/null 2>&1
+        "$NNCERT" verify "$TMP/b1.onnx" "$TMP/s$e.vnnlib" --samples 20000 --json "$TMP/r1.json" >/dev/null 2>&1
+        # the same verdict; violation intervals that overlap (sound both)
+        "$PY" - "$TMP/r4.json" "$TMP/r1.json" "$e" <<'PY' || ok=0
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+want = "holds" if sys.argv[3] == "0.02" else "violated"
+assert a["result"] == b["result"] == want, (a["result"], b["result"])
+va, vb = a["violation_fraction"], b["violation_fraction"]
+assert va["lower"] <= vb["upper"] and vb["lower"] <= va["upper"], (va, vb)
+PY
+    done
+    [ $ok = 1 ] && pass verify-row-of-batch || fail verify-row-of-batch
+    expect_error verify-batch-needs-row 65 "give --row K \(0 to 3\) for a spec of one sample" \
+        "$NNCERT" verify "$TMP/b4.onnx" "$TMP/s0.02.vnnlib"
+    expect_error verify-row-past-batch 65 "--row 4: the model's input declares 4 samples" \
+        "$NNCERT" verify "$TMP/b4.onnx" "$TMP/s0.02.vnnlib" --row 4
+    expect_error verify-row-without-batch 65 "--row picks a sample of a model whose input declares a fixed batch" \
+        "$NNCERT" verify "$TMP/b1.onnx" "$TMP/s0.02.vnnlib" --row 1
+else
+    skip verify-row-of-batch "python3 onnx/numpy not available"
+fi
