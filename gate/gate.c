@@ -584,6 +584,7 @@ nnc_status nnc_gate_run_checks(nnc_gate_run **out, const nnc_gate_config *cfg, c
     nnc_gate_run *run = calloc(1, sizeof *run);
     if (run == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     run->cfg = cfg;
+    run->started = time(NULL);
     run->tolerance = o && o->tolerance >= 0 ? o->tolerance : cfg->tolerance;
     nnc_status st = NNC_STATUS_OK;
     if (bpath) {

@@ -6,6 +6,8 @@
 #include "gate/gate.h"
 #include "verifier/verifier.h"
 
+#include <time.h>
+
 typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } gate_kind;
 
 /* One check as the configuration lists it. */
@@ -74,6 +76,7 @@ struct nnc_gate_run {
     double tolerance;
     int n;
     struct gate_row *rows;
+    time_t started;                 /* wall clock at the start (JUnit timestamp) */
 };
 
 typedef struct gate_row gate_row;

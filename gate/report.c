@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 void nnc_gate_xml_escape(FILE *f, const char *s)
 {
@@ -51,10 +53,18 @@ nnc_status nnc_gate_write_junit(FILE *f, const nnc_gate_run *run, char *err, siz
     nnc_gate_xml_escape(f, suite);
     fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n", run->n, cnt[1], cnt[2],
             cnt[3], total);
+    /* the suite's start (UTC, the schema's timestamp without a zone) and host */
+    char stamp[32] = "1970-01-01T00:00:00", host[256] = "localhost";
+    struct tm tmv;
+    if (gmtime_r(&run->started, &tmv)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tmv);
+    if (gethostname(host, sizeof host) != 0 || host[0] == '\0') snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
     fputs("  <testsuite name=\"", f);
     nnc_gate_xml_escape(f, suite);
-    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n", run->n, cnt[1], cnt[2],
-            cnt[3], total);
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\" timestamp=\"%s\" hostname=\"",
+            run->n, cnt[1], cnt[2], cnt[3], total, stamp);
+    nnc_gate_xml_escape(f, host);
+    fputs("\">\n", f);
     char hex[65];
     sha_hex(hex, run->cfg->sha256);
     fprintf(f, "    <properties>\n      <property name=\"nncert.version\" value=\"%s\"/>\n", NNC_VERSION_STRING);

@@ -3,7 +3,7 @@
 (Jenkins/Ant junit-10.xsd, which GitLab and GitHub reporters also read):
 
   testsuites [name tests failures errors skipped time]
-    testsuite+ [name tests failures errors skipped time]
+    testsuite+ [name tests failures errors skipped time timestamp hostname]
       properties? > property* [name value]
       testcase* [name classname time]
         (failure [message type] | error [message type] | skipped [message])?
@@ -14,6 +14,7 @@ Counts must match the testcases, numbers must parse, unknown elements or
 attributes are refused.  Usage: junit_check.py FILE [NAME=STATUS ...], where
 STATUS is pass|failure|error|skipped; exits 1 with a message on the first
 problem."""
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -69,6 +70,11 @@ def main():
         only(s, SUITE_ATTRS, {"properties", "testcase", "system-out", "system-err"})
         if not s.get("name"):
             die("<testsuite> lacks a name")
+        # junit-10.xsd: timestamp is an ISO 8601 date-time without a zone; a host name
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}", s.get("timestamp") or ""):
+            die("<testsuite> timestamp %r is not YYYY-MM-DDTHH:MM:SS" % s.get("timestamp"))
+        if not s.get("hostname"):
+            die("<testsuite> lacks a hostname")
         props = s.findall("properties")
         if len(props) > 1:
             die("more than one <properties>")

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *canon_of(const char *text, const char *skip)
@@ -259,6 +260,19 @@ START_TEST(test_writers_escape)
     ck_assert_ptr_nonnull(strstr(buf, "<testsuites name=\"suite &lt;&amp;&gt;\""));
     ck_assert_ptr_nonnull(strstr(buf, "errors=\"1\""));
     ck_assert_ptr_nonnull(strstr(buf, "<error message="));
+    /* the suite's start in UTC (this year's, from the run) and the host */
+    {
+        char want[32], host[256] = "";
+        time_t now = time(NULL);
+        struct tm tmv;
+        gmtime_r(&now, &tmv);
+        strftime(want, sizeof want, " timestamp=\"%Y-", &tmv);
+        ck_assert_ptr_nonnull(strstr(buf, want));
+        ck_assert_int_eq(gethostname(host, sizeof host - 1), 0);
+        char hw[300];
+        snprintf(hw, sizeof hw, " hostname=\"%s\"", host);
+        ck_assert_msg(strstr(buf, hw) != NULL, "no %s in the JUnit report", hw);
+    }
     free(buf);
     buf = render(nnc_gate_write_markdown, run);
     ck_assert_ptr_nonnull(strstr(buf, "| a<b>&\"c'\\|d | groth16 | error |"));
