@@ -254,9 +254,11 @@ int64_t nnc_cli_declared_batch(const nnc_model *m)
 int nnc_cli_pick_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what)
 {
     int64_t B = nnc_cli_declared_batch(m);
-    nnc_tensor_info ti, to;
-    nnc_mdl_input_info(m, 0, &ti);
-    nnc_mdl_output_info(m, 0, &to);
+    nnc_tensor_info ti = {0}, to = {0};
+    if (B > 1) { /* one input and one output */
+        nnc_mdl_input_info(m, 0, &ti);
+        nnc_mdl_output_info(m, 0, &to);
+    }
     char msg[NNC_ERRBUF_SIZE];
     int one = B > 1 && spec_in == ti.numel / B && spec_out == to.numel / B; /* a one-sample spec */
     if (row >= 0 && B == 1)

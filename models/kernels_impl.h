@@ -496,6 +496,22 @@ static void FN(fill_bias)(T *o, int64_t M, int64_t N, const T *c, int64_t mode, 
             o[i * N + j] = beta * c[((mode & 1) ? i * ((mode & 2) ? N : 1) : 0) + ((mode & 2) ? j : 0)];
 }
 
+/* A product whose rows are stacked over samples goes to BLAS in blocks of
+ * NNC_GEMM_ROWS rows counted from the call's first row: BLAS may take
+ * another path (and rounding) for another row count, so this keeps a row's
+ * arithmetic independent of how many samples the call holds; the runtime's
+ * tiles hold a multiple of NNC_GEMM_ROWS samples (models/runtime.c), so it
+ * is independent of the tiling too. */
+static void FN(gemm_rows)(CBLAS_TRANSPOSE tb, int64_t rows, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
+                          const T *B, int64_t ldb, T beta, T *C, int64_t ldc)
+{
+    for (int64_t r0 = 0; r0 < rows; r0 += NNC_GEMM_ROWS) {
+        int64_t m = rows - r0 < NNC_GEMM_ROWS ? rows - r0 : NNC_GEMM_ROWS;
+        GEMM(CblasRowMajor, CblasNoTrans, tb, (int)m, (int)N, (int)K, alpha, A + r0 * lda, (int)lda, B, (int)ldb, beta,
+             C + r0 * ldc, (int)ldc);
+    }
+}
+
 static int FN(gemm)(const nnc_exec *x, const nnc_node *n)
 {
     int ta = (int)n->p[0], tb = (int)n->p[1];
@@ -517,7 +533,10 @@ static int FN(gemm)(const nnc_exec *x, const nnc_node *n)
             else
                 FN(fill_bias)(o, M, N, c, mode, beta);
         }
-        if (rows && N && K) /* BLAS refuses K = 0 (lda or ldb would be 0) */
+        if (rows && N && K && fuse) /* BLAS refuses K = 0 (lda or ldb would be 0) */
+            FN(gemm_rows)(tb ? CblasTrans : CblasNoTrans, rows, N, K, alpha, TP(va, b), lda, TP(vb, b), ldb,
+                          has_c ? (T)1 : (T)0, o, N);
+        else if (rows && N && K)
             GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)rows, (int)N, (int)K,
                  alpha, TP(va, b), (int)lda, TP(vb, b), (int)ldb, has_c ? (T)1 : (T)0, o, (int)N);
         else if (!has_c) /* an empty product is 0 */
@@ -560,8 +579,7 @@ static int FN(matmul)(const nnc_exec *x, const nnc_node *n)
         /* shared right operand: one product over batch * leading dims * M rows */
         int64_t rows = va->numel / K * x->batch;
         if (rows && N)
-            GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)N, (int)K, (T)1, TP(n->in[0], 0), (int)K,
-                 TP(n->in[1], 0), (int)N, (T)0, TP(n->out[0], 0), (int)N);
+            FN(gemm_rows)(CblasNoTrans, rows, N, K, (T)1, TP(n->in[0], 0), K, TP(n->in[1], 0), N, (T)0, TP(n->out[0], 0), N);
         return 0;
     }
     int64_t nbatch = 1, sa[NNC_MAX_RANK], sb[NNC_MAX_RANK], od[NNC_MAX_RANK];

@@ -197,9 +197,10 @@ nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data,
 
 /* Threads of later nnc_rt_run calls (default 2; 1: the calling thread
  * only).  A batch is evaluated in tiles of samples sized by the model (about
- * 256 KiB of values each), the tiles in parallel, each on one thread (OpenBLAS
- * set to one thread meanwhile); a single tile uses the threads inside its
- * products.  A model with sparse products runs its tiles one after another
+ * 256 KiB of values each), the tiles in parallel, each on one thread; a
+ * single tile uses the threads inside the packed dense products.  OpenBLAS
+ * is set to one thread during a run (its products' row blocking and
+ * rounding then depend on neither the batch nor the threads).  A model with sparse products runs its tiles one after another
  * (their kernel has its own two threads).  A sample's result does not
  * depend on the thread count.
  * Returns: OK, ARG (threads < 1) or NOMEM (the runtime unchanged). */

@@ -139,6 +139,10 @@ typedef struct nnc_exec {
     const void *prep;      /* Conv only: its nnc_op_conv_prep_* data, or NULL */
 } nnc_exec;
 
+/* Rows per BLAS call of a product stacked over samples (kernels_impl.h);
+ * the runtime's tiles hold a multiple of it in samples. */
+#define NNC_GEMM_ROWS 16
+
 /* Bytes of scratch node n needs for `batch` samples in precision prec. */
 size_t nnc_op_scratch_bytes(const nnc_model *m, const nnc_node *n, int batch, nnc_precision prec);
 /* Run node n on x's buffers.  Float values are float (f32) or double (f64);

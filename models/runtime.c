@@ -15,7 +15,9 @@
  * rt->tile samples, each run through the whole graph while its values are
  * still in cache, the tiles in parallel.  The tile depends on the model and
  * the precision only (never on the threads or the batch), so a sample's
- * tile, and its result, do not depend on the thread count. */
+ * tile, and its result, do not depend on the thread count; with products
+ * that BLAS runs over stacked samples it holds a multiple of NNC_GEMM_ROWS
+ * samples, so neither does their row blocking (kernels_impl.h). */
 #define NNC_RT_TILE_BYTES ((uint64_t)1 << 18)
 #define NNC_RT_THREADS 2 /* default threads of a runtime */
 
@@ -314,14 +316,25 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
         rt->relu_after[t] = r->out[0] + 1;
         rt->skip[next] = 1;
     }
+    if (prec == NNC_PRECISION_F32 && plan_dense(rt) != 0) goto nomem;
+    /* products that BLAS runs with the samples stacked into rows (Gemm and
+     * MatMul other than the packed dense layers): their rows go in blocks
+     * of NNC_GEMM_ROWS (kernels_impl.h), so the tile then holds a multiple
+     * of that many samples and the blocks fall where they would untiled */
+    int stacked = 0;
+    for (int t = 0; t < m->n_order; t++) {
+        nnc_op op = m->nodes[m->order[t]].op;
+        stacked |= (op == NNC_OP_GEMM || op == NNC_OP_MATMUL) && !(rt->dense && rt->dense[t]) && !(rt->skip && rt->skip[t]);
+    }
     uint64_t tile = per_sample ? NNC_RT_TILE_BYTES / per_sample : (uint64_t)max_batch;
-    rt->tile = tile < 1 ? 1 : tile > (uint64_t)max_batch ? max_batch : (int)tile;
+    if (tile < 1) tile = 1;
+    if (stacked) tile = tile < NNC_GEMM_ROWS ? NNC_GEMM_ROWS : tile / NNC_GEMM_ROWS * NNC_GEMM_ROWS;
+    rt->tile = tile > (uint64_t)max_batch ? max_batch : (int)tile;
     for (int t = 0; t < m->n_order; t++) {
         size_t sc = nnc_op_scratch_bytes(m, &m->nodes[m->order[t]], rt->tile, prec);
         if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
     }
     if (prec == NNC_PRECISION_F32) {
-        if (plan_dense(rt) != 0) goto nomem;
         for (int t = 0; t < m->n_order; t++)
             if (rt->dense[t]) {
                 const nnc_node *n = &m->nodes[m->order[t]];
@@ -465,15 +478,18 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
     if (rt->sp_a)
         for (int t = 0; t < m->n_order && par > 1; t++)
             if (rt->sp_a[t]) par = 1;
+    /* OpenBLAS single-threaded inside the tiles, however many run at once:
+     * its threading splits a product's rows and may change their rounding,
+     * which must depend on neither the batch nor the thread count */
+    int blas = openblas_get_num_threads();
+    openblas_set_num_threads(1);
     if (par <= 1) {
         for (int i = 0; i < ntiles && !failed; i++) {
             int b0 = i * rt->tile, nb = batch - b0 < rt->tile ? batch - b0 : rt->tile;
             failed = run_tile(rt, 0, b0, nb, rt->threads);
         }
+        openblas_set_num_threads(blas);
     } else {
-        /* OpenBLAS (the convolutions) single-threaded inside the tiles */
-        int blas = openblas_get_num_threads();
-        openblas_set_num_threads(1);
         int *rc = calloc((size_t)ntiles, sizeof(int));
         if (rc == NULL) {
             openblas_set_num_threads(blas);

@@ -453,6 +453,10 @@ static void tiles_case(const char *path, int B, int singles)
     float *y[4];
     for (int k = 0; k < 4; k++) y[k] = malloc(sizeof(float) * (size_t)(B * to.numel));
     for (int64_t q = 0; q < B * ti.numel; q++) x[q] = (float)(rnd() % 1000) / 1000.0f;
+    /* float64 too: its products run in OpenBLAS, in row blocks */
+    double *xd = malloc(sizeof(double) * (size_t)(B * ti.numel)), *yd[3];
+    for (int k = 0; k < 3; k++) yd[k] = malloc(sizeof(double) * (size_t)(B * to.numel));
+    for (int64_t q = 0; q < B * ti.numel; q++) xd[q] = x[q];
     for (int th = 1; th <= 3; th++) {
         nnc_runtime *rt;
         ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, B, err, sizeof err) == 0);
@@ -464,7 +468,18 @@ static void tiles_case(const char *path, int B, int singles)
         if (th > 1)
             ck_assert_msg(memcmp(y[0], y[th - 1], sizeof(float) * (size_t)(B * to.numel)) == 0,
                           "%s batch %d: %d threads differ from 1", path, B, th);
+        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F64, B, err, sizeof err) == 0);
+        ck_assert(nnc_rt_set_threads(rt, th) == NNC_STATUS_OK);
+        const void *insd[1] = {xd};
+        void *outsd[1] = {yd[th - 1]};
+        ck_assert_msg(nnc_rt_run(rt, B, insd, outsd, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_rt_destroy(rt);
+        if (th > 1)
+            ck_assert_msg(memcmp(yd[0], yd[th - 1], sizeof(double) * (size_t)(B * to.numel)) == 0,
+                          "%s batch %d float64: %d threads differ from 1", path, B, th);
     }
+    for (int k = 0; k < 3; k++) free(yd[k]);
+    free(xd);
     ck_assert(nnc_rt_set_threads(NULL, 0) == NNC_STATUS_ARG);
     if (singles) {
         nnc_runtime *rt;
