@@ -136,16 +136,15 @@ static nnc_status get_uint(uint64_t *out, const nnc_json *obj, const char *key, 
     return NNC_STATUS_OK;
 }
 
-/* Refuse members not in allowed (a typo would otherwise silently keep a default). */
+/* Refuse members not in allowed (a typo would otherwise silently keep a
+ * default); a member given twice never gets here (nnc_json_parse refuses
+ * it, naming it). */
 static nnc_status only_members(const nnc_json *obj, const char *const *allowed, const char *where, char *err,
                                size_t errlen)
 {
     for (const nnc_json *c = obj->child; c; c = c->next) {
         int ok = 0;
         for (int k = 0; allowed[k] && !ok; k++) ok = strcmp(c->key, allowed[k]) == 0;
-        for (const nnc_json *d = obj->child; d != c && ok; d = d->next)
-            if (strcmp(d->key, c->key) == 0)
-                return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"%s\" given twice", where, c->key);
         if (!ok) return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: unknown member \"%s\"", where, c->key);
     }
     return NNC_STATUS_OK;

@@ -623,9 +623,9 @@ typedef struct FN(geom) {
     int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, dh, dw;
 } FN(geom);
 
-static void FN(geometry)(const nnc_exec *x, const nnc_node *n, FN(geom) *g)
+static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g)
 {
-    const nnc_value *vi = VAL(n->in[0]), *vo = VAL(n->out[0]);
+    const nnc_value *vi = &m->vals[n->in[0]], *vo = &m->vals[n->out[0]];
     int two = n->p[11] == 2;
     g->n = vi->dims[0];
     g->c = vi->dims[1];
@@ -663,18 +663,18 @@ typedef struct FN(dcgeom) {
     int64_t Hq, Wq, plane, chan, Q, Qr, Mp, ntap;
 } FN(dcgeom);
 
-static void FN(dc_geometry)(int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-                            int64_t dw, int64_t cg, int64_t M, FN(dcgeom) *d)
+/* Of window geometry g, for one group: cg input channels, M filters. */
+static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom) *d)
 {
-    int64_t Hp = (oh - 1) * sh + (kh - 1) * dh + 1, Wp = (ow - 1) * sw + (kw - 1) * dw + 1;
-    d->Hq = (Hp + sh - 1) / sh;
-    d->Wq = (Wp + sw - 1) / sw;
+    int64_t Hp = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1, Wp = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
+    d->Hq = (Hp + g->sh - 1) / g->sh;
+    d->Wq = (Wp + g->sw - 1) / g->sw;
     d->plane = d->Hq * d->Wq;
-    d->chan = sh * sw * d->plane;
-    d->Q = (oh - 1) * d->Wq + ow;
+    d->chan = g->sh * g->sw * d->plane;
+    d->Q = (g->oh - 1) * d->Wq + g->ow;
     d->Qr = (d->Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
     d->Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB;
-    d->ntap = cg * kh * kw;
+    d->ntap = cg * g->kh * g->kw;
 }
 
 /* Whether n runs as a direct convolution: weights shared by the samples. */
@@ -683,17 +683,16 @@ static int FN(dconv_ok)(int per_sample) { return !per_sample; }
 /* Scratch (in T) of a direct convolution of n. */
 static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
 {
-    const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
-    int two = n->p[11] == 2;
-    int64_t group = n->p[10];
+    int64_t group = n->p[10], cg;
+    FN(geom) g;
     FN(dcgeom) d;
-    FN(dc_geometry)(vo->dims[2], two ? vo->dims[3] : 1, n->p[0], two ? n->p[1] : 1, n->p[2], two ? n->p[3] : 1, n->p[8],
-                    two ? n->p[9] : 1, vi->dims[1] / group, vw->dims[0] / group, &d);
+    FN(geometry)(m, n, &g);
+    cg = g.c / group;
+    FN(dc_geometry)(&g, cg, m->vals[n->in[1]].dims[0] / group, &d);
     /* one group's prepared part when not prepared beforehand (an int64 in
      * at most two T slots, 8-byte alignment), phase planes + over-read
      * slack, accumulators (see dconv_prepare) */
-    int64_t sw = two ? n->p[3] : 1;
-    return d.Mp * d.ntap + 2 * (d.ntap + 2 * sw) + 2 + (vi->dims[1] / group) * d.chan + NNC_DC_VW + d.Mp * d.Qr;
+    return d.Mp * d.ntap + 2 * (d.ntap + 2 * g.sw) + 2 + cg * d.chan + NNC_DC_VW + d.Mp * d.Qr;
 }
 
 /* acc[j][q0 .. q0 + VW) for the NNC_DC_MB channels of block wp ([tap][MB]). */
@@ -745,7 +744,7 @@ static size_t FN(dconv_prep_bytes)(const FN(dcgeom) *d, int64_t sw)
  * with W != NULL, fill it from the group's filters W [M][cg kh kw]. */
 static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t M, void *area, FN(dcwork) *k)
 {
-    FN(dc_geometry)(g->oh, g->ow, g->kh, g->kw, g->sh, g->sw, g->dh, g->dw, cg, M, &k->d);
+    FN(dc_geometry)(g, cg, M, &k->d);
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, ntap = d->ntap;
     k->wp = area;
@@ -822,16 +821,14 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
 static int FN(conv_prep)(const nnc_model *m, const nnc_node *n, void **out)
 {
     *out = NULL;
-    const nnc_value *vi = &m->vals[n->in[0]], *vw = &m->vals[n->in[1]], *vo = &m->vals[n->out[0]];
+    const nnc_value *vw = &m->vals[n->in[1]];
     if (vw->kind != NNC_VAL_CONST || vw->f == NULL || vw->sparse) return 0;
     if (n->n_in > 2 && n->in[2] >= 0 && m->vals[n->in[2]].kind != NNC_VAL_CONST) return 0;
-    int two = n->p[11] == 2;
-    FN(geom) g = {vi->dims[0], vi->dims[1], vi->dims[2], two ? vi->dims[3] : 1, vo->dims[2], two ? vo->dims[3] : 1,
-                  n->p[0], two ? n->p[1] : 1, n->p[2], two ? n->p[3] : 1, n->p[4], two ? n->p[5] : 0, n->p[8],
-                  two ? n->p[9] : 1};
+    FN(geom) g;
+    FN(geometry)(m, n, &g);
     int64_t group = n->p[10], M = vw->dims[0] / group, cg = g.c / group, kdim = cg * g.kh * g.kw;
     FN(dcwork) k;
-    FN(dc_geometry)(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, cg, M, &k.d);
+    FN(dc_geometry)(&g, cg, M, &k.d);
     size_t pb = FN(dconv_prep_bytes)(&k.d, g.sw);
     T *W = malloc(sizeof(T) * (size_t)(M * kdim + 1));
     char *blob = malloc(pb * (size_t)group + 8);
@@ -919,7 +916,7 @@ static T *FN(out_base)(const nnc_exec *x, const nnc_node *n, int64_t b)
 static int FN(conv)(const nnc_exec *x, const nnc_node *n)
 {
     FN(geom) g;
-    FN(geometry)(x, n, &g);
+    FN(geometry)(x->m, n, &g);
     const nnc_value *vw = VAL(n->in[1]), *vo = VAL(n->out[0]);
     int64_t group = n->p[10], Mtot = vw->dims[0], M = Mtot / group, cg = g.c / group;
     int64_t kdim = cg * g.kh * g.kw, P = g.oh * g.ow;
@@ -936,7 +933,7 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
             FN(dcwork) k;
             /* the prepared part: the runtime's (x->prep, one per group), else
              * built here at the start of scratch; the image's after it */
-            FN(dc_geometry)(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, cg, M, &k.d);
+            FN(dc_geometry)(&g, cg, M, &k.d);
             size_t pb = FN(dconv_prep_bytes)(&k.d, g.sw);
             if (x->prep) FN(dconv_prepare)(&g, cg, NULL, M, (char *)x->prep + (size_t)gi * pb, &k);
             else FN(dconv_prepare)(&g, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
@@ -1022,7 +1019,7 @@ static void FN(inside)(int64_t on, int64_t s, int64_t p, int64_t k, int64_t d, i
 NNC_KERN_CLONES static int FN(pool)(const nnc_exec *x, const nnc_node *n)
 {
     FN(geom) g;
-    FN(geometry)(x, n, &g);
+    FN(geometry)(x->m, n, &g);
     int is_max = n->op == NNC_OP_MAXPOOL, incl = (int)n->p[12];
     int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0; /* bottom, right pads */
     /* the interior, where every window lies inside the input, row by row

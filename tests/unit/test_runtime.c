@@ -50,10 +50,12 @@ static int64_t out_len(int len, int pb, int pe, int k, int d, int s, int ceil)
     return o;
 }
 
-/* The definition, taps in row-major window order. */
-static double pool_ref(const pool_case *c, const double *x, int64_t oy, int64_t ox)
+/* The definition, taps in row-major window order, computed in float32
+ * (single: x holds float32 values) or float64. */
+static double pool_ref(const pool_case *c, const double *x, int64_t oy, int64_t ox, int single)
 {
-    double acc = c->is_max ? -INFINITY : 0.0;
+    double accd = c->is_max ? -INFINITY : 0.0;
+    float accf = (float)accd;
     int cnt = 0, padded = 0;
     for (int ki = 0; ki < c->kh; ki++)
         for (int kj = 0; kj < c->kw; kj++) {
@@ -61,30 +63,33 @@ static double pool_ref(const pool_case *c, const double *x, int64_t oy, int64_t 
             if (iy >= -c->pt && iy < c->H + c->pb && ix >= -c->pl && ix < c->W + c->pr) padded++;
             if (iy < 0 || iy >= c->H || ix < 0 || ix >= c->W) continue;
             double v = x[iy * c->W + ix];
-            if (c->is_max) acc = (v > acc || v != v) ? v : acc;
-            else acc += v;
+            float vf = (float)v;
+            if (c->is_max) {
+                accd = (v > accd || v != v) ? v : accd;
+                accf = (vf > accf || vf != vf) ? vf : accf;
+            } else {
+                accd += v;
+                accf += vf;
+            }
             cnt++;
         }
-    if (!c->is_max) acc = (c->incl ? padded : cnt) ? acc / (c->incl ? padded : cnt) : 0.0;
-    return acc;
+    int div = c->incl ? padded : cnt;
+    if (single) return c->is_max ? accf : div ? (double)(accf / (float)div) : 0.0;
+    return c->is_max ? accd : div ? accd / div : 0.0;
 }
 
-static float pool_ref_f(const pool_case *c, const float *x, int64_t oy, int64_t ox)
+/* Runs m on B samples in precision prec (in and out: float or double by
+ * prec) on `threads` threads. */
+static void run_model(const nnc_model *m, int prec, int B, int threads, const void *in, void *out)
 {
-    float acc = c->is_max ? -INFINITY : 0.0f;
-    int cnt = 0, padded = 0;
-    for (int ki = 0; ki < c->kh; ki++)
-        for (int kj = 0; kj < c->kw; kj++) {
-            int64_t iy = oy * c->sh - c->pt + (int64_t)ki * c->dh, ix = ox * c->sw - c->pl + (int64_t)kj * c->dw;
-            if (iy >= -c->pt && iy < c->H + c->pb && ix >= -c->pl && ix < c->W + c->pr) padded++;
-            if (iy < 0 || iy >= c->H || ix < 0 || ix >= c->W) continue;
-            float v = x[iy * c->W + ix];
-            if (c->is_max) acc = (v > acc || v != v) ? v : acc;
-            else acc += v;
-            cnt++;
-        }
-    if (!c->is_max) acc = (c->incl ? padded : cnt) ? acc / (float)(c->incl ? padded : cnt) : 0.0f;
-    return acc;
+    char err[NNC_ERRBUF_SIZE];
+    nnc_runtime *rt;
+    ck_assert_msg(nnc_rt_create(&rt, m, prec ? NNC_PRECISION_F64 : NNC_PRECISION_F32, B, err, sizeof err) == 0, "%s", err);
+    ck_assert(nnc_rt_set_threads(rt, threads) == NNC_STATUS_OK);
+    const void *ins[1] = {in};
+    void *outs[1] = {out};
+    ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_rt_destroy(rt);
 }
 
 static int same_bits_f(float a, float b) { return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
@@ -153,19 +158,15 @@ START_TEST(test_pool_geometries)
             xd[q] = xf[q];
         }
         for (int prec = 0; prec < 2; prec++) {
-            nnc_runtime *rt;
-            ck_assert(nnc_rt_create(&rt, m, prec ? NNC_PRECISION_F64 : NNC_PRECISION_F32, B, err, sizeof err) == 0);
-            const void *ins[1] = {prec ? (const void *)xd : (const void *)xf};
-            void *outs[1] = {prec ? (void *)yd : (void *)yf};
-            ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+            run_model(m, prec, B, 2, prec ? (const void *)xd : (const void *)xf, prec ? (void *)yd : (void *)yf);
             for (int b = 0; b < B; b++)
                 for (int ch = 0; ch < c.C; ch++)
                     for (int64_t oy = 0; oy < c.oh; oy++)
                         for (int64_t ox = 0; ox < c.ow; ox++) {
                             int64_t o = ((int64_t)b * c.C + ch) * c.oh * c.ow + oy * c.ow + ox;
                             int64_t xo = ((int64_t)b * c.C + ch) * c.H * c.W;
-                            int ok = prec ? same_bits_d(yd[o], pool_ref(&c, xd + xo, oy, ox))
-                                          : same_bits_f(yf[o], pool_ref_f(&c, xf + xo, oy, ox));
+                            double want = pool_ref(&c, xd + xo, oy, ox, !prec);
+                            int ok = prec ? same_bits_d(yd[o], want) : same_bits_f(yf[o], (float)want);
                             ck_assert_msg(ok,
                                           "%s %s k%dx%d s%dx%d d%dx%d pads %d,%d,%d,%d ceil %d incl %d in %dx%d: "
                                           "output (%d,%d,%lld,%lld) differs from the definition",
@@ -173,7 +174,6 @@ START_TEST(test_pool_geometries)
                                           c.sw, c.dh, c.dw, c.pt, c.pl, c.pb, c.pr, c.ceil, c.incl, c.H, c.W, b, ch,
                                           (long long)oy, (long long)ox);
                         }
-            nnc_rt_destroy(rt);
         }
         free(xd); free(yd); free(xf); free(yf);
         nnc_mdl_destroy(m);
@@ -217,11 +217,7 @@ START_TEST(test_pad_constant)
         int B = rndi(1, 3);
         float *x = malloc(sizeof(float) * (size_t)(B * n)), *y = malloc(sizeof(float) * (size_t)(B * on));
         for (int64_t q = 0; q < B * n; q++) x[q] = (float)q + 0.5f;
-        nnc_runtime *rt;
-        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, B, err, sizeof err) == 0);
-        const void *ins[1] = {x};
-        void *outs[1] = {y};
-        ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        run_model(m, 0, B, 2, x, y);
         for (int bb = 0; bb < B; bb++)
             for (int64_t k = 0; k < on; k++) {
                 /* the definition: output index minus the begin pad, per axis */
@@ -238,7 +234,6 @@ START_TEST(test_pad_constant)
                 ck_assert_msg(same_bits_f(y[bb * on + k], want), "rank %d pads [%lld..]: element %lld is %g, want %g", r,
                               (long long)pads[0], (long long)k, (double)y[bb * on + k], (double)want);
             }
-        nnc_rt_destroy(rt);
         free(x);
         free(y);
         nnc_mdl_destroy(m);
@@ -339,12 +334,7 @@ START_TEST(test_conv_geometries)
         float *xf = malloc(sizeof(float) * (size_t)(B * nin)), *yf = malloc(sizeof(float) * (size_t)(B * nout));
         for (int64_t q = 0; q < B * nin; q++) xd[q] = xf[q] = rndfull();
         for (int prec = 0; prec < 2; prec++) {
-            nnc_runtime *rt;
-            ck_assert(nnc_rt_create(&rt, m, prec ? NNC_PRECISION_F64 : NNC_PRECISION_F32, B, err, sizeof err) == 0);
-            const void *ins[1] = {prec ? (const void *)xd : (const void *)xf};
-            void *outs[1] = {prec ? (void *)yd : (void *)yf};
-            ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-            nnc_rt_destroy(rt);
+            run_model(m, prec, B, 2, prec ? (const void *)xd : (const void *)xf, prec ? (void *)yd : (void *)yf);
             for (int bb = 0; bb < B; bb++)
                 for (int mo = 0; mo < c.M; mo++)
                     for (int64_t oy = 0; oy < c.oh; oy++)
@@ -418,12 +408,7 @@ START_TEST(test_conv_folded)
         nnc_model *m;
         ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
         float *z = calloc((size_t)nout, sizeof(float)), *y = malloc(sizeof(float) * (size_t)nout);
-        nnc_runtime *rt;
-        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, 1, err, sizeof err) == 0);
-        const void *ins[1] = {z};
-        void *outs[1] = {y};
-        ck_assert_msg(nnc_rt_run(rt, 1, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-        nnc_rt_destroy(rt);
+        run_model(m, 0, 1, 2, z, y);
         for (int mo = 0; mo < c.M; mo++)
             for (int64_t oy = 0; oy < c.oh; oy++)
                 for (int64_t ox = 0; ox < c.ow; ox++) {
@@ -457,27 +442,15 @@ static void tiles_case(const char *path, int B, int singles)
     double *xd = malloc(sizeof(double) * (size_t)(B * ti.numel)), *yd[3];
     for (int k = 0; k < 3; k++) yd[k] = malloc(sizeof(double) * (size_t)(B * to.numel));
     for (int64_t q = 0; q < B * ti.numel; q++) xd[q] = x[q];
-    for (int th = 1; th <= 3; th++) {
-        nnc_runtime *rt;
-        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F32, B, err, sizeof err) == 0);
-        ck_assert(nnc_rt_set_threads(rt, th) == NNC_STATUS_OK);
-        const void *ins[1] = {x};
-        void *outs[1] = {y[th - 1]};
-        ck_assert_msg(nnc_rt_run(rt, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-        nnc_rt_destroy(rt);
-        if (th > 1)
-            ck_assert_msg(memcmp(y[0], y[th - 1], sizeof(float) * (size_t)(B * to.numel)) == 0,
-                          "%s batch %d: %d threads differ from 1", path, B, th);
-        ck_assert(nnc_rt_create(&rt, m, NNC_PRECISION_F64, B, err, sizeof err) == 0);
-        ck_assert(nnc_rt_set_threads(rt, th) == NNC_STATUS_OK);
-        const void *insd[1] = {xd};
-        void *outsd[1] = {yd[th - 1]};
-        ck_assert_msg(nnc_rt_run(rt, B, insd, outsd, err, sizeof err) == NNC_STATUS_OK, "%s", err);
-        nnc_rt_destroy(rt);
-        if (th > 1)
-            ck_assert_msg(memcmp(yd[0], yd[th - 1], sizeof(double) * (size_t)(B * to.numel)) == 0,
-                          "%s batch %d float64: %d threads differ from 1", path, B, th);
-    }
+    for (int th = 1; th <= 3; th++)
+        for (int prec = 0; prec < 2; prec++) {
+            void *out = prec ? (void *)yd[th - 1] : (void *)y[th - 1];
+            run_model(m, prec, B, th, prec ? (const void *)xd : (const void *)x, out);
+            size_t bytes = (prec ? sizeof(double) : sizeof(float)) * (size_t)(B * to.numel);
+            if (th > 1)
+                ck_assert_msg(memcmp(prec ? (void *)yd[0] : (void *)y[0], out, bytes) == 0,
+                              "%s batch %d %s: %d threads differ from 1", path, B, prec ? "float64" : "float32", th);
+        }
     for (int k = 0; k < 3; k++) free(yd[k]);
     free(xd);
     ck_assert(nnc_rt_set_threads(NULL, 0) == NNC_STATUS_ARG);
