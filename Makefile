@@ -112,7 +112,7 @@ $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -
 $(BUILD)/obj/verifier/symfwd.o: CFLAGS += -O3 -fno-trapping-math
 endif
 # verify.o: branch-and-bound leaves bounded on OpenMP threads
-$(BUILD)/obj/verifier/verify.o $(BUILD)/obj/verifier/relusplit.o: CFLAGS += -fopenmp
+$(BUILD)/obj/verifier/verify.o $(BUILD)/obj/verifier/relusplit.o $(BUILD)/obj/verifier/babdense.o: CFLAGS += -fopenmp
 # multi-device code (gpu/*.c) sees the MPI headers
 $(BUILD)/obj/gpu/%.o: CPPFLAGS += $(MPI_CFLAGS)
 # and so does the multi-process aggregation check run under mpirun

@@ -78,6 +78,76 @@ nnc_status nnc_alpha_intermediate(nnc_bnd *b, int iters, double deadline, int64_
 nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const double *hi, const nnc_rfn_problem *p,
                            int alpha_iters, double deadline, uint64_t max_nodes, int *certified, uint64_t *nodes);
 
+/* ---- batched beta-CROWN for dense ReLU chains (verifier/babdense.c) ----
+ *
+ * The same certificate as nnc_rsp_certify (every ReLU sub-problem of the box
+ * shown to leave each disjunct of the unsafe set impossible), for models
+ * that are chains of dense layers with a ReLU after each but the last
+ * (nnc_smp_chain_extract_affine), computed for many sub-problems at once:
+ * each round takes the top `batch` sub-problems of a depth-first stack and
+ * bounds one objective row per disjunct still open in each (an "item"),
+ * the items of a round stacked as the rows of one matrix product per layer
+ * (OpenBLAS, chunks of items on the threads).
+ *
+ * Bounds.  Intermediate bounds are the leaf's (rl, rh: CROWN, then alpha
+ * on the hidden layers, as nnc_rsp_certify's root), clamped at 0 by the
+ * splits; every item's bound is CROWN's back-substitution with its own
+ * lower slopes alpha in [0, 1] and split multipliers beta >= 0 (beta-CROWN:
+ * on s z >= 0, f >= f - beta s z), optimised by projected Adam (gradient
+ * from the relaxed network's forward values at the minimising input), each
+ * step's bound sound and the best kept.  A child starts from its parent's
+ * variables (stored as floats; the new split's multiplier at 0).
+ *
+ * Soundness in floating point: round to nearest, every error bounded.  A
+ * product lambda = mu W^T of sums of at most N terms errs by gamma |mu| |W|
+ * (Higham 3.5, any order, FMA or not), so the bound errs by at most
+ * gamma |mu| . (|W| hmax) with hmax >= |h| on the leaf (its ReLU bounds);
+ * mu . b by gamma |mu| . |b|; each coefficient mu_j = lambda_j alpha_j,
+ * lambda_j au_j or lambda_j - beta_j by 2 eps |mu_j| zmax_j; intercept sums
+ * and the box's concretisation by gamma times their absolute sums; the
+ * upper lines (nnc_bnd_relax_relu) hold in exact arithmetic.  The sum of
+ * these, inflated, is subtracted from the computed bound.
+ *
+ * Branching: filtered smart branching on the item of the hardest open
+ * disjunct: the `fsb` unstable, unsplit neurons with the best BaBSR-style
+ * score |coef| (-l u / (u - l)), each tried on both sides by one
+ * back-substitution from that item's variables; the one whose worse side
+ * bounds highest is split.  A disjunct an item kills stays dead in the
+ * sub-problem's children.
+ *
+ * The tree depends on the batch and on OpenBLAS's rounding (the CPU's
+ * kernels), never on the thread count or on timing. */
+#define NNC_BBD_FSB_CANDIDATES 8
+/* Memory for the children's warm starts; past it they start cold. */
+#define NNC_BBD_WARM_BYTES ((size_t)2 << 30)
+
+typedef struct nnc_bbd nnc_bbd;
+
+/* Out: *out, read-only afterwards (one may serve several threads).
+ * Returns OK; UNSUPPORTED (err says why) for a model that is not such a
+ * chain; NOMEM. */
+nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t errlen);
+void nnc_bbd_destroy(nnc_bbd *e);
+int64_t nnc_bbd_relu_count(const nnc_bbd *e);
+
+typedef struct nnc_bbd_opts {
+    int threads;        /* chunks of items bounded in parallel */
+    int batch;          /* sub-problems per round */
+    int iters;          /* Adam steps per item and round */
+    int fsb;            /* branching candidates, 1 .. NNC_BBD_FSB_CANDIDATES */
+    double deadline;    /* nnc_rfn_now() seconds */
+    uint64_t max_nodes; /* sub-problems */
+} nnc_bbd_opts;
+
+/* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the
+ * nnc_bnd ReLU order, which is the chain's) against the unsafe set p.
+ * Out: *certified (1 only when every sub-problem was certified), *nodes
+ * (sub-problems bounded).  Stops uncertified at the deadline, after
+ * max_nodes, or at an open sub-problem without unstable neurons.
+ * Returns OK, ARG (p's output count is not the model's), NOMEM. */
+nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
+                           const nnc_rfn_problem *p, const nnc_bbd_opts *o, int *certified, uint64_t *nodes);
+
 /* CLOCK_MONOTONIC seconds. */
 double nnc_rfn_now(void);
 

@@ -38,6 +38,10 @@
 /* share of the time left that a leaf's ReLU-split branch and bound may take
  * when the model has more than NNC_VRF_RELU_SPLIT_MIN_INPUTS inputs */
 #define NNC_VRF_RELU_SPLIT_SHARE_WIDE 0.9
+/* The batched ReLU-split search (nnc_bbd_certify): sub-problems per round
+ * and Adam steps per sub-problem. */
+#define NNC_VRF_BBD_BATCH 256
+#define NNC_VRF_BBD_ITERS 20
 /* leaves bounded per batch and worker thread */
 #define NNC_VRF_BATCH_PER_THREAD 16
 /* look-ahead split choice: candidate dimensions by default (lookahead()) */
@@ -116,6 +120,7 @@ typedef struct ctx {
     const nnc_vrf_opts *o;
     nnc_bnd *bnd;
     nnc_sfw *sfw;                     /* first bound of a leaf (small dense chains), or NULL */
+    nnc_bbd *bbd;                     /* ReLU splits of wide dense ReLU chains, batched (shared, read-only), or NULL */
     nnc_xct *xct;                     /* with sfw: exact decision of leaves with few unstable ReLUs, or NULL */
     int sym_splits;                   /* with sfw: leaves bounded and split by the symbolic engine alone */
     int plain_split;                  /* with sfw: split dimension by influence score alone (no look-ahead) */
@@ -299,6 +304,34 @@ static int all_impossible(const ctx *c, const double *lw)
     return 1;
 }
 
+/* The batched ReLU-split branch and bound of a dense ReLU chain's leaf
+ * (nnc_bbd_certify): the leaf's ReLU bounds by CROWN and alpha on the hidden
+ * layers (within a quarter of the time, as nnc_rsp_certify's root), then the
+ * search on every engine's thread. */
+static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, double dl, int *cert, uint64_t *nodes)
+{
+    int n = c->n_in;
+    nnc_bnd *b = c->rsp_bnd[0];
+    int64_t nr = nnc_bbd_relu_count(c->bbd);
+    double *rl = malloc(sizeof(double) * (size_t)(2 * nr + 1));
+    if (rl == NULL) return NNC_STATUS_NOMEM;
+    double *rh = rl + nr;
+    nnc_bnd_set_splits(b, NULL);
+    nnc_status st = nnc_bnd_compute(b, box, box + n, 1);
+    if (!st && !nnc_bnd_infeasible(b)) {
+        double now = nnc_rfn_now();
+        int64_t narrowed;
+        st = nnc_alpha_intermediate(b, alpha_iters(c), now + 0.25 * (dl - now), &narrowed);
+    }
+    if (!st) {
+        nnc_bnd_relu_bounds(b, rl, rh);
+        nnc_bbd_opts bo = {c->rsp_nbnd, NNC_VRF_BBD_BATCH, NNC_VRF_BBD_ITERS, NNC_BBD_FSB_CANDIDATES, dl, UINT64_MAX};
+        st = nnc_bbd_certify(c->bbd, box, box + n, rl, rh, p, &bo, cert, nodes);
+    }
+    free(rl);
+    return st;
+}
+
 /* An open leaf: alpha-CROWN on the lower bounds lw[0..R) that leave their
  * disjunct possible, then (many inputs) ReLU splits; *kind becomes SAFE when
  * every disjunct is shown impossible.  The bounds in c->bnd are then stale. */
@@ -344,7 +377,8 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     report_progress(c, "relu-split", 0, 0);
     int cert = 0;
     uint64_t nodes = 0;
-    st = nnc_rsp_certify(c->rsp_bnd, c->rsp_nbnd, box, box + n, &p, alpha_iters(c), dl, UINT64_MAX, &cert, &nodes);
+    if (c->bbd && alpha_iters(c) > 0) st = bbd_leaf(c, box, &p, dl, &cert, &nodes);
+    else st = nnc_rsp_certify(c->rsp_bnd, c->rsp_nbnd, box, box + n, &p, alpha_iters(c), dl, UINT64_MAX, &cert, &nodes);
     c->rsp_nodes += nodes;
     if (!st && cert) *kind = LEAF_SAFE;
     return st;
@@ -1230,6 +1264,15 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         char serr[NNC_ERRBUF_SIZE];
         if (nnc_sfw_create(&c.sfw, m, serr, sizeof serr) != NNC_STATUS_OK) c.sfw = NULL;
     }
+    if (opts->crown && opts->relu_split != 0 && c.n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS && getenv("NNC_BBD") == NULL) {
+        /* not a dense ReLU chain: nnc_rsp_certify's sub-problem at a time */
+        char serr[NNC_ERRBUF_SIZE];
+        if (nnc_bbd_create(&c.bbd, m, serr, sizeof serr) != NNC_STATUS_OK) c.bbd = NULL;
+        if (c.bbd && nnc_bbd_relu_count(c.bbd) != nnc_bnd_relu_count(c.bnd)) {
+            nnc_bbd_destroy(c.bbd);
+            c.bbd = NULL;
+        }
+    }
     if (c.sfw) {
         int64_t P = nnc_sfw_relu_count(c.sfw);
         c.ncap = P > 0 && P <= 100000 ? (int)P : 0;
@@ -1477,6 +1520,7 @@ out:
     nnc_smp_destroy(c.smp);
     nnc_bnd_destroy(c.bnd);
     nnc_sfw_destroy(c.sfw);
+    nnc_bbd_destroy(c.bbd);
     nnc_xct_destroy(c.xct);
     nnc_atk_destroy(c.atk);
     workers_destroy(&c);

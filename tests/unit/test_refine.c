@@ -6,8 +6,9 @@
  *  - alpha-CROWN never loosens CROWN and tightens it on some networks;
  *  - random ReLU split assignments: the bounds hold for every sampled point
  *    that satisfies the splits, and "infeasible" only when none does;
- *  - ReLU-split branch and bound never certifies a property that sampling
- *    shows violated, and certifies more than CROWN alone. */
+ *  - ReLU-split branch and bound, per sub-problem (relusplit.c) and batched
+ *    (babdense.c), never certifies a property that sampling shows violated,
+ *    and certifies more than CROWN alone. */
 #include "models/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/refine_impl.h"
@@ -528,6 +529,98 @@ START_TEST(test_relusplit_certify)
 }
 END_TEST
 
+/* The batched engine (verifier/babdense.c) on the same random ReLU nets:
+ * never certifies a property that sampling shows violated (one disjunct,
+ * or two of which only one is reachable), certifies whatever CROWN does
+ * and more, and gives the same tree on 1 and 3 threads. */
+START_TEST(test_bbd_certify)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int cert_bbd = 0, cert_crown = 0, cert_rsps = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        mlp t = {0};
+        t.leaky = trial % 8 == 7;
+        nnc_model *m = mlp_build(&t);
+        nnc_bbd *e;
+        nnc_status cs = nnc_bbd_create(&e, m, err, sizeof err);
+        if (t.leaky) { /* LeakyRelu is not a dense ReLU chain */
+            ck_assert_int_eq(cs, NNC_STATUS_UNSUPPORTED);
+            nnc_mdl_destroy(m);
+            continue;
+        }
+        ck_assert_msg(cs == NNC_STATUS_OK, "%s", err);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        int64_t nr = nnc_bbd_relu_count(e);
+        ck_assert_int_eq(nr, nnc_bnd_relu_count(b));
+        double lo[4], hi[4], C[8], x[4], y[4], rl[2 * MAXW], rh[2 * MAXW];
+        random_box(t.w[0], lo, hi, 0.5);
+        random_objective(t.w[3], C);
+        random_objective(t.w[3], C + 4);
+        double vmin = INFINITY, vmin2 = INFINITY;
+        for (int s = 0; s < 3000; s++) {
+            test_point(s, t.w[0], lo, hi, x);
+            mlp_eval_exact(&t, x, y, NULL, NULL);
+            double v = 0, v2 = 0;
+            for (int j = 0; j < t.w[3]; j++) {
+                v += C[j] * y[j];
+                v2 += C[4 + j] * y[j];
+            }
+            vmin = fmin(vmin, v);
+            vmin2 = fmin(vmin2, v2);
+        }
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        nnc_bnd_relu_bounds(b, rl, rh);
+        double zero = 0, lw;
+        ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &zero, &lw, NULL), NNC_STATUS_OK);
+        /* rows stored n_out apart: move the second objective next to the first */
+        double C2[8];
+        for (int j = 0; j < t.w[3]; j++) {
+            C2[j] = C[j];
+            C2[t.w[3] + j] = C[4 + j];
+        }
+        for (int side = 0; side < 3; side++) {
+            /* 0: thr vmin (violated); 1: slightly below; 2: two disjuncts,
+             * the second reachable (thr vmin2): violated */
+            double d[2] = {side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin)), vmin2};
+            int dstart[3] = {0, 1, 2};
+            nnc_rfn_problem p = {side == 2 ? 2 : 1, side == 2 ? 2 : 1, t.w[3], C2, d, dstart, NULL, NULL};
+            int cert = 0, cert3 = 0;
+            uint64_t nodes = 0, nodes3 = 0;
+            nnc_bbd_opts o = {1, 16, 10, 4, nnc_rfn_now() + 5, 4000};
+            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
+            o.threads = 3;
+            o.deadline = nnc_rfn_now() + 5;
+            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert3, &nodes3), NNC_STATUS_OK);
+            if (side != 1) {
+                ck_assert_msg(!cert && !cert3, "seed %u trial %d side %d: certified a violated property", seed, trial, side);
+                continue;
+            }
+            if (nodes < 4000 && nodes3 < 4000)
+                ck_assert_msg(cert == cert3 && nodes == nodes3, "seed %u trial %d: 1 thread %d (%llu nodes), 3 threads %d (%llu)",
+                              seed, trial, cert, (unsigned long long)nodes, cert3, (unsigned long long)nodes3);
+            cert_bbd += cert;
+            cert_crown += lw > d[0];
+            int cert_rsp = 0;
+            uint64_t nodes_rsp = 0;
+            ck_assert_int_eq(nnc_rsp_certify(&b, 1, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert_rsp, &nodes_rsp), NNC_STATUS_OK);
+            cert_rsps += cert_rsp;
+            if (getenv("NNC_TEST_VERBOSE"))
+                printf("bbd trial %d thr %g crown %g cert %d nodes %llu (per sub-problem: %d, %llu)\n", trial, d[0], lw, cert,
+                       (unsigned long long)nodes, cert_rsp, (unsigned long long)nodes_rsp);
+            if (lw > d[0] + 1e-9 * (1 + fabs(d[0])))
+                ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, the batched search does not", seed, trial);
+        }
+        nnc_bnd_destroy(b);
+        nnc_bbd_destroy(e);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_msg(cert_bbd > cert_crown, "seed %u: batched search certified %d, CROWN %d", seed, cert_bbd, cert_crown);
+    /* (not every time as many: the two searches split differently) */
+    ck_assert_msg(cert_bbd + 2 >= cert_rsps, "seed %u: batched search certified %d, per sub-problem %d", seed, cert_bbd, cert_rsps);
+}
+END_TEST
+
 int main(void)
 {
     const char *s = getenv("NNC_TEST_SEED");
@@ -543,6 +636,7 @@ int main(void)
     tcase_add_test(tc, test_alpha_tightens);
     tcase_add_test(tc, test_random_splits_sound);
     tcase_add_test(tc, test_relusplit_certify);
+    tcase_add_test(tc, test_bbd_certify);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
