@@ -400,7 +400,8 @@ static const char verify_help[] =
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
     "                     [--no-split] [--ibp] [--stop-on-counterexample] [--threads T]\n"
-    "                     [--alpha-iters N|auto] [--relu-split auto|on|off] [--symbolic M]\n"
+    "                     [--alpha-iters N|auto] [--relu-split auto|on|off]\n"
+    "                     [--relu-split-batch N|auto] [--symbolic M]\n"
     "                     [--exact auto|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "                     [--trace FILE [--sample K]] [--vnncomp-result FILE] [--row R]\n"
@@ -441,6 +442,10 @@ static const char verify_help[] =
     "  --relu-split M      branch and bound over ReLU splits on open leaves: auto\n"
     "                      (default: models with more than 16 inputs), on, off;\n"
     "                      it certifies whole input leaves only\n"
+    "  --relu-split-batch N  dense ReLU chains: sub-problems bounded together per\n"
+    "                      round of the ReLU splits (batched beta-CROWN, 20 steps\n"
+    "                      each or --alpha-iters); auto (default): 256; 0: one per\n"
+    "                      thread at a time, as for other models\n"
     "  --symbolic M        leaf bounds of dense ReLU chains with at most 16 inputs:\n"
     "                      forward symbolic intervals first, CROWN only on leaves they\n"
     "                      leave open.  cascade: CROWN's split choices; own: the\n"
@@ -472,7 +477,8 @@ static const char verify_help[] =
     "Options that contradict each other (--ibp with --alpha-iters N > 0 or\n"
     "--relu-split on; --no-split with --relu-split on) or would do nothing (--sample\n"
     "without --trace; --clip or --sweep-out without --sweep-eps; --json with\n"
-    "--sweep-eps) are refused.  --opt=value is the same as --opt value.\n\n"
+    "--sweep-eps; --relu-split-batch N with --relu-split off) are refused.\n"
+    "--opt=value is the same as --opt value.\n\n"
     "Exit codes: 0 holds (or meets --max-violation), 1 validated counterexample\n"
     "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
 
@@ -632,7 +638,7 @@ done:
 static int verify_takes_value(const char *a)
 {
     static const char *const names[] = {"--samples", "--seed", "--confidence", "--timeout", "--device", "--max-violation",
-                                        "--json", "--max-leaves", "--threads", "--alpha-iters", "--relu-split",
+                                        "--json", "--max-leaves", "--threads", "--alpha-iters", "--relu-split", "--relu-split-batch",
                                         "--symbolic", "--exact", "--sweep-eps", "--clip", "--sweep-out", "--trace",
                                         "--sample", "--vnncomp-result", "--row"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++)
@@ -681,6 +687,10 @@ static int cmd_verify(int argc, char **argv)
                 alpha_set = 1;
                 bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &it) || it > 10000);
                 o.alpha_iters = strcmp(v, "auto") == 0 ? -1 : (int)it;
+            } else if (strcmp(a, "--relu-split-batch") == 0) {
+                uint64_t nb = 0;
+                bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &nb) || nb > 65536);
+                o.relu_split_batch = strcmp(v, "auto") == 0 ? -1 : (int)nb;
             } else if (strcmp(a, "--relu-split") == 0) {
                 o.relu_split = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "on") == 0 ? 1 : strcmp(v, "off") == 0 ? 0 : 2;
                 bad = o.relu_split == 2;
@@ -730,6 +740,8 @@ static int cmd_verify(int argc, char **argv)
         clash = "--ibp and --relu-split on contradict each other (ReLU splits refine linear bounds)";
     else if (!o.split && o.relu_split == 1)
         clash = "--no-split and --relu-split on contradict each other";
+    else if (o.relu_split == 0 && o.relu_split_batch > 0)
+        clash = "--relu-split-batch N sizes the ReLU splits, which --relu-split off turns off";
     else if (sample_set && trace == NULL)
         clash = "--sample picks a sample of --trace FILE, which is not given";
     else if (clip_set && sweep == NULL)

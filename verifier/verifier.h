@@ -93,6 +93,13 @@ typedef struct nnc_vrf_opts {
     int relu_split;          /* ReLU-split branch and bound on open input leaves:
                                 -1 auto (inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS, the
                                 default), 0 never, 1 always */
+    int relu_split_batch;    /* models that are chains of dense layers with a ReLU after
+                                each but the last: the ReLU splits bound this many
+                                sub-problems per round as one batched beta-CROWN
+                                (verifier/babdense.c), each with 20 optimisation steps
+                                (alpha_iters when set); -1 auto (the default: 256);
+                                0: one sub-problem per thread at a time, as for other
+                                models (verifier/relusplit.c) */
     int symbolic;            /* dense ReLU chains with at most NNC_VRF_RELU_SPLIT_MIN_INPUTS
                                 inputs: leaves first bounded by forward symbolic intervals
                                 (verifier/symfwd_impl.h), CROWN only where those leave the

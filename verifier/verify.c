@@ -39,7 +39,8 @@
  * when the model has more than NNC_VRF_RELU_SPLIT_MIN_INPUTS inputs */
 #define NNC_VRF_RELU_SPLIT_SHARE_WIDE 0.9
 /* The batched ReLU-split search (nnc_bbd_certify): sub-problems per round
- * and Adam steps per sub-problem. */
+ * (opts.relu_split_batch auto) and Adam steps per sub-problem (opts.alpha_iters
+ * auto). */
 #define NNC_VRF_BBD_BATCH 256
 #define NNC_VRF_BBD_ITERS 20
 /* leaves bounded per batch and worker thread */
@@ -72,6 +73,7 @@ void nnc_vrf_opts_default(nnc_vrf_opts *o)
     o->split = 1;
     o->alpha_iters = -1;
     o->relu_split = -1;
+    o->relu_split_batch = -1;
     o->symbolic = -1;
     o->split_lookahead = -1;
     o->exact = -1;
@@ -305,9 +307,9 @@ static int all_impossible(const ctx *c, const double *lw)
 }
 
 /* The batched ReLU-split branch and bound of a dense ReLU chain's leaf
- * (nnc_bbd_certify): the leaf's ReLU bounds by CROWN and alpha on the hidden
- * layers (within a quarter of the time, as nnc_rsp_certify's root), then the
- * search on every engine's thread. */
+ * (nnc_bbd_certify): the leaf's ReLU bounds by CROWN and (alpha steps set)
+ * alpha on the hidden layers within a quarter of the time, as
+ * nnc_rsp_certify's root; then the search on every engine's thread. */
 static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, double dl, int *cert, uint64_t *nodes)
 {
     int n = c->n_in;
@@ -318,14 +320,16 @@ static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, 
     double *rh = rl + nr;
     nnc_bnd_set_splits(b, NULL);
     nnc_status st = nnc_bnd_compute(b, box, box + n, 1);
-    if (!st && !nnc_bnd_infeasible(b)) {
+    if (!st && !nnc_bnd_infeasible(b) && alpha_iters(c) > 0) {
         double now = nnc_rfn_now();
         int64_t narrowed;
         st = nnc_alpha_intermediate(b, alpha_iters(c), now + 0.25 * (dl - now), &narrowed);
     }
     if (!st) {
         nnc_bnd_relu_bounds(b, rl, rh);
-        nnc_bbd_opts bo = {c->rsp_nbnd, NNC_VRF_BBD_BATCH, NNC_VRF_BBD_ITERS, NNC_BBD_FSB_CANDIDATES, dl, UINT64_MAX};
+        int batch = c->o->relu_split_batch > 0 ? c->o->relu_split_batch : NNC_VRF_BBD_BATCH;
+        int iters = c->o->alpha_iters >= 0 ? c->o->alpha_iters : NNC_VRF_BBD_ITERS;
+        nnc_bbd_opts bo = {c->rsp_nbnd, batch, iters, NNC_BBD_FSB_CANDIDATES, dl, UINT64_MAX};
         st = nnc_bbd_certify(c->bbd, box, box + n, rl, rh, p, &bo, cert, nodes);
     }
     free(rl);
@@ -377,7 +381,7 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     report_progress(c, "relu-split", 0, 0);
     int cert = 0;
     uint64_t nodes = 0;
-    if (c->bbd && alpha_iters(c) > 0) st = bbd_leaf(c, box, &p, dl, &cert, &nodes);
+    if (c->bbd) st = bbd_leaf(c, box, &p, dl, &cert, &nodes);
     else st = nnc_rsp_certify(c->rsp_bnd, c->rsp_nbnd, box, box + n, &p, alpha_iters(c), dl, UINT64_MAX, &cert, &nodes);
     c->rsp_nodes += nodes;
     if (!st && cert) *kind = LEAF_SAFE;
@@ -1264,7 +1268,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         char serr[NNC_ERRBUF_SIZE];
         if (nnc_sfw_create(&c.sfw, m, serr, sizeof serr) != NNC_STATUS_OK) c.sfw = NULL;
     }
-    if (opts->crown && opts->relu_split != 0 && c.n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS && getenv("NNC_BBD") == NULL) {
+    if (opts->crown && opts->relu_split_batch != 0 &&
+        (opts->relu_split == 1 || (opts->relu_split < 0 && c.n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS))) {
         /* not a dense ReLU chain: nnc_rsp_certify's sub-problem at a time */
         char serr[NNC_ERRBUF_SIZE];
         if (nnc_bbd_create(&c.bbd, m, serr, sizeof serr) != NNC_STATUS_OK) c.bbd = NULL;
