@@ -848,9 +848,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             }
             if (hard[k] >= 0) {
                 /* its coefficients with CROWN's slopes and no multipliers
-                 * score the candidates (as the trials below): on MNIST
-                 * 256x4 prop_8 eps 0.03, one disjunct, 173 sub-problems
-                 * against 1169 with the optimised variables' */
+                 * choose the candidates (refine_impl.h) */
                 tb.items[nh] = ib.items[q0 + (size_t)hard[k]];
                 init_vars(e, d->b, tb.ab + nh * vn);
                 nh++;
@@ -882,8 +880,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             q0 += (size_t)d->nit;
         }
         /* the trials: both children of each candidate, by one float32
-         * estimate each of the hardest row with CROWN's slopes and no
-         * multipliers (as coef) */
+         * estimate each from the hardest row's optimised variables */
         if (nt > 0 && !failed) {
             size_t t = 0;
             q0 = 0;
@@ -895,7 +892,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                         for (int side = 1; side >= -1; side -= 2, t++) {
                             tb.items[t] = (bbd_item){batch[k].s, batch[k].b, cand[(size_t)k * NNC_BBD_FSB_CANDIDATES + c],
                                                      (signed char)side, 1, ib.items[h].row, 0};
-                            init_vars(e, batch[k].b, tb.ab + t * vn);
+                            memcpy(tb.ab + t * vn, ib.ab + h * vn, sizeof(float) * vn);
                         }
                 }
                 q0 += (size_t)batch[k].nit;
