@@ -20,6 +20,14 @@
 static double up(double x) { return x + fabs(x) * 4 * DBL_EPSILON + 4.9e-324; }
 static double down(double x) { return x - fabs(x) * 4 * DBL_EPSILON - 4.9e-324; }
 
+/* An elementwise map of the input before the chain (an input
+ * normalisation): x op c, c one value or one per element. */
+typedef struct bbd_pre {
+    int op; /* NNC_OP_SUB, _ADD, _MUL, _DIV */
+    const double *c;
+    int64_t nc;
+} bbd_pre;
+
 struct nnc_bbd {
     nnc_smp_chain *ch;
     int L, n_in, n_out, wmax;
@@ -27,6 +35,8 @@ struct nnc_bbd {
     int64_t *off; /* off[k]: the first neuron of layer k (k < L), off[L-1] = nr */
     double gamma; /* dot-product error factor of the longest sum (Higham 3.5) */
     float **wf, **bf; /* per layer: float32 copies of W and b (b 0 where absent) */
+    bbd_pre *pre;     /* the input's elementwise maps, in order (constants borrowed from the model) */
+    int npre;
 };
 
 void nnc_bbd_destroy(nnc_bbd *e)
@@ -38,6 +48,7 @@ void nnc_bbd_destroy(nnc_bbd *e)
     }
     free(e->wf);
     free(e->bf);
+    free(e->pre);
     nnc_smp_chain_free(e->ch);
     free(e->off);
     free(e);
@@ -45,23 +56,89 @@ void nnc_bbd_destroy(nnc_bbd *e)
 
 int64_t nnc_bbd_relu_count(const nnc_bbd *e) { return e->nr; }
 
+/* The leading elementwise maps of m's input by finite constants (Sub, Add,
+ * Mul, Div by a nonzero; views between them): *npre of them into pre (at
+ * most maxpre), *v the value after them, *t the order position of the next
+ * node. */
+static void input_maps(const nnc_model *m, bbd_pre *pre, int maxpre, int *npre, int *v, int *t)
+{
+    int cur = m->inputs[0];
+    int64_t n = m->vals[cur].numel;
+    int k = 0;
+    *npre = 0;
+    for (; k < m->n_order; k++) {
+        const nnc_node *nd = &m->nodes[m->order[k]];
+        if (nd->n_in < 1 || nd->in[0] != cur || m->vals[nd->out[0]].numel != n) break;
+        if (nd->op == NNC_OP_IDENTITY || nd->op == NNC_OP_FLATTEN || nd->op == NNC_OP_RESHAPE ||
+            nd->op == NNC_OP_SQUEEZE || nd->op == NNC_OP_UNSQUEEZE) {
+            cur = nd->out[0];
+            continue;
+        }
+        if (nd->op != NNC_OP_SUB && nd->op != NNC_OP_ADD && nd->op != NNC_OP_MUL && nd->op != NNC_OP_DIV) break;
+        const nnc_value *c = nd->n_in == 2 && nd->in[1] >= 0 ? &m->vals[nd->in[1]] : NULL;
+        if (!c || c->kind != NNC_VAL_CONST || !c->f || c->sparse || (c->numel != 1 && c->numel != n) || *npre >= maxpre)
+            break;
+        int okc = 1;
+        for (int64_t j = 0; j < c->numel && okc; j++) okc = isfinite(c->f[j]) && (nd->op != NNC_OP_DIV || c->f[j] != 0);
+        if (!okc) break;
+        pre[(*npre)++] = (bbd_pre){nd->op, c->f, c->numel};
+        cur = nd->out[0];
+    }
+    *v = cur;
+    *t = k;
+}
+
 nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t errlen)
 {
     *out = NULL;
+    if (m->n_inputs != 1 || m->n_outputs != 1 || !nnc_dtype_is_float(m->vals[m->inputs[0]].dtype))
+        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "not a dense chain: needs one float input and one output");
+    bbd_pre pre[8];
+    int npre, v0, t0;
+    input_maps(m, pre, 8, &npre, &v0, &t0);
     nnc_smp_chain *ch;
-    nnc_status st = nnc_smp_chain_extract_affine(&ch, m, err, errlen);
+    nnc_status st = nnc_smp_chain_extract_from(&ch, m, v0, t0, err, errlen);
     if (st) return st;
-    for (int l = 0; l + 1 < ch->n_layers; l++)
-        if (!ch->layers[l].relu || ch->layers[l].N != ch->layers[l + 1].K) {
-            nnc_smp_chain_free(ch);
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d is not followed by a ReLU", l);
+    for (int l = 0; l < ch->n_layers && !st; l++) {
+        const nnc_gpu_dense *D = &ch->layers[l];
+        int bad = 0;
+        for (size_t k = 0; k < (size_t)D->K * (size_t)D->N && !bad; k++) bad = !isfinite(D->w[k]);
+        for (int j = 0; D->b && j < D->N && !bad; j++) bad = !isfinite(D->b[j]);
+        if (bad) st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite weight or bias", l);
+        else if (l + 1 < ch->n_layers && (!D->relu || D->N != ch->layers[l + 1].K))
+            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d is not followed by a ReLU", l);
+    }
+    if (!st && ch->layers[ch->n_layers - 1].relu) {
+        /* the output is a ReLU's: an identity layer after it keeps every
+         * ReLU inside the chain */
+        int N = ch->layers[ch->n_layers - 1].N;
+        nnc_gpu_dense *nl = realloc(ch->layers, sizeof *nl * (size_t)(ch->n_layers + 1));
+        if (nl == NULL) st = NNC_STATUS_NOMEM;
+        else {
+            ch->layers = nl;
+            nnc_gpu_dense *D = &nl[ch->n_layers++];
+            memset(D, 0, sizeof *D);
+            D->K = D->N = N;
+            if ((D->w = calloc((size_t)N * (size_t)N, sizeof(double))) == NULL) st = NNC_STATUS_NOMEM;
+            for (int j = 0; D->w && j < N; j++) D->w[(size_t)j * (size_t)N + (size_t)j] = 1;
+            ch->n_out = N;
         }
+        if (st) st = nnc_err(err, errlen, st, "out of memory");
+    }
+    if (st) {
+        nnc_smp_chain_free(ch);
+        return st;
+    }
     nnc_bbd *e = calloc(1, sizeof *e);
-    if (e == NULL || (e->off = malloc(sizeof(int64_t) * (size_t)(ch->n_layers + 1))) == NULL) {
+    if (e == NULL || (e->off = malloc(sizeof(int64_t) * (size_t)(ch->n_layers + 1))) == NULL ||
+        (npre && (e->pre = malloc(sizeof(bbd_pre) * (size_t)npre)) == NULL)) {
+        if (e) free(e->off);
         free(e);
         nnc_smp_chain_free(ch);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
+    if (npre) memcpy(e->pre, pre, sizeof(bbd_pre) * (size_t)npre);
+    e->npre = npre;
     e->ch = ch;
     e->L = ch->n_layers;
     e->n_in = ch->n_in;
@@ -97,7 +174,7 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
 /* ---- one leaf's fixed data ---- */
 
 typedef struct bbd_root {
-    const double *lo, *hi;   /* the leaf box */
+    double *lo, *hi;         /* the leaf box, through the input's elementwise maps (outward) */
     double *ew;              /* per layer, per output: error weight of a coefficient (sum N_k) */
     int64_t *ewoff;          /* ew offsets per layer */
     double *xmag;            /* n_in: max |x| on the box */
@@ -107,7 +184,7 @@ typedef struct bbd_root {
 
 static void root_free(bbd_root *r)
 {
-    free(r->ew); free(r->ewoff); free(r->xmag); free(r->lof); free(r->hif); free(r->layer_of);
+    free(r->ew); free(r->ewoff); free(r->xmag); free(r->lof); free(r->hif); free(r->layer_of); free(r->lo);
 }
 
 /* A sub-problem's ReLU pre-activation bounds and the relaxations they give
@@ -168,7 +245,32 @@ static nnc_status root_init(const nnc_bbd *e, const double *lo, const double *hi
                             bbd_root *r)
 {
     memset(r, 0, sizeof *r);
-    r->lo = lo; r->hi = hi;
+    if ((r->lo = malloc(sizeof(double) * 2 * (size_t)(e->n_in + 1))) == NULL) return NNC_STATUS_NOMEM;
+    r->hi = r->lo + e->n_in + 1;
+    for (int i = 0; i < e->n_in; i++) {
+        double a = lo[i], b = hi[i];
+        for (int k = 0; k < e->npre; k++) {
+            const bbd_pre *q = &e->pre[k];
+            double c = q->c[q->nc == 1 ? 0 : i], na, nb;
+            switch (q->op) {
+            case NNC_OP_SUB: na = down(a - c); nb = up(b - c); break;
+            case NNC_OP_ADD: na = down(a + c); nb = up(b + c); break;
+            case NNC_OP_MUL:
+                if (c >= 0) { na = down(a * c); nb = up(b * c); }
+                else { na = down(b * c); nb = up(a * c); }
+                break;
+            default: /* NNC_OP_DIV, c != 0 */
+                if (c > 0) { na = down(a / c); nb = up(b / c); }
+                else { na = down(b / c); nb = up(a / c); }
+            }
+            a = na;
+            b = nb;
+        }
+        r->lo[i] = a;
+        r->hi[i] = b;
+    }
+    lo = r->lo;
+    hi = r->hi;
     int64_t tot = 0;
     r->ewoff = malloc(sizeof(int64_t) * (size_t)(e->L + 1));
     if (r->ewoff == NULL) return NNC_STATUS_NOMEM;
@@ -382,29 +484,41 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
  * for the optimisation and the branching trials); leaves in w->lamf the
  * bound's coefficients on x and on every h. */
 static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, int R, const bbd_item *it,
-                       const float *ab, double *lower, bbd_ws *w)
+                       int ktop, const float *ab, double *lower, bbd_ws *w)
 {
-    int L = e->L;
     int64_t nr = e->nr, ls = (int64_t)e->n_in + nr;
-    int N = e->ch->layers[L - 1].N;
+    int N = e->ch->layers[ktop].N;
+    int rows = it[0].row >= 0;
     for (int i = 0; i < R; i++) {
-        const double *c = p->C + (size_t)it[i].row * (size_t)p->n_out;
-        for (int j = 0; j < N; j++) w->muf[(size_t)i * (size_t)N + (size_t)j] = (float)c[j];
+        if (rows) {
+            const double *c = p->C + (size_t)it[i].row * (size_t)p->n_out;
+            for (int j = 0; j < N; j++) w->muf[(size_t)i * (size_t)N + (size_t)j] = (float)c[j];
+        }
         w->cur[i] = 0;
     }
-    for (int k = L - 1; k >= 0; k--) {
+    for (int k = ktop; k >= 0; k--) {
         int K = e->ch->layers[k].K;
         N = e->ch->layers[k].N;
-        const float *bf = e->bf[k];
-        for (int i = 0; i < R; i++) {
-            const float *mu = w->muf + (size_t)i * (size_t)N;
-            float cb = 0;
-            for (int j = 0; j < N; j++) cb += mu[j] * bf[j];
-            w->cur[i] += cb;
-        }
+        const float *bf = e->bf[k], *wf = e->wf[k];
         int64_t lo = k == 0 ? 0 : (int64_t)e->n_in + e->off[k - 1];
         float *lam = w->lamf + lo;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0f, w->muf, N, e->wf[k], N, 0.0f, lam, (int)ls);
+        if (k == ktop && !rows) { /* mu = sgn e_nj */
+            for (int i = 0; i < R; i++) {
+                int j = it[i].nj;
+                float sg = it[i].sgn;
+                float *lm = lam + (size_t)i * (size_t)ls;
+                for (int q = 0; q < K; q++) lm[q] = sg * wf[(size_t)q * (size_t)N + (size_t)j];
+                w->cur[i] = sg * bf[j];
+            }
+        } else {
+            for (int i = 0; i < R; i++) {
+                const float *mu = w->muf + (size_t)i * (size_t)N;
+                float cb = 0;
+                for (int j = 0; j < N; j++) cb += mu[j] * bf[j];
+                w->cur[i] += cb;
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0f, w->muf, N, wf, N, 0.0f, lam, (int)ls);
+        }
         if (k == 0) {
             for (int i = 0; i < R; i++) {
                 const float *lm = lam + (size_t)i * (size_t)ls;
@@ -446,9 +560,9 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
 /* Gradients of the bound backward_f computed (w->lamf as it left them)
  * with respect to the slopes (ga) and multipliers (gb): the forward values
  * of the relaxed network at the minimising input. */
-static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_item *it, const float *ab, bbd_ws *w)
+static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_item *it, int ktop, const float *ab,
+                         bbd_ws *w)
 {
-    int L = e->L;
     int64_t nr = e->nr, ls = (int64_t)e->n_in + nr;
     int n = e->n_in;
     float *x = w->hhf;
@@ -457,7 +571,7 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
         for (int j = 0; j < n; j++) x[(size_t)i * (size_t)n + (size_t)j] = lm[j] >= 0 ? rt->lof[j] : rt->hif[j];
     }
     int K = n;
-    for (int k = 0; k + 1 < L; k++) {
+    for (int k = 0; k < ktop; k++) {
         int N = e->ch->layers[k].N;
         const float *bf = e->bf[k];
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, N, K, 1.0f, x, K, e->wf[k], N, 0.0f, w->zhf, N);
@@ -505,8 +619,12 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
  * soundly.  Out: lower[i], the sound float64 bound; w->lamf the last
  * step's coefficients. */
 static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, int R, const bbd_item *it,
-                           float *ab, int iters, double *lower, bbd_ws *w)
+                           int ktop, float *ab, int iters, double *lower, bbd_ws *w)
 {
+    /* the targets: an objective's threshold; a neuron bound's 0 (beyond,
+     * the neuron is stable) */
+    double tg[BBD_CHUNK];
+    for (int i = 0; i < R; i++) tg[i] = it[i].row >= 0 ? p->d[it[i].row] : 0.0;
     int64_t nr = e->nr;
     size_t vn = 2 * (size_t)nr;
     double cur[BBD_CHUNK], est[BBD_CHUNK];
@@ -519,22 +637,22 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
      * alpha-beta-CROWN's 0.98 a step over its 20 steps) */
     float b1t = 1, b2t = 1, lr = 1, decay = (float)pow(0.98, 20.0 / (iters > 0 ? iters : 1));
     for (int t = 0;; t++) {
-        backward_f(e, rt, p, R, it, ab, cur, w);
+        backward_f(e, rt, p, R, it, ktop, ab, cur, w);
         int open = 0;
         for (int i = 0; i < R; i++) {
             if (cur[i] > est[i]) {
                 est[i] = cur[i];
                 memcpy(w->best + (size_t)i * vn, ab + (size_t)i * vn, sizeof(float) * vn);
             }
-            open += !(est[i] > p->d[it[i].row]);
+            open += !(est[i] > tg[i]);
         }
         if (t >= iters || open == 0) break;
-        forward_grad(e, rt, R, it, ab, w);
+        forward_grad(e, rt, R, it, ktop, ab, w);
         b1t *= BBD_B1;
         b2t *= BBD_B2;
         float c1 = 1 / (1 - b1t), c2 = 1 / (1 - b2t);
         for (int i = 0; i < R; i++) {
-            if (est[i] > p->d[it[i].row]) continue; /* done: its variables stay */
+            if (est[i] > tg[i]) continue; /* done: its variables stay */
             float *al = ab + (size_t)i * vn, *be = al + nr;
             const float *ga = w->ga + (size_t)i * (size_t)nr, *gb = w->gb + (size_t)i * (size_t)nr;
             float *ma = w->ma + (size_t)i * (size_t)nr, *va = w->va + (size_t)i * (size_t)nr;
@@ -560,7 +678,7 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         lr *= decay;
     }
     for (int i = 0; i < R; i++) memcpy(ab + (size_t)i * vn, w->best + (size_t)i * vn, sizeof(float) * vn);
-    backward(e, rt, p, R, it, e->L - 1, ab, lower, w);
+    backward(e, rt, p, R, it, ktop, ab, lower, w);
 }
 
 /* ---- the search ---- */
@@ -609,8 +727,8 @@ typedef struct bbd_pass {
     double *lower;   /* n */
     float *coef;     /* n x nr, or NULL: the bound's coefficient on each h */
     int mode;        /* >= 0: optimise that many steps, then bound soundly; -1: one float32 estimate
-                        (not sound); -2: sound neuron bounds of layer ktop (CROWN's slopes) */
-    int ktop;
+                        (not sound); -2: sound bounds with CROWN's slopes and no multipliers */
+    int ktop;        /* L - 1: the items are objective rows; else bounds of layer ktop's neurons */
 } bbd_pass;
 
 static void run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
@@ -628,8 +746,9 @@ static void run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         size_t i0 = c * BBD_CHUNK;
         int R = (int)(n - i0 < BBD_CHUNK ? n - i0 : BBD_CHUNK);
         if (ps->mode == -2) backward(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, NULL, ps->lower + i0, w);
-        else if (ps->mode == -1) backward_f(e, ps->rt, ps->p, R, ps->items + i0, ps->ab + i0 * vn, ps->lower + i0, w);
-        else optimise_chunk(e, ps->rt, ps->p, R, ps->items + i0, ps->ab + i0 * vn, ps->mode, ps->lower + i0, w);
+        else if (ps->mode == -1)
+            backward_f(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->lower + i0, w);
+        else optimise_chunk(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->mode, ps->lower + i0, w);
         if (ps->coef)
             for (int i = 0; i < R; i++)
                 memcpy(ps->coef + (i0 + (size_t)i) * (size_t)e->nr, w->lamf + (size_t)i * (size_t)ls + e->n_in,
@@ -741,6 +860,37 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
     return NNC_STATUS_OK;
 }
 
+/* alpha-CROWN on the hidden layers of sub-problem d (no splits): layer by
+ * layer from the second, each unstable neuron's lower and upper bound by
+ * iters steps of its own slopes, bounded soundly and intersected with what
+ * it had, until the deadline. */
+static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *d, int iters,
+                              double deadline, bbd_buf *rb, bbd_ws *ws, int threads)
+{
+    size_t vn = 2 * (size_t)e->nr;
+    for (int k = 1; k + 1 < e->L && nnc_rfn_now() < deadline; k++) {
+        size_t n = 0;
+        int64_t o = e->off[k], N = e->off[k + 1] - o;
+        for (int64_t j = 0; j < N; j++) {
+            if (d->s[o + j] || d->b->state[o + j]) continue;
+            if (buf_reserve(rb, n + 2, vn)) return NNC_STATUS_NOMEM;
+            for (int sg = 1; sg >= -1; sg -= 2, n++) {
+                rb->items[n] = (bbd_item){d->s, d->b, -1, 0, (signed char)sg, -1, (int)j};
+                init_vars(e, d->b, rb->ab + n * vn);
+            }
+        }
+        if (n == 0) continue;
+        bbd_pass ps = {e, rt, p, rb->items, rb->ab, rb->lower, NULL, iters, k};
+        run_pass(&ps, n, ws, threads);
+        for (size_t i = 0; i < n; i += 2) {
+            int64_t f = o + rb->items[i].nj;
+            double l = fmax(d->b->rl[f], rb->lower[i]), u = fmin(d->b->rh[f], -rb->lower[i + 1]);
+            if (l <= u && (l != d->b->rl[f] || u != d->b->rh[f])) bnd_set(d->b, f, l, u);
+        }
+    }
+    return NNC_STATUS_OK;
+}
+
 nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
                            const nnc_rfn_problem *p, const nnc_bbd_opts *o, int *certified, uint64_t *nodes)
 {
@@ -792,6 +942,12 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++)
                 if (ib.lower[r] - p->d[r] > ib.lower[br] - p->d[br]) br = r;
             d0.rows[d0.nit++] = br;
+        }
+        if (o->root_iters > 0) {
+            bbd_buf rb = {0};
+            double now = nnc_rfn_now();
+            st = refine_root(e, &rt, p, &d0, o->root_iters, now + 0.25 * (o->deadline - now), &rb, ws, threads);
+            free(rb.items); free(rb.ab); free(rb.lower);
         }
         stack[top++] = d0;
         held += bnd_bytes(nr);

@@ -146,6 +146,8 @@ typedef struct nnc_bbd_opts {
     int batch;          /* sub-problems per round */
     int iters;          /* Adam steps per item and round */
     int fsb;            /* branching candidates, 1 .. NNC_BBD_FSB_CANDIDATES */
+    int root_iters;     /* > 0: alpha-CROWN on the root's hidden layers first (this many
+                           steps per neuron bound, within a quarter of the time) */
     double deadline;    /* nnc_rfn_now() seconds */
     uint64_t max_nodes; /* sub-problems */
 } nnc_bbd_opts;

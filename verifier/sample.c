@@ -118,14 +118,21 @@ nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *
     *out = NULL;
     if (m->n_inputs != 1 || m->n_outputs != 1 || !nnc_dtype_is_float(m->vals[m->inputs[0]].dtype))
         return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "not a dense chain: needs one float input and one output");
+    return nnc_smp_chain_extract_from(out, m, m->inputs[0], 0, err, errlen);
+}
+
+nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, char *err, size_t errlen)
+{
+    *out = NULL;
     nnc_smp_chain *ch = calloc(1, sizeof *ch);
     if (ch == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     ch->float_weights = 1;
-    int cur = m->inputs[0];
+    ch->n_in = (int)m->vals[v0].numel;
+    int cur = v0;
     int bias_ok = 0; /* an Add of a bias row may follow (right after a MatMul) */
     nnc_status st = NNC_STATUS_OK;
     const nnc_node *bad = NULL;
-    for (int t = 0; t < m->n_order && !st && !bad; t++) {
+    for (int t = t0; t < m->n_order && !st && !bad; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         int64_t numel = m->vals[cur].numel;
         switch (n->op) {

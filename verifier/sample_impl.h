@@ -49,6 +49,9 @@ typedef struct nnc_smp_chain {
 /* Out: *out, the model's dense chain.  Returns OK, UNSUPPORTED (not such a
  * chain; err says which node), NOMEM. */
 nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen);
+/* The same for the part of m from value v0 (which the nodes at order
+ * positions t0.. must continue as a chain) to its output. */
+nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, char *err, size_t errlen);
 void nnc_smp_chain_free(nnc_smp_chain *ch);
 
 /* nnc_smp_chain_extract for the engines that follow a chain's affine

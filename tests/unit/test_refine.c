@@ -31,6 +31,9 @@ typedef struct mlp {
     int w[4];     /* widths: input, hidden, hidden, output */
     int leaky;
     int smooth;   /* 1 Sigmoid, 2 Tanh (then leaky is ignored) */
+    int norm;     /* the input first becomes (x - mean) / sd (Sub, Div by scalars) */
+    int out_relu; /* a ReLU after the output layer */
+    float mean, sd;
     float W[3][MAXW * MAXW], bias[3][MAXW];
 } mlp;
 
@@ -48,17 +51,29 @@ static nnc_model *mlp_build(mlp *t)
     static const char *names[3][3] = {{"x", "W0", "b0"}, {"a1", "W1", "b1"}, {"a2", "W2", "b2"}};
     static const char *gout[3][1] = {{"h1"}, {"h2"}, {"y"}}, *ain[2][1] = {{"h1"}, {"h2"}}, *aout[2][1] = {{"a1"}, {"a2"}};
     static const char *wn[3] = {"W0", "W1", "W2"}, *bn[3] = {"b0", "b1", "b2"};
+    static const char *names0[3] = {"xn", "W0", "b0"}, *ylin[1] = {"ylin"}, *yout[1] = {"y"};
     mb b;
     mb_init(&b, 13);
     int64_t xd[2] = {1, t->w[0]};
     mb_input(&b, "x", 2, xd);
     mb_output(&b, "y");
     int nn = 0;
+    if (t->norm) {
+        t->mean = (float)(urand() - 0.5);
+        t->sd = (float)(0.3 + urand());
+        int64_t one[1] = {1};
+        static const char *sin_[2] = {"x", "mean"}, *sout[1] = {"xc"}, *din[2] = {"xc", "sd"}, *dout[1] = {"xn"};
+        b.inits[6] = tensor_floats("mean", 1, one, &t->mean, 1);
+        b.inits[7] = tensor_floats("sd", 1, one, &t->sd, 1);
+        b.nodes[nn++] = node("Sub", "norm_sub", 2, sin_, 1, sout);
+        b.nodes[nn++] = node("Div", "norm_div", 2, din, 1, dout);
+    }
     for (int k = 0; k < 3; k++) {
         int64_t wd[2] = {t->w[k + 1], t->w[k]}, bd[1] = {t->w[k + 1]};
         b.inits[2 * k] = tensor_floats(wn[k], 2, wd, t->W[k], (size_t)(t->w[k + 1] * t->w[k]));
         b.inits[2 * k + 1] = tensor_floats(bn[k], 1, bd, t->bias[k], (size_t)t->w[k + 1]);
-        Onnx__NodeProto *g = node("Gemm", wn[k], 3, names[k], 1, gout[k]);
+        Onnx__NodeProto *g = node("Gemm", wn[k], 3, k == 0 && t->norm ? names0 : names[k], 1,
+                                  k == 2 && t->out_relu ? ylin : gout[k]);
         node_attr(g, attr_int("transB", 1));
         b.nodes[nn++] = g;
         if (k < 2) {
@@ -68,7 +83,8 @@ static nnc_model *mlp_build(mlp *t)
             b.nodes[nn++] = a;
         }
     }
-    b.graph.n_initializer = 6;
+    if (t->out_relu) b.nodes[nn++] = node("Relu", "out_relu", 1, ylin, 1, yout);
+    b.graph.n_initializer = t->norm ? 8 : 6;
     b.graph.n_node = nn;
     nnc_model *m;
     char err[NNC_ERRBUF_SIZE];
@@ -88,7 +104,13 @@ static void mlp_eval_exact(const mlp *t, const double *x, double *y, int *pre_si
         mpfr_init2(a[i], 256);
         mpfr_init2(h[i], 256);
     }
-    for (int i = 0; i < t->w[0]; i++) mpfr_set_d(a[i], x[i], MPFR_RNDN);
+    for (int i = 0; i < t->w[0]; i++) {
+        mpfr_set_d(a[i], x[i], MPFR_RNDN);
+        if (t->norm) {
+            mpfr_sub_d(a[i], a[i], t->mean, MPFR_RNDN);
+            mpfr_div_d(a[i], a[i], t->sd, MPFR_RNDN);
+        }
+    }
     int f = 0;
     for (int k = 0; k < 3; k++) {
         for (int j = 0; j < t->w[k + 1]; j++) {
@@ -101,6 +123,7 @@ static void mlp_eval_exact(const mlp *t, const double *x, double *y, int *pre_si
         for (int j = 0; j < t->w[k + 1]; j++) {
             if (k == 2) {
                 y[j] = mpfr_get_d(h[j], MPFR_RNDN);
+                if (t->out_relu && y[j] < 0) y[j] = 0;
                 continue;
             }
             if (pre_sign) pre_sign[f] = mpfr_sgn(h[j]);
@@ -529,8 +552,9 @@ START_TEST(test_relusplit_certify)
 }
 END_TEST
 
-/* The batched engine (verifier/babdense.c) on the same random ReLU nets:
- * never certifies a property that sampling shows violated (one disjunct,
+/* The batched engine (verifier/babdense.c) on the same random ReLU nets,
+ * some with an input normalisation (Sub, Div) and some with a ReLU on the
+ * output: never certifies a property that sampling shows violated (one disjunct,
  * or two of which only one is reachable), certifies whatever CROWN does
  * and more, and gives the same tree on 1 and 3 threads. */
 START_TEST(test_bbd_certify)
@@ -540,6 +564,8 @@ START_TEST(test_bbd_certify)
     for (int trial = 0; trial < 40; trial++) {
         mlp t = {0};
         t.leaky = trial % 8 == 7;
+        t.norm = trial % 3 == 1;
+        t.out_relu = trial % 4 == 2;
         nnc_model *m = mlp_build(&t);
         nnc_bbd *e;
         nnc_status cs = nnc_bbd_create(&e, m, err, sizeof err);
@@ -553,7 +579,7 @@ START_TEST(test_bbd_certify)
         ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
         int64_t nr = nnc_bbd_relu_count(e);
         ck_assert_int_eq(nr, nnc_bnd_relu_count(b));
-        double lo[4], hi[4], C[8], x[4], y[4], rl[2 * MAXW], rh[2 * MAXW];
+        double lo[4], hi[4], C[8], x[4], y[4], rl[3 * MAXW], rh[3 * MAXW];
         random_box(t.w[0], lo, hi, 0.5);
         random_objective(t.w[3], C);
         random_objective(t.w[3], C + 4);
@@ -587,7 +613,7 @@ START_TEST(test_bbd_certify)
             nnc_rfn_problem p = {side == 2 ? 2 : 1, side == 2 ? 2 : 1, t.w[3], C2, d, dstart, NULL, NULL};
             int cert = 0, cert3 = 0;
             uint64_t nodes = 0, nodes3 = 0;
-            nnc_bbd_opts o = {1, 16, 10, 4, nnc_rfn_now() + 5, 4000};
+            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, nnc_rfn_now() + 5, 4000};
             ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
             o.threads = 3;
             o.deadline = nnc_rfn_now() + 5;
