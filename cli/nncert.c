@@ -444,8 +444,8 @@ static const char verify_help[] =
     "                      it certifies whole input leaves only\n"
     "  --relu-split-batch N  dense ReLU chains: sub-problems bounded together per\n"
     "                      round of the ReLU splits (batched beta-CROWN, 20 steps\n"
-    "                      each or --alpha-iters); auto (default): 256; 0: one per\n"
-    "                      thread at a time, as for other models\n"
+    "                      each or --alpha-iters); auto (default): 256, at most\n"
+    "                      4096; 0: one per thread at a time, as for other models\n"
     "  --symbolic M        leaf bounds of dense ReLU chains with at most 16 inputs:\n"
     "                      forward symbolic intervals first, CROWN only on leaves they\n"
     "                      leave open.  cascade: CROWN's split choices; own: the\n"
@@ -689,7 +689,7 @@ static int cmd_verify(int argc, char **argv)
                 o.alpha_iters = strcmp(v, "auto") == 0 ? -1 : (int)it;
             } else if (strcmp(a, "--relu-split-batch") == 0) {
                 uint64_t nb = 0;
-                bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &nb) || nb > 65536);
+                bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &nb) || nb > NNC_VRF_RELU_SPLIT_BATCH_MAX);
                 o.relu_split_batch = strcmp(v, "auto") == 0 ? -1 : (int)nb;
             } else if (strcmp(a, "--relu-split") == 0) {
                 o.relu_split = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "on") == 0 ? 1 : strcmp(v, "off") == 0 ? 0 : 2;

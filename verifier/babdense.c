@@ -928,9 +928,15 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     }
     int failed = 0;
     {
-        /* the root: every row estimated with CROWN's slopes, then per
-         * disjunct its best row */
+        /* the root: its hidden layers optimised; every row estimated with
+         * CROWN's slopes, then per disjunct its best row */
         for (int64_t f = 0; f < nr; f++) bnd_set(d0.b, f, rl[f], rh[f]);
+        if (o->root_iters > 0) {
+            bbd_buf rb = {0};
+            double now = nnc_rfn_now();
+            st = refine_root(e, &rt, p, &d0, o->root_iters, now + 0.25 * (o->deadline - now), &rb, ws, threads);
+            free(rb.items); free(rb.ab); free(rb.lower);
+        }
         for (int r = 0; r < p->nrows; r++) {
             ib.items[r] = (bbd_item){d0.s, d0.b, -1, 0, 1, r, 0};
             init_vars(e, d0.b, ib.ab + (size_t)r * vn);
@@ -943,17 +949,11 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                 if (ib.lower[r] - p->d[r] > ib.lower[br] - p->d[br]) br = r;
             d0.rows[d0.nit++] = br;
         }
-        if (o->root_iters > 0) {
-            bbd_buf rb = {0};
-            double now = nnc_rfn_now();
-            st = refine_root(e, &rt, p, &d0, o->root_iters, now + 0.25 * (o->deadline - now), &rb, ws, threads);
-            free(rb.items); free(rb.ab); free(rb.lower);
-        }
         stack[top++] = d0;
         held += bnd_bytes(nr);
     }
     while (top > 0 && !failed && !st) {
-        if (nnc_rfn_now() > o->deadline || *nodes >= o->max_nodes) {
+        if (nnc_rfn_now() > o->deadline || *nodes >= o->max_nodes || held > NNC_BBD_MAX_BYTES) {
             failed = 1;
             break;
         }

@@ -83,7 +83,9 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * The same certificate as nnc_rsp_certify (every ReLU sub-problem of the box
  * shown to leave each disjunct of the unsafe set impossible), for models
  * that are chains of dense layers with a ReLU after each but the last
- * (nnc_smp_chain_extract_affine), computed for many sub-problems at once:
+ * (nnc_smp_chain_extract_from), perhaps behind an input normalisation and
+ * with a ReLU on the output (nnc_bbd_create), computed for many
+ * sub-problems at once:
  * each round takes the top `batch` sub-problems of a depth-first stack and
  * bounds one objective row per disjunct still open in each (an "item"),
  * the items of a round stacked as the rows of one matrix product per layer
@@ -129,12 +131,20 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * The tree depends on the batch and on OpenBLAS's rounding (the CPU's
  * kernels), never on the thread count or on timing. */
 #define NNC_BBD_FSB_CANDIDATES 8
-/* Memory for the children's warm starts; past it they start cold. */
+/* Memory of the stacked sub-problems (bounds, warm starts): past the first
+ * children start cold; past the second the search ends uncertified.  The
+ * stack holds at most about depth x batch sub-problems (MNIST 256x6 at
+ * depth 80: 20000 of 75 KB bounds each, 1.5 GB). */
 #define NNC_BBD_WARM_BYTES ((size_t)2 << 30)
+#define NNC_BBD_MAX_BYTES ((size_t)8 << 30)
 
 typedef struct nnc_bbd nnc_bbd;
 
-/* Out: *out, read-only afterwards (one may serve several threads).
+/* Out: *out, read-only afterwards (one may serve several threads); it
+ * borrows m's constants (destroy it first).  Leading elementwise maps of
+ * the input by constants (Sub, Add, Mul, Div: a normalisation) are applied
+ * to the box, outward-rounded; a ReLU on the output becomes one more ReLU
+ * layer (an identity layer after it).
  * Returns OK; UNSUPPORTED (err says why) for a model that is not such a
  * chain; NOMEM. */
 nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t errlen);

@@ -99,7 +99,8 @@ typedef struct nnc_vrf_opts {
                                 (verifier/babdense.c), each with 20 optimisation steps
                                 (alpha_iters when set); -1 auto (the default: 256);
                                 0: one sub-problem per thread at a time, as for other
-                                models (verifier/relusplit.c) */
+                                models (verifier/relusplit.c); at most
+                                NNC_VRF_RELU_SPLIT_BATCH_MAX */
     int symbolic;            /* dense ReLU chains with at most NNC_VRF_RELU_SPLIT_MIN_INPUTS
                                 inputs: leaves first bounded by forward symbolic intervals
                                 (verifier/symfwd_impl.h), CROWN only where those leave the
@@ -137,6 +138,9 @@ typedef struct nnc_vrf_opts {
     void (*progress)(void *ctx, const nnc_vrf_progress *p); /* may be NULL */
     void *progress_ctx;
 } nnc_vrf_opts;
+
+/* The largest opts.relu_split_batch (the round's buffers grow with it). */
+#define NNC_VRF_RELU_SPLIT_BATCH_MAX 4096
 
 /* With more inputs than this, splitting the input box stalls: open leaves
  * first get a ReLU-split branch and bound (relu_split = -1). */

@@ -1231,6 +1231,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     memset(rep, 0, sizeof *rep);
     if (!(opts->confidence > 0 && opts->confidence < 1)) return nnc_err(err, errlen, NNC_STATUS_ARG, "confidence must be in (0, 1)");
     if (!(opts->timeout_s >= 0)) return nnc_err(err, errlen, NNC_STATUS_ARG, "timeout must be non-negative");
+    if (opts->relu_split_batch < -1 || opts->relu_split_batch > NNC_VRF_RELU_SPLIT_BATCH_MAX)
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "relu_split_batch must be -1 or in [0, %d]", NNC_VRF_RELU_SPLIT_BATCH_MAX);
     if ((opts->box_lo != NULL) != (opts->box_hi != NULL) || (opts->box_lo && nnc_spc_num_cases(spec) != 1))
         return nnc_err(err, errlen, NNC_STATUS_ARG, "a replacement box needs both bounds and a spec with one case");
     if (opts->box_lo)
