@@ -658,7 +658,7 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
             float *ma = w->ma + (size_t)i * (size_t)nr, *va = w->va + (size_t)i * (size_t)nr;
             float *mb = w->mb + (size_t)i * (size_t)nr, *vb = w->vb + (size_t)i * (size_t)nr;
             const signed char *sp = it[i].s, *st = it[i].b->state;
-            for (int64_t f = 0; f < nr; f++) {
+            for (int64_t f = 0; f < e->off[ktop]; f++) { /* the layers before ktop (the rest have no gradient) */
                 int s = sp[f];
                 if (s == 0 && st[f]) continue;
                 float gr = s ? gb[f] : ga[f];

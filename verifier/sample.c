@@ -127,7 +127,6 @@ nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, i
     nnc_smp_chain *ch = calloc(1, sizeof *ch);
     if (ch == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     ch->float_weights = 1;
-    ch->n_in = (int)m->vals[v0].numel;
     int cur = v0;
     int bias_ok = 0; /* an Add of a bias row may follow (right after a MatMul) */
     nnc_status st = NNC_STATUS_OK;
