@@ -92,8 +92,10 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * (OpenBLAS, chunks of items on the threads).
  *
  * Bounds.  Each sub-problem carries its own ReLU pre-activation bounds:
- * the root's are the leaf's (rl, rh: CROWN, then alpha on the hidden
- * layers, as nnc_rsp_certify's root); a child takes its parent's with the
+ * the root's are the caller's (rl, rh), with root_iters first tightened
+ * by alpha-CROWN on the hidden layers, layer by layer, every unstable
+ * neuron's two bounds an item of the same batched optimisation as the
+ * objectives (below); a child takes its parent's with the
  * split neuron clamped at 0 and, before it is bounded, every unstable,
  * unsplit neuron of the layers after the split gets CROWN's lower and upper
  * bound with the child's splits and bounds (one batched product per layer
@@ -121,8 +123,9 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * score |coef| (-l u / (u - l)), coef the item's coefficients with CROWN's
  * slopes and no multipliers; each tried on both sides by one float32
  * back-substitution from the item's optimised variables, the one whose
- * worse side bounds highest split.  (MNIST, sub-problems to certify:
- * 256x4 prop_8 eps 0.03 683, 256x2 prop_10 eps 0.05 217; candidates by the
+ * worse side bounds highest split.  (MNIST, sub-problems to certify,
+ * without root alpha: 256x4 prop_8 eps 0.03 683, 256x2 prop_10 eps 0.05
+ * 217; candidates by the
  * optimised coefficients instead leave both open past 40000, as they favour
  * the last layers, whose splits the multipliers already hold; trials with
  * CROWN's slopes too leave the second open.)  A disjunct an item kills
@@ -133,8 +136,8 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
 #define NNC_BBD_FSB_CANDIDATES 8
 /* Memory of the stacked sub-problems (bounds, warm starts): past the first
  * children start cold; past the second the search ends uncertified.  The
- * stack holds at most about depth x batch sub-problems (MNIST 256x6 at
- * depth 80: 20000 of 75 KB bounds each, 1.5 GB). */
+ * stack holds about depth x batch sub-problems: batch 256 at depth 80 is
+ * 20000, about 1.5 GB of bounds on MNIST 256x6 (75 KB each). */
 #define NNC_BBD_WARM_BYTES ((size_t)2 << 30)
 #define NNC_BBD_MAX_BYTES ((size_t)8 << 30)
 
@@ -166,7 +169,8 @@ typedef struct nnc_bbd_opts {
  * nnc_bnd ReLU order, which is the chain's) against the unsafe set p.
  * Out: *certified (1 only when every sub-problem was certified), *nodes
  * (sub-problems bounded).  Stops uncertified at the deadline, after
- * max_nodes, or at an open sub-problem without unstable neurons.
+ * max_nodes, past NNC_BBD_MAX_BYTES, or at an open sub-problem without
+ * unstable neurons (after 10 x iters more steps).
  * Returns OK, ARG (p's output count is not the model's), NOMEM. */
 nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
                            const nnc_rfn_problem *p, const nnc_bbd_opts *o, int *certified, uint64_t *nodes);
