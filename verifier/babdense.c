@@ -13,8 +13,8 @@
 #include <omp.h>
 #endif
 
-/* Items (one objective row of one sub-problem) per chunk: the rows of each
- * product one thread forms. */
+/* Items (an objective row or a neuron bound of a sub-problem) per chunk:
+ * the rows of each product one thread forms. */
 #define BBD_CHUNK 64
 
 static double up(double x) { return x + fabs(x) * 4 * DBL_EPSILON + 4.9e-324; }
