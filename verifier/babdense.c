@@ -99,15 +99,10 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
     nnc_smp_chain *ch;
     nnc_status st = nnc_smp_chain_extract_from(&ch, m, v0, t0, err, errlen);
     if (st) return st;
-    for (int l = 0; l < ch->n_layers && !st; l++) {
-        const nnc_gpu_dense *D = &ch->layers[l];
-        int bad = 0;
-        for (size_t k = 0; k < (size_t)D->K * (size_t)D->N && !bad; k++) bad = !isfinite(D->w[k]);
-        for (int j = 0; D->b && j < D->N && !bad; j++) bad = !isfinite(D->b[j]);
-        if (bad) st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite weight or bias", l);
-        else if (l + 1 < ch->n_layers && (!D->relu || D->N != ch->layers[l + 1].K))
+    st = nnc_smp_chain_check_finite(ch, err, errlen);
+    for (int l = 0; l + 1 < ch->n_layers && !st; l++)
+        if (!ch->layers[l].relu)
             st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d is not followed by a ReLU", l);
-    }
     if (!st && ch->layers[ch->n_layers - 1].relu) {
         /* the output is a ReLU's: an identity layer after it keeps every
          * ReLU inside the chain */

@@ -37,20 +37,26 @@ void nnc_smp_chain_free(nnc_smp_chain *ch)
     free(ch);
 }
 
+nnc_status nnc_smp_chain_check_finite(const nnc_smp_chain *ch, char *err, size_t errlen)
+{
+    for (int l = 0; l < ch->n_layers; l++) {
+        const nnc_gpu_dense *D = &ch->layers[l];
+        int bad = 0;
+        for (size_t k = 0; k < (size_t)D->K * (size_t)D->N && !bad; k++) bad = !isfinite(D->w[k]);
+        for (int j = 0; D->b && j < D->N && !bad; j++) bad = !isfinite(D->b[j]);
+        if (bad) return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite weight or bias", l);
+    }
+    return NNC_STATUS_OK;
+}
+
 nnc_status nnc_smp_chain_extract_affine(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen)
 {
     nnc_smp_chain *ch;
     nnc_status st = nnc_smp_chain_extract(&ch, m, err, errlen);
     if (st) return st;
-    for (int l = 0; l < ch->n_layers && !st; l++) {
-        const nnc_gpu_dense *D = &ch->layers[l];
-        int bad = 0;
-        for (size_t k = 0; k < (size_t)D->K * (size_t)D->N && !bad; k++) bad = !isfinite(D->w[k]);
-        for (int j = 0; D->b && j < D->N && !bad; j++) bad = !isfinite(D->b[j]);
-        if (bad) st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite weight or bias", l);
-        else if (l + 1 == ch->n_layers && D->relu)
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "the output layer ends in a ReLU");
-    }
+    st = nnc_smp_chain_check_finite(ch, err, errlen);
+    if (!st && ch->layers[ch->n_layers - 1].relu)
+        st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "the output layer ends in a ReLU");
     if (st) nnc_smp_chain_free(ch);
     else *out = ch;
     return st;

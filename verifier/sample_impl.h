@@ -60,6 +60,9 @@ void nnc_smp_chain_free(nnc_smp_chain *ch);
  * relaxation as finite bounds) and an output layer ending in a ReLU (its
  * functions bound relu(z) on one side only). */
 nnc_status nnc_smp_chain_extract_affine(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen);
+/* UNSUPPORTED (err names the layer) when a weight or bias of ch is not
+ * finite (NaN would pass a relaxation as finite bounds), else OK. */
+nnc_status nnc_smp_chain_check_finite(const nnc_smp_chain *ch, char *err, size_t errlen);
 
 /* Sound interval bounds of the chain's outputs for nbox boxes at once (box b:
  * lo[b * n_in ..], hi[b * n_in ..]); out_lo/out_hi get nbox * n_out values.
