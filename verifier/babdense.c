@@ -39,6 +39,12 @@ struct nnc_bbd {
     int npre;
 };
 
+/* Layer k's sparse terms and rounding bounds, or NULL (dense, exact). */
+static const nnc_smp_lin *lin_of(const nnc_bbd *e, int k)
+{
+    return e->ch->lin && k < e->ch->n_lin ? &e->ch->lin[k] : NULL;
+}
+
 void nnc_bbd_destroy(nnc_bbd *e)
 {
     if (e == NULL) return;
@@ -97,7 +103,7 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
     int npre, v0, t0;
     input_maps(m, pre, 8, &npre, &v0, &t0);
     nnc_smp_chain *ch;
-    nnc_status st = nnc_smp_chain_extract_from(&ch, m, v0, t0, err, errlen);
+    nnc_status st = nnc_smp_chain_extract_from(&ch, m, v0, t0, NNC_SMP_CHAIN_LINEAR, err, errlen);
     if (st) return st;
     st = nnc_smp_chain_check_finite(ch, err, errlen);
     for (int l = 0; l + 1 < ch->n_layers && !st; l++)
@@ -151,9 +157,11 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
     e->bf = calloc((size_t)e->L, sizeof(float *));
     for (int l = 0; e->wf && e->bf && l < e->L; l++) {
         const nnc_gpu_dense *D = &ch->layers[l];
-        size_t kn = (size_t)D->K * (size_t)D->N;
-        if (!(e->wf[l] = malloc(sizeof(float) * kn)) || !(e->bf[l] = malloc(sizeof(float) * (size_t)D->N))) break;
-        for (size_t q = 0; q < kn; q++) e->wf[l][q] = (float)D->w[q];
+        const nnc_smp_lin *S = lin_of(e, l);
+        size_t kn = D->w ? (size_t)D->K * (size_t)D->N : (size_t)S->ptr[D->N];
+        const double *wsrc = D->w ? D->w : S->sw;
+        if (!(e->wf[l] = malloc(sizeof(float) * (kn + 1))) || !(e->bf[l] = malloc(sizeof(float) * (size_t)D->N))) break;
+        for (size_t q = 0; q < kn; q++) e->wf[l][q] = (float)wsrc[q];
         for (int j = 0; j < D->N; j++) e->bf[l][j] = D->b ? (float)D->b[j] : 0.0f;
     }
     if (!e->wf || !e->bf || !e->bf[e->L - 1]) {
@@ -164,6 +172,126 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
     e->gamma = (double)(2 * (lmax + 2 * e->L + 4) + 16) * DBL_EPSILON;
     *out = e;
     return NNC_STATUS_OK;
+}
+
+/* ---- the layers' products: dense (OpenBLAS) or sparse (Conv, pooling) ---- */
+
+/* lam (R x K, row stride ldl) = mu (R x N) W_k^T, in float64. */
+static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam, int ldl)
+{
+    const nnc_gpu_dense *D = &e->ch->layers[k];
+    int K = D->K, N = D->N;
+    if (D->w) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0, mu, N, D->w, N, 0.0, lam, ldl);
+        return;
+    }
+    const nnc_smp_lin *S = lin_of(e, k);
+    for (int i = 0; i < R; i++) {
+        const double *m = mu + (size_t)i * (size_t)N;
+        double *l = lam + (size_t)i * (size_t)ldl;
+        memset(l, 0, sizeof(double) * (size_t)K);
+        for (int j = 0; j < N; j++) {
+            double v = m[j];
+            if (v == 0) continue;
+            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) l[S->idx[q]] += v * S->sw[q];
+        }
+    }
+}
+
+/* The same in float32. */
+static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, int ldl)
+{
+    const nnc_gpu_dense *D = &e->ch->layers[k];
+    int K = D->K, N = D->N;
+    const float *wf = e->wf[k];
+    if (D->w) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0f, mu, N, wf, N, 0.0f, lam, ldl);
+        return;
+    }
+    const nnc_smp_lin *S = lin_of(e, k);
+    for (int i = 0; i < R; i++) {
+        const float *m = mu + (size_t)i * (size_t)N;
+        float *l = lam + (size_t)i * (size_t)ldl;
+        memset(l, 0, sizeof(float) * (size_t)K);
+        for (int j = 0; j < N; j++) {
+            float v = m[j];
+            if (v == 0) continue;
+            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) l[S->idx[q]] += v * wf[q];
+        }
+    }
+}
+
+/* lam (K) = sg W_k[:, j]: exact (one nonzero product per entry). */
+static void col_d(const nnc_bbd *e, int k, int j, double sg, double *lam)
+{
+    const nnc_gpu_dense *D = &e->ch->layers[k];
+    if (D->w) {
+        for (int q = 0; q < D->K; q++) lam[q] = sg * D->w[(size_t)q * (size_t)D->N + (size_t)j];
+        return;
+    }
+    const nnc_smp_lin *S = lin_of(e, k);
+    memset(lam, 0, sizeof(double) * (size_t)D->K);
+    for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) lam[S->idx[q]] += sg * S->sw[q];
+}
+
+static void col_f(const nnc_bbd *e, int k, int j, float sg, float *lam)
+{
+    const nnc_gpu_dense *D = &e->ch->layers[k];
+    const float *wf = e->wf[k];
+    if (D->w) {
+        for (int q = 0; q < D->K; q++) lam[q] = sg * wf[(size_t)q * (size_t)D->N + (size_t)j];
+        return;
+    }
+    const nnc_smp_lin *S = lin_of(e, k);
+    memset(lam, 0, sizeof(float) * (size_t)D->K);
+    for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) lam[S->idx[q]] += sg * wf[q];
+}
+
+/* z (R x N) = x (R x K) W_k, in float32 (no bias). */
+static void fwd_f(const nnc_bbd *e, int k, int R, const float *x, float *z)
+{
+    const nnc_gpu_dense *D = &e->ch->layers[k];
+    int K = D->K, N = D->N;
+    if (D->w) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, N, K, 1.0f, x, K, e->wf[k], N, 0.0f, z, N);
+        return;
+    }
+    const nnc_smp_lin *S = lin_of(e, k);
+    const float *wf = e->wf[k];
+    for (int i = 0; i < R; i++) {
+        const float *xi = x + (size_t)i * (size_t)K;
+        float *zi = z + (size_t)i * (size_t)N;
+        for (int j = 0; j < N; j++) {
+            float t = 0;
+            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) t += wf[q] * xi[S->idx[q]];
+            zi[j] = t;
+        }
+    }
+}
+
+/* ew[j] = sum_i |W_k[i][j]| hm[i], and er[j] the bound on the error of
+ * layer k's stored weights and bias on output j: sum_i werr_ij hm[i] +
+ * berr_j (0 when exact). */
+static void abs_fwd(const nnc_bbd *e, int k, const double *hm, double *ew, double *er)
+{
+    const nnc_gpu_dense *D = &e->ch->layers[k];
+    const nnc_smp_lin *S = lin_of(e, k);
+    int K = D->K, N = D->N;
+    for (int j = 0; j < N; j++) ew[j] = er[j] = 0;
+    if (D->w) {
+        for (int i = 0; i < K; i++) {
+            const double *w = D->w + (size_t)i * (size_t)N;
+            const double *we = S && S->werr ? S->werr + (size_t)i * (size_t)N : NULL;
+            for (int j = 0; j < N; j++) ew[j] += fabs(w[j]) * hm[i];
+            for (int j = 0; we && j < N; j++) er[j] += we[j] * hm[i];
+        }
+    } else
+        for (int j = 0; j < N; j++)
+            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) {
+                ew[j] += fabs(S->sw[q]) * hm[S->idx[q]];
+                if (S->werr) er[j] += S->werr[q] * hm[S->idx[q]];
+            }
+    for (int j = 0; S && S->berr && j < N; j++) er[j] += S->berr[j];
 }
 
 /* ---- one leaf's fixed data ---- */
@@ -276,12 +404,13 @@ static nnc_status root_init(const nnc_bbd *e, const double *lo, const double *hi
     r->ewoff[e->L] = tot;
     r->ew = malloc(sizeof(double) * (size_t)(tot + 1));
     r->xmag = malloc(sizeof(double) * (size_t)(e->n_in + 1));
-    double *hm = malloc(sizeof(double) * (size_t)(e->wmax + 1));
+    double *hm = malloc(sizeof(double) * (size_t)(e->wmax + 1)), *er = malloc(sizeof(double) * (size_t)(e->wmax + 1));
     r->lof = malloc(sizeof(float) * (size_t)(e->n_in + 1));
     r->hif = malloc(sizeof(float) * (size_t)(e->n_in + 1));
     r->layer_of = malloc(sizeof(int) * (size_t)(e->nr + 1));
-    if (!r->ew || !r->xmag || !hm || !r->lof || !r->hif || !r->layer_of) {
+    if (!r->ew || !r->xmag || !hm || !er || !r->lof || !r->hif || !r->layer_of) {
         free(hm);
+        free(er);
         return NNC_STATUS_NOMEM;
     }
     for (int i = 0; i < e->n_in; i++) {
@@ -297,18 +426,16 @@ static nnc_status root_init(const nnc_bbd *e, const double *lo, const double *hi
         for (int i = 0; i < D->K; i++)
             hm[i] = k == 0 ? r->xmag[i] : fmax(0.0, rh[e->off[k - 1] + i]);
         double *ew = r->ew + r->ewoff[k];
-        for (int j = 0; j < D->N; j++) ew[j] = 0;
-        for (int i = 0; i < D->K; i++) {
-            const double *w = D->w + (size_t)i * (size_t)D->N;
-            for (int j = 0; j < D->N; j++) ew[j] += fabs(w[j]) * hm[i];
-        }
+        abs_fwd(e, k, hm, ew, er);
         for (int j = 0; j < D->N; j++) {
             double v = ew[j] * (1 + 2 * g) + (D->b ? fabs(D->b[j]) : 0.0);
             double z = k + 1 < e->L ? fmax(fabs(rl[e->off[k] + j]), fabs(rh[e->off[k] + j])) : 0.0;
-            ew[j] = up(up(g * v) + 4 * DBL_EPSILON * z);
+            /* the stored weights' own error (a composed layer's), summed with g to spare */
+            ew[j] = up(up(up(g * v) + 4 * DBL_EPSILON * z) + er[j] * (1 + 2 * g));
         }
     }
     free(hm);
+    free(er);
     return NNC_STATUS_OK;
 }
 
@@ -337,15 +464,16 @@ typedef struct bbd_ws {
     float *muf, *zhf, *hhf;   /* CH x wmax each */
     float *lamf;              /* CH x (n_in + nr): coefficients on x, then on each h (layer order) */
     float *ga, *gb;           /* CH x nr gradients */
-    float *ma, *va, *mb, *vb; /* Adam moments */
-    float *best;              /* CH x 2 nr: the best variables */
+    float *ma, *va;           /* CH x nr: Adam moments, in the order of vidx */
+    float *best;              /* CH x nr: the best variables, in that order */
+    int32_t *vidx;            /* CH x nr: the variables optimised (optimise_chunk) */
     double *cur;              /* CH */
 } bbd_ws;
 
 static void ws_free(bbd_ws *w)
 {
     free(w->mu); free(w->lam); free(w->cst); free(w->err); free(w->aux); free(w->muf); free(w->zhf); free(w->hhf);
-    free(w->lamf); free(w->ga); free(w->gb); free(w->ma); free(w->va); free(w->mb); free(w->vb); free(w->best);
+    free(w->lamf); free(w->ga); free(w->gb); free(w->ma); free(w->va); free(w->best); free(w->vidx);
     free(w->cur);
 }
 
@@ -367,11 +495,10 @@ static int ws_init(const nnc_bbd *e, bbd_ws *w)
     w->gb = malloc(sizeof(float) * C * nr);
     w->ma = malloc(sizeof(float) * C * nr);
     w->va = malloc(sizeof(float) * C * nr);
-    w->mb = malloc(sizeof(float) * C * nr);
-    w->vb = malloc(sizeof(float) * C * nr);
-    w->best = malloc(sizeof(float) * C * 2 * nr);
+    w->best = malloc(sizeof(float) * C * nr);
+    w->vidx = malloc(sizeof(int32_t) * C * nr);
     return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->ga &&
-                   w->gb && w->ma && w->va && w->mb && w->vb && w->best
+                   w->gb && w->ma && w->va && w->vidx && w->best
                ? 0
                : -1;
 }
@@ -403,8 +530,7 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
             for (int i = 0; i < R; i++) {
                 int j = it[i].nj;
                 double sg = it[i].sgn;
-                double *lm = w->lam + (size_t)i * (size_t)K;
-                for (int q = 0; q < K; q++) lm[q] = sg * D->w[(size_t)q * (size_t)N + (size_t)j];
+                col_d(e, k, j, sg, w->lam + (size_t)i * (size_t)K);
                 double cb = D->b ? sg * D->b[j] : 0.0;
                 w->cst[i] = cb;
                 w->aux[i] = fabs(cb);
@@ -423,7 +549,7 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
                 w->err[i] += er;
             }
             /* coefficients on this layer's input: lam = mu W^T */
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0, w->mu, N, D->w, N, 0.0, w->lam, K);
+            back_d(e, k, R, w->mu, w->lam, K);
         }
         if (k == 0) {
             for (int i = 0; i < R; i++) {
@@ -494,15 +620,14 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
     for (int k = ktop; k >= 0; k--) {
         int K = e->ch->layers[k].K;
         N = e->ch->layers[k].N;
-        const float *bf = e->bf[k], *wf = e->wf[k];
+        const float *bf = e->bf[k];
         int64_t lo = k == 0 ? 0 : (int64_t)e->n_in + e->off[k - 1];
         float *lam = w->lamf + lo;
         if (k == ktop && !rows) { /* mu = sgn e_nj */
             for (int i = 0; i < R; i++) {
                 int j = it[i].nj;
                 float sg = it[i].sgn;
-                float *lm = lam + (size_t)i * (size_t)ls;
-                for (int q = 0; q < K; q++) lm[q] = sg * wf[(size_t)q * (size_t)N + (size_t)j];
+                col_f(e, k, j, sg, lam + (size_t)i * (size_t)ls);
                 w->cur[i] = sg * bf[j];
             }
         } else {
@@ -512,7 +637,7 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
                 for (int j = 0; j < N; j++) cb += mu[j] * bf[j];
                 w->cur[i] += cb;
             }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0f, w->muf, N, wf, N, 0.0f, lam, (int)ls);
+            back_f(e, k, R, w->muf, lam, (int)ls);
         }
         if (k == 0) {
             for (int i = 0; i < R; i++) {
@@ -554,7 +679,9 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
 
 /* Gradients of the bound backward_f computed (w->lamf as it left them)
  * with respect to the slopes (ga) and multipliers (gb): the forward values
- * of the relaxed network at the minimising input. */
+ * of the relaxed network at the minimising input.  Written only where a
+ * variable is (unstable neurons' slopes, split neurons' multipliers, in
+ * the layers before ktop). */
 static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_item *it, int ktop, const float *ab,
                          bbd_ws *w)
 {
@@ -565,12 +692,32 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
         const float *lm = w->lamf + (size_t)i * (size_t)ls;
         for (int j = 0; j < n; j++) x[(size_t)i * (size_t)n + (size_t)j] = lm[j] >= 0 ? rt->lof[j] : rt->hif[j];
     }
-    int K = n;
     for (int k = 0; k < ktop; k++) {
         int N = e->ch->layers[k].N;
         const float *bf = e->bf[k];
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, N, K, 1.0f, x, K, e->wf[k], N, 0.0f, w->zhf, N);
         int64_t o = e->off[k];
+        const nnc_smp_lin *S = lin_of(e, k);
+        if (k + 1 == ktop && e->ch->layers[k].w == NULL) {
+            /* a sparse last layer: only the outputs with a variable */
+            const float *wf = e->wf[k];
+            for (int i = 0; i < R; i++) {
+                const float *xi = x + (size_t)i * (size_t)e->ch->layers[k].K;
+                const float *lm = w->lamf + (size_t)i * (size_t)ls + n + o;
+                const signed char *st = it[i].b->state + o, *sp = it[i].s + o;
+                float *ga = w->ga + (size_t)i * (size_t)nr + o, *gb = w->gb + (size_t)i * (size_t)nr + o;
+                for (int j = 0; j < N; j++) {
+                    int s = sp[j];
+                    if (s == 0 && st[j]) continue;
+                    float zz = 0;
+                    for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) zz += wf[q] * xi[S->idx[q]];
+                    zz += bf[j];
+                    if (s) gb[j] = s < 0 ? zz : -zz;
+                    else ga[j] = lm[j] >= 0 ? lm[j] * zz : 0;
+                }
+            }
+            break;
+        }
+        fwd_f(e, k, R, x, w->zhf);
         for (int i = 0; i < R; i++) {
             const float *z = w->zhf + (size_t)i * (size_t)N;
             float *h = w->hhf + (size_t)i * (size_t)N;
@@ -583,7 +730,6 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
             for (int j = 0; j < N; j++) {
                 float zz = z[j] + bf[j];
                 int s = sp[j];
-                ga[j] = gb[j] = 0;
                 if (s < 0) {
                     h[j] = 0;
                     gb[j] = zz;
@@ -595,11 +741,13 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
                 else if (lm[j] >= 0) {
                     h[j] = al[j] * zz;
                     ga[j] = lm[j] * zz;
-                } else h[j] = au[j] * zz + bu[j];
+                } else {
+                    h[j] = au[j] * zz + bu[j];
+                    ga[j] = 0;
+                }
             }
         }
         x = w->hhf;
-        K = N;
     }
 }
 
@@ -623,11 +771,23 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
     int64_t nr = e->nr;
     size_t vn = 2 * (size_t)nr;
     double cur[BBD_CHUNK], est[BBD_CHUNK];
-    for (int i = 0; i < R; i++) est[i] = -INFINITY;
-    memset(w->ma, 0, sizeof(float) * (size_t)R * (size_t)nr);
-    memset(w->va, 0, sizeof(float) * (size_t)R * (size_t)nr);
-    memset(w->mb, 0, sizeof(float) * (size_t)R * (size_t)nr);
-    memset(w->vb, 0, sizeof(float) * (size_t)R * (size_t)nr);
+    /* per item, the variables with a gradient: slopes of unstable neurons
+     * and multipliers of split ones, in the layers before ktop (the rest
+     * have none); index f, negative (-1 - f) for a multiplier.  Moments and
+     * the best values are kept in that order. */
+    int64_t nv[BBD_CHUNK];
+    for (int i = 0; i < R; i++) {
+        est[i] = -INFINITY;
+        const signed char *sp = it[i].s, *st = it[i].b->state;
+        int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
+        int64_t c = 0;
+        for (int64_t f = 0; f < e->off[ktop]; f++)
+            if (sp[f]) vi[c++] = (int32_t)(-1 - f);
+            else if (!st[f]) vi[c++] = (int32_t)f;
+        nv[i] = c;
+        memset(w->ma + (size_t)i * (size_t)nr, 0, sizeof(float) * (size_t)c);
+        memset(w->va + (size_t)i * (size_t)nr, 0, sizeof(float) * (size_t)c);
+    }
     /* the learning rates decay to 0.98^20 of their start over the run (as
      * alpha-beta-CROWN's 0.98 a step over its 20 steps) */
     float b1t = 1, b2t = 1, lr = 1, decay = (float)pow(0.98, 20.0 / (iters > 0 ? iters : 1));
@@ -637,7 +797,10 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         for (int i = 0; i < R; i++) {
             if (cur[i] > est[i]) {
                 est[i] = cur[i];
-                memcpy(w->best + (size_t)i * vn, ab + (size_t)i * vn, sizeof(float) * vn);
+                const float *al = ab + (size_t)i * vn, *be = al + nr;
+                const int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
+                float *bs = w->best + (size_t)i * (size_t)nr;
+                for (int64_t q = 0; q < nv[i]; q++) bs[q] = vi[q] < 0 ? be[-1 - vi[q]] : al[vi[q]];
             }
             open += !(est[i] > tg[i]);
         }
@@ -651,13 +814,12 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
             float *al = ab + (size_t)i * vn, *be = al + nr;
             const float *ga = w->ga + (size_t)i * (size_t)nr, *gb = w->gb + (size_t)i * (size_t)nr;
             float *ma = w->ma + (size_t)i * (size_t)nr, *va = w->va + (size_t)i * (size_t)nr;
-            float *mb = w->mb + (size_t)i * (size_t)nr, *vb = w->vb + (size_t)i * (size_t)nr;
-            const signed char *sp = it[i].s, *st = it[i].b->state;
-            for (int64_t f = 0; f < e->off[ktop]; f++) { /* the layers before ktop (the rest have no gradient) */
-                int s = sp[f];
-                if (s == 0 && st[f]) continue;
+            const int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
+            for (int64_t q = 0; q < nv[i]; q++) {
+                int64_t f = vi[q] < 0 ? -1 - (int64_t)vi[q] : vi[q];
+                int s = vi[q] < 0;
                 float gr = s ? gb[f] : ga[f];
-                float *m = s ? &mb[f] : &ma[f], *v = s ? &vb[f] : &va[f];
+                float *m = &ma[q], *v = &va[q];
                 *m = BBD_B1 * *m + (1 - BBD_B1) * gr;
                 *v = BBD_B2 * *v + (1 - BBD_B2) * gr * gr;
                 float step = (s ? BBD_LR_BETA : BBD_LR_ALPHA) * lr * (*m * c1) / (sqrtf(*v * c2) + 1e-8f);
@@ -672,7 +834,15 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         }
         lr *= decay;
     }
-    for (int i = 0; i < R; i++) memcpy(ab + (size_t)i * vn, w->best + (size_t)i * vn, sizeof(float) * vn);
+    for (int i = 0; i < R; i++) {
+        float *al = ab + (size_t)i * vn, *be = al + nr;
+        const int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
+        const float *bs = w->best + (size_t)i * (size_t)nr;
+        for (int64_t q = 0; q < nv[i]; q++) {
+            if (vi[q] < 0) be[-1 - vi[q]] = bs[q];
+            else al[vi[q]] = bs[q];
+        }
+    }
     backward(e, rt, p, R, it, ktop, ab, lower, w);
 }
 

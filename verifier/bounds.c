@@ -517,9 +517,9 @@ static double conv_w(const nnc_value *w, int64_t co, int64_t ci, int64_t ky, int
 }
 
 typedef struct cgeom { int64_t N, C, H, W, M, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G; } cgeom;
-static void conv_geom(const nnc_bnd *b, const nnc_node *n, cgeom *g)
+static void conv_geom(const nnc_model *m, const nnc_node *n, cgeom *g)
 {
-    const nnc_value *x = V(b, n->in[0]), *y = V(b, n->out[0]);
+    const nnc_value *x = &m->vals[n->in[0]], *y = &m->vals[n->out[0]];
     int two = n->p[11] == 2;
     g->N = x->dims[0]; g->C = x->dims[1]; g->H = x->dims[2]; g->W = two ? x->dims[3] : 1;
     g->M = y->dims[1]; g->OH = y->dims[2]; g->OW = two ? y->dims[3] : 1;
@@ -533,12 +533,12 @@ static void conv_geom(const nnc_bnd *b, const nnc_node *n, cgeom *g)
  * other linear nodes (back: d[i] += s[j] w, mode: |.|; forward: d[j] += w
  * s[i]); fill == 1: counted into ptr (numel(out) + 1) and, where idx != NULL,
  * stored into idx/w. */
-static void conv_terms(const nnc_bnd *b, const nnc_node *n, int fill, int64_t *ptr, int32_t *idx, double *wv,
+static void conv_terms(const nnc_model *m, const nnc_node *n, int fill, int64_t *ptr, int32_t *idx, double *wv,
                        const double *s, double *d, int back, int mode)
 {
     cgeom g;
-    conv_geom(b, n, &g);
-    const nnc_value *w = n->op == NNC_OP_CONV ? V(b, n->in[1]) : NULL;
+    conv_geom(m, n, &g);
+    const nnc_value *w = n->op == NNC_OP_CONV ? &m->vals[n->in[1]] : NULL;
     int64_t cg = g.C / g.G, mg = g.M / g.G;
     int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0;
     int64_t k = 0;
@@ -583,7 +583,36 @@ static void conv_terms(const nnc_bnd *b, const nnc_node *n, int fill, int64_t *p
                             }
                         }
                 }
-    if (fill) ptr[V(b, n->out[0])->numel] = k;
+    if (fill) ptr[m->vals[n->out[0]].numel] = k;
+}
+
+int nnc_bnd_conv_csr(const nnc_model *m, const nnc_node *n, int64_t max_nnz, int64_t **ptr_out, int32_t **idx_out,
+                     double **w_out)
+{
+    *ptr_out = NULL;
+    *idx_out = NULL;
+    *w_out = NULL;
+    int64_t no = m->vals[n->out[0]].numel;
+    if (m->vals[n->in[0]].numel >= INT32_MAX) return 1;
+    int64_t *ptr = malloc(sizeof(int64_t) * (size_t)(no + 1));
+    if (ptr == NULL) return -1;
+    conv_terms(m, n, 1, ptr, NULL, NULL, NULL, NULL, 0, 0);
+    int64_t nnz = ptr[no];
+    if (nnz > max_nnz) {
+        free(ptr);
+        return 1;
+    }
+    int32_t *idx = malloc(sizeof(int32_t) * (size_t)(nnz + 1));
+    double *wv = malloc(sizeof(double) * (size_t)(nnz + 1));
+    if (!idx || !wv) {
+        free(ptr); free(idx); free(wv);
+        return -1;
+    }
+    conv_terms(m, n, 1, ptr, idx, wv, NULL, NULL, 0, 0);
+    *ptr_out = ptr;
+    *idx_out = idx;
+    *w_out = wv;
+    return 0;
 }
 
 /* Precompute a CONV/AVERAGEPOOL node's terms (node_info.cv_*), unless its
@@ -594,27 +623,7 @@ static void conv_terms(const nnc_bnd *b, const nnc_node *n, int fill, int64_t *p
 static int conv_csr(nnc_bnd *b, const nnc_node *n)
 {
     node_info *x = &b->ni[n - b->m->nodes];
-    int64_t no = V(b, n->out[0])->numel;
-    if (V(b, n->in[0])->numel >= INT32_MAX) return 0;
-    int64_t *ptr = malloc(sizeof(int64_t) * (size_t)(no + 1));
-    if (ptr == NULL) return -1;
-    conv_terms(b, n, 1, ptr, NULL, NULL, NULL, NULL, 0, 0);
-    int64_t nnz = ptr[no];
-    if (nnz > NNC_BND_CONV_CSR_MAX) {
-        free(ptr);
-        return 0;
-    }
-    int32_t *idx = malloc(sizeof(int32_t) * (size_t)(nnz + 1));
-    double *wv = malloc(sizeof(double) * (size_t)(nnz + 1));
-    if (!idx || !wv) {
-        free(ptr); free(idx); free(wv);
-        return -1;
-    }
-    conv_terms(b, n, 1, ptr, idx, wv, NULL, NULL, 0, 0);
-    x->cv_ptr = ptr;
-    x->cv_idx = idx;
-    x->cv_w = wv;
-    return 0;
+    return nnc_bnd_conv_csr(b->m, n, NNC_BND_CONV_CSR_MAX, &x->cv_ptr, &x->cv_idx, &x->cv_w) < 0 ? -1 : 0;
 }
 
 /* Column blocks of conv_gemm: at most this many doubles of scratch (one
@@ -631,7 +640,7 @@ static int conv_gemm_setup(nnc_bnd *b, const nnc_node *n)
     const nnc_value *w = V(b, n->in[1]);
     if (n->op != NNC_OP_CONV || w->f == NULL) return 0;
     cgeom g;
-    conv_geom(b, n, &g);
+    conv_geom(b->m, n, &g);
     int64_t k2 = (g.C / g.G) * g.KH * g.KW, row = k2 * g.OW, all = row * g.OH;
     if (g.G < 1 || k2 < 1 || row < 1 || row > NNC_BND_COL_ROW_MAX) return 0;
     x->cv_colcap = all < NNC_BND_COL_MAX ? all : (row > NNC_BND_COL_MAX ? row : NNC_BND_COL_MAX);
@@ -659,7 +668,7 @@ NNC_BND_CLONES static int conv_gemm(const nnc_bnd *b, const nnc_node *n, const n
 {
     if (x->cv_col == NULL || (back && mode)) return 0;
     cgeom g;
-    conv_geom(b, n, &g);
+    conv_geom(b->m, n, &g);
     const double *W = mode ? x->cv_wabs : V(b, n->in[1])->f;
     int64_t cg = g.C / g.G, mg = g.M / g.G, k2 = cg * g.KH * g.KW, P = g.OH * g.OW, HW = g.H * g.W;
     int64_t ni = g.N * g.C * HW, no = g.N * g.M * P;
@@ -862,7 +871,7 @@ static void lin_op(const nnc_bnd *b, const nnc_node *n, int slot, int back, int 
                 }
                 break;
             }
-            conv_terms(b, n, 0, NULL, NULL, NULL, s, d, back, mode);
+            conv_terms(b->m, n, 0, NULL, NULL, NULL, s, d, back, mode);
             break;
         case NNC_OP_GLOBALAVERAGEPOOL: {
             int64_t planes = vi->dims[0] * vi->dims[1], sz = planes ? ni / planes : 0;
@@ -1119,7 +1128,7 @@ static void ibp_nonlinear(nnc_bnd *b, const nnc_node *n)
     }
     if (n->op == NNC_OP_MAXPOOL) {
         cgeom g;
-        conv_geom(b, n, &g);
+        conv_geom(b->m, n, &g);
         for (int64_t p = 0; p < g.N * g.C; p++)
             for (int64_t oy = 0; oy < g.OH; oy++)
                 for (int64_t ox = 0; ox < g.OW; ox++) {

@@ -102,6 +102,15 @@ void nnc_bnd_set_splits(nnc_bnd *b, const signed char *split);
  * satisfies the split constraints (the sub-problem is empty). */
 int nnc_bnd_infeasible(const nnc_bnd *b);
 
+/* The terms of a CONV node (constant float weights) or an AVERAGEPOOL node
+ * of m as a sparse matrix by output: output j = sum of w[k] x[idx[k]] for k
+ * in [ptr[j], ptr[j + 1]) (a conv's bias not included; an average pool's
+ * weights 1/count rounded to nearest).  Out: *ptr (numel(out) + 1), *idx,
+ * *w, malloc'd.  Returns 0; 1 (nothing allocated) when there would be more
+ * than max_nnz terms or the input has 2^31 elements or more; -1 when out of
+ * memory. */
+int nnc_bnd_conv_csr(const nnc_model *m, const nnc_node *n, int64_t max_nnz, int64_t **ptr, int32_t **idx, double **w);
+
 /* After nnc_bnd_compute: pre-activation bounds of every ReLU neuron. */
 void nnc_bnd_relu_bounds(const nnc_bnd *b, double *lo, double *hi);
 

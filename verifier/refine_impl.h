@@ -78,13 +78,15 @@ nnc_status nnc_alpha_intermediate(nnc_bnd *b, int iters, double deadline, int64_
 nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const double *hi, const nnc_rfn_problem *p,
                            int alpha_iters, double deadline, uint64_t max_nodes, int *certified, uint64_t *nodes);
 
-/* ---- batched beta-CROWN for dense ReLU chains (verifier/babdense.c) ----
+/* ---- batched beta-CROWN for ReLU chains (verifier/babdense.c) ----
  *
  * The same certificate as nnc_rsp_certify (every ReLU sub-problem of the box
  * shown to leave each disjunct of the unsafe set impossible), for models
- * that are chains of dense layers with a ReLU after each but the last
- * (nnc_smp_chain_extract_from), perhaps behind an input normalisation and
- * with a ReLU on the output (nnc_bbd_create), computed for many
+ * that are chains of affine layers with a ReLU after each but the last
+ * (nnc_smp_chain_extract_from with NNC_SMP_CHAIN_LINEAR: Gemm, MatMul, Conv,
+ * and AveragePool, BatchNormalization, bias and zero Pad composed into
+ * them; convolutions stay sparse), perhaps behind an input normalisation
+ * and with a ReLU on the output (nnc_bbd_create), computed for many
  * sub-problems at once:
  * each round takes the top `batch` sub-problems of a depth-first stack and
  * bounds one objective row per disjunct still open in each (an "item"),
@@ -115,8 +117,17 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * mu . b by gamma |mu| . |b|; each coefficient mu_j = lambda_j alpha_j,
  * lambda_j au_j or lambda_j - beta_j by 2 eps |mu_j| zmax_j; intercept sums
  * and the box's concretisation by gamma times their absolute sums; the
- * upper lines (nnc_bnd_relax_relu) hold in exact arithmetic.  The sum of
- * these, inflated, is subtracted from the computed bound.
+ * upper lines (nnc_bnd_relax_relu) hold in exact arithmetic.  A layer's
+ * stored weights may themselves differ from the model's exact ones (a
+ * composition, an average's 1/count; bounds werr, berr per weight, see
+ * chain_lin.c): that adds |mu_j| (sum_i werr_ij hmax_i + berr_j).  The sum of
+ * these, inflated, is subtracted from the computed bound.  Sparse layers
+ * sum fewer terms than the dense bound counts, in another order: gamma
+ * holds for them too.
+ *
+ * Wide layers (convolutions): Adam touches only the variables with a
+ * gradient (unstable neurons' slopes, split neurons' multipliers), and the
+ * forward pass computes only their neurons on the last layer it needs.
  *
  * Branching: filtered smart branching on the item of the hardest open
  * disjunct: the `fsb` unstable, unsplit neurons with the best BaBSR-style

@@ -33,6 +33,8 @@ void nnc_smp_chain_free(nnc_smp_chain *ch)
         free(ch->layers[l].w);
         free(ch->layers[l].b);
     }
+    for (int l = 0; l < ch->n_lin; l++) nnc_smp_lin_free(&ch->lin[l]);
+    free(ch->lin);
     free(ch->layers);
     free(ch);
 }
@@ -41,9 +43,14 @@ nnc_status nnc_smp_chain_check_finite(const nnc_smp_chain *ch, char *err, size_t
 {
     for (int l = 0; l < ch->n_layers; l++) {
         const nnc_gpu_dense *D = &ch->layers[l];
+        const nnc_smp_lin *S = l < ch->n_lin ? &ch->lin[l] : NULL;
         int bad = 0;
-        for (size_t k = 0; k < (size_t)D->K * (size_t)D->N && !bad; k++) bad = !isfinite(D->w[k]);
+        for (size_t k = 0; D->w && k < (size_t)D->K * (size_t)D->N && !bad; k++) bad = !isfinite(D->w[k]);
+        for (int64_t k = 0; !D->w && S && S->ptr && k < S->ptr[D->N] && !bad; k++) bad = !isfinite(S->sw[k]);
         for (int j = 0; D->b && j < D->N && !bad; j++) bad = !isfinite(D->b[j]);
+        for (int64_t k = 0; S && S->werr && k < (D->w ? (int64_t)D->K * D->N : S->ptr[D->N]) && !bad; k++)
+            bad = !isfinite(S->werr[k]);
+        for (int j = 0; S && S->berr && j < D->N && !bad; j++) bad = !isfinite(S->berr[j]);
         if (bad) return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "layer %d has a non-finite weight or bias", l);
     }
     return NNC_STATUS_OK;
@@ -124,11 +131,13 @@ nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *
     *out = NULL;
     if (m->n_inputs != 1 || m->n_outputs != 1 || !nnc_dtype_is_float(m->vals[m->inputs[0]].dtype))
         return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "not a dense chain: needs one float input and one output");
-    return nnc_smp_chain_extract_from(out, m, m->inputs[0], 0, err, errlen);
+    return nnc_smp_chain_extract_from(out, m, m->inputs[0], 0, 0, err, errlen);
 }
 
-nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, char *err, size_t errlen)
+nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, unsigned flags,
+                                      char *err, size_t errlen)
 {
+    int lin = (flags & NNC_SMP_CHAIN_LINEAR) != 0;
     *out = NULL;
     nnc_smp_chain *ch = calloc(1, sizeof *ch);
     if (ch == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
@@ -156,7 +165,7 @@ nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, i
                 bad = n;
                 break;
             }
-            if ((st = push_layer(ch, B, K, N, (int)n->p[1]))) break;
+            if ((st = push_layer(ch, B, K, N, (int)n->p[1])) || (lin && (st = nnc_smp_lin_sync(ch)))) break;
             if (has_c) {
                 nnc_gpu_dense *L = &ch->layers[ch->n_layers - 1];
                 for (int64_t j = 0; j < N; j++) {
@@ -174,7 +183,7 @@ nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, i
                 bad = n;
                 break;
             }
-            if ((st = push_layer(ch, B, B->dims[0], B->dims[1], 0))) break;
+            if ((st = push_layer(ch, B, B->dims[0], B->dims[1], 0)) || (lin && (st = nnc_smp_lin_sync(ch)))) break;
             cur = n->out[0];
             bias_ok = 1;
             break;
@@ -192,7 +201,9 @@ nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, i
                 /* x + c or x - c on its own (an input normalisation): an
                  * identity layer with bias +-c, one rounding per element,
                  * which the dot-product error bound covers */
-                if ((st = push_identity(ch, numel, c, n->op == NNC_OP_SUB ? -1.0 : 1.0))) break;
+                if (lin) st = nnc_smp_lin_push_add(ch, numel, c->f, c->numel, n->op == NNC_OP_SUB ? -1.0 : 1.0);
+                else st = push_identity(ch, numel, c, n->op == NNC_OP_SUB ? -1.0 : 1.0);
+                if (st) break;
                 cur = n->out[0];
                 bias_ok = 0;
                 break;
@@ -210,6 +221,30 @@ nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, i
             bias_ok = 0;
             break;
         }
+        case NNC_OP_CONV: case NNC_OP_AVERAGEPOOL: case NNC_OP_BATCHNORM: {
+            const nnc_value *w = n->op == NNC_OP_CONV ? const_f(m, n->in[1]) : NULL;
+            if (!lin || n->in[0] != cur || (n->op == NNC_OP_CONV && !w)) {
+                bad = n;
+                break;
+            }
+            st = n->op == NNC_OP_BATCHNORM ? nnc_smp_lin_push_batchnorm(ch, m, n) : nnc_smp_lin_push_conv(ch, m, n);
+            if (st == NNC_STATUS_UNSUPPORTED) {
+                st = NNC_STATUS_OK;
+                bad = n;
+                break;
+            }
+            cur = n->out[0];
+            bias_ok = 0;
+            break;
+        }
+        case NNC_OP_PAD: {
+            /* by nothing: a view */
+            int zero = lin && n->in[0] == cur && m->vals[n->out[0]].numel == numel;
+            for (int q = 0; q < 16 && zero; q++) zero = n->p[q] == 0;
+            if (!zero) bad = n;
+            else cur = n->out[0];
+            break;
+        }
         case NNC_OP_RELU:
             if (n->in[0] != cur || ch->n_layers == 0) {
                 bad = n;
@@ -225,6 +260,7 @@ nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, i
     }
     if (!st && !bad && (ch->n_layers == 0 || m->outputs[0] != cur)) bad = ch->n_layers ? NULL : &m->nodes[m->order[0]];
     if (!st && !bad && m->outputs[0] != cur) st = NNC_STATUS_UNSUPPORTED;
+    if (!st && !bad && lin && !(st = nnc_smp_lin_sync(ch))) st = nnc_smp_lin_compose(ch);
     if (st || bad) {
         nnc_smp_chain_free(ch);
         if (st == NNC_STATUS_NOMEM) return nnc_err(err, errlen, st, "out of memory");

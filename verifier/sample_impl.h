@@ -39,9 +39,23 @@
 /* A model seen as a chain of dense layers: x_{l+1} = act(x_l W_l + b_l) with
  * W_l stored [K][N] row-major (a copy; exact stored weights), b_l N values
  * (zeros when the model has none) and act ReLU or the identity. */
+/* What a layer of a chain extracted with NNC_SMP_CHAIN_LINEAR may carry
+ * beyond nnc_gpu_dense: sparse terms in place of w, and bounds on the
+ * rounding of weights it computed (a composition of linear nodes, an
+ * average pool's 1/count, a folded BatchNormalization). */
+typedef struct nnc_smp_lin {
+    int64_t *ptr; /* sparse terms by output (then w is NULL): output j = sum  */
+    int32_t *idx; /* of sw[k] x[idx[k]], k in [ptr[j], ptr[j + 1]), + b[j]  */
+    double *sw;
+    double *werr; /* per weight (K N dense, ptr[N] sparse), |exact - stored| at most; or NULL (exact) */
+    double *berr; /* per output, the same for b; or NULL */
+} nnc_smp_lin;
+
 typedef struct nnc_smp_chain {
     int n_layers;
     nnc_gpu_dense *layers; /* owned, with their w and b */
+    nnc_smp_lin *lin;      /* n_lin (= n_layers once extracted), or NULL: every layer dense and exact */
+    int n_lin;
     int n_in, n_out;
     int float_weights;     /* 1: every weight and bias is a float value */
 } nnc_smp_chain;
@@ -50,9 +64,30 @@ typedef struct nnc_smp_chain {
  * chain; err says which node), NOMEM. */
 nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *err, size_t errlen);
 /* The same for the part of m from value v0 (which the nodes at order
- * positions t0.. must continue as a chain) to its output. */
-nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, char *err, size_t errlen);
+ * positions t0.. must continue as a chain) to its output.  flags
+ * NNC_SMP_CHAIN_LINEAR: also Conv (constant weights), AveragePool,
+ * BatchNormalization and Pad by nothing, as sparse layers (ch->lin), and
+ * every run of layers without a ReLU between them composed into one layer
+ * (in float64, each composed weight's rounding bounded in lin->werr, berr);
+ * the result may then have any layer sparse. */
+#define NNC_SMP_CHAIN_LINEAR 1u
+nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, unsigned flags,
+                                      char *err, size_t errlen);
 void nnc_smp_chain_free(nnc_smp_chain *ch);
+
+/* NNC_SMP_CHAIN_LINEAR's parts (chain_lin.c).  Each push appends one layer
+ * (ReLU 0) and returns OK, UNSUPPORTED or NOMEM; on failure the chain may
+ * hold a partial layer, to be freed with it. */
+nnc_status nnc_smp_lin_sync(nnc_smp_chain *ch); /* ch->lin as long as ch->layers */
+void nnc_smp_lin_free(nnc_smp_lin *l);
+/* y = x + sign c (c: nc = 1 or n values) */
+nnc_status nnc_smp_lin_push_add(nnc_smp_chain *ch, int64_t n, const double *c, int64_t nc, double sign);
+/* a CONV (constant weights and bias) or AVERAGEPOOL node */
+nnc_status nnc_smp_lin_push_conv(nnc_smp_chain *ch, const nnc_model *m, const nnc_node *n);
+/* a BATCHNORMALIZATION node (constant parameters, batch 1) */
+nnc_status nnc_smp_lin_push_batchnorm(nnc_smp_chain *ch, const nnc_model *m, const nnc_node *n);
+/* every run of layers without a ReLU between them composed into one */
+nnc_status nnc_smp_lin_compose(nnc_smp_chain *ch);
 
 /* nnc_smp_chain_extract for the engines that follow a chain's affine
  * functions to its outputs (symfwd.c, exact.c): also refuses (UNSUPPORTED,

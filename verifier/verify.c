@@ -125,7 +125,7 @@ typedef struct ctx {
     const nnc_vrf_opts *o;
     nnc_bnd *bnd;
     nnc_sfw *sfw;                     /* first bound of a leaf (small dense chains), or NULL */
-    nnc_bbd *bbd;                     /* ReLU splits of wide dense ReLU chains, batched (shared, read-only), or NULL */
+    nnc_bbd *bbd;                     /* ReLU splits of wide ReLU chains (dense or conv), batched (shared, read-only), or NULL */
     nnc_xct *xct;                     /* with sfw: exact decision of leaves with few unstable ReLUs, or NULL */
     int sym_splits;                   /* with sfw: leaves bounded and split by the symbolic engine alone */
     int plain_split;                  /* with sfw: split dimension by influence score alone (no look-ahead) */
@@ -309,7 +309,7 @@ static int all_impossible(const ctx *c, const double *lw)
     return 1;
 }
 
-/* The batched ReLU-split branch and bound of a dense ReLU chain's leaf
+/* The batched ReLU-split branch and bound of a ReLU chain's leaf
  * (nnc_bbd_certify, on every engine's thread): from the leaf's CROWN bounds,
  * its hidden layers' first optimised by its own batched alpha-CROWN (alpha
  * steps set). */
@@ -1270,7 +1270,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     }
     if (opts->crown && opts->relu_split_batch != 0 &&
         (opts->relu_split == 1 || (opts->relu_split < 0 && c.n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS))) {
-        /* not a dense ReLU chain: nnc_rsp_certify's sub-problem at a time */
+        /* not a ReLU chain: nnc_rsp_certify's sub-problem at a time */
         char serr[NNC_ERRBUF_SIZE];
         if (nnc_bbd_create(&c.bbd, m, serr, sizeof serr) != NNC_STATUS_OK) c.bbd = NULL;
         if (c.bbd && nnc_bbd_relu_count(c.bbd) != nnc_bnd_relu_count(c.bnd)) {

@@ -8,10 +8,13 @@
  *    that satisfies the splits, and "infeasible" only when none does;
  *  - ReLU-split branch and bound, per sub-problem (relusplit.c) and batched
  *    (babdense.c), never certifies a property that sampling shows violated,
- *    and certifies more than CROWN alone. */
+ *    and certifies more than CROWN alone;
+ *  - convolutional ReLU chains: the chain extracted with its linear nodes
+ *    composed computes the model, and the batched search on it is sound. */
 #include "models/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/refine_impl.h"
+#include "verifier/sample_impl.h"
 
 #include <check.h>
 #include <math.h>
@@ -647,6 +650,194 @@ START_TEST(test_bbd_certify)
 }
 END_TEST
 
+/* x [1,1,5,5] -> Conv (2 or 3 channels, 2x2 or 3x3, pads 0 or 1, bias) ->
+ * BatchNormalization (some) -> Relu -> AveragePool 2x2 (some) -> Flatten ->
+ * Gemm -> Relu -> Gemm: a convolutional ReLU chain. */
+static nnc_model *cnn_build(int trial, int *n_in)
+{
+    int C = 2 + trial % 2, k = 2 + (trial / 2) % 2, pad = (trial / 4) % 2, bn = trial % 3 == 0, pool = trial % 5 != 1;
+    int H = 5 + 2 * pad - k + 1, P = pool ? (H / 2) : H, F = C * P * P, Hd = 6, O = 3;
+    static float K[3 * 9], kb[3], sc[3], sh[3], mean[3], var[3], W1[6 * 3 * 36], b1[6], W2[3 * 6], b2[3];
+    for (int i = 0; i < C * k * k; i++) K[i] = (float)(urand() * 2 - 1);
+    for (int c = 0; c < C; c++) {
+        kb[c] = (float)(urand() - 0.5);
+        sc[c] = (float)(0.5 + urand());
+        sh[c] = (float)(urand() - 0.5);
+        mean[c] = (float)(urand() - 0.5);
+        var[c] = (float)(0.2 + urand());
+    }
+    for (int i = 0; i < Hd * F; i++) W1[i] = (float)(urand() * 2 - 1) / (float)sqrt(F);
+    for (int i = 0; i < Hd; i++) b1[i] = (float)(urand() - 0.5);
+    for (int i = 0; i < O * Hd; i++) W2[i] = (float)(urand() * 2 - 1);
+    for (int i = 0; i < O; i++) b2[i] = (float)(urand() - 0.5);
+    mb b;
+    mb_init(&b, 13);
+    int64_t xd[4] = {1, 1, 5, 5}, kd[4] = {C, 1, k, k}, cd[1] = {C}, w1d[2] = {Hd, F}, h1d[1] = {Hd}, w2d[2] = {O, Hd},
+            od[1] = {O}, pads[4] = {pad, pad, pad, pad}, k22[2] = {2, 2};
+    mb_input(&b, "x", 4, xd);
+    mb_output(&b, "y");
+    int ni = 0, nn = 0;
+    b.inits[ni++] = tensor_floats("K", 4, kd, K, (size_t)(C * k * k));
+    b.inits[ni++] = tensor_floats("kb", 1, cd, kb, (size_t)C);
+    b.inits[ni++] = tensor_floats("sc", 1, cd, sc, (size_t)C);
+    b.inits[ni++] = tensor_floats("sh", 1, cd, sh, (size_t)C);
+    b.inits[ni++] = tensor_floats("mean", 1, cd, mean, (size_t)C);
+    b.inits[ni++] = tensor_floats("var", 1, cd, var, (size_t)C);
+    b.inits[ni++] = tensor_floats("W1", 2, w1d, W1, (size_t)(Hd * F));
+    b.inits[ni++] = tensor_floats("b1", 1, h1d, b1, (size_t)Hd);
+    b.inits[ni++] = tensor_floats("W2", 2, w2d, W2, (size_t)(O * Hd));
+    b.inits[ni++] = tensor_floats("b2", 1, od, b2, (size_t)O);
+    static const char *ci[3] = {"x", "K", "kb"}, *co[1] = {"c"}, *bi[5] = {"c", "sc", "sh", "mean", "var"}, *bo[1] = {"cb"},
+                      *r1i[1] = {"c"}, *r1ib[1] = {"cb"}, *r1o[1] = {"r1"}, *pi[1] = {"r1"}, *po[1] = {"p"}, *fi[1] = {"p"},
+                      *fip[1] = {"r1"}, *fo[1] = {"f"}, *g1i[3] = {"f", "W1", "b1"}, *g1o[1] = {"g1"}, *r2i[1] = {"g1"},
+                      *r2o[1] = {"r2"}, *g2i[3] = {"r2", "W2", "b2"}, *g2o[1] = {"y"};
+    b.nodes[nn] = node("Conv", "conv", 3, ci, 1, co);
+    node_attr(b.nodes[nn++], attr_ints("pads", 4, pads));
+    if (bn) b.nodes[nn++] = node("BatchNormalization", "bn", 5, bi, 1, bo);
+    b.nodes[nn++] = node("Relu", "r1", 1, bn ? r1ib : r1i, 1, r1o);
+    if (pool) {
+        b.nodes[nn] = node("AveragePool", "pool", 1, pi, 1, po);
+        node_attr(b.nodes[nn], attr_ints("kernel_shape", 2, k22));
+        node_attr(b.nodes[nn++], attr_ints("strides", 2, k22));
+    }
+    b.nodes[nn++] = node("Flatten", "flat", 1, pool ? fi : fip, 1, fo);
+    b.nodes[nn] = node("Gemm", "g1", 3, g1i, 1, g1o);
+    node_attr(b.nodes[nn++], attr_int("transB", 1));
+    b.nodes[nn++] = node("Relu", "r2", 1, r2i, 1, r2o);
+    b.nodes[nn] = node("Gemm", "g2", 3, g2i, 1, g2o);
+    node_attr(b.nodes[nn++], attr_int("transB", 1));
+    b.graph.n_initializer = ni;
+    b.graph.n_node = nn;
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    *n_in = 25;
+    return m;
+}
+
+/* A chain extracted with NNC_SMP_CHAIN_LINEAR at x (float64, dense or
+ * sparse layers); also the sum over layers of the stored weights' error
+ * bounds times the largest |input| (a bound on what they change). */
+static void chain_eval(const nnc_smp_chain *ch, const double *x, double *y)
+{
+    double a[512], z[512];
+    memcpy(a, x, sizeof(double) * (size_t)ch->n_in);
+    for (int l = 0; l < ch->n_layers; l++) {
+        const nnc_gpu_dense *D = &ch->layers[l];
+        const nnc_smp_lin *S = ch->lin ? &ch->lin[l] : NULL;
+        ck_assert_int_le(D->N, 512);
+        for (int j = 0; j < D->N; j++) {
+            double t = D->b[j];
+            if (D->w)
+                for (int i = 0; i < D->K; i++) t += D->w[(size_t)i * (size_t)D->N + (size_t)j] * a[i];
+            else
+                for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) t += S->sw[q] * a[S->idx[q]];
+            z[j] = D->relu && t < 0 ? 0 : t;
+        }
+        memcpy(a, z, sizeof(double) * (size_t)D->N);
+    }
+    memcpy(y, a, sizeof(double) * (size_t)ch->n_out);
+}
+
+/* Convolutional ReLU chains (Conv, BatchNormalization, AveragePool between
+ * the Gemms): NNC_SMP_CHAIN_LINEAR composes them into two ReLU layers and
+ * an output layer that compute the model (against the float64 runtime),
+ * with error bounds on the composed weights that are small and nonzero;
+ * the batched search on them never certifies a property that sampling
+ * shows violated, and certifies whatever CROWN does. */
+START_TEST(test_bbd_conv)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int cert_bbd = 0, cert_crown = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        int n;
+        nnc_model *m = cnn_build(trial, &n);
+        nnc_smp_chain *ch;
+        ck_assert_msg(nnc_smp_chain_extract_from(&ch, m, m->inputs[0], 0, NNC_SMP_CHAIN_LINEAR, err, sizeof err) ==
+                          NNC_STATUS_OK, "%s", err);
+        ck_assert_int_eq(ch->n_layers, 3);
+        ck_assert_msg(nnc_smp_chain_check_finite(ch, err, sizeof err) == NNC_STATUS_OK, "trial %d: %s", trial, err);
+        ck_assert(ch->layers[0].relu && ch->layers[1].relu && !ch->layers[2].relu);
+        ck_assert(ch->layers[0].w == NULL); /* the conv stays sparse */
+        /* pooled: the pool went into the next Gemm, whose weights now carry error bounds */
+        ck_assert(trial % 5 == 1 || (ch->lin[1].werr != NULL && ch->lin[1].berr != NULL));
+        if (ch->lin[1].werr) {
+            const nnc_gpu_dense *D = &ch->layers[1];
+            double emax = 0, wmax = 0;
+            for (int64_t q = 0; q < (int64_t)D->K * D->N; q++) {
+                emax = fmax(emax, ch->lin[1].werr[q]);
+                wmax = fmax(wmax, fabs(D->w[q]));
+            }
+            ck_assert_msg(emax > 0 && emax < 1e-14 * wmax, "trial %d: composed weights' error bound %g (weights to %g)", trial,
+                          emax, wmax);
+        }
+        nnc_smp_chain *plain;
+        ck_assert_int_eq(nnc_smp_chain_extract(&plain, m, err, sizeof err), NNC_STATUS_UNSUPPORTED);
+        nnc_runtime *rt;
+        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, 1, err, sizeof err), NNC_STATUS_OK);
+        double lo[25], hi[25], x[25], y[3], yc[3], C[3];
+        random_box(n, lo, hi, 0.3);
+        random_objective(3, C);
+        double vmin = INFINITY;
+        for (int s = 0; s < 3000; s++) {
+            for (int i = 0; i < n; i++) x[i] = s < 64 ? (urand() < 0.5 ? lo[i] : hi[i]) : lo[i] + urand() * (hi[i] - lo[i]);
+            const void *in[1] = {x};
+            void *out[1] = {y};
+            ck_assert_int_eq(nnc_rt_run(rt, 1, in, out, err, sizeof err), NNC_STATUS_OK);
+            chain_eval(ch, x, yc);
+            double v = 0;
+            for (int j = 0; j < 3; j++) {
+                ck_assert_msg(fabs(y[j] - yc[j]) <= 1e-9 * (1 + fabs(y[j])), "trial %d: runtime %g, chain %g", trial, y[j],
+                              yc[j]);
+                v += C[j] * y[j];
+            }
+            vmin = fmin(vmin, v);
+        }
+        nnc_rt_destroy(rt);
+        nnc_smp_chain_free(ch);
+        nnc_bbd *e;
+        ck_assert_msg(nnc_bbd_create(&e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        int64_t nr = nnc_bbd_relu_count(e);
+        ck_assert_int_eq(nr, nnc_bnd_relu_count(b));
+        double *rl = malloc(sizeof(double) * 2 * (size_t)nr), *rh = rl + nr;
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        nnc_bnd_relu_bounds(b, rl, rh);
+        double zero = 0, lw;
+        ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &zero, &lw, NULL), NNC_STATUS_OK);
+        for (int side = 0; side < 2; side++) {
+            double d[1] = {side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin))};
+            int dstart[2] = {0, 1};
+            nnc_rfn_problem p = {1, 1, 3, C, d, dstart, NULL, NULL};
+            int cert = 0, cert2 = 0;
+            uint64_t nodes = 0, nodes2 = 0;
+            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, nnc_rfn_now() + 5, 3000};
+            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
+            o.threads = 2;
+            o.deadline = nnc_rfn_now() + 5;
+            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert2, &nodes2), NNC_STATUS_OK);
+            if (side == 0) {
+                ck_assert_msg(!cert && !cert2, "seed %u trial %d: certified a violated property", seed, trial);
+                continue;
+            }
+            if (nodes < 3000 && nodes2 < 3000)
+                ck_assert_msg(cert == cert2 && nodes == nodes2, "seed %u trial %d: 1 thread %d (%llu nodes), 2 threads %d (%llu)",
+                              seed, trial, cert, (unsigned long long)nodes, cert2, (unsigned long long)nodes2);
+            if (lw > d[0] + 1e-9 * (1 + fabs(d[0])))
+                ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, the batched search does not", seed, trial);
+            cert_bbd += cert;
+            cert_crown += lw > d[0];
+        }
+        free(rl);
+        nnc_bnd_destroy(b);
+        nnc_bbd_destroy(e);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_msg(cert_bbd > cert_crown, "seed %u: batched search certified %d, CROWN %d", seed, cert_bbd, cert_crown);
+}
+END_TEST
+
 int main(void)
 {
     const char *s = getenv("NNC_TEST_SEED");
@@ -663,6 +854,7 @@ int main(void)
     tcase_add_test(tc, test_random_splits_sound);
     tcase_add_test(tc, test_relusplit_certify);
     tcase_add_test(tc, test_bbd_certify);
+    tcase_add_test(tc, test_bbd_conv);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
