@@ -37,6 +37,8 @@ struct nnc_bbd {
     float **wf, **bf; /* per layer: float32 copies of W and b (b 0 where absent) */
     bbd_pre *pre;     /* the input's elementwise maps, in order (constants borrowed from the model) */
     int npre;
+    int64_t np; /* Anderson variables: one per term of a sparse first layer (0: none) */
+    size_t nv;  /* variables of an item: alpha (nr), beta (nr), then the np of Anderson's relaxation */
 };
 
 /* Layer k's sparse terms and rounding bounds, or NULL (dense, exact). */
@@ -167,6 +169,13 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
     if (!e->wf || !e->bf || !e->bf[e->L - 1]) {
         nnc_bbd_destroy(e);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    }
+    /* a sparse first layer (a convolution) gets Anderson's relaxation (anderson_d) */
+    e->np = e->L > 1 && ch->layers[0].w == NULL ? lin_of(e, 0)->ptr[ch->layers[0].N] : 0;
+    e->nv = 2 * (size_t)e->nr + (size_t)e->np;
+    if (e->nv >= INT32_MAX) { /* optimise_chunk indexes variables by int32 */
+        nnc_bbd_destroy(e);
+        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "too many ReLU neurons for the batched search");
     }
     /* the longest sum: a product's lmax terms, plus a few partial sums */
     e->gamma = (double)(2 * (lmax + 2 * e->L + 4) + 16) * DBL_EPSILON;
@@ -303,11 +312,14 @@ typedef struct bbd_root {
     double *xmag;            /* n_in: max |x| on the box */
     float *lof, *hif;        /* float32 copies of lo, hi */
     int *layer_of;           /* nr: each neuron's layer */
+    double *lb, *ub;         /* np: per term of a sparse first layer, its input's end where w x is least, most */
+    float *lbf, *ubf;        /* float32 copies */
 } bbd_root;
 
 static void root_free(bbd_root *r)
 {
     free(r->ew); free(r->ewoff); free(r->xmag); free(r->lof); free(r->hif); free(r->layer_of); free(r->lo);
+    free(r->lb); free(r->lbf);
 }
 
 /* A sub-problem's ReLU pre-activation bounds and the relaxations they give
@@ -316,13 +328,20 @@ typedef struct bbd_bnd {
     double *rl, *rh, *au, *bu; /* nr each: bounds; upper lines of the unstable neurons */
     float *auf, *buf;          /* float32 copies of au, bu */
     signed char *state;        /* -1 inactive (u <= 0), +1 active (l >= 0), 0 unstable */
+    int refs;                  /* sub-problems sharing it (bnd_release) */
+    size_t *held;              /* the search's count of bytes held, kept up to date */
 } bbd_bnd;
 
-static bbd_bnd *bnd_alloc(int64_t nr)
+static size_t bnd_bytes(int64_t nr);
+
+static bbd_bnd *bnd_alloc(int64_t nr, size_t *held)
 {
     size_t n = (size_t)nr + 1;
     bbd_bnd *b = malloc(sizeof *b + n * (4 * sizeof(double) + 2 * sizeof(float) + 1));
     if (b == NULL) return NULL;
+    b->refs = 1;
+    b->held = held;
+    *held += bnd_bytes(nr);
     double *d = (double *)(b + 1);
     b->rl = d; b->rh = d + n; b->au = d + 2 * n; b->bu = d + 3 * n;
     float *f = (float *)(d + 4 * n);
@@ -337,9 +356,17 @@ static size_t bnd_bytes(int64_t nr)
     return sizeof(bbd_bnd) + n * (4 * sizeof(double) + 2 * sizeof(float) + 1);
 }
 
+/* Drop one sub-problem's share of b (freed with the last). */
+static void bnd_release(bbd_bnd *b, int64_t nr)
+{
+    if (b == NULL || --b->refs > 0) return;
+    *b->held -= bnd_bytes(nr);
+    free(b);
+}
+
 static bbd_bnd *bnd_copy(const bbd_bnd *src, int64_t nr)
 {
-    bbd_bnd *b = bnd_alloc(nr);
+    bbd_bnd *b = bnd_alloc(nr, src->held);
     if (b == NULL) return NULL;
     size_t n = (size_t)nr + 1;
     memcpy(b->rl, src->rl, n * (4 * sizeof(double) + 2 * sizeof(float) + 1));
@@ -420,6 +447,25 @@ static nnc_status root_init(const nnc_bbd *e, const double *lo, const double *hi
     }
     for (int k = 0; k + 1 < e->L; k++)
         for (int64_t f = e->off[k]; f < e->off[k + 1]; f++) r->layer_of[f] = k;
+    if (e->np > 0) {
+        const nnc_smp_lin *S = lin_of(e, 0);
+        r->lb = malloc(sizeof(double) * 2 * (size_t)e->np);
+        r->lbf = malloc(sizeof(float) * 2 * (size_t)e->np);
+        if (!r->lb || !r->lbf) {
+            free(hm);
+            free(er);
+            return NNC_STATUS_NOMEM;
+        }
+        r->ub = r->lb + e->np;
+        r->ubf = r->lbf + e->np;
+        for (int64_t q = 0; q < e->np; q++) {
+            int32_t i = S->idx[q];
+            r->lb[q] = S->sw[q] >= 0 ? lo[i] : hi[i];
+            r->ub[q] = S->sw[q] >= 0 ? hi[i] : lo[i];
+            r->lbf[q] = (float)r->lb[q];
+            r->ubf[q] = (float)r->ub[q];
+        }
+    }
     double g = e->gamma;
     for (int k = 0; k < e->L; k++) {
         const nnc_gpu_dense *D = &e->ch->layers[k];
@@ -463,17 +509,20 @@ typedef struct bbd_ws {
     double *cst, *err, *aux;  /* CH each */
     float *muf, *zhf, *hhf;   /* CH x wmax each */
     float *lamf;              /* CH x (n_in + nr): coefficients on x, then on each h (layer order) */
-    float *ga, *gb;           /* CH x nr gradients */
-    float *ma, *va;           /* CH x nr: Adam moments, in the order of vidx */
-    float *best;              /* CH x nr: the best variables, in that order */
-    int32_t *vidx;            /* CH x nr: the variables optimised (optimise_chunk) */
+    float *gr;                /* CH x nv: gradients, as the variables */
+    float *ma, *va;           /* CH x (nr + np): Adam moments, in the order of vidx */
+    float *best;              /* CH x (nr + np): the best variables, in that order */
+    int32_t *vidx;            /* CH x (nr + np): the variables optimised (offsets in an item's nv) */
     double *cur;              /* CH */
+    double *vand;             /* CH x N0: a first-layer neuron's coefficient where Anderson's relaxation bounds it, else 0 */
+    float *vandf, *hand;      /* CH x N0: the same in float32; the relaxed network's value there */
 } bbd_ws;
 
 static void ws_free(bbd_ws *w)
 {
     free(w->mu); free(w->lam); free(w->cst); free(w->err); free(w->aux); free(w->muf); free(w->zhf); free(w->hhf);
-    free(w->lamf); free(w->ga); free(w->gb); free(w->ma); free(w->va); free(w->best); free(w->vidx);
+    free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->vidx);
+    free(w->vand); free(w->vandf); free(w->hand);
     free(w->cur);
 }
 
@@ -491,16 +540,100 @@ static int ws_init(const nnc_bbd *e, bbd_ws *w)
     w->zhf = malloc(sizeof(float) * C * W);
     w->hhf = malloc(sizeof(float) * C * W);
     w->lamf = malloc(sizeof(float) * C * ((size_t)e->n_in + nr));
-    w->ga = malloc(sizeof(float) * C * nr);
-    w->gb = malloc(sizeof(float) * C * nr);
-    w->ma = malloc(sizeof(float) * C * nr);
-    w->va = malloc(sizeof(float) * C * nr);
-    w->best = malloc(sizeof(float) * C * nr);
-    w->vidx = malloc(sizeof(int32_t) * C * nr);
-    return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->ga &&
-                   w->gb && w->ma && w->va && w->vidx && w->best
+    size_t no = nr + (size_t)e->np, n0 = (size_t)e->ch->layers[0].N + 1;
+    w->gr = malloc(sizeof(float) * C * (e->nv + 1));
+    w->ma = malloc(sizeof(float) * C * no);
+    w->va = malloc(sizeof(float) * C * no);
+    w->best = malloc(sizeof(float) * C * no);
+    w->vidx = malloc(sizeof(int32_t) * C * no);
+    w->vand = malloc(sizeof(double) * C * n0);
+    w->vandf = malloc(sizeof(float) * C * n0);
+    w->hand = malloc(sizeof(float) * C * n0);
+    return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->gr &&
+                   w->ma && w->va && w->vidx && w->best && w->vand && w->vandf && w->hand
                ? 0
                : -1;
+}
+
+/* Anderson's relaxation of a first-layer ReLU (Anderson et al. 2020, the
+ * ideal one for a neuron of the input box): for y = relu(w . x + b), x in
+ * [lo, hi], lb_i / ub_i the end of x_i where w_i x_i is least / most, and
+ * any p in [0, 1]^n,
+ *   y <= sum_i p_i w_i (x_i - lb_i) + s (b + sum_i (p_i w_i lb_i + (1 - p_i) w_i ub_i))
+ * holds with s = 1 where w . x + b >= 0 and s = 0 elsewhere (a convex
+ * combination of the inequalities for the subsets I of inputs, I drawn with
+ * probabilities p).  An item's bound takes it for the unstable, unsplit
+ * first-layer neurons with a negative coefficient v (CROWN's chord is the
+ * case p_i = u / (u - l)), s concretised over [0, 1]: v y >= v (sum_i p_i
+ * w_i (x_i - lb_i) + max(0, c)), c the bracket.  On a neuron's terms it is
+ * as strong as the convex hull of its graph over the box, where the chord
+ * in z is not (verivital's avgpool net, eps 0.04: the bound of prop_7's
+ * hardest row goes from -0.44, the chord's LP optimum, to about +0.49).
+ *
+ * anderson_d adds, for items i < R with first-layer coefficients w->vand
+ * (0: not by this relaxation), their terms to the coefficients on x
+ * (w->lam) and to cst, with error terms: each such neuron's terms err by
+ * at most 3 |v| ew_j (the sums and products of its terms, gamma |v| sum
+ * |w_i| |x|max each, and its stored weights' error). */
+static void anderson_d(const nnc_bbd *e, const bbd_root *rt, int R, const float *ab, bbd_ws *w)
+{
+    const nnc_smp_lin *S = lin_of(e, 0);
+    const nnc_gpu_dense *D = &e->ch->layers[0];
+    int K = D->K, N = D->N;
+    const double *ew = rt->ew + rt->ewoff[0];
+    for (int i = 0; i < R; i++) {
+        double *lm = w->lam + (size_t)i * (size_t)K;
+        const double *va = w->vand + (size_t)i * (size_t)N;
+        const float *pv = ab + (size_t)i * e->nv + 2 * (size_t)e->nr;
+        double t = 0, ta = 0, er = 0;
+        for (int j = 0; j < N; j++) {
+            double v = va[j];
+            if (v == 0) continue;
+            double cl = 0, cs = D->b[j], ca = fabs(D->b[j]);
+            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) {
+                double pq = pv[q], pw = pq * S->sw[q], rw = (1 - pq) * S->sw[q];
+                lm[S->idx[q]] += v * pw;
+                cl += pw * rt->lb[q];
+                cs += pw * rt->lb[q] + rw * rt->ub[q];
+                ca += fabs(pw * rt->lb[q]) + fabs(rw * rt->ub[q]);
+            }
+            double tb = v * (fmax(cs, 0.0) - cl);
+            t += tb;
+            ta += fabs(tb) + fabs(v) * (ca + fabs(cl));
+            er += 3 * fabs(v) * ew[j];
+        }
+        w->cst[i] += t;
+        w->aux[i] += fabs(t) + ta;
+        w->err[i] += er;
+    }
+}
+
+/* The same in float32 (no error terms), on w->lamf rows of stride ls,
+ * adding to cur. */
+static void anderson_f(const nnc_bbd *e, const bbd_root *rt, int R, const float *ab, float *lam, int64_t ls, bbd_ws *w)
+{
+    const nnc_smp_lin *S = lin_of(e, 0);
+    const float *wf = e->wf[0], *bf = e->bf[0];
+    int N = e->ch->layers[0].N;
+    for (int i = 0; i < R; i++) {
+        float *lm = lam + (size_t)i * (size_t)ls;
+        const float *va = w->vandf + (size_t)i * (size_t)N;
+        const float *pv = ab + (size_t)i * e->nv + 2 * (size_t)e->nr;
+        float t = 0;
+        for (int j = 0; j < N; j++) {
+            float v = va[j];
+            if (v == 0) continue;
+            float cl = 0, cs = bf[j];
+            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) {
+                float pw = pv[q] * wf[q];
+                lm[S->idx[q]] += v * pw;
+                cl += pw * rt->lbf[q];
+                cs += pw * rt->lbf[q] + (wf[q] - pw) * rt->ubf[q];
+            }
+            t += v * ((cs > 0 ? cs : 0) - cl);
+        }
+        w->cur[i] += t;
+    }
 }
 
 /* Sound lower bounds, in float64 with every rounding error bounded
@@ -552,6 +685,7 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
             back_d(e, k, R, w->mu, w->lam, K);
         }
         if (k == 0) {
+            if (ktop > 0 && ab && e->np > 0) anderson_d(e, rt, R, ab, w);
             for (int i = 0; i < R; i++) {
                 const double *lm = w->lam + (size_t)i * (size_t)K;
                 double c = 0, ca = 0;
@@ -567,23 +701,29 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
         }
         /* the ReLU of layer k-1: relaxations, splits and multipliers */
         int64_t o = e->off[k - 1];
+        int and = k == 1 && ab && e->np > 0; /* first-layer upper bounds by Anderson's relaxation */
         for (int i = 0; i < R; i++) {
             const double *lm = w->lam + (size_t)i * (size_t)K;
-            const float *al = ab ? ab + (size_t)i * 2 * (size_t)nr : NULL, *be = ab ? al + nr : NULL;
+            const float *al = ab ? ab + (size_t)i * e->nv : NULL, *be = ab ? al + nr : NULL;
             const bbd_bnd *bd = it[i].b;
             double *mu = w->mu + (size_t)i * (size_t)K;
+            double *va = and ? w->vand + (size_t)i * (size_t)K : NULL;
             double t = 0, ta = 0;
             for (int j = 0; j < K; j++) {
                 int64_t f = o + j;
                 int s = split_of(&it[i], f);
                 double l = bd->rl[f], u = bd->rh[f], v = lm[j];
                 double bt = be ? be[f] : 0.0;
+                if (va) va[j] = 0;
                 if (s < 0) mu[j] = bt; /* h = 0, and -beta (-z) */
                 else if (s > 0) mu[j] = v - bt;
                 else if (u <= 0) mu[j] = 0;
                 else if (l >= 0) mu[j] = v;
                 else if (v >= 0) mu[j] = v * (al ? al[f] : u >= -l ? 1.0 : 0.0);
-                else {
+                else if (va) {
+                    mu[j] = 0;
+                    va[j] = v;
+                } else {
                     mu[j] = v * bd->au[f];
                     double tb = v * bd->bu[f];
                     t += tb;
@@ -640,6 +780,7 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
             back_f(e, k, R, w->muf, lam, (int)ls);
         }
         if (k == 0) {
+            if (ktop > 0 && e->np > 0) anderson_f(e, rt, R, ab, lam, ls, w);
             for (int i = 0; i < R; i++) {
                 const float *lm = lam + (size_t)i * (size_t)ls;
                 float c = 0;
@@ -649,24 +790,30 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
             break;
         }
         int64_t o = e->off[k - 1];
+        int and = k == 1 && e->np > 0;
         for (int i = 0; i < R; i++) {
             const float *lm = lam + (size_t)i * (size_t)ls;
-            const float *al = ab + (size_t)i * 2 * (size_t)nr + o, *be = al + nr;
+            const float *al = ab + (size_t)i * e->nv + o, *be = al + nr;
             const bbd_bnd *bd = it[i].b;
             const signed char *st = bd->state + o, *sp = it[i].s + o;
             const float *au = bd->auf + o, *bu = bd->buf + o;
             float *mu = w->muf + (size_t)i * (size_t)K;
+            float *va = and ? w->vandf + (size_t)i * (size_t)K : NULL;
             float t = 0;
             int64_t fo = it[i].ovr >= o && it[i].ovr < o + K ? it[i].ovr - o : -1; /* the trial split */
             for (int j = 0; j < K; j++) {
                 int s = j == fo ? it[i].ovr_side : sp[j];
                 float v = lm[j];
+                if (va) va[j] = 0;
                 if (s < 0) mu[j] = be[j];
                 else if (s > 0) mu[j] = v - be[j];
                 else if (st[j] < 0) mu[j] = 0;
                 else if (st[j] > 0) mu[j] = v;
                 else if (v >= 0) mu[j] = v * al[j];
-                else {
+                else if (va) {
+                    mu[j] = 0;
+                    va[j] = v;
+                } else {
                     mu[j] = v * au[j];
                     t += v * bu[j];
                 }
@@ -677,11 +824,12 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
     for (int i = 0; i < R; i++) lower[i] = w->cur[i] == w->cur[i] ? w->cur[i] : -INFINITY;
 }
 
-/* Gradients of the bound backward_f computed (w->lamf as it left them)
- * with respect to the slopes (ga) and multipliers (gb): the forward values
- * of the relaxed network at the minimising input.  Written only where a
- * variable is (unstable neurons' slopes, split neurons' multipliers, in
- * the layers before ktop). */
+/* Gradients of the bound backward_f computed (w->lamf, w->vandf as it left
+ * them) with respect to the slopes, multipliers and Anderson variables
+ * (w->gr, laid out as an item's variables): the forward values of the
+ * relaxed network at the minimising input.  Written only where a variable
+ * is (unstable neurons' slopes, split neurons' multipliers, in the layers
+ * before ktop; the first layer's Anderson variables). */
 static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_item *it, int ktop, const float *ab,
                          bbd_ws *w)
 {
@@ -691,6 +839,37 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
     for (int i = 0; i < R; i++) {
         const float *lm = w->lamf + (size_t)i * (size_t)ls;
         for (int j = 0; j < n; j++) x[(size_t)i * (size_t)n + (size_t)j] = lm[j] >= 0 ? rt->lof[j] : rt->hif[j];
+    }
+    int and = ktop > 0 && e->np > 0;
+    if (and) {
+        /* Anderson's first-layer relaxation (anderson_d): its variables'
+         * gradients (0 where a neuron did not take it this time) and the
+         * relaxed network's values there */
+        const nnc_smp_lin *S = lin_of(e, 0);
+        const float *wf = e->wf[0], *bf = e->bf[0];
+        int N0 = e->ch->layers[0].N;
+        for (int i = 0; i < R; i++) {
+            const float *xi = x + (size_t)i * (size_t)n, *va = w->vandf + (size_t)i * (size_t)N0;
+            const float *pv = ab + (size_t)i * e->nv + 2 * (size_t)nr;
+            float *gp = w->gr + (size_t)i * e->nv + 2 * (size_t)nr, *ha = w->hand + (size_t)i * (size_t)N0;
+            for (int j = 0; j < N0; j++) {
+                float v = va[j];
+                if (v == 0) {
+                    for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) gp[q] = 0;
+                    continue;
+                }
+                float cs = bf[j], r = 0;
+                for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) {
+                    float pw = pv[q] * wf[q];
+                    cs += pw * rt->lbf[q] + (wf[q] - pw) * rt->ubf[q];
+                    r += pw * (xi[S->idx[q]] - rt->lbf[q]);
+                }
+                int on = cs > 0;
+                for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++)
+                    gp[q] = v * wf[q] * ((xi[S->idx[q]] - rt->lbf[q]) + (on ? rt->lbf[q] - rt->ubf[q] : 0.0f));
+                ha[j] = r + (on ? cs : 0.0f);
+            }
+        }
     }
     for (int k = 0; k < ktop; k++) {
         int N = e->ch->layers[k].N;
@@ -704,15 +883,19 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
                 const float *xi = x + (size_t)i * (size_t)e->ch->layers[k].K;
                 const float *lm = w->lamf + (size_t)i * (size_t)ls + n + o;
                 const signed char *st = it[i].b->state + o, *sp = it[i].s + o;
-                float *ga = w->ga + (size_t)i * (size_t)nr + o, *gb = w->gb + (size_t)i * (size_t)nr + o;
+                float *ga = w->gr + (size_t)i * e->nv + o, *gb = ga + nr;
                 for (int j = 0; j < N; j++) {
                     int s = sp[j];
                     if (s == 0 && st[j]) continue;
+                    if (s == 0 && lm[j] < 0) { /* the upper line (or Anderson's): no slope */
+                        ga[j] = 0;
+                        continue;
+                    }
                     float zz = 0;
                     for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) zz += wf[q] * xi[S->idx[q]];
                     zz += bf[j];
                     if (s) gb[j] = s < 0 ? zz : -zz;
-                    else ga[j] = lm[j] >= 0 ? lm[j] * zz : 0;
+                    else ga[j] = lm[j] * zz;
                 }
             }
             break;
@@ -722,11 +905,12 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
             const float *z = w->zhf + (size_t)i * (size_t)N;
             float *h = w->hhf + (size_t)i * (size_t)N;
             const float *lm = w->lamf + (size_t)i * (size_t)ls + n + o;
-            const float *al = ab + (size_t)i * 2 * (size_t)nr + o;
+            const float *al = ab + (size_t)i * e->nv + o;
             const bbd_bnd *bd = it[i].b;
             const signed char *st = bd->state + o, *sp = it[i].s + o;
             const float *au = bd->auf + o, *bu = bd->buf + o;
-            float *ga = w->ga + (size_t)i * (size_t)nr + o, *gb = w->gb + (size_t)i * (size_t)nr + o;
+            const float *ha = and && k == 0 ? w->hand + (size_t)i * (size_t)N : NULL;
+            float *ga = w->gr + (size_t)i * e->nv + o, *gb = ga + nr;
             for (int j = 0; j < N; j++) {
                 float zz = z[j] + bf[j];
                 int s = sp[j];
@@ -742,7 +926,7 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
                     h[j] = al[j] * zz;
                     ga[j] = lm[j] * zz;
                 } else {
-                    h[j] = au[j] * zz + bu[j];
+                    h[j] = ha ? ha[j] : au[j] * zz + bu[j];
                     ga[j] = 0;
                 }
             }
@@ -769,24 +953,30 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
     double tg[BBD_CHUNK];
     for (int i = 0; i < R; i++) tg[i] = it[i].row >= 0 ? p->d[it[i].row] : 0.0;
     int64_t nr = e->nr;
-    size_t vn = 2 * (size_t)nr;
+    size_t vn = e->nv, vs = (size_t)nr + (size_t)e->np;
     double cur[BBD_CHUNK], est[BBD_CHUNK];
-    /* per item, the variables with a gradient: slopes of unstable neurons
-     * and multipliers of split ones, in the layers before ktop (the rest
-     * have none); index f, negative (-1 - f) for a multiplier.  Moments and
-     * the best values are kept in that order. */
+    /* per item, the variables with a gradient, as offsets in its vn: slopes
+     * of unstable neurons and multipliers of split ones, in the layers
+     * before ktop (the rest have none), and the Anderson variables of the
+     * unstable, unsplit first-layer neurons.  Moments and the best values
+     * are kept in that order. */
     int64_t nv[BBD_CHUNK];
+    const nnc_smp_lin *S0 = e->np > 0 && ktop > 0 ? lin_of(e, 0) : NULL;
     for (int i = 0; i < R; i++) {
         est[i] = -INFINITY;
         const signed char *sp = it[i].s, *st = it[i].b->state;
-        int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
+        int32_t *vi = w->vidx + (size_t)i * vs;
         int64_t c = 0;
         for (int64_t f = 0; f < e->off[ktop]; f++)
-            if (sp[f]) vi[c++] = (int32_t)(-1 - f);
-            else if (!st[f]) vi[c++] = (int32_t)f;
+            if (sp[f]) vi[c++] = (int32_t)(nr + f);
+            else if (!st[f]) {
+                vi[c++] = (int32_t)f;
+                if (S0 && f < e->off[1])
+                    for (int64_t q = S0->ptr[f]; q < S0->ptr[f + 1]; q++) vi[c++] = (int32_t)(2 * nr + q);
+            }
         nv[i] = c;
-        memset(w->ma + (size_t)i * (size_t)nr, 0, sizeof(float) * (size_t)c);
-        memset(w->va + (size_t)i * (size_t)nr, 0, sizeof(float) * (size_t)c);
+        memset(w->ma + (size_t)i * vs, 0, sizeof(float) * (size_t)c);
+        memset(w->va + (size_t)i * vs, 0, sizeof(float) * (size_t)c);
     }
     /* the learning rates decay to 0.98^20 of their start over the run (as
      * alpha-beta-CROWN's 0.98 a step over its 20 steps) */
@@ -797,10 +987,10 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         for (int i = 0; i < R; i++) {
             if (cur[i] > est[i]) {
                 est[i] = cur[i];
-                const float *al = ab + (size_t)i * vn, *be = al + nr;
-                const int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
-                float *bs = w->best + (size_t)i * (size_t)nr;
-                for (int64_t q = 0; q < nv[i]; q++) bs[q] = vi[q] < 0 ? be[-1 - vi[q]] : al[vi[q]];
+                const float *a = ab + (size_t)i * vn;
+                const int32_t *vi = w->vidx + (size_t)i * vs;
+                float *bs = w->best + (size_t)i * vs;
+                for (int64_t q = 0; q < nv[i]; q++) bs[q] = a[vi[q]];
             }
             open += !(est[i] > tg[i]);
         }
@@ -811,37 +1001,29 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         float c1 = 1 / (1 - b1t), c2 = 1 / (1 - b2t);
         for (int i = 0; i < R; i++) {
             if (est[i] > tg[i]) continue; /* done: its variables stay */
-            float *al = ab + (size_t)i * vn, *be = al + nr;
-            const float *ga = w->ga + (size_t)i * (size_t)nr, *gb = w->gb + (size_t)i * (size_t)nr;
-            float *ma = w->ma + (size_t)i * (size_t)nr, *va = w->va + (size_t)i * (size_t)nr;
-            const int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
+            float *a = ab + (size_t)i * vn;
+            const float *g = w->gr + (size_t)i * vn;
+            float *ma = w->ma + (size_t)i * vs, *va = w->va + (size_t)i * vs;
+            const int32_t *vi = w->vidx + (size_t)i * vs;
             for (int64_t q = 0; q < nv[i]; q++) {
-                int64_t f = vi[q] < 0 ? -1 - (int64_t)vi[q] : vi[q];
-                int s = vi[q] < 0;
-                float gr = s ? gb[f] : ga[f];
+                int64_t f = vi[q];
+                int beta = f >= nr && f < 2 * nr;
+                float gr = g[f];
                 float *m = &ma[q], *v = &va[q];
                 *m = BBD_B1 * *m + (1 - BBD_B1) * gr;
                 *v = BBD_B2 * *v + (1 - BBD_B2) * gr * gr;
-                float step = (s ? BBD_LR_BETA : BBD_LR_ALPHA) * lr * (*m * c1) / (sqrtf(*v * c2) + 1e-8f);
-                if (s) {
-                    float nb = be[f] + step;
-                    be[f] = nb > 0 ? nb : 0;
-                } else {
-                    float na = al[f] + step;
-                    al[f] = na < 0 ? 0 : na > 1 ? 1 : na;
-                }
+                float step = (beta ? BBD_LR_BETA : BBD_LR_ALPHA) * lr * (*m * c1) / (sqrtf(*v * c2) + 1e-8f);
+                float nx = a[f] + step;
+                a[f] = beta ? (nx > 0 ? nx : 0) : (nx < 0 ? 0 : nx > 1 ? 1 : nx); /* slopes and Anderson's p in [0, 1] */
             }
         }
         lr *= decay;
     }
     for (int i = 0; i < R; i++) {
-        float *al = ab + (size_t)i * vn, *be = al + nr;
-        const int32_t *vi = w->vidx + (size_t)i * (size_t)nr;
-        const float *bs = w->best + (size_t)i * (size_t)nr;
-        for (int64_t q = 0; q < nv[i]; q++) {
-            if (vi[q] < 0) be[-1 - vi[q]] = bs[q];
-            else al[vi[q]] = bs[q];
-        }
+        float *a = ab + (size_t)i * vn;
+        const int32_t *vi = w->vidx + (size_t)i * vs;
+        const float *bs = w->best + (size_t)i * vs;
+        for (int64_t q = 0; q < nv[i]; q++) a[vi[q]] = bs[q];
     }
     backward(e, rt, p, R, it, ktop, ab, lower, w);
 }
@@ -861,10 +1043,10 @@ typedef struct bbd_dom {
     float *ab; /* nit x 2 nr, or NULL */
 } bbd_dom;
 
-static void dom_free(bbd_dom *d)
+static void dom_free(bbd_dom *d, int64_t nr)
 {
     free(d->s);
-    free(d->b);
+    bnd_release(d->b, nr);
     free(d->rows);
     free(d->ab);
     d->s = NULL;
@@ -873,12 +1055,22 @@ static void dom_free(bbd_dom *d)
     d->ab = NULL;
 }
 
-/* CROWN's adaptive slopes and zero multipliers. */
+/* CROWN's adaptive slopes, zero multipliers, and Anderson's variables as
+ * the chord. */
 static void init_vars(const nnc_bbd *e, const bbd_bnd *b, float *ab)
 {
     for (int64_t f = 0; f < e->nr; f++) {
         ab[f] = b->rh[f] >= -b->rl[f] ? 1.0f : 0.0f;
         ab[e->nr + f] = 0;
+    }
+    if (e->np > 0) { /* Anderson's p at the chord's slope u / (u - l): the chord's bound to start from */
+        const nnc_smp_lin *S = lin_of(e, 0);
+        float *pv = ab + 2 * (size_t)e->nr;
+        for (int j = 0; j < e->ch->layers[0].N; j++) {
+            double l = b->rl[j], u = b->rh[j];
+            float c = l < 0 && u > 0 ? (float)(u / (u - l)) : 1.0f;
+            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) pv[q] = c;
+        }
     }
 }
 
@@ -899,7 +1091,7 @@ typedef struct bbd_pass {
 static void run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 {
     const nnc_bbd *e = ps->e;
-    size_t nch = (n + BBD_CHUNK - 1) / BBD_CHUNK, vn = 2 * (size_t)e->nr;
+    size_t nch = (n + BBD_CHUNK - 1) / BBD_CHUNK, vn = e->nv;
     int64_t ls = (int64_t)e->n_in + e->nr;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nch > 1)
     for (size_t c = 0; c < nch; c++) {
@@ -1032,7 +1224,7 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
 static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *d, int iters,
                               double deadline, bbd_buf *rb, bbd_ws *ws, int threads)
 {
-    size_t vn = 2 * (size_t)e->nr;
+    size_t vn = e->nv;
     for (int k = 1; k + 1 < e->L && nnc_rfn_now() < deadline; k++) {
         size_t n = 0;
         int64_t o = e->off[k], N = e->off[k + 1] - o;
@@ -1063,7 +1255,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     *nodes = 0;
     int threads = o->threads > 0 ? o->threads : 1;
     int64_t nr = e->nr;
-    size_t vn = 2 * (size_t)nr;
+    size_t vn = e->nv;
     if (p->n_out != e->n_out) return NNC_STATUS_ARG;
     for (int j = 0; j < p->ndisj; j++) /* a disjunct without rows is reachable everywhere */
         if (p->dstart[j] >= p->dstart[j + 1]) return NNC_STATUS_OK;
@@ -1082,13 +1274,13 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     int64_t *pick = malloc(sizeof(int64_t) * (size_t)B);
     size_t scap = 1024, top = 0, held = 0;
     bbd_dom *stack = malloc(sizeof(bbd_dom) * scap);
-    bbd_dom d0 = {calloc((size_t)nr + 1, 1), bnd_alloc(nr), e->L, 0, malloc(sizeof(int) * (size_t)p->ndisj), NULL};
+    bbd_dom d0 = {calloc((size_t)nr + 1, 1), bnd_alloc(nr, &held), e->L, 0, malloc(sizeof(int) * (size_t)p->ndisj), NULL};
     int ok = !st && ws && coef && batch && cand && ncand && hard && dead && pick && stack && d0.s && d0.b && d0.rows &&
              !buf_reserve(&ib, icap, vn) && !buf_reserve(&tb, (size_t)B * 2 * NNC_BBD_FSB_CANDIDATES, vn);
     for (int t = 0; t < threads && ok; t++) ok = ws_init(e, &ws[t]) == 0;
     if (!ok) {
         if (!st) st = NNC_STATUS_NOMEM;
-        dom_free(&d0);
+        dom_free(&d0, nr);
         goto out;
     }
     int failed = 0;
@@ -1115,7 +1307,6 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             d0.rows[d0.nit++] = br;
         }
         stack[top++] = d0;
-        held += bnd_bytes(nr);
     }
     while (top > 0 && !failed && !st) {
         if (nnc_rfn_now() > o->deadline || *nodes >= o->max_nodes || held > NNC_BBD_MAX_BYTES) {
@@ -1127,12 +1318,12 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         int m = 0;
         while (m < B && top > 0 && *nodes + (uint64_t)m < o->max_nodes) {
             batch[m] = stack[--top];
-            held -= bnd_bytes(nr) + (batch[m].ab ? sizeof(float) * vn * (size_t)batch[m].nit : 0);
+            held -= batch[m].ab ? sizeof(float) * vn * (size_t)batch[m].nit : 0;
             dead[m] = 0;
             m++;
         }
         if ((st = tighten(e, &rt, p, batch, m, dead, &nb, ws, threads))) {
-            for (int k = 0; k < m; k++) dom_free(&batch[k]);
+            for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
             break;
         }
         size_t ni = 0;
@@ -1252,23 +1443,37 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             size_t qs = dead[k] ? qend : qend - (size_t)d->nit;
             qend = qs;
             if (st || failed || dead[k] || ncand[k] == 0 || pick[k] < 0) {
-                dom_free(d);
+                dom_free(d, nr);
                 continue;
             }
             int keep = 0;
             for (int q = 0; q < d->nit; q++) keep += !(ib.lower[qs + (size_t)q] > p->d[ib.items[qs + (size_t)q].row]);
             int warm = held + 2 * (sizeof(float) * vn * (size_t)keep + bnd_bytes(nr)) <= NNC_BBD_WARM_BYTES;
             int kf = rt.layer_of[pick[k]] + 1;
-            bbd_dom c1 = {d->s, d->b, kf, 0, malloc(sizeof(int) * (size_t)keep),
+            /* a split in the last hidden layer re-tightens nothing, and a
+             * split neuron's own bounds are never read again (its side
+             * decides): both children keep the parent's bounds, shared;
+             * otherwise each gets its own (tighten writes them) */
+            int share = kf >= e->L - 1;
+            bbd_bnd *pb = d->b, *b1 = pb, *b2 = pb;
+            d->b = NULL;
+            if (share) pb->refs++;
+            else {
+                b2 = bnd_copy(pb, nr);
+                if (pb->refs > 1) {
+                    b1 = bnd_copy(pb, nr);
+                    bnd_release(pb, nr);
+                }
+            }
+            bbd_dom c1 = {d->s, b1, kf, 0, malloc(sizeof(int) * (size_t)keep),
                           warm ? malloc(sizeof(float) * vn * (size_t)keep) : NULL};
-            bbd_dom c2 = {malloc((size_t)nr + 1), bnd_copy(d->b, nr), kf, 0, malloc(sizeof(int) * (size_t)keep),
+            bbd_dom c2 = {malloc((size_t)nr + 1), b2, kf, 0, malloc(sizeof(int) * (size_t)keep),
                           warm ? malloc(sizeof(float) * vn * (size_t)keep) : NULL};
             d->s = NULL;
-            d->b = NULL;
-            if (!c1.rows || !c2.rows || !c2.s || !c2.b || (warm && (!c1.ab || !c2.ab))) {
-                dom_free(&c1);
-                dom_free(&c2);
-                dom_free(d);
+            if (!c1.rows || !c2.rows || !c2.s || !c1.b || !c2.b || (warm && (!c1.ab || !c2.ab))) {
+                dom_free(&c1, nr);
+                dom_free(&c2, nr);
+                dom_free(d, nr);
                 st = NNC_STATUS_NOMEM;
                 continue;
             }
@@ -1285,17 +1490,19 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             int64_t f = pick[k];
             c1.s[f] = 1;
             c2.s[f] = -1;
-            bnd_set(c1.b, f, fmax(c1.b->rl[f], 0.0), c1.b->rh[f]);
-            bnd_set(c2.b, f, c2.b->rl[f], fmin(c2.b->rh[f], 0.0));
-            held += 2 * (bnd_bytes(nr) + (warm ? sizeof(float) * vn * (size_t)keep : 0));
-            dom_free(d);
+            if (!share) {
+                bnd_set(c1.b, f, fmax(c1.b->rl[f], 0.0), c1.b->rh[f]);
+                bnd_set(c2.b, f, c2.b->rl[f], fmin(c2.b->rh[f], 0.0));
+            }
+            held += 2 * (warm ? sizeof(float) * vn * (size_t)keep : 0);
+            dom_free(d, nr);
             stack[top++] = c2;
             stack[top++] = c1;
         }
     }
     if (!st && !failed && top == 0) *certified = 1;
 out:
-    for (size_t i = 0; stack && i < top; i++) dom_free(&stack[i]);
+    for (size_t i = 0; stack && i < top; i++) dom_free(&stack[i], nr);
     for (int t = 0; ws && t < threads; t++) ws_free(&ws[t]);
     free(ws); free(coef); free(batch); free(cand); free(ncand); free(hard); free(dead); free(pick); free(stack);
     free(ib.items); free(ib.ab); free(ib.lower); free(tb.items); free(tb.ab); free(tb.lower);
