@@ -1086,14 +1086,17 @@ typedef struct bbd_pass {
     int mode;        /* >= 0: optimise that many steps, then bound soundly; -1: one float32 estimate
                         (not sound); -2: sound bounds with CROWN's slopes and no multipliers */
     int ktop;        /* L - 1: the items are objective rows; else bounds of layer ktop's neurons */
+    double deadline; /* > 0: chunks not begun by then are skipped (their bounds -inf) */
 } bbd_pass;
 
-static void run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
+/* Returns the number of chunks skipped past ps->deadline (0 without one). */
+static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 {
     const nnc_bbd *e = ps->e;
     size_t nch = (n + BBD_CHUNK - 1) / BBD_CHUNK, vn = e->nv;
     int64_t ls = (int64_t)e->n_in + e->nr;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nch > 1)
+    int skipped = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nch > 1) reduction(+ : skipped)
     for (size_t c = 0; c < nch; c++) {
         int t = 0;
 #ifdef _OPENMP
@@ -1102,6 +1105,11 @@ static void run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         bbd_ws *w = &ws[t];
         size_t i0 = c * BBD_CHUNK;
         int R = (int)(n - i0 < BBD_CHUNK ? n - i0 : BBD_CHUNK);
+        if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
+            for (int i = 0; i < R; i++) ps->lower[i0 + (size_t)i] = -INFINITY;
+            skipped++;
+            continue;
+        }
         if (ps->mode == -2) backward(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, NULL, ps->lower + i0, w);
         else if (ps->mode == -1)
             backward_f(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->lower + i0, w);
@@ -1111,6 +1119,7 @@ static void run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
                 memcpy(ps->coef + (i0 + (size_t)i) * (size_t)e->nr, w->lamf + (size_t)i * (size_t)ls + e->n_in,
                        sizeof(float) * (size_t)e->nr);
     }
+    return skipped;
 }
 
 /* The neurons to try (filtered smart branching): the nc best by the score
@@ -1337,10 +1346,16 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                 else init_vars(e, d->b, a);
             }
         }
-        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, o->iters, e->L - 1};
-        run_pass(&ps, ni, ws, threads);
-        *nodes += (uint64_t)m;
+        /* the round's main pass stops at the deadline (a round of wide
+         * sub-problems can take seconds): then the search ends uncertified */
+        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, o->iters, e->L - 1, o->deadline};
+        failed = run_pass(&ps, ni, ws, threads) > 0;
+        if (!failed) *nodes += (uint64_t)m;
         if (p->tick) p->tick(p->tick_ctx, *nodes);
+        if (failed) {
+            for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
+            break;
+        }
         /* per sub-problem: the disjuncts left open, the hardest one */
         size_t nt = 0, q0 = 0, nh = 0;
         for (int k = 0; k < m; k++) {

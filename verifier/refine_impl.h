@@ -179,9 +179,11 @@ typedef struct nnc_bbd_opts {
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the
  * nnc_bnd ReLU order, which is the chain's) against the unsafe set p.
  * Out: *certified (1 only when every sub-problem was certified), *nodes
- * (sub-problems bounded).  Stops uncertified at the deadline, after
- * max_nodes, past NNC_BBD_MAX_BYTES, or at an open sub-problem without
- * unstable neurons (after 10 x iters more steps).
+ * (sub-problems bounded).  Stops uncertified at the deadline (checked
+ * before each round and between the chunks of a round's main pass, whose
+ * sub-problems then do not count), after max_nodes, past
+ * NNC_BBD_MAX_BYTES, or at an open sub-problem without unstable neurons
+ * (after 10 x iters more steps).
  * Returns OK, ARG (p's output count is not the model's), NOMEM. */
 nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
                            const nnc_rfn_problem *p, const nnc_bbd_opts *o, int *certified, uint64_t *nodes);
