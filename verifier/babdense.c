@@ -1030,17 +1030,45 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
 
 /* ---- the search ---- */
 
-/* A sub-problem: its splits, its bounds (owned) and the first layer whose
- * bounds its last split may tighten (kfrom; L: none), and per disjunct
- * still open the row chosen for it and its warm start (alpha, beta as
- * floats; NULL: cold). */
+/* A warm start: the parent's optimised variables, one block of nv floats
+ * per disjunct still open, shared by the two children of its split. */
+typedef struct bbd_warm {
+    int refs;
+    size_t bytes;
+    size_t *held; /* the search's count of bytes held, kept up to date */
+    float v[];
+} bbd_warm;
+
+static bbd_warm *warm_alloc(size_t nfloat, size_t *held)
+{
+    size_t bytes = sizeof(bbd_warm) + sizeof(float) * nfloat;
+    bbd_warm *w = malloc(bytes);
+    if (w == NULL) return NULL;
+    w->refs = 1;
+    w->bytes = bytes;
+    w->held = held;
+    *held += bytes;
+    return w;
+}
+
+static void warm_release(bbd_warm *w)
+{
+    if (w == NULL || --w->refs > 0) return;
+    *w->held -= w->bytes;
+    free(w);
+}
+
+/* A sub-problem: its splits, its bounds (shared or owned) and the first
+ * layer whose bounds its last split may tighten (kfrom; L: none), and per
+ * disjunct still open the row chosen for it and its warm start (alpha,
+ * beta and Anderson's variables as floats; NULL: cold). */
 typedef struct bbd_dom {
     signed char *s;
     bbd_bnd *b;
     int kfrom;
     int nit;
     int *rows;
-    float *ab; /* nit x 2 nr, or NULL */
+    bbd_warm *ab; /* nit x nv, or NULL */
 } bbd_dom;
 
 static void dom_free(bbd_dom *d, int64_t nr)
@@ -1048,7 +1076,7 @@ static void dom_free(bbd_dom *d, int64_t nr)
     free(d->s);
     bnd_release(d->b, nr);
     free(d->rows);
-    free(d->ab);
+    warm_release(d->ab);
     d->s = NULL;
     d->b = NULL;
     d->rows = NULL;
@@ -1205,7 +1233,7 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
             }
         }
         if (n == 0) continue;
-        bbd_pass ps = {e, rt, p, nb->items, NULL, nb->lower, NULL, -2, k};
+        bbd_pass ps = {e, rt, p, nb->items, NULL, nb->lower, NULL, -2, k, 0};
         run_pass(&ps, n, ws, threads);
         size_t i = 0;
         for (int d = 0; d < m; d++) {
@@ -1246,7 +1274,7 @@ static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rf
             }
         }
         if (n == 0) continue;
-        bbd_pass ps = {e, rt, p, rb->items, rb->ab, rb->lower, NULL, iters, k};
+        bbd_pass ps = {e, rt, p, rb->items, rb->ab, rb->lower, NULL, iters, k, 0};
         run_pass(&ps, n, ws, threads);
         for (size_t i = 0; i < n; i += 2) {
             int64_t f = o + rb->items[i].nj;
@@ -1307,7 +1335,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             ib.items[r] = (bbd_item){d0.s, d0.b, -1, 0, 1, r, 0};
             init_vars(e, d0.b, ib.ab + (size_t)r * vn);
         }
-        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, -1, e->L - 1};
+        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, -1, e->L - 1, 0};
         run_pass(&ps, (size_t)p->nrows, ws, threads);
         for (int j = 0; j < p->ndisj; j++) {
             int br = p->dstart[j];
@@ -1327,7 +1355,6 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         int m = 0;
         while (m < B && top > 0 && *nodes + (uint64_t)m < o->max_nodes) {
             batch[m] = stack[--top];
-            held -= batch[m].ab ? sizeof(float) * vn * (size_t)batch[m].nit : 0;
             dead[m] = 0;
             m++;
         }
@@ -1342,7 +1369,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             for (int q = 0; q < d->nit; q++, ni++) {
                 ib.items[ni] = (bbd_item){d->s, d->b, -1, 0, 1, d->rows[q], 0};
                 float *a = ib.ab + ni * vn;
-                if (d->ab) memcpy(a, d->ab + (size_t)q * vn, sizeof(float) * vn);
+                if (d->ab) memcpy(a, d->ab->v + (size_t)q * vn, sizeof(float) * vn);
                 else init_vars(e, d->b, a);
             }
         }
@@ -1382,7 +1409,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             }
             q0 += (size_t)d->nit;
         }
-        bbd_pass cp = {e, &rt, p, tb.items, tb.ab, tb.lower, coef, -1, e->L - 1};
+        bbd_pass cp = {e, &rt, p, tb.items, tb.ab, tb.lower, coef, -1, e->L - 1, 0};
         run_pass(&cp, nh, ws, threads);
         /* the candidates; sub-problems with none left get longer optimisation */
         q0 = 0;
@@ -1397,7 +1424,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                     /* nothing left to split: the network is affine here and
                      * only the multipliers can close the gap (or show the
                      * splits contradictory), so optimise them longer */
-                    bbd_pass sp = {e, &rt, p, ib.items + q0, ib.ab + q0 * vn, ib.lower + q0, NULL, 10 * o->iters, e->L - 1};
+                    bbd_pass sp = {e, &rt, p, ib.items + q0, ib.ab + q0 * vn, ib.lower + q0, NULL, 10 * o->iters, e->L - 1, 0};
                     run_pass(&sp, (size_t)d->nit, ws, threads);
                     for (int q = 0; q < d->nit; q++)
                         failed |= !(ib.lower[q0 + (size_t)q] > p->d[ib.items[q0 + (size_t)q].row]);
@@ -1424,7 +1451,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                 }
                 q0 += (size_t)batch[k].nit;
             }
-            bbd_pass tp = {e, &rt, p, tb.items, tb.ab, tb.lower, NULL, -1, e->L - 1};
+            bbd_pass tp = {e, &rt, p, tb.items, tb.ab, tb.lower, NULL, -1, e->L - 1, 0};
             run_pass(&tp, nt, ws, threads);
         }
         size_t t = 0;
@@ -1463,7 +1490,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             }
             int keep = 0;
             for (int q = 0; q < d->nit; q++) keep += !(ib.lower[qs + (size_t)q] > p->d[ib.items[qs + (size_t)q].row]);
-            int warm = held + 2 * (sizeof(float) * vn * (size_t)keep + bnd_bytes(nr)) <= NNC_BBD_WARM_BYTES;
+            int warm = held + sizeof(float) * vn * (size_t)keep + 2 * bnd_bytes(nr) <= NNC_BBD_WARM_BYTES;
             int kf = rt.layer_of[pick[k]] + 1;
             /* a split in the last hidden layer re-tightens nothing, and a
              * split neuron's own bounds are never read again (its side
@@ -1480,12 +1507,13 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                     bnd_release(pb, nr);
                 }
             }
-            bbd_dom c1 = {d->s, b1, kf, 0, malloc(sizeof(int) * (size_t)keep),
-                          warm ? malloc(sizeof(float) * vn * (size_t)keep) : NULL};
-            bbd_dom c2 = {malloc((size_t)nr + 1), b2, kf, 0, malloc(sizeof(int) * (size_t)keep),
-                          warm ? malloc(sizeof(float) * vn * (size_t)keep) : NULL};
+            /* the children's warm start: one copy, shared */
+            bbd_warm *wb = warm ? warm_alloc(vn * (size_t)keep, &held) : NULL;
+            if (wb) wb->refs = 2;
+            bbd_dom c1 = {d->s, b1, kf, 0, malloc(sizeof(int) * (size_t)keep), wb};
+            bbd_dom c2 = {malloc((size_t)nr + 1), b2, kf, 0, malloc(sizeof(int) * (size_t)keep), wb};
             d->s = NULL;
-            if (!c1.rows || !c2.rows || !c2.s || !c1.b || !c2.b || (warm && (!c1.ab || !c2.ab))) {
+            if (!c1.rows || !c2.rows || !c2.s || !c1.b || !c2.b || (warm && !wb)) {
                 dom_free(&c1, nr);
                 dom_free(&c2, nr);
                 dom_free(d, nr);
@@ -1495,10 +1523,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             for (int q = 0; q < d->nit; q++) {
                 size_t i = qs + (size_t)q;
                 if (ib.lower[i] > p->d[ib.items[i].row]) continue;
-                if (warm) {
-                    memcpy(c1.ab + (size_t)c1.nit * vn, ib.ab + i * vn, sizeof(float) * vn);
-                    memcpy(c2.ab + (size_t)c1.nit * vn, ib.ab + i * vn, sizeof(float) * vn);
-                }
+                if (wb) memcpy(wb->v + (size_t)c1.nit * vn, ib.ab + i * vn, sizeof(float) * vn);
                 c1.rows[c1.nit++] = c2.rows[c2.nit++] = ib.items[i].row;
             }
             memcpy(c2.s, c1.s, (size_t)nr);
@@ -1509,7 +1534,6 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                 bnd_set(c1.b, f, fmax(c1.b->rl[f], 0.0), c1.b->rh[f]);
                 bnd_set(c2.b, f, c2.b->rl[f], fmin(c2.b->rh[f], 0.0));
             }
-            held += 2 * (warm ? sizeof(float) * vn * (size_t)keep : 0);
             dom_free(d, nr);
             stack[top++] = c2;
             stack[top++] = c1;

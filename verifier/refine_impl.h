@@ -148,7 +148,9 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
 /* Memory of the stacked sub-problems (bounds, warm starts): past the first
  * children start cold; past the second the search ends uncertified.  The
  * stack holds about depth x batch sub-problems: batch 256 at depth 80 is
- * 20000, about 1.5 GB of bounds on MNIST 256x6 (75 KB each). */
+ * 20000, about 1.5 GB of bounds on MNIST 256x6 (75 KB each).  The two
+ * children of a split share one copy of their warm start, and of their
+ * bounds when the split is in the last hidden layer (nothing to re-tighten). */
 #define NNC_BBD_WARM_BYTES ((size_t)2 << 30)
 #define NNC_BBD_MAX_BYTES ((size_t)8 << 30)
 

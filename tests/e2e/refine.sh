@@ -37,6 +37,11 @@ if [ -d "$V" ]; then
     # ERAN 9x200: an input normalisation (Sub, Div) and a ReLU on the output
     E=$V/eran_2021
     want_result eran-relu_9_200-idx_6998-batched unsat holds "$E/nets/mnist_relu_9_200.onnx" "$E/specs/mnist/mnist_spec_idx_6998_eps_0.01500.vnnlib" 900 --max-leaves 100
+    # a convolutional ReLU chain (Conv, AveragePool into the Gemm): Anderson's
+    # first-layer relaxation holds it at the root (unknown at 300 s with the chord)
+    W=$V/verivital_2021
+    want_result verivital-avgpool-prop_7_0.04-anderson unsat holds "$W/Convnet_avgpool.onnx" "$W/specs/avgpool_specs/prop_7_0.04.vnnlib" 120 --max-leaves 100
+    want_result verivital-avgpool-prop_10_0.04 sat violated "$W/Convnet_avgpool.onnx" "$W/specs/avgpool_specs/prop_10_0.04.vnnlib" 120 --max-leaves 100 --stop-on-counterexample
     # and with a batch of one: the same certificate, never a wrong answer
     want_result mnist_fc-256x2-prop_8_0.03-batch1 unsat holds "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_8_0.03.vnnlib" 900 --max-leaves 100 --relu-split-batch 1
     want_result mnist_fc-256x2-prop_1_0.03-relusplit sat violated "$M/onnx/mnist-net_256x2.onnx" "$M/vnnlib/prop_1_0.03.vnnlib" 900 --max-leaves 100 --relu-split on --stop-on-counterexample

@@ -321,7 +321,9 @@ START_TEST(test_parent_caps)
 {
     char err[NNC_ERRBUF_SIZE];
     int tighter = 0;
-    for (int trial = 0; trial < 12; trial++) {
+    /* 12 nets, more (up to 48) while the caps have tightened nothing: on
+     * some seeds no bound of the first 12 gets tighter */
+    for (int trial = 0; trial < 12 || (tighter == 0 && trial < 48); trial++) {
         int n0 = 2 + rand() % 4, nh = 2 + rand() % 3, no = 2 + rand() % 3, w[4];
         for (int l = 0; l < nh; l++) w[l] = 4 + rand() % 10;
         nnc_model *m = build_chain(n0, nh, w, no, 0);
