@@ -516,13 +516,14 @@ typedef struct bbd_ws {
     double *cur;              /* CH */
     double *vand;             /* CH x N0: a first-layer neuron's coefficient where Anderson's relaxation bounds it, else 0 */
     float *vandf, *hand;      /* CH x N0: the same in float32; the relaxed network's value there */
+    float *cand;              /* CH x N0: Anderson's bracket c there (anderson_f, for forward_grad) */
 } bbd_ws;
 
 static void ws_free(bbd_ws *w)
 {
     free(w->mu); free(w->lam); free(w->cst); free(w->err); free(w->aux); free(w->muf); free(w->zhf); free(w->hhf);
     free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->vidx);
-    free(w->vand); free(w->vandf); free(w->hand);
+    free(w->vand); free(w->vandf); free(w->hand); free(w->cand);
     free(w->cur);
 }
 
@@ -549,8 +550,9 @@ static int ws_init(const nnc_bbd *e, bbd_ws *w)
     w->vand = malloc(sizeof(double) * C * n0);
     w->vandf = malloc(sizeof(float) * C * n0);
     w->hand = malloc(sizeof(float) * C * n0);
+    w->cand = malloc(sizeof(float) * C * n0);
     return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->gr &&
-                   w->ma && w->va && w->vidx && w->best && w->vand && w->vandf && w->hand
+                   w->ma && w->va && w->vidx && w->best && w->vand && w->vandf && w->hand && w->cand
                ? 0
                : -1;
 }
@@ -609,7 +611,7 @@ static void anderson_d(const nnc_bbd *e, const bbd_root *rt, int R, const float 
 }
 
 /* The same in float32 (no error terms), on w->lamf rows of stride ls,
- * adding to cur. */
+ * adding to cur; each neuron's bracket c left in w->cand. */
 static void anderson_f(const nnc_bbd *e, const bbd_root *rt, int R, const float *ab, float *lam, int64_t ls, bbd_ws *w)
 {
     const nnc_smp_lin *S = lin_of(e, 0);
@@ -619,6 +621,7 @@ static void anderson_f(const nnc_bbd *e, const bbd_root *rt, int R, const float 
         float *lm = lam + (size_t)i * (size_t)ls;
         const float *va = w->vandf + (size_t)i * (size_t)N;
         const float *pv = ab + (size_t)i * e->nv + 2 * (size_t)e->nr;
+        float *cv = w->cand + (size_t)i * (size_t)N;
         float t = 0;
         for (int j = 0; j < N; j++) {
             float v = va[j];
@@ -630,6 +633,7 @@ static void anderson_f(const nnc_bbd *e, const bbd_root *rt, int R, const float 
                 cl += pw * rt->lbf[q];
                 cs += pw * rt->lbf[q] + (wf[q] - pw) * rt->ubf[q];
             }
+            cv[j] = cs;
             t += v * ((cs > 0 ? cs : 0) - cl);
         }
         w->cur[i] += t;
@@ -844,12 +848,13 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
     if (and) {
         /* Anderson's first-layer relaxation (anderson_d): its variables'
          * gradients (0 where a neuron did not take it this time) and the
-         * relaxed network's values there */
+         * relaxed network's values there, from the brackets anderson_f left */
         const nnc_smp_lin *S = lin_of(e, 0);
-        const float *wf = e->wf[0], *bf = e->bf[0];
+        const float *wf = e->wf[0];
         int N0 = e->ch->layers[0].N;
         for (int i = 0; i < R; i++) {
             const float *xi = x + (size_t)i * (size_t)n, *va = w->vandf + (size_t)i * (size_t)N0;
+            const float *cv = w->cand + (size_t)i * (size_t)N0;
             const float *pv = ab + (size_t)i * e->nv + 2 * (size_t)nr;
             float *gp = w->gr + (size_t)i * e->nv + 2 * (size_t)nr, *ha = w->hand + (size_t)i * (size_t)N0;
             for (int j = 0; j < N0; j++) {
@@ -858,12 +863,8 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
                     for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) gp[q] = 0;
                     continue;
                 }
-                float cs = bf[j], r = 0;
-                for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) {
-                    float pw = pv[q] * wf[q];
-                    cs += pw * rt->lbf[q] + (wf[q] - pw) * rt->ubf[q];
-                    r += pw * (xi[S->idx[q]] - rt->lbf[q]);
-                }
+                float cs = cv[j], r = 0;
+                for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) r += pv[q] * wf[q] * (xi[S->idx[q]] - rt->lbf[q]);
                 int on = cs > 0;
                 for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++)
                     gp[q] = v * wf[q] * ((xi[S->idx[q]] - rt->lbf[q]) + (on ? rt->lbf[q] - rt->ubf[q] : 0.0f));

@@ -555,6 +555,27 @@ START_TEST(test_relusplit_certify)
 }
 END_TEST
 
+/* nnc_bbd_certify with o (its threads, then threads2, each run given 5 s):
+ * both succeed and, when same_tree and neither reached o.max_nodes, end
+ * with the same outcome after the same sub-problems.  Out: cert[0], cert[1]
+ * the two outcomes, *nodes the first run's sub-problems. */
+static void bbd_certify_twice(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
+                              const nnc_rfn_problem *p, nnc_bbd_opts o, int threads2, int same_tree, int trial,
+                              int cert[2], uint64_t *nodes)
+{
+    uint64_t n2 = 0;
+    cert[0] = cert[1] = 0;
+    o.deadline = nnc_rfn_now() + 5;
+    ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, p, &o, &cert[0], nodes), NNC_STATUS_OK);
+    int t1 = o.threads;
+    o.threads = threads2;
+    o.deadline = nnc_rfn_now() + 5;
+    ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, p, &o, &cert[1], &n2), NNC_STATUS_OK);
+    if (same_tree && *nodes < o.max_nodes && n2 < o.max_nodes)
+        ck_assert_msg(cert[0] == cert[1] && *nodes == n2, "seed %u trial %d: %d thread(s) %d (%llu nodes), %d threads %d (%llu)",
+                      seed, trial, t1, cert[0], (unsigned long long)*nodes, threads2, cert[1], (unsigned long long)n2);
+}
+
 /* The batched engine (verifier/babdense.c) on the same random ReLU nets,
  * some with an input normalisation (Sub, Div) and some with a ReLU on the
  * output: never certifies a property that sampling shows violated (one disjunct,
@@ -614,20 +635,15 @@ START_TEST(test_bbd_certify)
             double d[2] = {side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin)), vmin2};
             int dstart[3] = {0, 1, 2};
             nnc_rfn_problem p = {side == 2 ? 2 : 1, side == 2 ? 2 : 1, t.w[3], C2, d, dstart, NULL, NULL};
-            int cert = 0, cert3 = 0;
-            uint64_t nodes = 0, nodes3 = 0;
-            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, nnc_rfn_now() + 5, 4000};
-            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
-            o.threads = 3;
-            o.deadline = nnc_rfn_now() + 5;
-            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert3, &nodes3), NNC_STATUS_OK);
+            int cc[2];
+            uint64_t nodes = 0;
+            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 4000};
+            bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 3, side == 1, trial, cc, &nodes);
             if (side != 1) {
-                ck_assert_msg(!cert && !cert3, "seed %u trial %d side %d: certified a violated property", seed, trial, side);
+                ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d side %d: certified a violated property", seed, trial, side);
                 continue;
             }
-            if (nodes < 4000 && nodes3 < 4000)
-                ck_assert_msg(cert == cert3 && nodes == nodes3, "seed %u trial %d: 1 thread %d (%llu nodes), 3 threads %d (%llu)",
-                              seed, trial, cert, (unsigned long long)nodes, cert3, (unsigned long long)nodes3);
+            int cert = cc[0];
             cert_bbd += cert;
             cert_crown += lw > d[0];
             int cert_rsp = 0;
@@ -818,20 +834,15 @@ START_TEST(test_bbd_conv)
             double d[1] = {side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin))};
             int dstart[2] = {0, 1};
             nnc_rfn_problem p = {1, 1, 3, C, d, dstart, NULL, NULL};
-            int cert = 0, cert2 = 0;
-            uint64_t nodes = 0, nodes2 = 0;
-            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, nnc_rfn_now() + 5, 3000};
-            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
-            o.threads = 2;
-            o.deadline = nnc_rfn_now() + 5;
-            ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert2, &nodes2), NNC_STATUS_OK);
+            int cc[2];
+            uint64_t nodes = 0;
+            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 3000};
+            bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 2, side == 1, trial, cc, &nodes);
             if (side == 0) {
-                ck_assert_msg(!cert && !cert2, "seed %u trial %d: certified a violated property", seed, trial);
+                ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d: certified a violated property", seed, trial);
                 continue;
             }
-            if (nodes < 3000 && nodes2 < 3000)
-                ck_assert_msg(cert == cert2 && nodes == nodes2, "seed %u trial %d: 1 thread %d (%llu nodes), 2 threads %d (%llu)",
-                              seed, trial, cert, (unsigned long long)nodes, cert2, (unsigned long long)nodes2);
+            int cert = cc[0];
             if (lw > d[0] + 1e-9 * (1 + fabs(d[0])))
                 ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, the batched search does not", seed, trial);
             cert_bbd += cert;
