@@ -1151,17 +1151,17 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
     return skipped;
 }
 
-/* The neurons to try (filtered smart branching): the nc best by the score
- * |coef_f| (-l u / (u - l)) among unstable, unsplit neurons; unstable ones
- * with a zero coefficient only when there is nothing else. */
-static int candidates(const nnc_bbd *e, const bbd_bnd *b, const signed char *s, const float *coef, int kmax,
+/* The neurons to try (filtered smart branching): the kmax best by the score
+ * |coef_f| (-l u / (u - l)) among unstable, unsplit neurons f < fend;
+ * unstable ones with a zero coefficient only when there is nothing else. */
+static int candidates(const bbd_bnd *b, const signed char *s, const float *coef, int64_t fend, int kmax,
                       int64_t *cand)
 {
     double sc[NNC_BBD_FSB_CANDIDATES];
     int nc = 0;
     int64_t any = -1;
     double best_any = -1;
-    for (int64_t f = 0; f < e->nr; f++) {
+    for (int64_t f = 0; f < fend; f++) {
         double l = b->rl[f], u = b->rh[f];
         if (s[f] || !(l < 0 && u > 0)) continue;
         double gap = -l * u / (u - l), v = fabs(coef[f]) * gap;
@@ -1255,15 +1255,302 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
     return NNC_STATUS_OK;
 }
 
+/* ---- the root's hidden layers ---- */
+
+/* A leaf of one neuron bound's split tree (refine_split): its splits (in
+ * the layers before the neuron's), its optimised variables, its sound
+ * bound. */
+typedef struct rs_leaf {
+    signed char *s; /* nr + 1 */
+    float *ab;      /* nv */
+    double lower;
+} rs_leaf;
+
+/* One neuron bound (sgn z_nj >= ...) and its tree's open leaves. */
+typedef struct rs_obj {
+    int nj;
+    signed char sg;
+    int done;     /* no more expansions */
+    int expanded; /* leaves split so far */
+    double fin;   /* the least bound of the leaves closed: shown > 0, or with nothing left to split */
+    rs_leaf *lv;
+    int nl, cap;
+} rs_obj;
+
+static void rs_leaf_free(rs_leaf *l)
+{
+    free(l->s);
+    free(l->ab);
+    l->s = NULL;
+    l->ab = NULL;
+}
+
+/* The bound the tree proves: the least over its leaves, closed and open. */
+static double rs_bound(const rs_obj *o)
+{
+    double v = o->fin;
+    for (int i = 0; i < o->nl; i++) v = fmin(v, o->lv[i].lower);
+    return v;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Memory of the open leaves of refine_split's trees, all together: past
+ * it no more splits. */
+#define BBD_RS_BYTES ((size_t)256 << 20)
+
+/* ReLU splits for the bounds of layer k's neurons that alpha left
+ * unstable (MNIST 256x4, eps 0.05: exact bounds of the second layer's
+ * neurons, by a MILP, make about half of them stable where alpha-CROWN
+ * and the LP leave them open).  Each bound sgn z_j >= t is its own
+ * branch and bound over the unstable neurons of the layers before k:
+ * each round splits every tree's worst open leaf (filtered smart
+ * branching, as the search's), its children bounded with their
+ * optimised slopes and multipliers warm-started from it; a leaf whose
+ * bound exceeds 0 is closed (the neuron is stable on it).  A tree's bound
+ * is the least over its leaves, each sound, and the leaves cover the
+ * box: a sound bound for the neuron.  A tree stops after budget
+ * expansions, when every leaf is closed (then the neuron is stable and
+ * the other side's tree stops too), or at the deadline.
+ * In: rb's items [0, n), a neuron's two bounds after each other, with
+ * their variables and sound bounds from the alpha pass. */
+static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *d, int k,
+                               const bbd_buf *rb, size_t n, int iters, int fsb, int budget, double deadline,
+                               bbd_ws *ws, int threads)
+{
+    int64_t nr = e->nr, o = e->off[k], fend = o; /* splits in the layers before k */
+    size_t vn = e->nv, lbytes = (size_t)nr + 1 + sizeof(float) * vn;
+    nnc_status st = NNC_STATUS_OK;
+    rs_obj *ob = calloc(n + 1, sizeof(rs_obj));
+    bbd_buf xb = {0}, tb = {0}; /* expansions (estimates, children); trials */
+    float *coef = NULL;
+    int64_t *cand = NULL;
+    int *ncand = NULL;
+    int64_t *pick = NULL;
+    rs_leaf *ex = NULL, *kid = NULL; /* a round's leaves split, their children */
+    int *exo = NULL, *kido = NULL; /* their bounds' indices */
+    size_t excap = 0, kcap = 0, ne = 0;
+    if (ob == NULL) return NNC_STATUS_NOMEM;
+    {
+        /* the objectives: both bounds of each neuron still unstable; when
+         * their trees would not have room to grow, those of the neurons
+         * with the widest relaxations (-l u / (u - l)) */
+        size_t no = 0, held = 0, nun = 0, room = BBD_RS_BYTES / (8 * lbytes);
+        double cut = -INFINITY;
+        for (size_t i = 0; i < n; i += 2) nun += d->b->state[o + rb->items[i].nj] == 0;
+        if (2 * nun > room) {
+            double *gap = malloc(sizeof(double) * (nun + 1));
+            if (gap == NULL) st = NNC_STATUS_NOMEM;
+            for (size_t i = 0, c = 0; gap && i < n; i += 2) {
+                int64_t f = o + rb->items[i].nj;
+                double l = d->b->rl[f], u = d->b->rh[f];
+                if (d->b->state[f] == 0) gap[c++] = -l * u / (u - l);
+            }
+            if (gap) {
+                qsort(gap, nun, sizeof(double), cmp_desc);
+                cut = room >= 2 ? gap[room / 2 - 1] : INFINITY;
+            }
+            free(gap);
+        }
+        for (size_t i = 0; i < n && !st; i += 2) {
+            int64_t f = o + rb->items[i].nj;
+            if (d->b->state[f]) continue;
+            double l = d->b->rl[f], u = d->b->rh[f];
+            if (-l * u / (u - l) < cut || 2 * (no / 2 + 1) > room) continue;
+            for (size_t q = i; q < i + 2; q++) {
+                rs_obj *ov = &ob[no++];
+                memset(ov, 0, sizeof *ov);
+                ov->nj = rb->items[q].nj;
+                ov->sg = rb->items[q].sgn;
+                ov->fin = INFINITY;
+                ov->lv = malloc(sizeof(rs_leaf) * 4);
+                ov->cap = 4;
+                if (ov->lv == NULL) { st = NNC_STATUS_NOMEM; break; }
+                rs_leaf *l = &ov->lv[ov->nl++];
+                l->s = calloc((size_t)nr + 1, 1);
+                l->ab = malloc(sizeof(float) * vn);
+                l->lower = rb->lower[q];
+                if (!l->s || !l->ab) { st = NNC_STATUS_NOMEM; break; }
+                memcpy(l->ab, rb->ab + q * vn, sizeof(float) * vn);
+            }
+            if (st) break;
+        }
+        /* rounds: every tree's worst open leaf (at most maxne a round, the
+         * trees taken in turn), while the open leaves fit */
+        held = no * lbytes;
+        size_t rot = 0, maxne = BBD_RS_BYTES / (sizeof(float) * vn * (2 * (size_t)fsb + 3));
+        if (maxne < 1) maxne = 1;
+        while (!st && nnc_rfn_now() < deadline && held <= BBD_RS_BYTES) {
+            ne = 0;
+            for (size_t qi = 0; qi < no && ne < maxne; qi++) {
+                size_t q = (qi + rot) % no;
+                rs_obj *ov = &ob[q];
+                if (ov->done || ov->nl == 0) continue;
+                if (ov->expanded >= budget) { ov->done = 1; continue; }
+                int w = 0;
+                for (int i = 1; i < ov->nl; i++)
+                    if (ov->lv[i].lower < ov->lv[w].lower) w = i;
+                if (ne >= excap) {
+                    size_t nc = excap ? 2 * excap : 256;
+                    rs_leaf *nx = realloc(ex, sizeof(rs_leaf) * nc);
+                    if (nx) ex = nx;
+                    int *nxo = realloc(exo, sizeof(int) * nc);
+                    if (nxo) exo = nxo;
+                    int64_t *nxc = realloc(cand, sizeof(int64_t) * nc * NNC_BBD_FSB_CANDIDATES);
+                    if (nxc) cand = nxc;
+                    int *nxn = realloc(ncand, sizeof(int) * nc);
+                    if (nxn) ncand = nxn;
+                    int64_t *nxp = realloc(pick, sizeof(int64_t) * nc);
+                    if (nxp) pick = nxp;
+                    float *nxf = realloc(coef, sizeof(float) * nc * (size_t)nr);
+                    if (nxf) coef = nxf;
+                    if (!nx || !nxo || !nxc || !nxn || !nxp || !nxf) { st = NNC_STATUS_NOMEM; break; }
+                    excap = nc;
+                }
+                ex[ne] = ov->lv[w];
+                exo[ne++] = (int)q;
+                ov->lv[w] = ov->lv[--ov->nl];
+                ov->expanded++;
+            }
+            if (st || ne == 0) break;
+            rot += ne;
+            /* candidates: coefficients with CROWN's slopes (as the search's) */
+            if (buf_reserve(&xb, 2 * ne, vn) || buf_reserve(&tb, 2 * ne * (size_t)fsb, vn)) { st = NNC_STATUS_NOMEM; break; }
+            for (size_t i = 0; i < ne; i++) {
+                rs_obj *ov = &ob[exo[i]];
+                xb.items[i] = (bbd_item){ex[i].s, d->b, -1, 0, ov->sg, -1, ov->nj};
+                init_vars(e, d->b, xb.ab + i * vn);
+            }
+            bbd_pass cp = {e, rt, p, xb.items, xb.ab, xb.lower, coef, -1, k, 0};
+            run_pass(&cp, ne, ws, threads);
+            size_t nt = 0;
+            for (size_t i = 0; i < ne; i++) {
+                ncand[i] = candidates(d->b, ex[i].s, coef + i * (size_t)nr, fend, fsb, cand + i * NNC_BBD_FSB_CANDIDATES);
+                pick[i] = ncand[i] > 0 ? cand[i * NNC_BBD_FSB_CANDIDATES] : -1;
+                if (ncand[i] < 2) continue;
+                for (int c = 0; c < ncand[i]; c++)
+                    for (int side = 1; side >= -1; side -= 2, nt++) {
+                        tb.items[nt] = (bbd_item){ex[i].s, d->b, cand[i * NNC_BBD_FSB_CANDIDATES + c], (signed char)side,
+                                                  ob[exo[i]].sg, -1, ob[exo[i]].nj};
+                        memcpy(tb.ab + nt * vn, ex[i].ab, sizeof(float) * vn);
+                    }
+            }
+            if (nt > 0) {
+                bbd_pass tp = {e, rt, p, tb.items, tb.ab, tb.lower, NULL, -1, k, 0};
+                run_pass(&tp, nt, ws, threads);
+            }
+            nt = 0;
+            for (size_t i = 0; i < ne; i++) {
+                if (ncand[i] < 2) continue;
+                double best = -INFINITY;
+                for (int c = 0; c < ncand[i]; c++, nt += 2) {
+                    double v = fmin(tb.lower[nt], tb.lower[nt + 1]);
+                    if (v > best) {
+                        best = v;
+                        pick[i] = cand[i * NNC_BBD_FSB_CANDIDATES + c];
+                    }
+                }
+            }
+            /* the children, each with its own splits and variables */
+            if (ne > kcap) {
+                rs_leaf *nk = realloc(kid, sizeof(rs_leaf) * 2 * ne);
+                if (nk) kid = nk;
+                int *nko = realloc(kido, sizeof(int) * 2 * ne);
+                if (nko) kido = nko;
+                if (!nk || !nko) st = NNC_STATUS_NOMEM;
+                else kcap = ne;
+            }
+            size_t nc = 0;
+            for (size_t i = 0; i < ne && !st; i++) {
+                rs_obj *ov = &ob[exo[i]];
+                if (pick[i] < 0) { /* nothing to split: the leaf's bound is final */
+                    ov->fin = fmin(ov->fin, ex[i].lower);
+                    continue;
+                }
+                for (int c = 0; c < 2; c++, nc++) {
+                    rs_leaf *kd = &kid[nc];
+                    kido[nc] = exo[i];
+                    kd->s = malloc((size_t)nr + 1);
+                    kd->ab = malloc(sizeof(float) * vn);
+                    if (!kd->s || !kd->ab) {
+                        st = NNC_STATUS_NOMEM;
+                        nc++;
+                        break;
+                    }
+                    memcpy(kd->s, ex[i].s, (size_t)nr + 1);
+                    kd->s[pick[i]] = c == 0 ? 1 : -1;
+                    xb.items[nc] = (bbd_item){kd->s, d->b, -1, 0, ov->sg, -1, ov->nj};
+                    memcpy(xb.ab + nc * vn, ex[i].ab, sizeof(float) * vn);
+                }
+            }
+            for (size_t i = 0; i < ne; i++) rs_leaf_free(&ex[i]);
+            held -= ne * lbytes;
+            ne = 0;
+            if (!st) {
+                bbd_pass ps = {e, rt, p, xb.items, xb.ab, xb.lower, NULL, iters, k, 0};
+                run_pass(&ps, nc, ws, threads);
+            }
+            for (size_t i = 0; i < nc; i++) {
+                rs_leaf *kd = &kid[i];
+                rs_obj *ov = &ob[kido[i]];
+                if (!st && xb.lower[i] > 0) ov->fin = fmin(ov->fin, xb.lower[i]); /* closed: stable there */
+                else if (!st && ov->nl == ov->cap) {
+                    rs_leaf *nl = realloc(ov->lv, sizeof(rs_leaf) * 2 * (size_t)ov->cap);
+                    if (nl) {
+                        ov->lv = nl;
+                        ov->cap *= 2;
+                    } else st = NNC_STATUS_NOMEM;
+                }
+                if (st || xb.lower[i] > 0) {
+                    rs_leaf_free(kd);
+                    continue;
+                }
+                memcpy(kd->ab, xb.ab + i * vn, sizeof(float) * vn);
+                kd->lower = xb.lower[i];
+                ov->lv[ov->nl++] = *kd;
+                held += lbytes;
+            }
+            /* a tree with every leaf closed above 0 makes its neuron stable:
+             * the other bound's tree has nothing left to gain */
+            for (size_t q = 0; q < no; q++)
+                if (ob[q].nl == 0 && ob[q].fin > 0) {
+                    ob[q].done = 1;
+                    ob[q ^ 1].done = 1;
+                }
+        }
+        /* the bounds */
+        for (size_t q = 0; q < no; q += 2) {
+            int64_t f = o + ob[q].nj;
+            double l = fmax(d->b->rl[f], rs_bound(&ob[q])), u = fmin(d->b->rh[f], -rs_bound(&ob[q + 1]));
+            if (!st && l <= u && (l != d->b->rl[f] || u != d->b->rh[f])) bnd_set(d->b, f, l, u);
+        }
+        for (size_t q = 0; q < no; q++) {
+            for (int i = 0; i < ob[q].nl; i++) rs_leaf_free(&ob[q].lv[i]);
+            free(ob[q].lv);
+        }
+    }
+    for (size_t i = 0; i < ne; i++) rs_leaf_free(&ex[i]); /* (after an error) */
+    free(ob); free(ex); free(kid); free(kido); free(exo); free(cand); free(ncand); free(pick); free(coef);
+    free(xb.items); free(xb.ab); free(xb.lower); free(tb.items); free(tb.ab); free(tb.lower);
+    return st;
+}
+
 /* alpha-CROWN on the hidden layers of sub-problem d (no splits): layer by
  * layer from the second, each unstable neuron's lower and upper bound by
  * iters steps of its own slopes, bounded soundly and intersected with what
- * it had, until the deadline. */
+ * it had, until the deadline; then, with split_budget > 0, ReLU splits on
+ * the neurons still unstable (refine_split, that many expansions per bound,
+ * within an equal share of the time left per layer left). */
 static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *d, int iters,
-                              double deadline, bbd_buf *rb, bbd_ws *ws, int threads)
+                              int fsb, int split_budget, double deadline, bbd_buf *rb, bbd_ws *ws, int threads)
 {
     size_t vn = e->nv;
-    for (int k = 1; k + 1 < e->L && nnc_rfn_now() < deadline; k++) {
+    nnc_status st = NNC_STATUS_OK;
+    for (int k = 1; k + 1 < e->L && nnc_rfn_now() < deadline && !st; k++) {
         size_t n = 0;
         int64_t o = e->off[k], N = e->off[k + 1] - o;
         for (int64_t j = 0; j < N; j++) {
@@ -1282,8 +1569,33 @@ static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rf
             double l = fmax(d->b->rl[f], rb->lower[i]), u = fmin(d->b->rh[f], -rb->lower[i + 1]);
             if (l <= u && (l != d->b->rl[f] || u != d->b->rh[f])) bnd_set(d->b, f, l, u);
         }
+        if (split_budget > 0) {
+            double now = nnc_rfn_now();
+            st = refine_split(e, rt, p, d, k, rb, n, iters, fsb, split_budget, now + (deadline - now) / (e->L - 1 - k),
+                              ws, threads);
+        }
     }
-    return NNC_STATUS_OK;
+    return st;
+}
+
+/* Whether sub-problem d (no splits) is certified by its rows' bounds
+ * (iters steps from CROWN's slopes): every disjunct has a row above its
+ * threshold.  ib: room for p->nrows items. */
+static int root_certified(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *d, int iters,
+                          bbd_buf *ib, bbd_ws *ws, int threads)
+{
+    for (int r = 0; r < p->nrows; r++) {
+        ib->items[r] = (bbd_item){d->s, d->b, -1, 0, 1, r, 0};
+        init_vars(e, d->b, ib->ab + (size_t)r * e->nv);
+    }
+    bbd_pass ps = {e, rt, p, ib->items, ib->ab, ib->lower, NULL, iters, e->L - 1, 0};
+    run_pass(&ps, (size_t)p->nrows, ws, threads);
+    for (int j = 0; j < p->ndisj; j++) {
+        int dead = 0;
+        for (int r = p->dstart[j]; r < p->dstart[j + 1]; r++) dead |= ib->lower[r] > p->d[r];
+        if (!dead) return 0;
+    }
+    return 1;
 }
 
 nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
@@ -1328,10 +1640,19 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         for (int64_t f = 0; f < nr; f++) bnd_set(d0.b, f, rl[f], rh[f]);
         if (o->root_iters > 0) {
             bbd_buf rb = {0};
-            double now = nnc_rfn_now();
-            st = refine_root(e, &rt, p, &d0, o->root_iters, now + 0.25 * (o->deadline - now), &rb, ws, threads);
+            double now = nnc_rfn_now(), rdl = now + 0.25 * (o->deadline - now);
+            st = refine_root(e, &rt, p, &d0, o->root_iters, o->fsb, 0, rdl, &rb, ws, threads);
+            /* the hidden layers' bounds by ReLU splits only where the
+             * objectives stay open with alpha's */
+            if (!st && o->root_splits > 0 && !root_certified(e, &rt, p, &d0, o->root_iters, &ib, ws, threads))
+                st = refine_root(e, &rt, p, &d0, o->root_iters, o->fsb, o->root_splits, rdl, &rb, ws, threads);
             free(rb.items); free(rb.ab); free(rb.lower);
         }
+        if (o->root_rl)
+            for (int64_t f = 0; f < nr; f++) {
+                o->root_rl[f] = d0.b->rl[f];
+                o->root_rh[f] = d0.b->rh[f];
+            }
         for (int r = 0; r < p->nrows; r++) {
             ib.items[r] = (bbd_item){d0.s, d0.b, -1, 0, 1, r, 0};
             init_vars(e, d0.b, ib.ab + (size_t)r * vn);
@@ -1419,7 +1740,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             bbd_dom *d = &batch[k];
             if (dead[k]) continue;
             if (hard[k] >= 0) {
-                ncand[k] = candidates(e, d->b, d->s, coef + nh * (size_t)nr, o->fsb, cand + (size_t)k * NNC_BBD_FSB_CANDIDATES);
+                ncand[k] = candidates(d->b, d->s, coef + nh * (size_t)nr, nr, o->fsb, cand + (size_t)k * NNC_BBD_FSB_CANDIDATES);
                 nh++;
                 if (ncand[k] == 0) {
                     /* nothing left to split: the network is affine here and

@@ -97,7 +97,17 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * the root's are the caller's (rl, rh), with root_iters first tightened
  * by alpha-CROWN on the hidden layers, layer by layer, every unstable
  * neuron's two bounds an item of the same batched optimisation as the
- * objectives (below); a child takes its parent's with the
+ * objectives (below).  With root_splits, where the root's rows stay open
+ * after that, the hidden layers are tightened again, and after each
+ * layer's alpha its neurons still unstable get a branch and bound of
+ * their own: each bound sgn z >= t over splits of the layers before it,
+ * every tree's worst leaf split per round (the trees batched together),
+ * a leaf closed once its bound passes 0, the tree's bound the least over
+ * its leaves (they cover the box), up to root_splits splits per bound
+ * (what a MILP of the first layers gives alpha-beta-CROWN's bab-refine:
+ * MNIST 256x4 prop_0 eps 0.05, unstable neurons of the second and last
+ * hidden layers 86 and 67 after alpha, 62 and 25 after 32 splits per
+ * bound; certified in 5.7 s, open after 60 s without).  A child takes its parent's with the
  * split neuron clamped at 0 and, before it is bounded, every unstable,
  * unsplit neuron of the layers after the split gets CROWN's lower and upper
  * bound with the child's splits and bounds (one batched product per layer
@@ -176,6 +186,10 @@ typedef struct nnc_bbd_opts {
                            steps per neuron bound, within a quarter of the time) */
     double deadline;    /* nnc_rfn_now() seconds */
     uint64_t max_nodes; /* sub-problems */
+    int root_splits;    /* > 0 (with root_iters), where alpha leaves the root open: ReLU splits
+                           for the root's hidden neurons that alpha leaves unstable, up to this
+                           many per bound (see below) */
+    double *root_rl, *root_rh; /* optional out (nr each): the root's bounds the search starts from */
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the

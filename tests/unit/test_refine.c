@@ -637,7 +637,7 @@ START_TEST(test_bbd_certify)
             nnc_rfn_problem p = {side == 2 ? 2 : 1, side == 2 ? 2 : 1, t.w[3], C2, d, dstart, NULL, NULL};
             int cc[2];
             uint64_t nodes = 0;
-            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 4000};
+            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 4000, trial % 4 == 3 ? 6 : 0, NULL, NULL};
             bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 3, side == 1, trial, cc, &nodes);
             if (side != 1) {
                 ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d side %d: certified a violated property", seed, trial, side);
@@ -663,6 +663,84 @@ START_TEST(test_bbd_certify)
     ck_assert_msg(cert_bbd > cert_crown, "seed %u: batched search certified %d, CROWN %d", seed, cert_bbd, cert_crown);
     /* (not every time as many: the two searches split differently) */
     ck_assert_msg(cert_bbd + 2 >= cert_rsps, "seed %u: batched search certified %d, per sub-problem %d", seed, cert_bbd, cert_rsps);
+}
+END_TEST
+
+/* The root's hidden bounds by ReLU splits (nnc_bbd_opts.root_splits), on
+ * the same random nets, wider boxes: every sampled point's exact
+ * pre-activations (MPFR) lie within them, they never widen alpha's, they
+ * narrow them on some nets, and the search still never certifies a
+ * violated property. */
+START_TEST(test_bbd_root_splits)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int narrowed = 0, nets = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        mlp t = {0};
+        t.norm = trial % 3 == 1;
+        t.out_relu = trial % 4 == 2;
+        nnc_model *m = mlp_build(&t);
+        nnc_bbd *e;
+        ck_assert_msg(nnc_bbd_create(&e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        int64_t nr = nnc_bbd_relu_count(e);
+        double lo[4], hi[4], C[4], x[4], y[4], pre[3 * MAXW];
+        double rl[3 * MAXW], rh[3 * MAXW], al[3 * MAXW], ah[3 * MAXW], sl[3 * MAXW], sh[3 * MAXW];
+        random_box(t.w[0], lo, hi, 1.5);
+        random_objective(t.w[3], C);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        nnc_bnd_relu_bounds(b, rl, rh);
+        double vmin = INFINITY;
+        for (int s = 0; s < 2000; s++) {
+            test_point(s, t.w[0], lo, hi, x);
+            mlp_eval_exact(&t, x, y, NULL, NULL);
+            double v = 0;
+            for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
+            vmin = fmin(vmin, v);
+        }
+        /* threshold vmin: violated, so the root stays open and the splits run */
+        int dstart[2] = {0, 1}, cert = 1;
+        nnc_rfn_problem p = {1, 1, t.w[3], C, &vmin, dstart, NULL, NULL};
+        uint64_t nodes;
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + 5, 0, 0, al, ah};
+        ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
+        ck_assert_int_eq(cert, 0);
+        o = (nnc_bbd_opts){1, 16, 10, 4, 10, nnc_rfn_now() + 5, 0, 2 + trial % 15, sl, sh};
+        ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
+        ck_assert_int_eq(cert, 0);
+        int nar = 0;
+        for (int64_t f = 0; f < nr; f++) {
+            ck_assert_msg(sl[f] >= al[f] && sh[f] <= ah[f], "seed %u trial %d neuron %lld: [%g, %g] wider than alpha's [%g, %g]",
+                          seed, trial, (long long)f, sl[f], sh[f], al[f], ah[f]);
+            nar += sl[f] > al[f] || sh[f] < ah[f];
+        }
+        mlp lin = t; /* the output before its ReLU: the last ReLU layer's pre-activations */
+        lin.out_relu = 0;
+        int nh = t.w[1] + t.w[2];
+        ck_assert_int_eq(nr, nh + (t.out_relu ? t.w[3] : 0));
+        for (int s = 0; s < 2000; s++) {
+            test_point(s, t.w[0], lo, hi, x);
+            mlp_eval_exact(&lin, x, y, NULL, pre);
+            for (int j = 0; j < t.w[3] && t.out_relu; j++) pre[nh + j] = y[j];
+            for (int64_t f = 0; f < nr; f++)
+                ck_assert_msg(pre[f] >= sl[f] && pre[f] <= sh[f], "seed %u trial %d point %d neuron %lld: %.17g outside [%.17g, %.17g]",
+                              seed, trial, s, (long long)f, pre[f], sl[f], sh[f]);
+        }
+        /* the search from these bounds: a property just below the least
+         * sampled value may be certified, the sampled value never */
+        o.max_nodes = 2000;
+        o.root_rl = o.root_rh = NULL;
+        ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
+        ck_assert_msg(!cert, "seed %u trial %d: certified a violated property", seed, trial);
+        narrowed += nar > 0;
+        nets++;
+        nnc_bnd_destroy(b);
+        nnc_bbd_destroy(e);
+        nnc_mdl_destroy(m);
+    }
+    if (getenv("NNC_TEST_VERBOSE")) printf("root splits: %d of %d nets narrowed\n", narrowed, nets);
+    ck_assert_msg(narrowed > 0, "seed %u: the splits narrowed no bound on %d nets", seed, nets);
 }
 END_TEST
 
@@ -836,7 +914,7 @@ START_TEST(test_bbd_conv)
             nnc_rfn_problem p = {1, 1, 3, C, d, dstart, NULL, NULL};
             int cc[2];
             uint64_t nodes = 0;
-            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 3000};
+            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 3000, trial % 4 == 3 ? 6 : 0, NULL, NULL};
             bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 2, side == 1, trial, cc, &nodes);
             if (side == 0) {
                 ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d: certified a violated property", seed, trial);
@@ -873,6 +951,7 @@ int main(void)
     tcase_add_test(tc, test_random_splits_sound);
     tcase_add_test(tc, test_relusplit_certify);
     tcase_add_test(tc, test_bbd_certify);
+    tcase_add_test(tc, test_bbd_root_splits);
     tcase_add_test(tc, test_bbd_conv);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
