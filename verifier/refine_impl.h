@@ -190,6 +190,8 @@ typedef struct nnc_bbd_opts {
                            for the root's hidden neurons that alpha leaves unstable, up to this
                            many per bound (see below) */
     double *root_rl, *root_rh; /* optional out (nr each): the root's bounds the search starts from */
+    double root_max_s;  /* > 0: the root's tightening (alpha, splits) ends within this many seconds
+                           even where a quarter of the time is more */
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the
