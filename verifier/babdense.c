@@ -1311,9 +1311,10 @@ static int cmp_desc(const void *a, const void *b)
 #define BBD_RS_BYTES ((size_t)256 << 20)
 
 /* ReLU splits for the bounds of layer k's neurons that alpha left
- * unstable (MNIST 256x4, eps 0.05: exact bounds of the second layer's
- * neurons, by a MILP, make about half of them stable where alpha-CROWN
- * and the LP leave them open).  Each bound sgn z_j >= t is its own
+ * unstable.  (MNIST 256x4 prop_0 eps 0.05, 12 unstable neurons of the
+ * second hidden layer: their exact bounds, by a MILP, make 3 of them
+ * stable and the others' intervals 30 to 45% narrower, where the triangle
+ * LP stays within 0.5 of CROWN's.)  Each bound sgn z_j >= t is its own
  * branch and bound over the unstable neurons of the layers before k:
  * each round splits every tree's worst open leaf (filtered smart
  * branching, as the search's), its children bounded with their

@@ -101,13 +101,17 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * after that, the hidden layers are tightened again, and after each
  * layer's alpha its neurons still unstable get a branch and bound of
  * their own: each bound sgn z >= t over splits of the layers before it,
- * every tree's worst leaf split per round (the trees batched together),
- * a leaf closed once its bound passes 0, the tree's bound the least over
- * its leaves (they cover the box), up to root_splits splits per bound
- * (what a MILP of the first layers gives alpha-beta-CROWN's bab-refine:
- * MNIST 256x4 prop_0 eps 0.05, unstable neurons of the second and last
- * hidden layers 86 and 67 after alpha, 62 and 25 after 32 splits per
- * bound; certified in 5.7 s, open after 60 s without).  A child takes its parent's with the
+ * every tree's worst leaf split per round (the trees batched together,
+ * a child warm-started from its parent, a few Adam steps), a leaf closed
+ * once its bound passes 0, the tree's bound the least over its leaves
+ * (they cover the box), up to root_splits splits per bound and within
+ * the root's time (a quarter, at most root_max_s), shared equally by the
+ * layers left.  It stands in for the MILP of the first layers in
+ * alpha-beta-CROWN's bab-refine: on MNIST 256x4 prop_0 eps 0.05, the
+ * unstable neurons of the second and last hidden layers are 86 and 67
+ * after alpha, 62 and 25 after 32 splits per bound (20 steps per child),
+ * and the instance is certified in 5.7 s, open after 60 s without.  A
+ * child takes its parent's bounds with the
  * split neuron clamped at 0 and, before it is bounded, every unstable,
  * unsplit neuron of the layers after the split gets CROWN's lower and upper
  * bound with the child's splits and bounds (one batched product per layer
@@ -153,7 +157,10 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * stays dead in the sub-problem's children.
  *
  * The tree depends on the batch and on OpenBLAS's rounding (the CPU's
- * kernels), never on the thread count or on timing. */
+ * kernels), never on the thread count; with root_splits, the root's bounds
+ * also depend on how many splits the refinement fitted into its time
+ * (refinement that stops on a budget alone, as in the unit tests, gives
+ * the same tree on every run). */
 #define NNC_BBD_FSB_CANDIDATES 8
 /* Memory of the stacked sub-problems (bounds, warm starts): past the first
  * children start cold; past the second the search ends uncertified.  The
@@ -183,12 +190,13 @@ typedef struct nnc_bbd_opts {
     int iters;          /* Adam steps per item and round */
     int fsb;            /* branching candidates, 1 .. NNC_BBD_FSB_CANDIDATES */
     int root_iters;     /* > 0: alpha-CROWN on the root's hidden layers first (this many
-                           steps per neuron bound, within a quarter of the time) */
+                           steps per neuron bound, within a quarter of the time, at most
+                           root_max_s) */
     double deadline;    /* nnc_rfn_now() seconds */
     uint64_t max_nodes; /* sub-problems */
     int root_splits;    /* > 0 (with root_iters), where alpha leaves the root open: ReLU splits
                            for the root's hidden neurons that alpha leaves unstable, up to this
-                           many per bound (see below) */
+                           many per bound (see Bounds above) */
     double *root_rl, *root_rh; /* optional out (nr each): the root's bounds the search starts from */
     double root_max_s;  /* > 0: the root's tightening (alpha, splits) ends within this many seconds
                            even where a quarter of the time is more */
