@@ -1306,8 +1306,8 @@ static int cmp_desc(const void *a, const void *b)
  * 17 s), none lost; with 2, prop_12 open again. */
 #define BBD_RS_ITERS 5
 
-/* Memory of the open leaves of refine_split's trees, all together: past
- * it no more splits. */
+/* Memory of the open leaves of refine_split's trees, all together, by
+ * default (nnc_bbd_opts.root_split_bytes): past it no more splits. */
 #define BBD_RS_BYTES ((size_t)256 << 20)
 
 /* ReLU splits for the bounds of layer k's neurons that alpha left
@@ -1326,10 +1326,10 @@ static int cmp_desc(const void *a, const void *b)
  * the other side's tree stops too), or at the deadline.
  * In: rb's items [0, n), a neuron's two bounds after each other, with
  * their variables and sound bounds from the alpha pass.  iters: Adam steps
- * per child. */
+ * per child; cap: the open leaves' memory (BBD_RS_BYTES). */
 static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *d, int k,
-                               const bbd_buf *rb, size_t n, int iters, int fsb, int budget, double deadline,
-                               bbd_ws *ws, int threads)
+                               const bbd_buf *rb, size_t n, int iters, int fsb, int budget, size_t cap,
+                               double deadline, bbd_ws *ws, int threads)
 {
     int64_t nr = e->nr, o = e->off[k], fend = o; /* splits in the layers before k */
     size_t vn = e->nv, lbytes = (size_t)nr + 1 + sizeof(float) * vn;
@@ -1348,7 +1348,7 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
         /* the objectives: both bounds of each neuron still unstable; when
          * their trees would not have room to grow, those of the neurons
          * with the widest relaxations (-l u / (u - l)) */
-        size_t no = 0, held = 0, nun = 0, room = BBD_RS_BYTES / (8 * lbytes);
+        size_t no = 0, held = 0, nun = 0, room = cap / (8 * lbytes);
         double cut = -INFINITY;
         for (size_t i = 0; i < n; i += 2) nun += d->b->state[o + rb->items[i].nj] == 0;
         if (2 * nun > room) {
@@ -1391,9 +1391,9 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
         /* rounds: every tree's worst open leaf (at most maxne a round, the
          * trees taken in turn), while the open leaves fit */
         held = no * lbytes;
-        size_t rot = 0, maxne = BBD_RS_BYTES / (sizeof(float) * vn * (2 * (size_t)fsb + 3));
+        size_t rot = 0, maxne = cap / (sizeof(float) * vn * (2 * (size_t)fsb + 3));
         if (maxne < 1) maxne = 1;
-        while (!st && nnc_rfn_now() < deadline && held <= BBD_RS_BYTES) {
+        while (!st && nnc_rfn_now() < deadline && held <= cap) {
             ne = 0;
             for (size_t qi = 0; qi < no && ne < maxne; qi++) {
                 size_t q = (qi + rot) % no;
@@ -1555,7 +1555,8 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
  * the neurons still unstable (refine_split, that many expansions per bound,
  * within an equal share of the time left per layer left). */
 static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *d, int iters,
-                              int fsb, int split_budget, double deadline, bbd_buf *rb, bbd_ws *ws, int threads)
+                              int fsb, int split_budget, size_t split_bytes, double deadline, bbd_buf *rb, bbd_ws *ws,
+                              int threads)
 {
     size_t vn = e->nv;
     nnc_status st = NNC_STATUS_OK;
@@ -1580,7 +1581,8 @@ static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rf
         }
         if (split_budget > 0) {
             double now = nnc_rfn_now();
-            st = refine_split(e, rt, p, d, k, rb, n, BBD_RS_ITERS, fsb, split_budget, now + (deadline - now) / (e->L - 1 - k),
+            st = refine_split(e, rt, p, d, k, rb, n, BBD_RS_ITERS, fsb, split_budget, split_bytes,
+                              now + (deadline - now) / (e->L - 1 - k),
                               ws, threads);
         }
     }
@@ -1651,11 +1653,12 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             bbd_buf rb = {0};
             double now = nnc_rfn_now(), rdl = now + 0.25 * (o->deadline - now);
             if (o->root_max_s > 0 && rdl > now + o->root_max_s) rdl = now + o->root_max_s;
-            st = refine_root(e, &rt, p, &d0, o->root_iters, o->fsb, 0, rdl, &rb, ws, threads);
+            size_t sb = o->root_split_bytes > 0 ? o->root_split_bytes : BBD_RS_BYTES;
+            st = refine_root(e, &rt, p, &d0, o->root_iters, o->fsb, 0, sb, rdl, &rb, ws, threads);
             /* the hidden layers' bounds by ReLU splits only where the
              * objectives stay open with alpha's */
             if (!st && o->root_splits > 0 && !root_certified(e, &rt, p, &d0, o->root_iters, &ib, ws, threads))
-                st = refine_root(e, &rt, p, &d0, o->root_iters, o->fsb, o->root_splits, rdl, &rb, ws, threads);
+                st = refine_root(e, &rt, p, &d0, o->root_iters, o->fsb, o->root_splits, sb, rdl, &rb, ws, threads);
             free(rb.items); free(rb.ab); free(rb.lower);
         }
         if (o->root_rl)

@@ -200,6 +200,9 @@ typedef struct nnc_bbd_opts {
     double *root_rl, *root_rh; /* optional out (nr each): the root's bounds the search starts from */
     double root_max_s;  /* > 0: the root's tightening (alpha, splits) ends within this many seconds
                            even where a quarter of the time is more */
+    size_t root_split_bytes; /* > 0: memory for the root splits' open leaves (default 256 MB);
+                                where their trees would not have room, only the neurons with the
+                                widest relaxations get one */
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the

@@ -348,7 +348,7 @@ static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, 
         int batch = c->o->relu_split_batch > 0 ? c->o->relu_split_batch : NNC_VRF_BBD_BATCH;
         int iters = c->o->alpha_iters >= 0 ? c->o->alpha_iters : NNC_VRF_BBD_ITERS;
         nnc_bbd_opts bo = {c->rsp_nbnd, batch, iters, NNC_BBD_FSB_CANDIDATES, iters, dl, UINT64_MAX, NNC_VRF_BBD_ROOT_SPLITS,
-                           NULL, NULL, NNC_VRF_BBD_ROOT_MAX_S};
+                           NULL, NULL, NNC_VRF_BBD_ROOT_MAX_S, 0};
         st = nnc_bbd_certify(c->bbd, box, box + n, rl, rh, p, &bo, cert, nodes);
     }
     free(rl);
