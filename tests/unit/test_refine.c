@@ -730,8 +730,8 @@ START_TEST(test_bbd_root_splits)
                 ck_assert_msg(pre[f] >= sl[f] && pre[f] <= sh[f], "seed %u trial %d point %d neuron %lld: %.17g outside [%.17g, %.17g]",
                               seed, trial, s, (long long)f, pre[f], sl[f], sh[f]);
         }
-        /* the search from these bounds: a property just below the least
-         * sampled value may be certified, the sampled value never */
+        /* the search from these bounds never certifies the sampled value
+         * (a violated property) */
         o.max_nodes = 2000;
         o.root_rl = o.root_rh = NULL;
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
