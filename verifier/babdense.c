@@ -1195,6 +1195,40 @@ typedef struct bbd_buf {
     size_t cap;
 } bbd_buf;
 
+/* Branching trials: both children (the +1 side first) of each of the nc
+ * candidates of item it (its splits, bounds and objective), each with the
+ * item's optimised variables ab, into tb from index t.  Returns the index
+ * after them. */
+static size_t trial_items(const nnc_bbd *e, const bbd_item *it, const int64_t *cand, int nc, const float *ab, bbd_buf *tb,
+                          size_t t)
+{
+    for (int c = 0; c < nc; c++)
+        for (int side = 1; side >= -1; side -= 2, t++) {
+            bbd_item x = *it;
+            x.ovr = cand[c];
+            x.ovr_side = (signed char)side;
+            tb->items[t] = x;
+            memcpy(tb->ab + t * e->nv, ab, sizeof(float) * e->nv);
+        }
+    return t;
+}
+
+/* The candidate whose worse child bounds highest (lower: the trials in
+ * trial_items' order); ties, and NaN, keep the earlier, better-scored one. */
+static int64_t trial_pick(const double *lower, const int64_t *cand, int nc)
+{
+    int64_t pick = cand[0];
+    double best = -INFINITY;
+    for (int c = 0; c < nc; c++) {
+        double v = fmin(lower[2 * c], lower[2 * c + 1]);
+        if (v > best) {
+            best = v;
+            pick = cand[c];
+        }
+    }
+    return pick;
+}
+
 static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
 {
     if (n <= b->cap) return 0;
@@ -1440,13 +1474,7 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
             for (size_t i = 0; i < ne; i++) {
                 ncand[i] = candidates(d->b, ex[i].s, coef + i * (size_t)nr, fend, fsb, cand + i * NNC_BBD_FSB_CANDIDATES);
                 pick[i] = ncand[i] > 0 ? cand[i * NNC_BBD_FSB_CANDIDATES] : -1;
-                if (ncand[i] < 2) continue;
-                for (int c = 0; c < ncand[i]; c++)
-                    for (int side = 1; side >= -1; side -= 2, nt++) {
-                        tb.items[nt] = (bbd_item){ex[i].s, d->b, cand[i * NNC_BBD_FSB_CANDIDATES + c], (signed char)side,
-                                                  ob[exo[i]].sg, -1, ob[exo[i]].nj};
-                        memcpy(tb.ab + nt * vn, ex[i].ab, sizeof(float) * vn);
-                    }
+                if (ncand[i] > 1) nt = trial_items(e, &xb.items[i], cand + i * NNC_BBD_FSB_CANDIDATES, ncand[i], ex[i].ab, &tb, nt);
             }
             if (nt > 0) {
                 bbd_pass tp = {e, rt, p, tb.items, tb.ab, tb.lower, NULL, -1, k, 0};
@@ -1455,14 +1483,8 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
             nt = 0;
             for (size_t i = 0; i < ne; i++) {
                 if (ncand[i] < 2) continue;
-                double best = -INFINITY;
-                for (int c = 0; c < ncand[i]; c++, nt += 2) {
-                    double v = fmin(tb.lower[nt], tb.lower[nt + 1]);
-                    if (v > best) {
-                        best = v;
-                        pick[i] = cand[i * NNC_BBD_FSB_CANDIDATES + c];
-                    }
-                }
+                pick[i] = trial_pick(tb.lower + nt, cand + i * NNC_BBD_FSB_CANDIDATES, ncand[i]);
+                nt += 2 * (size_t)ncand[i];
             }
             /* the children, each with its own splits and variables */
             if (ne > kcap) {
@@ -1777,12 +1799,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                 if (dead[k]) continue;
                 if (ncand[k] > 1) {
                     size_t h = q0 + (size_t)hard[k];
-                    for (int c = 0; c < ncand[k]; c++)
-                        for (int side = 1; side >= -1; side -= 2, t++) {
-                            tb.items[t] = (bbd_item){batch[k].s, batch[k].b, cand[(size_t)k * NNC_BBD_FSB_CANDIDATES + c],
-                                                     (signed char)side, 1, ib.items[h].row, 0};
-                            memcpy(tb.ab + t * vn, ib.ab + h * vn, sizeof(float) * vn);
-                        }
+                    t = trial_items(e, &ib.items[h], cand + (size_t)k * NNC_BBD_FSB_CANDIDATES, ncand[k], ib.ab + h * vn, &tb, t);
                 }
                 q0 += (size_t)batch[k].nit;
             }
@@ -1793,14 +1810,8 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         for (int k = 0; k < m; k++) {
             pick[k] = ncand[k] > 0 ? cand[(size_t)k * NNC_BBD_FSB_CANDIDATES] : -1;
             if (ncand[k] > 1 && nt > 0 && !failed) {
-                double best = -INFINITY;
-                for (int c = 0; c < ncand[k]; c++, t += 2) {
-                    double v = fmin(tb.lower[t], tb.lower[t + 1]);
-                    if (v > best) { /* ties (and NaN) keep the better score */
-                        best = v;
-                        pick[k] = cand[(size_t)k * NNC_BBD_FSB_CANDIDATES + c];
-                    }
-                }
+                pick[k] = trial_pick(tb.lower + t, cand + (size_t)k * NNC_BBD_FSB_CANDIDATES, ncand[k]);
+                t += 2 * (size_t)ncand[k];
             }
         }
         /* children, pushed so that the batch's first sub-problem's end on top */
