@@ -7,6 +7,7 @@
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -64,6 +65,8 @@ void nnc_bbd_destroy(nnc_bbd *e)
 
 int64_t nnc_bbd_relu_count(const nnc_bbd *e) { return e->nr; }
 
+int64_t nnc_bbd_model_relu_count(const nnc_bbd *e) { return e->ch->relu_src ? e->ch->n_model_relu : e->nr; }
+
 /* The leading elementwise maps of m's input by finite constants (Sub, Add,
  * Mul, Div by a nonzero; views between them): *npre of them into pre (at
  * most maxpre), *v the value after them, *t the order position of the next
@@ -106,6 +109,16 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
     input_maps(m, pre, 8, &npre, &v0, &t0);
     nnc_smp_chain *ch;
     nnc_status st = nnc_smp_chain_extract_from(&ch, m, v0, t0, NNC_SMP_CHAIN_LINEAR, err, errlen);
+    if (st == NNC_STATUS_UNSUPPORTED) {
+        /* residual connections: carried through the ReLU layers between */
+        char rerr[NNC_ERRBUF_SIZE];
+        st = nnc_smp_chain_extract_res(&ch, m, v0, t0, rerr, sizeof rerr);
+        if (st) {
+            char perr[NNC_ERRBUF_SIZE];
+            snprintf(perr, sizeof perr, "%s", err);
+            st = nnc_err(err, errlen, st, "%s; %s", perr, rerr);
+        }
+    }
     if (st) return st;
     st = nnc_smp_chain_check_finite(ch, err, errlen);
     for (int l = 0; l + 1 < ch->n_layers && !st; l++)
@@ -1642,6 +1655,20 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     if (p->n_out != e->n_out) return NNC_STATUS_ARG;
     for (int j = 0; j < p->ndisj; j++) /* a disjunct without rows is reachable everywhere */
         if (p->dstart[j] >= p->dstart[j + 1]) return NNC_STATUS_OK;
+    /* a residual chain's ReLU neurons from the model's: a carried copy's
+     * pre-activation is its original's output */
+    double *xrl = NULL;
+    if (e->ch->relu_src) {
+        if ((xrl = malloc(sizeof(double) * 2 * (size_t)(nr + 1))) == NULL) return NNC_STATUS_NOMEM;
+        for (int64_t f = 0; f < nr; f++) {
+            int64_t q = e->ch->relu_src[f];
+            int copy = e->ch->carry_from[f] >= 0;
+            xrl[f] = copy ? fmax(rl[q], 0.0) : rl[q];
+            xrl[nr + f] = copy ? fmax(rh[q], 0.0) : rh[q];
+        }
+        rl = xrl;
+        rh = xrl + nr;
+    }
     bbd_root rt;
     nnc_status st = root_init(e, lo, hi, rl, rh, &rt);
     bbd_ws *ws = calloc((size_t)threads, sizeof(bbd_ws));
@@ -1893,5 +1920,6 @@ out:
     free(ib.items); free(ib.ab); free(ib.lower); free(tb.items); free(tb.ab); free(tb.lower);
     free(nb.items); free(nb.ab); free(nb.lower);
     root_free(&rt);
+    free(xrl);
     return st;
 }

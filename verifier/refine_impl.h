@@ -86,7 +86,14 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * (nnc_smp_chain_extract_from with NNC_SMP_CHAIN_LINEAR: Gemm, MatMul, Conv,
  * and AveragePool, BatchNormalization, bias and zero Pad composed into
  * them; convolutions stay sparse), perhaps behind an input normalisation
- * and with a ReLU on the output (nnc_bbd_create), computed for many
+ * and with a ReLU on the output (nnc_bbd_create); or such a chain with
+ * residual connections (ResNets: an Add of two branches from the same ReLU
+ * output), extracted as a chain that carries the earlier ReLU outputs
+ * through the ReLU layers between as extra, always active neurons
+ * (nnc_smp_chain_extract_res: relu(h) = h for h >= 0, so CROWN through the
+ * carried neurons is CROWN through the residual graph; they are never
+ * split, and a split of the original fixes its copy too, since the copy
+ * only passes the original's relaxed output on), computed for many
  * sub-problems at once:
  * each round takes the top `batch` sub-problems of a depth-first stack and
  * bounds one objective row per disjunct still open in each (an "item"),
@@ -182,7 +189,13 @@ typedef struct nnc_bbd nnc_bbd;
  * chain; NOMEM. */
 nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t errlen);
 void nnc_bbd_destroy(nnc_bbd *e);
+/* The chain's ReLU neurons (the bounds' order inside the search, and of
+ * nnc_bbd_opts.root_rl, root_rh), and the model's (nnc_bnd's order, that
+ * of the bounds nnc_bbd_certify takes): equal, and the same neurons, but
+ * for a residual net, whose chain carries earlier ReLU outputs through the
+ * ReLU layers after them as extra neurons (nnc_smp_chain_extract_res). */
 int64_t nnc_bbd_relu_count(const nnc_bbd *e);
+int64_t nnc_bbd_model_relu_count(const nnc_bbd *e);
 
 typedef struct nnc_bbd_opts {
     int threads;        /* chunks of items bounded in parallel */
@@ -206,7 +219,8 @@ typedef struct nnc_bbd_opts {
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the
- * nnc_bnd ReLU order, which is the chain's) against the unsafe set p.
+ * nnc_bnd ReLU order, nnc_bbd_model_relu_count each) against the unsafe
+ * set p.
  * Out: *certified (1 only when every sub-problem was certified), *nodes
  * (sub-problems bounded).  Stops uncertified at the deadline (checked
  * before each round and between the chunks of a round's main pass, whose

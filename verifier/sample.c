@@ -36,6 +36,8 @@ void nnc_smp_chain_free(nnc_smp_chain *ch)
     for (int l = 0; l < ch->n_lin; l++) nnc_smp_lin_free(&ch->lin[l]);
     free(ch->lin);
     free(ch->layers);
+    free(ch->relu_src);
+    free(ch->carry_from);
     free(ch);
 }
 
@@ -134,6 +136,124 @@ nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *
     return nnc_smp_chain_extract_from(out, m, m->inputs[0], 0, 0, err, errlen);
 }
 
+nnc_status nnc_smp_chain_step(nnc_smp_chain *ch, const nnc_model *m, const nnc_node *n, unsigned flags, int *cur,
+                              int *bias_ok, int *bad)
+{
+    int lin = (flags & NNC_SMP_CHAIN_LINEAR) != 0;
+    nnc_status st = NNC_STATUS_OK;
+    *bad = 0;
+    int64_t numel = m->vals[*cur].numel;
+    switch (n->op) {
+    case NNC_OP_IDENTITY: case NNC_OP_DROPOUT: case NNC_OP_FLATTEN: case NNC_OP_RESHAPE:
+    case NNC_OP_SQUEEZE: case NNC_OP_UNSQUEEZE:
+        if (n->in[0] != *cur || m->vals[n->out[0]].numel != numel) *bad = 1;
+        else *cur = n->out[0];
+        break;
+    case NNC_OP_GEMM: {
+        const nnc_value *B = const_f(m, n->in[1]);
+        int64_t N = n->p[3], K = n->p[4];
+        int has_c = n->n_in > 2 && n->in[2] >= 0 && n->fp[1] != 0;
+        const nnc_value *Cb = has_c ? const_f(m, n->in[2]) : NULL;
+        if (n->in[0] != *cur || n->p[0] || n->p[2] != 1 || numel != K || !B || B->rank != 2 || n->fp[0] != 1.0 ||
+            (has_c && (!Cb || n->fp[1] != 1.0 || (n->p[5] & 1)))) {
+            *bad = 1;
+            break;
+        }
+        if ((st = push_layer(ch, B, K, N, (int)n->p[1])) || (lin && (st = nnc_smp_lin_sync(ch)))) break;
+        if (has_c) {
+            nnc_gpu_dense *L = &ch->layers[ch->n_layers - 1];
+            for (int64_t j = 0; j < N; j++) {
+                L->b[j] = Cb->f[(n->p[5] & 2) ? j : 0];
+                if (!is_float_value(L->b[j])) ch->float_weights = 0;
+            }
+        }
+        *cur = n->out[0];
+        *bias_ok = 0;
+        break;
+    }
+    case NNC_OP_MATMUL: {
+        const nnc_value *B = const_f(m, n->in[1]);
+        if (n->in[0] != *cur || !B || B->rank != 2 || numel != B->dims[0] || m->vals[n->out[0]].numel != B->dims[1]) {
+            *bad = 1;
+            break;
+        }
+        if ((st = push_layer(ch, B, B->dims[0], B->dims[1], 0)) || (lin && (st = nnc_smp_lin_sync(ch)))) break;
+        *cur = n->out[0];
+        *bias_ok = 1;
+        break;
+    }
+    case NNC_OP_SUB:
+    case NNC_OP_ADD: {
+        int other = n->in[0] == *cur ? n->in[1] : n->in[0];
+        const nnc_value *c = const_f(m, other);
+        if ((n->in[0] != *cur && n->in[1] != *cur) || !c || m->vals[n->out[0]].numel != numel ||
+            (n->op == NNC_OP_SUB && n->in[0] != *cur) || (c->numel != numel && c->numel != 1)) {
+            *bad = 1;
+            break;
+        }
+        if (!*bias_ok || n->op == NNC_OP_SUB) {
+            /* x + c or x - c on its own (an input normalisation): an
+             * identity layer with bias +-c, one rounding per element,
+             * which the dot-product error bound covers */
+            if (lin) st = nnc_smp_lin_push_add(ch, numel, c->f, c->numel, n->op == NNC_OP_SUB ? -1.0 : 1.0);
+            else st = push_identity(ch, numel, c, n->op == NNC_OP_SUB ? -1.0 : 1.0);
+            if (st) break;
+            *cur = n->out[0];
+            *bias_ok = 0;
+            break;
+        }
+        nnc_gpu_dense *L = &ch->layers[ch->n_layers - 1];
+        if (c->numel != L->N) {
+            *bad = 1;
+            break;
+        }
+        for (int j = 0; j < L->N; j++) {
+            L->b[j] = c->f[j];
+            if (!is_float_value(L->b[j])) ch->float_weights = 0;
+        }
+        *cur = n->out[0];
+        *bias_ok = 0;
+        break;
+    }
+    case NNC_OP_CONV: case NNC_OP_AVERAGEPOOL: case NNC_OP_BATCHNORM: {
+        const nnc_value *w = n->op == NNC_OP_CONV ? const_f(m, n->in[1]) : NULL;
+        if (!lin || n->in[0] != *cur || (n->op == NNC_OP_CONV && !w)) {
+            *bad = 1;
+            break;
+        }
+        st = n->op == NNC_OP_BATCHNORM ? nnc_smp_lin_push_batchnorm(ch, m, n) : nnc_smp_lin_push_conv(ch, m, n);
+        if (st == NNC_STATUS_UNSUPPORTED) {
+            st = NNC_STATUS_OK;
+            *bad = 1;
+            break;
+        }
+        *cur = n->out[0];
+        *bias_ok = 0;
+        break;
+    }
+    case NNC_OP_PAD: {
+        /* by nothing: a view */
+        int zero = lin && n->in[0] == *cur && m->vals[n->out[0]].numel == numel;
+        for (int q = 0; q < 16 && zero; q++) zero = n->p[q] == 0;
+        if (!zero) *bad = 1;
+        else *cur = n->out[0];
+        break;
+    }
+    case NNC_OP_RELU:
+        if (n->in[0] != *cur || ch->n_layers == 0) {
+            *bad = 1;
+            break;
+        }
+        ch->layers[ch->n_layers - 1].relu = 1;
+        *cur = n->out[0];
+        *bias_ok = 0;
+        break;
+    default:
+        *bad = 1;
+    }
+    return st;
+}
+
 nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, unsigned flags,
                                       char *err, size_t errlen)
 {
@@ -148,115 +268,9 @@ nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, i
     const nnc_node *bad = NULL;
     for (int t = t0; t < m->n_order && !st && !bad; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
-        int64_t numel = m->vals[cur].numel;
-        switch (n->op) {
-        case NNC_OP_IDENTITY: case NNC_OP_DROPOUT: case NNC_OP_FLATTEN: case NNC_OP_RESHAPE:
-        case NNC_OP_SQUEEZE: case NNC_OP_UNSQUEEZE:
-            if (n->in[0] != cur || m->vals[n->out[0]].numel != numel) bad = n;
-            else cur = n->out[0];
-            break;
-        case NNC_OP_GEMM: {
-            const nnc_value *B = const_f(m, n->in[1]);
-            int64_t N = n->p[3], K = n->p[4];
-            int has_c = n->n_in > 2 && n->in[2] >= 0 && n->fp[1] != 0;
-            const nnc_value *Cb = has_c ? const_f(m, n->in[2]) : NULL;
-            if (n->in[0] != cur || n->p[0] || n->p[2] != 1 || numel != K || !B || B->rank != 2 || n->fp[0] != 1.0 ||
-                (has_c && (!Cb || n->fp[1] != 1.0 || (n->p[5] & 1)))) {
-                bad = n;
-                break;
-            }
-            if ((st = push_layer(ch, B, K, N, (int)n->p[1])) || (lin && (st = nnc_smp_lin_sync(ch)))) break;
-            if (has_c) {
-                nnc_gpu_dense *L = &ch->layers[ch->n_layers - 1];
-                for (int64_t j = 0; j < N; j++) {
-                    L->b[j] = Cb->f[(n->p[5] & 2) ? j : 0];
-                    if (!is_float_value(L->b[j])) ch->float_weights = 0;
-                }
-            }
-            cur = n->out[0];
-            bias_ok = 0;
-            break;
-        }
-        case NNC_OP_MATMUL: {
-            const nnc_value *B = const_f(m, n->in[1]);
-            if (n->in[0] != cur || !B || B->rank != 2 || numel != B->dims[0] || m->vals[n->out[0]].numel != B->dims[1]) {
-                bad = n;
-                break;
-            }
-            if ((st = push_layer(ch, B, B->dims[0], B->dims[1], 0)) || (lin && (st = nnc_smp_lin_sync(ch)))) break;
-            cur = n->out[0];
-            bias_ok = 1;
-            break;
-        }
-        case NNC_OP_SUB:
-        case NNC_OP_ADD: {
-            int other = n->in[0] == cur ? n->in[1] : n->in[0];
-            const nnc_value *c = const_f(m, other);
-            if ((n->in[0] != cur && n->in[1] != cur) || !c || m->vals[n->out[0]].numel != numel ||
-                (n->op == NNC_OP_SUB && n->in[0] != cur) || (c->numel != numel && c->numel != 1)) {
-                bad = n;
-                break;
-            }
-            if (!bias_ok || n->op == NNC_OP_SUB) {
-                /* x + c or x - c on its own (an input normalisation): an
-                 * identity layer with bias +-c, one rounding per element,
-                 * which the dot-product error bound covers */
-                if (lin) st = nnc_smp_lin_push_add(ch, numel, c->f, c->numel, n->op == NNC_OP_SUB ? -1.0 : 1.0);
-                else st = push_identity(ch, numel, c, n->op == NNC_OP_SUB ? -1.0 : 1.0);
-                if (st) break;
-                cur = n->out[0];
-                bias_ok = 0;
-                break;
-            }
-            nnc_gpu_dense *L = &ch->layers[ch->n_layers - 1];
-            if (c->numel != L->N) {
-                bad = n;
-                break;
-            }
-            for (int j = 0; j < L->N; j++) {
-                L->b[j] = c->f[j];
-                if (!is_float_value(L->b[j])) ch->float_weights = 0;
-            }
-            cur = n->out[0];
-            bias_ok = 0;
-            break;
-        }
-        case NNC_OP_CONV: case NNC_OP_AVERAGEPOOL: case NNC_OP_BATCHNORM: {
-            const nnc_value *w = n->op == NNC_OP_CONV ? const_f(m, n->in[1]) : NULL;
-            if (!lin || n->in[0] != cur || (n->op == NNC_OP_CONV && !w)) {
-                bad = n;
-                break;
-            }
-            st = n->op == NNC_OP_BATCHNORM ? nnc_smp_lin_push_batchnorm(ch, m, n) : nnc_smp_lin_push_conv(ch, m, n);
-            if (st == NNC_STATUS_UNSUPPORTED) {
-                st = NNC_STATUS_OK;
-                bad = n;
-                break;
-            }
-            cur = n->out[0];
-            bias_ok = 0;
-            break;
-        }
-        case NNC_OP_PAD: {
-            /* by nothing: a view */
-            int zero = lin && n->in[0] == cur && m->vals[n->out[0]].numel == numel;
-            for (int q = 0; q < 16 && zero; q++) zero = n->p[q] == 0;
-            if (!zero) bad = n;
-            else cur = n->out[0];
-            break;
-        }
-        case NNC_OP_RELU:
-            if (n->in[0] != cur || ch->n_layers == 0) {
-                bad = n;
-                break;
-            }
-            ch->layers[ch->n_layers - 1].relu = 1;
-            cur = n->out[0];
-            bias_ok = 0;
-            break;
-        default:
-            bad = n;
-        }
+        int b = 0;
+        st = nnc_smp_chain_step(ch, m, n, flags, &cur, &bias_ok, &b);
+        if (b) bad = n;
     }
     if (!st && !bad && (ch->n_layers == 0 || m->outputs[0] != cur)) bad = ch->n_layers ? NULL : &m->nodes[m->order[0]];
     if (!st && !bad && m->outputs[0] != cur) st = NNC_STATUS_UNSUPPORTED;

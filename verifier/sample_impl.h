@@ -58,6 +58,15 @@ typedef struct nnc_smp_chain {
     int n_lin;
     int n_in, n_out;
     int float_weights;     /* 1: every weight and bias is a float value */
+    /* A chain through residual connections (nnc_smp_chain_extract_res), or
+     * NULL: per ReLU neuron of the chain (the outputs of its ReLU layers, in
+     * order), the model's ReLU neuron it is (the nnc_bnd order: ReLU nodes
+     * in topological order, n_model_relu neurons), and for a neuron that
+     * carries an earlier ReLU output through a ReLU layer unchanged (its
+     * pre-activation is that output, >= 0), the chain neuron it copies, else
+     * -1.  A copy's model neuron is its original's. */
+    int64_t *relu_src, *carry_from;
+    int64_t n_model_relu;
 } nnc_smp_chain;
 
 /* Out: *out, the model's dense chain.  Returns OK, UNSUPPORTED (not such a
@@ -74,6 +83,25 @@ nnc_status nnc_smp_chain_extract(nnc_smp_chain **out, const nnc_model *m, char *
 nnc_status nnc_smp_chain_extract_from(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, unsigned flags,
                                       char *err, size_t errlen);
 void nnc_smp_chain_free(nnc_smp_chain *ch);
+
+/* One node of a chain's walk (the loop of nnc_smp_chain_extract_from): the
+ * chain ch's current value *cur (*bias_ok: an Add of a bias row may follow),
+ * both updated.  *bad = 1 where n does not continue the chain as such.
+ * Returns OK, UNSUPPORTED, NOMEM. */
+nnc_status nnc_smp_chain_step(nnc_smp_chain *ch, const nnc_model *m, const nnc_node *n, unsigned flags, int *cur,
+                              int *bias_ok, int *bad);
+
+/* nnc_smp_chain_extract_from (NNC_SMP_CHAIN_LINEAR) for models whose ReLU
+ * layers are joined by residual connections (chain_res.c): an Add or Sub of
+ * two computed values, each an affine function of the outputs of the last
+ * ReLU layer before it and of earlier ReLU outputs still needed.  Those
+ * earlier outputs are carried through each ReLU layer between as extra
+ * neurons of it with identity rows (relu(h) = h for h = relu(z) >= 0, so
+ * the chain computes the model exactly), ch->relu_src and carry_from say
+ * which is which.  A residual connection from the input itself (not a ReLU
+ * output), a computed value used twice, or one that crosses a ReLU layer
+ * without being a ReLU output is UNSUPPORTED (err says which node). */
+nnc_status nnc_smp_chain_extract_res(nnc_smp_chain **out, const nnc_model *m, int v0, int t0, char *err, size_t errlen);
 
 /* NNC_SMP_CHAIN_LINEAR's parts (chain_lin.c).  Each push appends one layer
  * (ReLU 0) and returns OK, UNSUPPORTED or NOMEM; on failure the chain may

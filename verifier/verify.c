@@ -337,7 +337,7 @@ static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, 
 {
     int n = c->n_in;
     nnc_bnd *b = c->rsp_bnd[0];
-    int64_t nr = nnc_bbd_relu_count(c->bbd);
+    int64_t nr = nnc_bbd_model_relu_count(c->bbd);
     double *rl = malloc(sizeof(double) * (size_t)(2 * nr + 1));
     if (rl == NULL) return NNC_STATUS_NOMEM;
     double *rh = rl + nr;
@@ -1291,10 +1291,11 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     }
     if (opts->crown && opts->relu_split_batch != 0 &&
         (opts->relu_split == 1 || (opts->relu_split < 0 && c.n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS))) {
-        /* not a ReLU chain: nnc_rsp_certify's sub-problem at a time */
+        /* not a ReLU chain, plain or residual: nnc_rsp_certify's
+         * sub-problem at a time */
         char serr[NNC_ERRBUF_SIZE];
         if (nnc_bbd_create(&c.bbd, m, serr, sizeof serr) != NNC_STATUS_OK) c.bbd = NULL;
-        if (c.bbd && nnc_bbd_relu_count(c.bbd) != nnc_bnd_relu_count(c.bnd)) {
+        if (c.bbd && nnc_bbd_model_relu_count(c.bbd) != nnc_bnd_relu_count(c.bnd)) {
             nnc_bbd_destroy(c.bbd);
             c.bbd = NULL;
         }

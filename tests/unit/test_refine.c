@@ -822,7 +822,12 @@ static nnc_model *cnn_build(int trial, int *n_in)
 /* A chain extracted with NNC_SMP_CHAIN_LINEAR at x (float64, dense or
  * sparse layers); also the sum over layers of the stored weights' error
  * bounds times the largest |input| (a bound on what they change). */
-static void chain_eval(const nnc_smp_chain *ch, const double *x, double *y)
+static void chain_eval_pre(const nnc_smp_chain *ch, const double *x, double *y, double *pre);
+static void chain_eval(const nnc_smp_chain *ch, const double *x, double *y) { chain_eval_pre(ch, x, y, NULL); }
+
+/* The same, with pre (optional) getting the pre-activations of every
+ * ReLU layer's neurons, in order. */
+static void chain_eval_pre(const nnc_smp_chain *ch, const double *x, double *y, double *pre)
 {
     double a[512], z[512];
     memcpy(a, x, sizeof(double) * (size_t)ch->n_in);
@@ -836,11 +841,51 @@ static void chain_eval(const nnc_smp_chain *ch, const double *x, double *y)
                 for (int i = 0; i < D->K; i++) t += D->w[(size_t)i * (size_t)D->N + (size_t)j] * a[i];
             else
                 for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) t += S->sw[q] * a[S->idx[q]];
+            if (pre && D->relu) pre[j] = t;
             z[j] = D->relu && t < 0 ? 0 : t;
         }
+        if (pre && D->relu) pre += D->N;
         memcpy(a, z, sizeof(double) * (size_t)D->N);
     }
     memcpy(y, a, sizeof(double) * (size_t)ch->n_out);
+}
+
+/* The batched search on a small net (3 outputs) at objective C over the
+ * box: with threshold vmin (the least sampled value: violated) it certifies
+ * nothing, on 1 or 2 threads; slightly below, it certifies where CROWN does,
+ * with the same tree on 1 and 2 threads; counts in *cert_bbd, *cert_crown.
+ * With rl (room for the model's ReLU bounds) the root's bounds are left
+ * there. */
+static void bbd_two_sides(nnc_bbd *e, nnc_bnd *b, const double *lo, const double *hi, const double *C, double vmin, int trial,
+                          int *cert_bbd, int *cert_crown, double *rl_out)
+{
+    int64_t nm = nnc_bbd_model_relu_count(e);
+    double *rl = rl_out ? rl_out : malloc(sizeof(double) * 2 * (size_t)nm), *rh = rl + nm;
+    ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+    nnc_bnd_relu_bounds(b, rl, rh);
+    double zero = 0, lw;
+    ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &zero, &lw, NULL), NNC_STATUS_OK);
+    for (int side = 0; side < 2; side++) {
+        double d[1] = {side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin))};
+        int dstart[2] = {0, 1};
+        nnc_rfn_problem p = {1, 1, 3, C, d, dstart, NULL, NULL};
+        int cc[2];
+        uint64_t nodes = 0;
+        nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 3000, trial % 4 == 3 ? 6 : 0, NULL, NULL, 0, 0};
+        bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 2, side == 1, trial, cc, &nodes);
+        if (side == 0) {
+            ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d: certified a violated property", seed, trial);
+            continue;
+        }
+        int cert = cc[0];
+        if (lw > d[0] + 1e-9 * (1 + fabs(d[0])))
+            ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, the batched search does not", seed, trial);
+        *cert_bbd += cert;
+        *cert_crown += lw > d[0];
+        if (getenv("NNC_TEST_VERBOSE"))
+            printf("trial %d: crown %g thr %g cert %d nodes %llu\n", trial, lw, d[0], cert, (unsigned long long)nodes);
+    }
+    if (!rl_out) free(rl);
 }
 
 /* Convolutional ReLU chains (Conv, BatchNormalization, AveragePool between
@@ -904,32 +949,202 @@ START_TEST(test_bbd_conv)
         ck_assert_msg(nnc_bbd_create(&e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
         nnc_bnd *b;
         ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
-        int64_t nr = nnc_bbd_relu_count(e);
-        ck_assert_int_eq(nr, nnc_bnd_relu_count(b));
-        double *rl = malloc(sizeof(double) * 2 * (size_t)nr), *rh = rl + nr;
-        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
-        nnc_bnd_relu_bounds(b, rl, rh);
-        double zero = 0, lw;
-        ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &zero, &lw, NULL), NNC_STATUS_OK);
-        for (int side = 0; side < 2; side++) {
-            double d[1] = {side == 0 ? vmin : vmin - 0.02 * (1 + fabs(vmin))};
-            int dstart[2] = {0, 1};
-            nnc_rfn_problem p = {1, 1, 3, C, d, dstart, NULL, NULL};
-            int cc[2];
-            uint64_t nodes = 0;
-            nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 3000, trial % 4 == 3 ? 6 : 0, NULL, NULL, 0, 0};
-            bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 2, side == 1, trial, cc, &nodes);
-            if (side == 0) {
-                ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d: certified a violated property", seed, trial);
+        ck_assert_int_eq(nnc_bbd_relu_count(e), nnc_bnd_relu_count(b));
+        bbd_two_sides(e, b, lo, hi, C, vmin, trial, &cert_bbd, &cert_crown, NULL);
+        nnc_bnd_destroy(b);
+        nnc_bbd_destroy(e);
+        nnc_mdl_destroy(m);
+    }
+    ck_assert_msg(cert_bbd > cert_crown, "seed %u: batched search certified %d, CROWN %d", seed, cert_bbd, cert_crown);
+}
+END_TEST
+
+/* x [1,1,X,X] -> Conv 3x3 (C channels) -> Relu = h -> Conv -> Relu [-> Conv
+ * -> Relu] -> Conv, + (or -) the shortcut: h itself or a 1x1 Conv of h
+ * (listed before the main branch in some nets) -> Relu -> Flatten -> Gemm ->
+ * Relu -> Gemm: a residual block whose skip spans one or two ReLU layers. */
+static nnc_model *res_build(int trial, int *n_in)
+{
+    int C = 2, X = 4 + trial % 2, deep = (trial / 2) % 2, conv_sc = (trial / 4) % 2, first = (trial / 8) % 2;
+    int sub = trial % 7 == 3, F = C * X * X, Hd = 5, O = 3;
+    static float K0[2 * 9], k0b[2], Ka[2 * 2 * 9], kab[2], Kc[2 * 2 * 9], kcb[2], Kb[2 * 2 * 9], kbb[2], Ks[2 * 2], ksb[2],
+        W1[5 * 2 * 25], b1[5], W2[3 * 5], b2[3];
+    for (int i = 0; i < C * 9; i++) K0[i] = (float)(urand() * 2 - 1) / 2;
+    for (int i = 0; i < C * C * 9; i++) {
+        Ka[i] = (float)(urand() * 2 - 1) / 3;
+        Kb[i] = (float)(urand() * 2 - 1) / 3;
+        Kc[i] = (float)(urand() * 2 - 1) / 3;
+    }
+    for (int i = 0; i < C * C; i++) Ks[i] = (float)(urand() * 2 - 1);
+    for (int c = 0; c < C; c++) {
+        k0b[c] = (float)(urand() - 0.5);
+        kab[c] = (float)(urand() - 0.5);
+        kbb[c] = (float)(urand() - 0.5);
+        kcb[c] = (float)(urand() - 0.5);
+        ksb[c] = (float)(urand() - 0.5);
+    }
+    for (int i = 0; i < Hd * F; i++) W1[i] = (float)(urand() * 2 - 1) / (float)sqrt(F) * 2;
+    for (int i = 0; i < Hd; i++) b1[i] = (float)(urand() - 0.5);
+    for (int i = 0; i < O * Hd; i++) W2[i] = (float)(urand() * 2 - 1);
+    for (int i = 0; i < O; i++) b2[i] = (float)(urand() - 0.5);
+    mb b;
+    mb_init(&b, 13);
+    int64_t xd[4] = {1, 1, X, X}, k0d[4] = {C, 1, 3, 3}, kd[4] = {C, C, 3, 3}, ksd[4] = {C, C, 1, 1}, cd[1] = {C},
+            w1d[2] = {Hd, F}, h1d[1] = {Hd}, w2d[2] = {O, Hd}, od[1] = {O}, pads[4] = {1, 1, 1, 1};
+    mb_input(&b, "x", 4, xd);
+    mb_output(&b, "y");
+    int ni = 0, nn = 0;
+    b.inits[ni++] = tensor_floats("K0", 4, k0d, K0, (size_t)(C * 9));
+    b.inits[ni++] = tensor_floats("k0b", 1, cd, k0b, (size_t)C);
+    b.inits[ni++] = tensor_floats("Ka", 4, kd, Ka, (size_t)(C * C * 9));
+    b.inits[ni++] = tensor_floats("kab", 1, cd, kab, (size_t)C);
+    b.inits[ni++] = tensor_floats("Kb", 4, kd, Kb, (size_t)(C * C * 9));
+    b.inits[ni++] = tensor_floats("kbb", 1, cd, kbb, (size_t)C);
+    if (deep) {
+        b.inits[ni++] = tensor_floats("Kc", 4, kd, Kc, (size_t)(C * C * 9));
+        b.inits[ni++] = tensor_floats("kcb", 1, cd, kcb, (size_t)C);
+    }
+    if (conv_sc) {
+        b.inits[ni++] = tensor_floats("Ks", 4, ksd, Ks, (size_t)(C * C));
+        b.inits[ni++] = tensor_floats("ksb", 1, cd, ksb, (size_t)C);
+    }
+    b.inits[ni++] = tensor_floats("W1", 2, w1d, W1, (size_t)(Hd * F));
+    b.inits[ni++] = tensor_floats("b1", 1, h1d, b1, (size_t)Hd);
+    b.inits[ni++] = tensor_floats("W2", 2, w2d, W2, (size_t)(O * Hd));
+    b.inits[ni++] = tensor_floats("b2", 1, od, b2, (size_t)O);
+    static const char *c0i[3] = {"x", "K0", "k0b"}, *c0o[1] = {"c0"}, *r0i[1] = {"c0"}, *r0o[1] = {"h"},
+                      *cai[3] = {"h", "Ka", "kab"}, *cao[1] = {"ca"}, *rai[1] = {"ca"}, *rao[1] = {"ra"},
+                      *cci[3] = {"ra", "Kc", "kcb"}, *cco[1] = {"cc"}, *rci[1] = {"cc"}, *rco[1] = {"rc"},
+                      *cbi[3] = {"ra", "Kb", "kbb"}, *cbid[3] = {"rc", "Kb", "kbb"}, *cbo[1] = {"cb"},
+                      *csi[3] = {"h", "Ks", "ksb"}, *cso[1] = {"s"}, *adi[2] = {"cb", "s"}, *adih[2] = {"cb", "h"},
+                      *ado[1] = {"ad"}, *r1i[1] = {"ad"}, *r1o[1] = {"r1"}, *fi[1] = {"r1"}, *fo[1] = {"f"},
+                      *g1i[3] = {"f", "W1", "b1"}, *g1o[1] = {"g1"}, *r2i[1] = {"g1"}, *r2o[1] = {"r2"},
+                      *g2i[3] = {"r2", "W2", "b2"}, *g2o[1] = {"y"};
+    b.nodes[nn] = node("Conv", "c0", 3, c0i, 1, c0o);
+    node_attr(b.nodes[nn++], attr_ints("pads", 4, pads));
+    b.nodes[nn++] = node("Relu", "r0", 1, r0i, 1, r0o);
+    if (conv_sc && first) b.nodes[nn++] = node("Conv", "cs", 3, csi, 1, cso);
+    b.nodes[nn] = node("Conv", "ca", 3, cai, 1, cao);
+    node_attr(b.nodes[nn++], attr_ints("pads", 4, pads));
+    b.nodes[nn++] = node("Relu", "ra", 1, rai, 1, rao);
+    if (deep) {
+        b.nodes[nn] = node("Conv", "cc", 3, cci, 1, cco);
+        node_attr(b.nodes[nn++], attr_ints("pads", 4, pads));
+        b.nodes[nn++] = node("Relu", "rc", 1, rci, 1, rco);
+    }
+    b.nodes[nn] = node("Conv", "cb", 3, deep ? cbid : cbi, 1, cbo);
+    node_attr(b.nodes[nn++], attr_ints("pads", 4, pads));
+    if (conv_sc && !first) b.nodes[nn++] = node("Conv", "cs", 3, csi, 1, cso);
+    b.nodes[nn++] = node(sub ? "Sub" : "Add", "ad", 2, conv_sc ? adi : adih, 1, ado);
+    b.nodes[nn++] = node("Relu", "r1", 1, r1i, 1, r1o);
+    b.nodes[nn++] = node("Flatten", "flat", 1, fi, 1, fo);
+    b.nodes[nn] = node("Gemm", "g1", 3, g1i, 1, g1o);
+    node_attr(b.nodes[nn++], attr_int("transB", 1));
+    b.nodes[nn++] = node("Relu", "r2", 1, r2i, 1, r2o);
+    b.nodes[nn] = node("Gemm", "g2", 3, g2i, 1, g2o);
+    node_attr(b.nodes[nn++], attr_int("transB", 1));
+    b.graph.n_initializer = ni;
+    b.graph.n_node = nn;
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    *n_in = X * X;
+    return m;
+}
+
+/* Residual nets (res_build): nnc_smp_chain_extract_res gives a chain that
+ * computes the model (against the float64 runtime), whose carried neurons'
+ * pre-activations are their originals' outputs and whose other neurons are
+ * the model's ReLU neurons once each, in order; the batched search on it
+ * never certifies a property that sampling shows violated, certifies
+ * whatever CROWN does (and more, over the nets), gives the same tree on 1
+ * and 2 threads, and its root bounds (alpha, some with ReLU splits)
+ * contain every sampled point's pre-activations. */
+START_TEST(test_bbd_residual)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int cert_bbd = 0, cert_crown = 0;
+    for (int trial = 0; trial < 32; trial++) {
+        int n;
+        nnc_model *m = res_build(trial, &n);
+        nnc_smp_chain *ch, *plain;
+        ck_assert_int_eq(nnc_smp_chain_extract_from(&plain, m, m->inputs[0], 0, NNC_SMP_CHAIN_LINEAR, err, sizeof err),
+                         NNC_STATUS_UNSUPPORTED);
+        ck_assert_msg(nnc_smp_chain_extract_res(&ch, m, m->inputs[0], 0, err, sizeof err) == NNC_STATUS_OK, "trial %d: %s",
+                      trial, err);
+        nnc_bnd *b;
+        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        int64_t nm = nnc_bnd_relu_count(b), nc = 0, next = 0;
+        ck_assert_int_eq(ch->n_model_relu, nm);
+        for (int l = 0; l + 1 < ch->n_layers; l++) {
+            ck_assert(ch->layers[l].relu);
+            nc += ch->layers[l].N;
+        }
+        ck_assert(!ch->layers[ch->n_layers - 1].relu);
+        int64_t copies = 0;
+        for (int64_t f = 0; f < nc; f++) {
+            if (ch->carry_from[f] >= 0) {
+                ck_assert(ch->carry_from[f] < f);
+                ck_assert_int_eq(ch->relu_src[f], ch->relu_src[ch->carry_from[f]]);
+                copies++;
                 continue;
             }
-            int cert = cc[0];
-            if (lw > d[0] + 1e-9 * (1 + fabs(d[0])))
-                ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, the batched search does not", seed, trial);
-            cert_bbd += cert;
-            cert_crown += lw > d[0];
+            ck_assert_int_eq(ch->relu_src[f], next++); /* the model's neurons, in order, once each */
+        }
+        ck_assert_int_eq(next, nm);
+        int X = 4 + trial % 2, deep = (trial / 2) % 2;
+        ck_assert_int_eq(copies, (int64_t)(1 + deep) * 2 * X * X); /* h through one or two ReLU layers */
+        nnc_runtime *rt;
+        ck_assert_int_eq(nnc_rt_create(&rt, m, NNC_PRECISION_F64, 1, err, sizeof err), NNC_STATUS_OK);
+        double lo[25], hi[25], x[25], y[3], yc[3], C[3], pre[512], post[512];
+        ck_assert_int_le(nc, 512);
+        random_box(n, lo, hi, 0.4);
+        random_objective(3, C);
+        double vmin = INFINITY;
+        for (int s = 0; s < 4000; s++) {
+            for (int i = 0; i < n; i++) x[i] = s < 256 ? (urand() < 0.5 ? lo[i] : hi[i]) : lo[i] + urand() * (hi[i] - lo[i]);
+            const void *in[1] = {x};
+            void *out[1] = {y};
+            ck_assert_int_eq(nnc_rt_run(rt, 1, in, out, err, sizeof err), NNC_STATUS_OK);
+            chain_eval_pre(ch, x, yc, pre);
+            double v = 0;
+            for (int j = 0; j < 3; j++) {
+                ck_assert_msg(fabs(y[j] - yc[j]) <= 1e-9 * (1 + fabs(y[j])), "trial %d: runtime %g, chain %g", trial, y[j],
+                              yc[j]);
+                v += C[j] * y[j];
+            }
+            for (int64_t f = 0; f < nc; f++) post[f] = pre[f] > 0 ? pre[f] : 0;
+            for (int64_t f = 0; f < nc; f++)
+                if (ch->carry_from[f] >= 0) ck_assert(pre[f] == post[ch->carry_from[f]]);
+            vmin = fmin(vmin, v);
+        }
+        nnc_rt_destroy(rt);
+        nnc_bbd *e;
+        ck_assert_msg(nnc_bbd_create(&e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        ck_assert_int_eq(nnc_bbd_relu_count(e), nc);
+        ck_assert_int_eq(nnc_bbd_model_relu_count(e), nm);
+        double *rl = malloc(sizeof(double) * 2 * (size_t)nm), *rh = rl + nm;
+        double *sl = malloc(sizeof(double) * 2 * (size_t)nc), *sh = sl + nc;
+        bbd_two_sides(e, b, lo, hi, C, vmin, trial, &cert_bbd, &cert_crown, rl);
+        /* the root's bounds (chain order), alpha then (some nets) ReLU
+         * splits, against the violated threshold (so the splits run) */
+        int dstart[2] = {0, 1}, cert;
+        uint64_t nodes;
+        nnc_rfn_problem p = {1, 1, 3, C, &vmin, dstart, NULL, NULL};
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + 5, 0, trial % 2 ? 8 : 0, sl, sh, 0, 0};
+        ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
+        ck_assert(!cert);
+        for (int s = 0; s < 2000; s++) {
+            for (int i = 0; i < n; i++) x[i] = s < 128 ? (urand() < 0.5 ? lo[i] : hi[i]) : lo[i] + urand() * (hi[i] - lo[i]);
+            chain_eval_pre(ch, x, yc, pre);
+            for (int64_t f = 0; f < nc; f++)
+                ck_assert_msg(pre[f] >= sl[f] - 1e-12 * (1 + fabs(pre[f])) && pre[f] <= sh[f] + 1e-12 * (1 + fabs(pre[f])),
+                              "seed %u trial %d neuron %lld: %.17g outside [%.17g, %.17g]", seed, trial, (long long)f, pre[f],
+                              sl[f], sh[f]);
         }
         free(rl);
+        free(sl);
+        nnc_smp_chain_free(ch);
         nnc_bnd_destroy(b);
         nnc_bbd_destroy(e);
         nnc_mdl_destroy(m);
@@ -956,6 +1171,7 @@ int main(void)
     tcase_add_test(tc, test_bbd_certify);
     tcase_add_test(tc, test_bbd_root_splits);
     tcase_add_test(tc, test_bbd_conv);
+    tcase_add_test(tc, test_bbd_residual);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
