@@ -1265,7 +1265,7 @@ static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
  * has.  Out: dead[k] = 1 where the bounds cross (no point satisfies the
  * splits: the sub-problem is empty). */
 static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *batch, int m,
-                          int *dead, bbd_buf *nb, bbd_ws *ws, int threads)
+                          int *dead, bbd_buf *nb, bbd_ws *ws, int threads, double deadline)
 {
     for (int k = 1; k + 1 < e->L; k++) {
         size_t n = 0;
@@ -1281,7 +1281,8 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
             }
         }
         if (n == 0) continue;
-        bbd_pass ps = {e, rt, p, nb->items, NULL, nb->lower, NULL, -2, k, 0};
+        /* chunks skipped at the deadline keep their bounds (lower -inf) */
+        bbd_pass ps = {e, rt, p, nb->items, NULL, nb->lower, NULL, -2, k, deadline};
         run_pass(&ps, n, ws, threads);
         size_t i = 0;
         for (int d = 0; d < m; d++) {
@@ -1607,7 +1608,8 @@ static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rf
             }
         }
         if (n == 0) continue;
-        bbd_pass ps = {e, rt, p, rb->items, rb->ab, rb->lower, NULL, iters, k, 0};
+        /* chunks not begun by the deadline keep their bounds (lower -inf) */
+        bbd_pass ps = {e, rt, p, rb->items, rb->ab, rb->lower, NULL, iters, k, deadline};
         run_pass(&ps, n, ws, threads);
         for (size_t i = 0; i < n; i += 2) {
             int64_t f = o + rb->items[i].nj;
@@ -1742,7 +1744,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             dead[m] = 0;
             m++;
         }
-        if ((st = tighten(e, &rt, p, batch, m, dead, &nb, ws, threads))) {
+        if ((st = tighten(e, &rt, p, batch, m, dead, &nb, ws, threads, o->deadline))) {
             for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
             break;
         }

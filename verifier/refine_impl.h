@@ -224,7 +224,8 @@ typedef struct nnc_bbd_opts {
  * Out: *certified (1 only when every sub-problem was certified), *nodes
  * (sub-problems bounded).  Stops uncertified at the deadline (checked
  * before each round and between the chunks of a round's main pass, whose
- * sub-problems then do not count), after max_nodes, past
+ * sub-problems then do not count, and of its re-tightening and the root's
+ * alpha passes, whose bounds not computed stay as they were), after max_nodes, past
  * NNC_BBD_MAX_BYTES, or at an open sub-problem without unstable neurons
  * (after 10 x iters more steps).
  * Returns OK, ARG (p's output count is not the model's), NOMEM. */
