@@ -173,11 +173,11 @@ static int rows_sum(const res_rows *a, const res_rows *b, int64_t W, res_rows *s
             }
         for (int64_t q = q0; q < s->nnz; q++) at[s->idx[q]] = -1;
         s->ptr[j + 1] = s->nnz;
+        /* a sum with a zero is exact; any other may round */
         double v = a->b[j] + b->b[j];
         s->b[j] = v;
-        s->berr[j] = (a->berr[j] || b->berr[j] || v - a->b[j] != b->b[j] || v - b->b[j] != a->b[j])
-                         ? err_up(a->berr[j] + b->berr[j] + fabs(v) * DBL_EPSILON)
-                         : 0.0;
+        s->berr[j] = a->b[j] == 0 || b->b[j] == 0 ? a->berr[j] + b->berr[j]
+                                                   : err_up(a->berr[j] + b->berr[j] + fabs(v) * DBL_EPSILON);
     }
     free(at);
     return 0;
