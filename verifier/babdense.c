@@ -1795,6 +1795,13 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             }
             q0 += (size_t)d->nit;
         }
+        /* open sub-problems left past the deadline: the branching passes
+         * (thousands of items on a wide net) would only overrun it */
+        if (nh > 0 && o->deadline > 0 && nnc_rfn_now() > o->deadline) {
+            failed = 1;
+            for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
+            break;
+        }
         bbd_pass cp = {e, &rt, p, tb.items, tb.ab, tb.lower, coef, -1, e->L - 1, 0};
         run_pass(&cp, nh, ws, threads);
         /* the candidates; sub-problems with none left get longer optimisation */
