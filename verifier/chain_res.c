@@ -321,9 +321,13 @@ static nnc_status relu_stage(res_walk *w, const nnc_node *n, int t, int p, const
             *why = "a residual connection from a value that is not a ReLU output";
             st = NNC_STATUS_UNSUPPORTED;
         }
+        /* 2: the first live entry of its place, the one carried */
         int first = 1;
         for (int k = 0; k < i; k++) first &= !(live[k] && w->seg[k].off == w->seg[i].off);
-        if (first) N += w->seg[i].n;
+        if (first) {
+            live[i] = 2;
+            N += w->seg[i].n;
+        }
     }
     if (!st) st = grow_src(w->out, w->nrelu + N);
     if (st) {
@@ -344,9 +348,7 @@ static nnc_status relu_stage(res_walk *w, const nnc_node *n, int t, int p, const
         res_rows r;
         if (rows_of_layer(D, S, pd->off, 1.0, &r)) st = NNC_STATUS_NOMEM;
         for (int i = 0; i < w->nseg && !st; i++) {
-            int first = live[i];
-            for (int k = 0; k < i && first; k++) first = !(live[k] && w->seg[k].off == w->seg[i].off);
-            if (!first) continue;
+            if (live[i] != 2) continue;
             if (rows_append_identity(&r, w->seg[i].off, w->seg[i].n, 1.0)) {
                 st = NNC_STATUS_NOMEM;
                 break;
