@@ -2,6 +2,7 @@
  * chains (method, soundness argument and parameters in refine_impl.h). */
 #include "verifier/refine_impl.h"
 
+#include "common/isa.h"
 #include "verifier/sample_impl.h"
 
 #include <cblas.h>
@@ -220,8 +221,105 @@ static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam
     }
 }
 
-/* The same in float32. */
-static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, int ldl)
+/* The float32 sparse products work on blocks of BBD_LANES rows held
+ * feature-major (xt[k * BBD_LANES + l], row l of the block), so that each
+ * sparse term is one vector operation across the block's rows rather than
+ * a dependent scalar add.  Every entry still sums its terms in the order
+ * of the row-by-row loop they replace (ascending q for an output; ascending
+ * j, then q, for an input of the transposed product), from +0, with
+ * products and sums unfused (babdense.o has -ffp-contract=off), so results
+ * are bit for bit those of that loop on every instruction-set path.  A term
+ * skipped there for a zero multiplier adds +-0 here, which leaves a sum
+ * started at +0 unchanged. */
+#define BBD_LANES 16
+
+#define BBD_SPARSE_KERNELS(SFX, ATTR)                                                                              \
+    /* yt (N x lanes) = xt gathered: y_j = sum_q w[q] x[idx[q]] */                                                  \
+    ATTR static void gather##SFX(const int64_t *ptr, const int32_t *idx, const float *w, int N,                     \
+                                 const float *restrict xt, float *restrict yt)                                                                         \
+    {                                                                                                               \
+        for (int j = 0; j < N; j++) {                                                                               \
+            float acc[BBD_LANES] = {0};                                                                             \
+            for (int64_t q = ptr[j]; q < ptr[j + 1]; q++) {                                                         \
+                const float *restrict x = xt + (size_t)idx[q] * BBD_LANES;                                          \
+                float c = w[q];                                                                                     \
+                for (int l = 0; l < BBD_LANES; l++) acc[l] += c * x[l];                                             \
+            }                                                                                                       \
+            memcpy(yt + (size_t)j * BBD_LANES, acc, sizeof acc);                                                    \
+        }                                                                                                           \
+    }                                                                                                               \
+    /* yt (K x lanes) = xt (N x lanes) scattered: y[idx[q]] += w[q] x_j */                                          \
+    ATTR static void scatter##SFX(const int64_t *ptr, const int32_t *idx, const float *w, int N, int K,             \
+                                  const float *restrict xt, float *restrict yt)                                                       \
+    {                                                                                                               \
+        memset(yt, 0, sizeof(float) * (size_t)K * BBD_LANES);                                                       \
+        for (int j = 0; j < N; j++) {                                                                               \
+            const float *restrict x = xt + (size_t)j * BBD_LANES;                                                   \
+            int nz = 0;                                                                                             \
+            for (int l = 0; l < BBD_LANES; l++) nz |= x[l] != 0;                                                    \
+            if (!nz) continue;                                                                                      \
+            for (int64_t q = ptr[j]; q < ptr[j + 1]; q++) {                                                         \
+                float *restrict y = yt + (size_t)idx[q] * BBD_LANES;                                                \
+                float c = w[q];                                                                                     \
+                for (int l = 0; l < BBD_LANES; l++) y[l] += c * x[l];                                               \
+            }                                                                                                       \
+        }                                                                                                           \
+    }
+
+BBD_SPARSE_KERNELS(_generic, )
+#if defined(__x86_64__) && defined(__GNUC__)
+BBD_SPARSE_KERNELS(_avx2, __attribute__((target("avx2"))))
+BBD_SPARSE_KERNELS(_avx512, __attribute__((target("avx512f"))))
+#endif
+
+/* Rows [i0, i0 + lanes) of a (R x n, row stride ld) into at (n x lanes),
+ * rows past R as zeros; and back. */
+static void to_lanes(const float *a, int R, int n, size_t ld, int i0, float *at)
+{
+    for (int l = 0; l < BBD_LANES; l++) {
+        const float *r = i0 + l < R ? a + (size_t)(i0 + l) * ld : NULL;
+        for (int k = 0; k < n; k++) at[(size_t)k * BBD_LANES + (size_t)l] = r ? r[k] : 0.0f;
+    }
+}
+
+static void from_lanes(const float *at, int R, int n, float *a, size_t ld, int i0)
+{
+    for (int l = 0; l < BBD_LANES && i0 + l < R; l++) {
+        float *r = a + (size_t)(i0 + l) * ld;
+        for (int k = 0; k < n; k++) r[k] = at[(size_t)k * BBD_LANES + (size_t)l];
+    }
+}
+
+/* y (R x N, stride ldy) = the sparse layer S (weights w) applied to x (R x
+ * K, stride ldx): forward (tr 0: y_j = sum_q w x[idx]) or transposed (tr 1,
+ * x R x N, y R x K: y[idx] += w x_j).  xt, yt: scratch of lanes x max(K, N). */
+static void sparse_rows(const nnc_smp_lin *S, const float *w, int tr, int R, int K, int N, const float *x, size_t ldx,
+                        float *y, size_t ldy, float *xt, float *yt)
+{
+    int nin = tr ? N : K, nout = tr ? K : N;
+    nnc_isa_level isa = nnc_isa();
+    for (int i0 = 0; i0 < R; i0 += BBD_LANES) {
+        to_lanes(x, R, nin, ldx, i0, xt);
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (isa >= NNC_ISA_AVX512) {
+            if (tr) scatter_avx512(S->ptr, S->idx, w, N, K, xt, yt);
+            else gather_avx512(S->ptr, S->idx, w, N, xt, yt);
+        } else if (isa >= NNC_ISA_AVX2) {
+            if (tr) scatter_avx2(S->ptr, S->idx, w, N, K, xt, yt);
+            else gather_avx2(S->ptr, S->idx, w, N, xt, yt);
+        } else
+#endif
+        {
+            (void)isa;
+            if (tr) scatter_generic(S->ptr, S->idx, w, N, K, xt, yt);
+            else gather_generic(S->ptr, S->idx, w, N, xt, yt);
+        }
+        from_lanes(yt, R, nout, y, ldy, i0);
+    }
+}
+
+/* The same as back_d in float32; xt, yt scratch (sparse_rows). */
+static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, int ldl, float *xt, float *yt)
 {
     const nnc_gpu_dense *D = &e->ch->layers[k];
     int K = D->K, N = D->N;
@@ -230,17 +328,7 @@ static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, 
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0f, mu, N, wf, N, 0.0f, lam, ldl);
         return;
     }
-    const nnc_smp_lin *S = lin_of(e, k);
-    for (int i = 0; i < R; i++) {
-        const float *m = mu + (size_t)i * (size_t)N;
-        float *l = lam + (size_t)i * (size_t)ldl;
-        memset(l, 0, sizeof(float) * (size_t)K);
-        for (int j = 0; j < N; j++) {
-            float v = m[j];
-            if (v == 0) continue;
-            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) l[S->idx[q]] += v * wf[q];
-        }
-    }
+    sparse_rows(lin_of(e, k), wf, 1, R, K, N, mu, (size_t)N, lam, (size_t)ldl, xt, yt);
 }
 
 /* lam (K) = sg W_k[:, j]: exact (one nonzero product per entry). */
@@ -269,8 +357,8 @@ static void col_f(const nnc_bbd *e, int k, int j, float sg, float *lam)
     for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) lam[S->idx[q]] += sg * wf[q];
 }
 
-/* z (R x N) = x (R x K) W_k, in float32 (no bias). */
-static void fwd_f(const nnc_bbd *e, int k, int R, const float *x, float *z)
+/* z (R x N) = x (R x K) W_k, in float32 (no bias); xt, yt scratch. */
+static void fwd_f(const nnc_bbd *e, int k, int R, const float *x, float *z, float *xt, float *yt)
 {
     const nnc_gpu_dense *D = &e->ch->layers[k];
     int K = D->K, N = D->N;
@@ -278,17 +366,7 @@ static void fwd_f(const nnc_bbd *e, int k, int R, const float *x, float *z)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, N, K, 1.0f, x, K, e->wf[k], N, 0.0f, z, N);
         return;
     }
-    const nnc_smp_lin *S = lin_of(e, k);
-    const float *wf = e->wf[k];
-    for (int i = 0; i < R; i++) {
-        const float *xi = x + (size_t)i * (size_t)K;
-        float *zi = z + (size_t)i * (size_t)N;
-        for (int j = 0; j < N; j++) {
-            float t = 0;
-            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) t += wf[q] * xi[S->idx[q]];
-            zi[j] = t;
-        }
-    }
+    sparse_rows(lin_of(e, k), e->wf[k], 0, R, K, N, x, (size_t)K, z, (size_t)N, xt, yt);
 }
 
 /* ew[j] = sum_i |W_k[i][j]| hm[i], and er[j] the bound on the error of
@@ -525,19 +603,22 @@ typedef struct bbd_ws {
     float *gr;                /* CH x nv: gradients, as the variables */
     float *ma, *va;           /* CH x (nr + np): Adam moments, in the order of vidx */
     float *best;              /* CH x (nr + np): the best variables, in that order */
+    float *aq;                /* CH x (nr + np): the variables now, in that order */
+    float *gq;                /* nr + np: one item's gradients, in that order */
     int32_t *vidx;            /* CH x (nr + np): the variables optimised (offsets in an item's nv) */
     double *cur;              /* CH */
     double *vand;             /* CH x N0: a first-layer neuron's coefficient where Anderson's relaxation bounds it, else 0 */
     float *vandf, *hand;      /* CH x N0: the same in float32; the relaxed network's value there */
     float *cand;              /* CH x N0: Anderson's bracket c there (anderson_f, for forward_grad) */
+    float *xt, *yt;           /* BBD_LANES x wmax each: the sparse products' blocks (sparse_rows) */
 } bbd_ws;
 
 static void ws_free(bbd_ws *w)
 {
     free(w->mu); free(w->lam); free(w->cst); free(w->err); free(w->aux); free(w->muf); free(w->zhf); free(w->hhf);
-    free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->vidx);
+    free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->aq); free(w->gq); free(w->vidx);
     free(w->vand); free(w->vandf); free(w->hand); free(w->cand);
-    free(w->cur);
+    free(w->cur); free(w->xt); free(w->yt);
 }
 
 static int ws_init(const nnc_bbd *e, bbd_ws *w)
@@ -559,13 +640,17 @@ static int ws_init(const nnc_bbd *e, bbd_ws *w)
     w->ma = malloc(sizeof(float) * C * no);
     w->va = malloc(sizeof(float) * C * no);
     w->best = malloc(sizeof(float) * C * no);
+    w->aq = malloc(sizeof(float) * C * no);
+    w->gq = malloc(sizeof(float) * no);
     w->vidx = malloc(sizeof(int32_t) * C * no);
     w->vand = malloc(sizeof(double) * C * n0);
     w->vandf = malloc(sizeof(float) * C * n0);
     w->hand = malloc(sizeof(float) * C * n0);
     w->cand = malloc(sizeof(float) * C * n0);
+    w->xt = malloc(sizeof(float) * BBD_LANES * W);
+    w->yt = malloc(sizeof(float) * BBD_LANES * W);
     return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->gr &&
-                   w->ma && w->va && w->vidx && w->best && w->vand && w->vandf && w->hand && w->cand
+                   w->ma && w->va && w->vidx && w->best && w->aq && w->gq && w->vand && w->vandf && w->hand && w->cand && w->xt && w->yt
                ? 0
                : -1;
 }
@@ -794,7 +879,7 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
                 for (int j = 0; j < N; j++) cb += mu[j] * bf[j];
                 w->cur[i] += cb;
             }
-            back_f(e, k, R, w->muf, lam, (int)ls);
+            back_f(e, k, R, w->muf, lam, (int)ls, w->xt, w->yt);
         }
         if (k == 0) {
             if (ktop > 0 && e->np > 0) anderson_f(e, rt, R, ab, lam, ls, w);
@@ -914,7 +999,7 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
             }
             break;
         }
-        fwd_f(e, k, R, x, w->zhf);
+        fwd_f(e, k, R, x, w->zhf, w->xt, w->yt);
         for (int i = 0; i < R; i++) {
             const float *z = w->zhf + (size_t)i * (size_t)N;
             float *h = w->hhf + (size_t)i * (size_t)N;
@@ -992,6 +1077,14 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         memset(w->ma + (size_t)i * vs, 0, sizeof(float) * (size_t)c);
         memset(w->va + (size_t)i * vs, 0, sizeof(float) * (size_t)c);
     }
+    /* the variables' values in vidx order, kept beside ab so that Adam's
+     * update and the copy of the best are loops over contiguous arrays */
+    for (int i = 0; i < R; i++) {
+        const float *a = ab + (size_t)i * vn;
+        const int32_t *vi = w->vidx + (size_t)i * vs;
+        float *aq = w->aq + (size_t)i * vs;
+        for (int64_t q = 0; q < nv[i]; q++) aq[q] = a[vi[q]];
+    }
     /* the learning rates decay to 0.98^20 of their start over the run (as
      * alpha-beta-CROWN's 0.98 a step over its 20 steps) */
     float b1t = 1, b2t = 1, lr = 1, decay = (float)pow(0.98, 20.0 / (iters > 0 ? iters : 1));
@@ -1001,10 +1094,7 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         for (int i = 0; i < R; i++) {
             if (cur[i] > est[i]) {
                 est[i] = cur[i];
-                const float *a = ab + (size_t)i * vn;
-                const int32_t *vi = w->vidx + (size_t)i * vs;
-                float *bs = w->best + (size_t)i * vs;
-                for (int64_t q = 0; q < nv[i]; q++) bs[q] = a[vi[q]];
+                memcpy(w->best + (size_t)i * vs, w->aq + (size_t)i * vs, sizeof(float) * (size_t)nv[i]);
             }
             open += !(est[i] > tg[i]);
         }
@@ -1017,19 +1107,23 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
             if (est[i] > tg[i]) continue; /* done: its variables stay */
             float *a = ab + (size_t)i * vn;
             const float *g = w->gr + (size_t)i * vn;
-            float *ma = w->ma + (size_t)i * vs, *va = w->va + (size_t)i * vs;
+            float *ma = w->ma + (size_t)i * vs, *va = w->va + (size_t)i * vs, *aq = w->aq + (size_t)i * vs;
+            float *gq = w->gq;
             const int32_t *vi = w->vidx + (size_t)i * vs;
-            for (int64_t q = 0; q < nv[i]; q++) {
-                int64_t f = vi[q];
-                int beta = f >= nr && f < 2 * nr;
-                float gr = g[f];
-                float *m = &ma[q], *v = &va[q];
-                *m = BBD_B1 * *m + (1 - BBD_B1) * gr;
-                *v = BBD_B2 * *v + (1 - BBD_B2) * gr * gr;
-                float step = (beta ? BBD_LR_BETA : BBD_LR_ALPHA) * lr * (*m * c1) / (sqrtf(*v * c2) + 1e-8f);
-                float nx = a[f] + step;
-                a[f] = beta ? (nx > 0 ? nx : 0) : (nx < 0 ? 0 : nx > 1 ? 1 : nx); /* slopes and Anderson's p in [0, 1] */
+            int64_t n = nv[i];
+            int32_t b0 = (int32_t)nr, b1 = (int32_t)(2 * nr); /* the multipliers' offsets (vidx is int32) */
+            for (int64_t q = 0; q < n; q++) gq[q] = g[vi[q]];
+            for (int64_t q = 0; q < n; q++) {
+                int32_t f = vi[q];
+                int beta = f >= b0 && f < b1;
+                float gr = gq[q];
+                ma[q] = BBD_B1 * ma[q] + (1 - BBD_B1) * gr;
+                va[q] = BBD_B2 * va[q] + (1 - BBD_B2) * gr * gr;
+                float step = (beta ? BBD_LR_BETA : BBD_LR_ALPHA) * lr * (ma[q] * c1) / (sqrtf(va[q] * c2) + 1e-8f);
+                float nx = aq[q] + step;
+                aq[q] = beta ? (nx > 0 ? nx : 0) : (nx < 0 ? 0 : nx > 1 ? 1 : nx); /* slopes and Anderson's p in [0, 1] */
             }
+            for (int64_t q = 0; q < n; q++) a[vi[q]] = aq[q];
         }
         lr *= decay;
     }
