@@ -199,8 +199,11 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
 
 /* ---- the layers' products: dense (OpenBLAS) or sparse (Conv, pooling) ---- */
 
-/* lam (R x K, row stride ldl) = mu (R x N) W_k^T, in float64. */
-static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam, int ldl)
+/* lam (R x K, row stride ldl) = mu (R x N) W_k^T, in float64; xt, yt
+ * scratch (sparse_rows_d, below). */
+static void sparse_rows_d(const nnc_smp_lin *L, const double *w, int tr, int R, int K, int N, const double *x,
+                          size_t ldx, double *y, size_t ldy, double *xt, double *yt);
+static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam, int ldl, double *xt, double *yt)
 {
     const nnc_gpu_dense *D = &e->ch->layers[k];
     int K = D->K, N = D->N;
@@ -209,114 +212,111 @@ static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam
         return;
     }
     const nnc_smp_lin *S = lin_of(e, k);
-    for (int i = 0; i < R; i++) {
-        const double *m = mu + (size_t)i * (size_t)N;
-        double *l = lam + (size_t)i * (size_t)ldl;
-        memset(l, 0, sizeof(double) * (size_t)K);
-        for (int j = 0; j < N; j++) {
-            double v = m[j];
-            if (v == 0) continue;
-            for (int64_t q = S->ptr[j]; q < S->ptr[j + 1]; q++) l[S->idx[q]] += v * S->sw[q];
-        }
-    }
+    sparse_rows_d(S, S->sw, 1, R, K, N, mu, (size_t)N, lam, (size_t)ldl, xt, yt);
 }
 
-/* The float32 sparse products work on blocks of BBD_LANES rows held
- * feature-major (xt[k * BBD_LANES + l], row l of the block), so that each
- * sparse term is one vector operation across the block's rows rather than
- * a dependent scalar add.  Every entry still sums its terms in the order
- * of the row-by-row loop they replace (ascending q for an output; ascending
- * j, then q, for an input of the transposed product), from +0, with
- * products and sums unfused (babdense.o has -ffp-contract=off), so results
- * are bit for bit those of that loop on every instruction-set path.  A term
- * skipped there for a zero multiplier adds +-0 here, which leaves a sum
- * started at +0 unchanged. */
+/* The sparse products (Conv, pooling layers) work on blocks of BBD_LANES
+ * rows held feature-major (xt[k * BBD_LANES + l], row l of the block), so
+ * that each sparse term is one vector operation across the block's rows
+ * rather than a dependent scalar add.  Every entry still sums its terms in
+ * the order of the row-by-row loop they replace (ascending q for an
+ * output; ascending j, then q, for an input of the transposed product),
+ * from +0, with products and sums unfused (babdense.o has
+ * -ffp-contract=off), so results are bit for bit those of that loop on
+ * every instruction-set path.  A term skipped there for a zero multiplier
+ * adds +-0 here, which leaves a sum started at +0 unchanged. */
 #define BBD_LANES 16
 
-#define BBD_SPARSE_KERNELS(SFX, ATTR)                                                                              \
+#define BBD_SPARSE_KERNELS(T, SFX, ATTR)                                                                           \
     /* yt (N x lanes) = xt gathered: y_j = sum_q w[q] x[idx[q]] */                                                  \
-    ATTR static void gather##SFX(const int64_t *ptr, const int32_t *idx, const float *w, int N,                     \
-                                 const float *restrict xt, float *restrict yt)                                                                         \
+    ATTR static void gather_##SFX(const int64_t *ptr, const int32_t *idx, const T *w, int N,                       \
+                                  const T *restrict xt, T *restrict yt)                                             \
     {                                                                                                               \
         for (int j = 0; j < N; j++) {                                                                               \
-            float acc[BBD_LANES] = {0};                                                                             \
+            T acc[BBD_LANES] = {0};                                                                                 \
             for (int64_t q = ptr[j]; q < ptr[j + 1]; q++) {                                                         \
-                const float *restrict x = xt + (size_t)idx[q] * BBD_LANES;                                          \
-                float c = w[q];                                                                                     \
+                const T *restrict x = xt + (size_t)idx[q] * BBD_LANES;                                              \
+                T c = w[q];                                                                                         \
                 for (int l = 0; l < BBD_LANES; l++) acc[l] += c * x[l];                                             \
             }                                                                                                       \
             memcpy(yt + (size_t)j * BBD_LANES, acc, sizeof acc);                                                    \
         }                                                                                                           \
     }                                                                                                               \
     /* yt (K x lanes) = xt (N x lanes) scattered: y[idx[q]] += w[q] x_j */                                          \
-    ATTR static void scatter##SFX(const int64_t *ptr, const int32_t *idx, const float *w, int N, int K,             \
-                                  const float *restrict xt, float *restrict yt)                                                       \
+    ATTR static void scatter_##SFX(const int64_t *ptr, const int32_t *idx, const T *w, int N, int K,               \
+                                   const T *restrict xt, T *restrict yt)                                            \
     {                                                                                                               \
-        memset(yt, 0, sizeof(float) * (size_t)K * BBD_LANES);                                                       \
+        memset(yt, 0, sizeof(T) * (size_t)K * BBD_LANES);                                                           \
         for (int j = 0; j < N; j++) {                                                                               \
-            const float *restrict x = xt + (size_t)j * BBD_LANES;                                                   \
+            const T *restrict x = xt + (size_t)j * BBD_LANES;                                                       \
             int nz = 0;                                                                                             \
             for (int l = 0; l < BBD_LANES; l++) nz |= x[l] != 0;                                                    \
             if (!nz) continue;                                                                                      \
             for (int64_t q = ptr[j]; q < ptr[j + 1]; q++) {                                                         \
-                float *restrict y = yt + (size_t)idx[q] * BBD_LANES;                                                \
-                float c = w[q];                                                                                     \
+                T *restrict y = yt + (size_t)idx[q] * BBD_LANES;                                                    \
+                T c = w[q];                                                                                         \
                 for (int l = 0; l < BBD_LANES; l++) y[l] += c * x[l];                                               \
             }                                                                                                       \
         }                                                                                                           \
     }
 
-BBD_SPARSE_KERNELS(_generic, )
-#if defined(__x86_64__) && defined(__GNUC__)
-BBD_SPARSE_KERNELS(_avx2, __attribute__((target("avx2"))))
-BBD_SPARSE_KERNELS(_avx512, __attribute__((target("avx512f"))))
-#endif
-
 /* Rows [i0, i0 + lanes) of a (R x n, row stride ld) into at (n x lanes),
- * rows past R as zeros; and back. */
-static void to_lanes(const float *a, int R, int n, size_t ld, int i0, float *at)
-{
-    for (int l = 0; l < BBD_LANES; l++) {
-        const float *r = i0 + l < R ? a + (size_t)(i0 + l) * ld : NULL;
-        for (int k = 0; k < n; k++) at[(size_t)k * BBD_LANES + (size_t)l] = r ? r[k] : 0.0f;
+ * rows past R as zeros; and back.  Then y (R x N, stride ldy) = the sparse
+ * layer S (weights w) applied to x (R x K, stride ldx): forward (tr 0: y_j =
+ * sum_q w x[idx]) or transposed (tr 1, x R x N, y R x K: y[idx] += w x_j);
+ * xt, yt: scratch of lanes x max(K, N). */
+#define BBD_SPARSE_ROWS(T, S)                                                                                      \
+    static void to_lanes_##S(const T *a, int R, int n, size_t ld, int i0, T *at)                                   \
+    {                                                                                                               \
+        for (int l = 0; l < BBD_LANES; l++) {                                                                       \
+            const T *r = i0 + l < R ? a + (size_t)(i0 + l) * ld : NULL;                                             \
+            for (int k = 0; k < n; k++) at[(size_t)k * BBD_LANES + (size_t)l] = r ? r[k] : (T)0;                    \
+        }                                                                                                           \
+    }                                                                                                               \
+    static void from_lanes_##S(const T *at, int R, int n, T *a, size_t ld, int i0)                                 \
+    {                                                                                                               \
+        for (int l = 0; l < BBD_LANES && i0 + l < R; l++) {                                                         \
+            T *r = a + (size_t)(i0 + l) * ld;                                                                       \
+            for (int k = 0; k < n; k++) r[k] = at[(size_t)k * BBD_LANES + (size_t)l];                               \
+        }                                                                                                           \
+    }                                                                                                               \
+    static void sparse_rows_##S(const nnc_smp_lin *L, const T *w, int tr, int R, int K, int N, const T *x,          \
+                                size_t ldx, T *y, size_t ldy, T *xt, T *yt)                                         \
+    {                                                                                                               \
+        int nin = tr ? N : K, nout = tr ? K : N;                                                                    \
+        nnc_isa_level isa = nnc_isa();                                                                              \
+        for (int i0 = 0; i0 < R; i0 += BBD_LANES) {                                                                 \
+            to_lanes_##S(x, R, nin, ldx, i0, xt);                                                                   \
+            BBD_SPARSE_DISPATCH(S)                                                                                  \
+            {                                                                                                       \
+                (void)isa;                                                                                          \
+                if (tr) scatter_##S##_generic(L->ptr, L->idx, w, N, K, xt, yt);                                     \
+                else gather_##S##_generic(L->ptr, L->idx, w, N, xt, yt);                                            \
+            }                                                                                                       \
+            from_lanes_##S(yt, R, nout, y, ldy, i0);                                                                \
+        }                                                                                                           \
     }
-}
 
-static void from_lanes(const float *at, int R, int n, float *a, size_t ld, int i0)
-{
-    for (int l = 0; l < BBD_LANES && i0 + l < R; l++) {
-        float *r = a + (size_t)(i0 + l) * ld;
-        for (int k = 0; k < n; k++) r[k] = at[(size_t)k * BBD_LANES + (size_t)l];
-    }
-}
-
-/* y (R x N, stride ldy) = the sparse layer S (weights w) applied to x (R x
- * K, stride ldx): forward (tr 0: y_j = sum_q w x[idx]) or transposed (tr 1,
- * x R x N, y R x K: y[idx] += w x_j).  xt, yt: scratch of lanes x max(K, N). */
-static void sparse_rows(const nnc_smp_lin *S, const float *w, int tr, int R, int K, int N, const float *x, size_t ldx,
-                        float *y, size_t ldy, float *xt, float *yt)
-{
-    int nin = tr ? N : K, nout = tr ? K : N;
-    nnc_isa_level isa = nnc_isa();
-    for (int i0 = 0; i0 < R; i0 += BBD_LANES) {
-        to_lanes(x, R, nin, ldx, i0, xt);
+BBD_SPARSE_KERNELS(float, f_generic, )
+BBD_SPARSE_KERNELS(double, d_generic, )
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (isa >= NNC_ISA_AVX512) {
-            if (tr) scatter_avx512(S->ptr, S->idx, w, N, K, xt, yt);
-            else gather_avx512(S->ptr, S->idx, w, N, xt, yt);
-        } else if (isa >= NNC_ISA_AVX2) {
-            if (tr) scatter_avx2(S->ptr, S->idx, w, N, K, xt, yt);
-            else gather_avx2(S->ptr, S->idx, w, N, xt, yt);
-        } else
+BBD_SPARSE_KERNELS(float, f_avx2, __attribute__((target("avx2"))))
+BBD_SPARSE_KERNELS(float, f_avx512, __attribute__((target("avx512f"))))
+BBD_SPARSE_KERNELS(double, d_avx2, __attribute__((target("avx2"))))
+BBD_SPARSE_KERNELS(double, d_avx512, __attribute__((target("avx512f"))))
+#define BBD_SPARSE_DISPATCH(S)                                                                                     \
+    if (isa >= NNC_ISA_AVX512) {                                                                                    \
+        if (tr) scatter_##S##_avx512(L->ptr, L->idx, w, N, K, xt, yt);                                              \
+        else gather_##S##_avx512(L->ptr, L->idx, w, N, xt, yt);                                                     \
+    } else if (isa >= NNC_ISA_AVX2) {                                                                               \
+        if (tr) scatter_##S##_avx2(L->ptr, L->idx, w, N, K, xt, yt);                                                \
+        else gather_##S##_avx2(L->ptr, L->idx, w, N, xt, yt);                                                       \
+    } else
+#else
+#define BBD_SPARSE_DISPATCH(S)
 #endif
-        {
-            (void)isa;
-            if (tr) scatter_generic(S->ptr, S->idx, w, N, K, xt, yt);
-            else gather_generic(S->ptr, S->idx, w, N, xt, yt);
-        }
-        from_lanes(yt, R, nout, y, ldy, i0);
-    }
-}
+BBD_SPARSE_ROWS(float, f)
+BBD_SPARSE_ROWS(double, d)
 
 /* The same as back_d in float32; xt, yt scratch (sparse_rows). */
 static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, int ldl, float *xt, float *yt)
@@ -328,7 +328,7 @@ static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, 
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0f, mu, N, wf, N, 0.0f, lam, ldl);
         return;
     }
-    sparse_rows(lin_of(e, k), wf, 1, R, K, N, mu, (size_t)N, lam, (size_t)ldl, xt, yt);
+    sparse_rows_f(lin_of(e, k), wf, 1, R, K, N, mu, (size_t)N, lam, (size_t)ldl, xt, yt);
 }
 
 /* lam (K) = sg W_k[:, j]: exact (one nonzero product per entry). */
@@ -366,7 +366,7 @@ static void fwd_f(const nnc_bbd *e, int k, int R, const float *x, float *z, floa
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, N, K, 1.0f, x, K, e->wf[k], N, 0.0f, z, N);
         return;
     }
-    sparse_rows(lin_of(e, k), e->wf[k], 0, R, K, N, x, (size_t)K, z, (size_t)N, xt, yt);
+    sparse_rows_f(lin_of(e, k), e->wf[k], 0, R, K, N, x, (size_t)K, z, (size_t)N, xt, yt);
 }
 
 /* ew[j] = sum_i |W_k[i][j]| hm[i], and er[j] the bound on the error of
@@ -610,7 +610,8 @@ typedef struct bbd_ws {
     double *vand;             /* CH x N0: a first-layer neuron's coefficient where Anderson's relaxation bounds it, else 0 */
     float *vandf, *hand;      /* CH x N0: the same in float32; the relaxed network's value there */
     float *cand;              /* CH x N0: Anderson's bracket c there (anderson_f, for forward_grad) */
-    float *xt, *yt;           /* BBD_LANES x wmax each: the sparse products' blocks (sparse_rows) */
+    float *xt, *yt;           /* BBD_LANES x wmax each: the sparse products' blocks (sparse_rows_f) */
+    double *xtd, *ytd;        /* the same for sparse_rows_d */
 } bbd_ws;
 
 static void ws_free(bbd_ws *w)
@@ -618,7 +619,7 @@ static void ws_free(bbd_ws *w)
     free(w->mu); free(w->lam); free(w->cst); free(w->err); free(w->aux); free(w->muf); free(w->zhf); free(w->hhf);
     free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->aq); free(w->gq); free(w->vidx);
     free(w->vand); free(w->vandf); free(w->hand); free(w->cand);
-    free(w->cur); free(w->xt); free(w->yt);
+    free(w->cur); free(w->xt); free(w->yt); free(w->xtd); free(w->ytd);
 }
 
 static int ws_init(const nnc_bbd *e, bbd_ws *w)
@@ -649,8 +650,10 @@ static int ws_init(const nnc_bbd *e, bbd_ws *w)
     w->cand = malloc(sizeof(float) * C * n0);
     w->xt = malloc(sizeof(float) * BBD_LANES * W);
     w->yt = malloc(sizeof(float) * BBD_LANES * W);
+    w->xtd = malloc(sizeof(double) * BBD_LANES * W);
+    w->ytd = malloc(sizeof(double) * BBD_LANES * W);
     return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->gr &&
-                   w->ma && w->va && w->vidx && w->best && w->aq && w->gq && w->vand && w->vandf && w->hand && w->cand && w->xt && w->yt
+                   w->ma && w->va && w->vidx && w->best && w->aq && w->gq && w->vand && w->vandf && w->hand && w->cand && w->xt && w->yt && w->xtd && w->ytd
                ? 0
                : -1;
 }
@@ -784,7 +787,7 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
                 w->err[i] += er;
             }
             /* coefficients on this layer's input: lam = mu W^T */
-            back_d(e, k, R, w->mu, w->lam, K);
+            back_d(e, k, R, w->mu, w->lam, K, w->xtd, w->ytd);
         }
         if (k == 0) {
             if (ktop > 0 && ab && e->np > 0) anderson_d(e, rt, R, ab, w);
