@@ -11,8 +11,9 @@
 #   - sampling: the verifier's float64 sampling and the float32 runtime (sgemm)
 # Writes results/isa-paths.csv (isa,benchmark,case,metric,value,
 # speedup_vs_generic: > 1 faster than the generic path on this machine) and
-# results/isa-paths-machine.txt.  Single-threaded, medians of each tool's own
-# repetitions.
+# results/isa-paths-machine.txt (BENCH_TAG=T: results/isa-paths-T.csv and
+# -T-machine.txt, so that runs on CPUs of other levels sit side by side).
+# Single-threaded, medians of each tool's own repetitions.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -21,6 +22,7 @@ SHARED=${SHARED:-../shared}
 CORES=$(nproc --all) # (nproc alone follows OMP_NUM_THREADS)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 mkdir -p results
+OUT=results/isa-paths${BENCH_TAG:+-$BENCH_TAG}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
@@ -65,7 +67,7 @@ awk -F, 'BEGIN { OFS = "," }
             if ((key in g) && g[key] > 0 && f[5] > 0) s = sprintf("%.3f", f[6] == "lo" ? g[key] / f[5] : f[5] / g[key])
             print f[1], f[2], f[3], f[4], f[5], s
         }
-    }' "$raw" >results/isa-paths.csv
+    }' "$raw" >"$OUT.csv"
 {
     echo "machine: $CORES cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
     echo "cpu flags (isa-relevant): $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|bmi2|adx|avx512f|avx512dq|avx512bw|avx512vl|avx512ifma)$' | tr '\n' ' ')"
@@ -77,5 +79,5 @@ awk -F, 'BEGIN { OFS = "," }
     echo "note: a capped path on this CPU is the same code a CPU of that level runs, but"
     echo "      that CPU's clock, caches and memory differ: the speedups are of the code paths"
     echo "      on this machine, not a prediction of another machine's times"
-} >results/isa-paths-machine.txt
-column -s, -t results/isa-paths.csv
+} >"$OUT-machine.txt"
+column -s, -t "$OUT.csv"

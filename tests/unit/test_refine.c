@@ -11,6 +11,7 @@
  *    and certifies more than CROWN alone;
  *  - convolutional ReLU chains: the chain extracted with its linear nodes
  *    composed computes the model, and the batched search on it is sound. */
+#include "common/isa.h"
 #include "models/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/refine_impl.h"
@@ -555,8 +556,8 @@ START_TEST(test_relusplit_certify)
 }
 END_TEST
 
-/* nnc_bbd_certify with o (its threads, then threads2, each run given 5 s):
- * both succeed and, when same_tree and neither reached o.max_nodes, end
+/* nnc_bbd_certify with o (its threads on the CPU's instruction-set path,
+ * then threads2 on the generic path; each run given 5 s): both succeed and, when same_tree and neither reached o.max_nodes, end
  * with the same outcome after the same sub-problems.  Out: cert[0], cert[1]
  * the two outcomes, *nodes the first run's sub-problems. */
 static void bbd_certify_twice(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
@@ -570,7 +571,11 @@ static void bbd_certify_twice(nnc_bbd *e, const double *lo, const double *hi, co
     int t1 = o.threads;
     o.threads = threads2;
     o.deadline = nnc_rfn_now() + 5;
+    /* the second run on the generic path: the sparse products' vector
+     * twins must give the same tree */
+    nnc_isa_set_cap(NNC_ISA_GENERIC);
     ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, p, &o, &cert[1], &n2), NNC_STATUS_OK);
+    nnc_isa_set_cap(-1);
     if (same_tree && *nodes < o.max_nodes && n2 < o.max_nodes)
         ck_assert_msg(cert[0] == cert[1] && *nodes == n2, "seed %u trial %d: %d thread(s) %d (%llu nodes), %d threads %d (%llu)",
                       seed, trial, t1, cert[0], (unsigned long long)*nodes, threads2, cert[1], (unsigned long long)n2);
