@@ -24,6 +24,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* Deadlines of the searches here: far enough that none stops on time (each
+ * is bounded by its node, step or split budget), so that what the tests
+ * compare (the same tree on 1 and 3 threads, on two instruction-set paths)
+ * does not depend on the machine's speed; under qemu-user (make test-arm64)
+ * this suite runs 10-50 times slower than on the host. */
+#define FAR_S 600
+
 static unsigned seed;
 static double urand(void) { return (double)rand() / RAND_MAX; }
 
@@ -305,7 +312,7 @@ START_TEST(test_smooth_and_intermediate_sound)
             double cl[2 * MAXW], ch[2 * MAXW];
             for (int64_t f = 0; f < nn; f++) nnc_bnd_pre_bounds(b, f, &cl[f], &ch[f]);
             int64_t narrowed = 0;
-            ck_assert_int_eq(nnc_alpha_intermediate(b, 10 << pass, nnc_rfn_now() + 10, &narrowed), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_alpha_intermediate(b, 10 << pass, nnc_rfn_now() + FAR_S, &narrowed), NNC_STATUS_OK);
             if (pass == 0) narrowed_any += narrowed > 0;
             ck_assert(!nnc_bnd_infeasible(b));
             for (int64_t f = 0; f < nn; f++) {
@@ -522,11 +529,11 @@ START_TEST(test_relusplit_certify)
             nnc_rfn_problem p = {1, 1, t.w[3], C, &d, dstart, NULL, NULL};
             int cert = 0;
             uint64_t nodes = 0;
-            ck_assert_int_eq(nnc_rsp_certify(&b, 1, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert, &nodes), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_rsp_certify(&b, 1, lo, hi, &p, 5, nnc_rfn_now() + FAR_S, 4000, &cert, &nodes), NNC_STATUS_OK);
             /* the same with three engines bounding sub-problems in parallel */
             int cert3 = 0;
             uint64_t nodes3 = 0;
-            ck_assert_int_eq(nnc_rsp_certify(b3, 3, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert3, &nodes3), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_rsp_certify(b3, 3, lo, hi, &p, 5, nnc_rfn_now() + FAR_S, 4000, &cert3, &nodes3), NNC_STATUS_OK);
             if (side == 0) {
                 ck_assert_msg(!cert, "seed %u trial %d: certified a violated property", seed, trial);
                 ck_assert_msg(!cert3, "seed %u trial %d: certified a violated property (3 engines)", seed, trial);
@@ -557,7 +564,7 @@ START_TEST(test_relusplit_certify)
 END_TEST
 
 /* nnc_bbd_certify with o (its threads on the CPU's instruction-set path,
- * then threads2 on the generic path; each run given 5 s): both succeed and, when same_tree and neither reached o.max_nodes, end
+ * then threads2 on the generic path): both succeed and, when same_tree and neither reached o.max_nodes, end
  * with the same outcome after the same sub-problems.  Out: cert[0], cert[1]
  * the two outcomes, *nodes the first run's sub-problems. */
 static void bbd_certify_twice(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
@@ -566,11 +573,11 @@ static void bbd_certify_twice(nnc_bbd *e, const double *lo, const double *hi, co
 {
     uint64_t n2 = 0;
     cert[0] = cert[1] = 0;
-    o.deadline = nnc_rfn_now() + 5;
+    o.deadline = nnc_rfn_now() + FAR_S;
     ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, p, &o, &cert[0], nodes), NNC_STATUS_OK);
     int t1 = o.threads;
     o.threads = threads2;
-    o.deadline = nnc_rfn_now() + 5;
+    o.deadline = nnc_rfn_now() + FAR_S;
     /* the second run on the generic path: the sparse products' vector
      * twins must give the same tree */
     nnc_isa_set_cap(NNC_ISA_GENERIC);
@@ -653,7 +660,7 @@ START_TEST(test_bbd_certify)
             cert_crown += lw > d[0];
             int cert_rsp = 0;
             uint64_t nodes_rsp = 0;
-            ck_assert_int_eq(nnc_rsp_certify(&b, 1, lo, hi, &p, 5, nnc_rfn_now() + 5, 4000, &cert_rsp, &nodes_rsp), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_rsp_certify(&b, 1, lo, hi, &p, 5, nnc_rfn_now() + FAR_S, 4000, &cert_rsp, &nodes_rsp), NNC_STATUS_OK);
             cert_rsps += cert_rsp;
             if (getenv("NNC_TEST_VERBOSE"))
                 printf("bbd trial %d thr %g crown %g cert %d nodes %llu (per sub-problem: %d, %llu)\n", trial, d[0], lw, cert,
@@ -708,13 +715,13 @@ START_TEST(test_bbd_root_splits)
         int dstart[2] = {0, 1}, cert = 1;
         nnc_rfn_problem p = {1, 1, t.w[3], C, &vmin, dstart, NULL, NULL};
         uint64_t nodes;
-        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + 5, 0, 0, al, ah, 0, 0};
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 0, al, ah, 0, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert_int_eq(cert, 0);
         /* one net in three: room for the trees of only one to three neurons
          * (the widest relaxations), a few leaves split per round */
         size_t lb = (size_t)nr + 1 + sizeof(float) * 2 * (size_t)nr, cap = trial % 3 == 0 ? 8 * lb * (2 + trial % 5) : 0;
-        o = (nnc_bbd_opts){1, 16, 10, 4, 10, nnc_rfn_now() + 5, 0, 2 + trial % 15, sl, sh, 0, cap};
+        o = (nnc_bbd_opts){1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 2 + trial % 15, sl, sh, 0, cap};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert_int_eq(cert, 0);
         int nar = 0;
@@ -1136,7 +1143,7 @@ START_TEST(test_bbd_residual)
         int dstart[2] = {0, 1}, cert;
         uint64_t nodes;
         nnc_rfn_problem p = {1, 1, 3, C, &vmin, dstart, NULL, NULL};
-        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + 5, 0, trial % 2 ? 8 : 0, sl, sh, 0, 0};
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, trial % 2 ? 8 : 0, sl, sh, 0, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert(!cert);
         for (int s = 0; s < 2000; s++) {
