@@ -113,8 +113,8 @@ $(BUILD)/obj/verifier/symfwd.o: CFLAGS += -O3 -fno-trapping-math
 endif
 # verify.o: branch-and-bound leaves bounded on OpenMP threads
 $(BUILD)/obj/verifier/verify.o $(BUILD)/obj/verifier/relusplit.o $(BUILD)/obj/verifier/babdense.o: CFLAGS += -fopenmp
-# babdense's float32 kernels have AVX2/AVX-512 twins that must equal the
-# generic one bit for bit: no fused multiply-adds.  -O3 vectorises its
+# babdense's sparse products have AVX2/AVX-512 twins that must equal the
+# generic ones bit for bit: no fused multiply-adds.  -O3 vectorises its
 # elementwise loops (Adam's update: sqrtf needs -fno-math-errno); neither
 # changes a result (no reassociation, IEEE sqrt and division either way)
 $(BUILD)/obj/verifier/babdense.o: CFLAGS += -ffp-contract=off $(if $(filter 1,$(SAN)),,-O3) -fno-math-errno

@@ -103,6 +103,7 @@ static void input_maps(const nnc_model *m, bbd_pre *pre, int maxpre, int *npre, 
 nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t errlen)
 {
     *out = NULL;
+    (void)nnc_isa(); /* the CPU probed here, before the search's threads ask (sparse_rows_*) */
     if (m->n_inputs != 1 || m->n_outputs != 1 || !nnc_dtype_is_float(m->vals[m->inputs[0]].dtype))
         return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "not a dense chain: needs one float input and one output");
     bbd_pre pre[8];
@@ -224,7 +225,8 @@ static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam
  * from +0, with products and sums unfused (babdense.o has
  * -ffp-contract=off), so results are bit for bit those of that loop on
  * every instruction-set path.  A term skipped there for a zero multiplier
- * adds +-0 here, which leaves a sum started at +0 unchanged. */
+ * adds +-0 here (the weights are finite), which leaves a sum started at +0
+ * unchanged. */
 #define BBD_LANES 16
 
 #define BBD_SPARSE_KERNELS(T, SFX, ATTR)                                                                           \
@@ -318,7 +320,7 @@ BBD_SPARSE_KERNELS(double, d_avx512, __attribute__((target("avx512f"))))
 BBD_SPARSE_ROWS(float, f)
 BBD_SPARSE_ROWS(double, d)
 
-/* The same as back_d in float32; xt, yt scratch (sparse_rows). */
+/* The same as back_d in float32; xt, yt scratch (sparse_rows_f). */
 static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, int ldl, float *xt, float *yt)
 {
     const nnc_gpu_dense *D = &e->ch->layers[k];
