@@ -200,22 +200,6 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
 
 /* ---- the layers' products: dense (OpenBLAS) or sparse (Conv, pooling) ---- */
 
-/* lam (R x K, row stride ldl) = mu (R x N) W_k^T, in float64; xt, yt
- * scratch (sparse_rows_d, below). */
-static void sparse_rows_d(const nnc_smp_lin *L, const double *w, int tr, int R, int K, int N, const double *x,
-                          size_t ldx, double *y, size_t ldy, double *xt, double *yt);
-static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam, int ldl, double *xt, double *yt)
-{
-    const nnc_gpu_dense *D = &e->ch->layers[k];
-    int K = D->K, N = D->N;
-    if (D->w) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0, mu, N, D->w, N, 0.0, lam, ldl);
-        return;
-    }
-    const nnc_smp_lin *S = lin_of(e, k);
-    sparse_rows_d(S, S->sw, 1, R, K, N, mu, (size_t)N, lam, (size_t)ldl, xt, yt);
-}
-
 /* The sparse products (Conv, pooling layers) work on blocks of BBD_LANES
  * rows held feature-major (xt[k * BBD_LANES + l], row l of the block), so
  * that each sparse term is one vector operation across the block's rows
@@ -319,6 +303,20 @@ BBD_SPARSE_KERNELS(double, d_avx512, __attribute__((target("avx512f"))))
 #endif
 BBD_SPARSE_ROWS(float, f)
 BBD_SPARSE_ROWS(double, d)
+
+/* lam (R x K, row stride ldl) = mu (R x N) W_k^T, in float64; xt, yt
+ * scratch (sparse_rows_d). */
+static void back_d(const nnc_bbd *e, int k, int R, const double *mu, double *lam, int ldl, double *xt, double *yt)
+{
+    const nnc_gpu_dense *D = &e->ch->layers[k];
+    int K = D->K, N = D->N;
+    if (D->w) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, N, 1.0, mu, N, D->w, N, 0.0, lam, ldl);
+        return;
+    }
+    const nnc_smp_lin *S = lin_of(e, k);
+    sparse_rows_d(S, S->sw, 1, R, K, N, mu, (size_t)N, lam, (size_t)ldl, xt, yt);
+}
 
 /* The same as back_d in float32; xt, yt scratch (sparse_rows_f). */
 static void back_f(const nnc_bbd *e, int k, int R, const float *mu, float *lam, int ldl, float *xt, float *yt)
