@@ -4,12 +4,14 @@
  * Kernel layout: bags are split between OpenMP threads by output (each
  * thread owns whole bags, so no two threads write one output row).  Ids are
  * range-checked once, up front, so the kernels carry no bounds checks.  On
- * x86-64 with AVX-512 (detected at run time) widths 16/32/64/128 use the
- * explicit kernels below: a bag's sum lives in 1-8 zmm registers, several
- * equal-length bags are summed side by side to hide the add latency, and the
- * rows some lookups ahead are prefetched, since the ids are random and each
- * row is a cache miss otherwise.  Other widths and machines use the portable
- * loops (GCC target clones).  Every path sums each column in id order. */
+ * x86-64 with AVX-512 or AVX2 (detected at run time) widths 16/32/64/128
+ * use the explicit kernels below: a bag's sum lives in 1-8 zmm (2-16 ymm)
+ * registers, several equal-length bags are summed side by side to hide the
+ * add latency, and the rows some lookups ahead are prefetched, since the ids
+ * are random and each row is a cache miss otherwise.  Other widths and
+ * machines use the portable loops (GCC target clones; on an AMD EPYC the
+ * AVX2 clone of the portable loop was slower than the baseline one, 0.66-0.81x
+ * at dim 16).  Every path sums each column in id order. */
 #include "models/embbag.h"
 #include "models/embbag_impl.h"
 #include "models/embbag_math.h"
@@ -209,10 +211,11 @@ static eb_bag_fn eb_bag_pick(void)
     return eb_bag_generic;
 }
 
-/* ------------------------------------------------ AVX-512 kernels (x86-64)
+/* ---------------------------------------- AVX-512 and AVX2 kernels (x86-64)
  *
  * Chosen at run time (like models/sgemm.c and models/spmm.c) for widths 16,
- * 32, 64 and 128.  A bag's accumulator is NV zmm registers (16 floats each);
+ * 32, 64 and 128.  A bag's accumulator is NV zmm registers (16 floats each;
+ * ymm, 8 floats, on AVX2 alone);
  * each column is still summed with one vaddps per id, in id order, so the
  * result is the reference's bit for bit (no FMA, no reassociation).  One
  * bag's sum is a chain of dependent adds (4 cycles each), which at dim 16
@@ -234,18 +237,20 @@ static inline __attribute__((always_inline)) void eb_prefetch_row(const float *r
 }
 
 /* G bags of L ids each, first ids at ids[0], ids[L], ..., out rows likewise.
- * pf_last: the last index of ids[] that may be read for prefetching. */
-#define EB_Z_NAME_(NV, G) eb_z##NV##_g##G
-#define EB_Z_NAME(NV, G) EB_Z_NAME_(NV, G)
-#define EB_Z_GROUP(NV, G)                                                                           \
-    __attribute__((target("avx512f"))) static void EB_Z_NAME(NV, G)(                               \
-        float *restrict out, const float *restrict table, const int64_t *restrict ids, int64_t L,   \
-        int64_t pf_last, int mean)                                                                  \
+ * pf_last: the last index of ids[] that may be read for prefetching.  One
+ * macro for both vector widths: PFX z (zmm, 16 floats per register, AVX-512)
+ * or y (ymm, 8 floats, AVX2), NV registers per bag. */
+#define EB_V_NAME_(PFX, NV, G) eb_##PFX##NV##_g##G
+#define EB_V_NAME(PFX, NV, G) EB_V_NAME_(PFX, NV, G)
+#define EB_V_GROUP(PFX, VT, LANES, ATTR, ZERO, LOAD, ADD, DIV, STORE, SET1, NV, G)                  \
+    ATTR static void EB_V_NAME(PFX, NV, G)(float *restrict out, const float *restrict table,       \
+                                           const int64_t *restrict ids, int64_t L, int64_t pf_last, \
+                                           int mean)                                                \
     {                                                                                               \
-        const int64_t D = 16 * NV;                                                                  \
-        __m512 acc[G][NV];                                                                          \
+        const int64_t D = LANES * NV;                                                               \
+        VT acc[G][NV];                                                                              \
         for (int g = 0; g < G; g++)                                                                 \
-            for (int v = 0; v < NV; v++) acc[g][v] = _mm512_setzero_ps();                           \
+            for (int v = 0; v < NV; v++) acc[g][v] = ZERO();                                        \
         for (int64_t i = 0; i < L; i++) {                                                           \
             /* ahead in the same bag, or past its end into the next group's bag g */               \
             int64_t a = i + EB_PREFETCH_AHEAD < L ? i + EB_PREFETCH_AHEAD                           \
@@ -254,19 +259,25 @@ static inline __attribute__((always_inline)) void eb_prefetch_row(const float *r
                 int64_t q = g * L + a;                                                              \
                 eb_prefetch_row(table + ids[q < pf_last ? q : pf_last] * D, D);                     \
                 const float *restrict w = table + ids[g * L + i] * D;                               \
-                for (int v = 0; v < NV; v++) acc[g][v] = _mm512_add_ps(acc[g][v], _mm512_loadu_ps(w + 16 * v)); \
+                for (int v = 0; v < NV; v++) acc[g][v] = ADD(acc[g][v], LOAD(w + LANES * v));       \
             }                                                                                       \
         }                                                                                           \
-        /* nnc_eb_finish_f32 per lane: one IEEE division by (float)L */        \
-        __m512 lenv = _mm512_set1_ps((float)L);                                                      \
+        /* nnc_eb_finish_f32 per lane: one IEEE division by (float)L */                            \
+        VT lenv = SET1((float)L);                                                                   \
         for (int g = 0; g < G; g++)                                                                 \
             for (int v = 0; v < NV; v++)                                                            \
-                _mm512_storeu_ps(out + g * D + 16 * v,                                              \
-                                 (mean && L > 0) ? _mm512_div_ps(acc[g][v], lenv) : acc[g][v]);      \
+                STORE(out + g * D + LANES * v, (mean && L > 0) ? DIV(acc[g][v], lenv) : acc[g][v]); \
     }
+#define EB_Z_GROUP(NV, G)                                                                           \
+    EB_V_GROUP(z, __m512, 16, __attribute__((target("avx512f"))), _mm512_setzero_ps, _mm512_loadu_ps, \
+               _mm512_add_ps, _mm512_div_ps, _mm512_storeu_ps, _mm512_set1_ps, NV, G)
+#define EB_Y_GROUP(NV, G)                                                                           \
+    EB_V_GROUP(y, __m256, 8, __attribute__((target("avx2"))), _mm256_setzero_ps, _mm256_loadu_ps,    \
+               _mm256_add_ps, _mm256_div_ps, _mm256_storeu_ps, _mm256_set1_ps, NV, G)
 /* Bags summed side by side per width: enough independent add chains to keep
  * the adder busy, with G * NV <= 16 of the 32 zmm registers as accumulators
- * (tuned on the bench). */
+ * (tuned on the bench); with AVX2's 16 ymm registers, G * NV <= 8 (dim 128:
+ * one bag, 16 accumulators, the rows read as memory operands). */
 #ifndef EB_G16
 #define EB_G16 4
 #endif
@@ -284,21 +295,44 @@ EB_Z_GROUP(1, 1)
 EB_Z_GROUP(2, 1)
 EB_Z_GROUP(4, 1)
 EB_Z_GROUP(8, 1)
+#ifndef EB_Y16
+#define EB_Y16 4
+#endif
+#ifndef EB_Y32
+#define EB_Y32 2
+#endif
+EB_Y_GROUP(2, EB_Y16)
+EB_Y_GROUP(4, EB_Y32)
+EB_Y_GROUP(2, 1)
+EB_Y_GROUP(4, 1)
+EB_Y_GROUP(8, 1)
+EB_Y_GROUP(16, 1)
 
-typedef void (*eb_z_fn)(float *restrict, const float *restrict, const int64_t *restrict, int64_t, int64_t, int);
+typedef void (*eb_v_fn)(float *restrict, const float *restrict, const int64_t *restrict, int64_t, int64_t, int);
 
-/* The AVX-512 kernels for width dim (group kernel, single-bag kernel, G), or
- * 0 when there are none. */
-static int eb_z_pick(int64_t dim, eb_z_fn *grp, eb_z_fn *one)
+/* The explicit kernels for width dim on this process's instruction-set
+ * level (group kernel, single-bag kernel, G), or 0 when there are none. */
+static int eb_v_pick(int64_t dim, eb_v_fn *grp, eb_v_fn *one)
 {
-    if (!eb_have_avx512()) return 0;
-    switch (dim) {
-    case 16: *grp = EB_Z_NAME(1, EB_G16); *one = eb_z1_g1; return EB_G16;
-    case 32: *grp = eb_z2_g4; *one = eb_z2_g1; return 4;
-    case 64: *grp = EB_Z_NAME(4, EB_G64); *one = eb_z4_g1; return EB_G64;
-    case 128: *grp = EB_Z_NAME(8, EB_G128); *one = eb_z8_g1; return EB_G128;
-    default: return 0;
+    if (eb_have_avx512()) {
+        switch (dim) {
+        case 16: *grp = EB_V_NAME(z, 1, EB_G16); *one = eb_z1_g1; return EB_G16;
+        case 32: *grp = eb_z2_g4; *one = eb_z2_g1; return 4;
+        case 64: *grp = EB_V_NAME(z, 4, EB_G64); *one = eb_z4_g1; return EB_G64;
+        case 128: *grp = EB_V_NAME(z, 8, EB_G128); *one = eb_z8_g1; return EB_G128;
+        default: return 0;
+        }
     }
+    if (nnc_isa() >= NNC_ISA_AVX2) {
+        switch (dim) {
+        case 16: *grp = EB_V_NAME(y, 2, EB_Y16); *one = eb_y2_g1; return EB_Y16;
+        case 32: *grp = EB_V_NAME(y, 4, EB_Y32); *one = eb_y4_g1; return EB_Y32;
+        case 64: *grp = *one = eb_y8_g1; return 1;
+        case 128: *grp = *one = eb_y16_g1; return 1;
+        default: return 0;
+        }
+    }
+    return 0;
 }
 #endif
 
@@ -311,8 +345,8 @@ static void eb_run_f32(float *out, const float *table, int64_t dim, const nnc_em
     int nt = threads > 0 ? threads : omp_get_max_threads();
 #endif
 #ifdef EB_X86
-    eb_z_fn grp, one;
-    int G = b->n_ids > 0 ? eb_z_pick(dim, &grp, &one) : 0;
+    eb_v_fn grp, one;
+    int G = b->n_ids > 0 ? eb_v_pick(dim, &grp, &one) : 0;
     if (G) {
         int64_t pf_last = b->n_ids - 1;
         if (b->offsets == NULL) { /* equal lengths: groups of G bags, then the odd ones */
