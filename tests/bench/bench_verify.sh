@@ -4,9 +4,11 @@
 # consensus answers in ground_truth/, next to the published VNN-COMP results
 # of the other tools on the same instances (tests/bench/vnncomp_peers.py).
 #
-# Writes results/verify-vnncomp.csv (one row per instance),
-# results/verify-vnncomp-summary.csv (tool,year,family,instances,solved,wrong,
-# total_time_solved_s) and results/verify-vnncomp-machine.txt (machine, settings, notes).
+# Writes results/verify-vnncomp.csv (one row per instance; max_rss_mib: the
+# peak resident memory of the nncert process, MiB, from getrusage of the
+# waited-for children), results/verify-vnncomp-summary.csv (tool,year,family,
+# instances,solved,wrong,total_time_solved_s, nncert's interval widths and
+# peak memory) and results/verify-vnncomp-machine.txt (machine, settings, notes).
 #
 # Environment:
 #   BENCH_FAMILIES  families to run, space or comma separated, or "all"
@@ -96,7 +98,17 @@ if [ -n "$TAG" ] && ! [[ "$TAG" =~ ^[A-Za-z0-9_.-]+$ ]]; then
 fi
 base=results/verify-vnncomp${TAG:+-$TAG}
 out=$base.csv
-echo "family,onnx,vnnlib,timeout_s,consensus,nncert_result,solved,wrong,time_s,frac_lo,frac_hi" >"$tmp/rows.csv"
+echo "family,onnx,vnnlib,timeout_s,consensus,nncert_result,solved,wrong,time_s,frac_lo,frac_hi,max_rss_mib" >"$tmp/rows.csv"
+# Runs its arguments, writes the peak resident set of the process tree
+# (getrusage RUSAGE_CHILDREN: the largest waited-for descendant, KiB) to the
+# file $1 in MiB, and exits with the command's status (128 + n for signal n).
+cat >"$tmp/rss.py" <<'PY'
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    f.write("%.1f\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0))
+sys.exit(rc if rc >= 0 else 128 - rc)
+PY
 
 tdesc="official per instance"
 [ -n "$CAP" ] && tdesc="min(official, $CAP s)"
@@ -125,16 +137,17 @@ for fam in "${fams[@]}"; do
         # nncert's --timeout bounds branch and bound; the hard limit only
         # catches a run that ignores it.
         hard=$(awk -v a="$t" 'BEGIN { printf "%d", a + 30 }')
-        rm -f "$tmp/r.json"
+        rm -f "$tmp/r.json" "$tmp/rss"
         t0=$(date +%s%N)
         set +e
-        timeout -k 5 "$hard" "$NNCERT" verify "$DATA/$dir/$onnx" "$DATA/$dir/$vnnlib" \
+        python3 "$tmp/rss.py" "$tmp/rss" timeout -k 5 "$hard" "$NNCERT" verify "$DATA/$dir/$onnx" "$DATA/$dir/$vnnlib" \
             --timeout "$t" --samples "$SAMPLES" --stop-on-counterexample ${MAXLEAVES:+--max-leaves "$MAXLEAVES"} \
             --json "$tmp/r.json" >"$tmp/out.txt" 2>&1
         rc=$?
         set -e
         t1=$(date +%s%N)
         wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+        rss=$(cat "$tmp/rss" 2>/dev/null || true)
         res=error; lo=; hi=
         if [ -s "$tmp/r.json" ]; then
             read -r res lo hi < <(python3 -c '
@@ -171,8 +184,8 @@ print(d.get("result", "error"), v.get("lower", ""), v.get("upper", ""))' "$tmp/r
             wrong_list+=("$msg")
         fi
         fsolved=$((fsolved + solved)); fwrong=$((fwrong + wrong))
-        echo "$fam,$onnx,$vnnlib,$t,$consensus,$res,$solved,$wrong,$wall,$lo,$hi" >>"$tmp/rows.csv"
-        printf '  %-9s %-36s %-28s %-16s %-9s %7.2fs\n' "$fam" "${onnx##*/}" "${vnnlib##*/}" "$consensus" "$res" "$wall"
+        echo "$fam,$onnx,$vnnlib,$t,$consensus,$res,$solved,$wrong,$wall,$lo,$hi,$rss" >>"$tmp/rows.csv"
+        printf '  %-9s %-36s %-28s %-16s %-9s %7.2fs %8s MiB\n' "$fam" "${onnx##*/}" "${vnnlib##*/}" "$consensus" "$res" "$wall" "${rss:-?}"
     done <"$DATA/$dir/$list"
     unset cons
     echo "bench-verify: $fam: $n instances, $fanswered answered, $fsolved solved, $fwrong wrong"

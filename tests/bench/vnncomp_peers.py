@@ -3,7 +3,8 @@
 published VNN-COMP results of the other tools on the same instances.
 
 Input: the per-instance CSV written by bench_verify.sh
-(family,onnx,vnnlib,timeout_s,consensus,nncert_result,solved,wrong,time_s,frac_lo,frac_hi)
+(family,onnx,vnnlib,timeout_s,consensus,nncert_result,solved,wrong,time_s,frac_lo,frac_hi,
+max_rss_mib; the last absent or empty in rows of runs before it was measured)
 and the data folder (../shared/data/verification, see its MANIFEST.md).
 
 Official result files (all years), one row per instance and tool:
@@ -27,7 +28,9 @@ the solved instances.
 
 Writes the summary CSV (tool,year,family,instances,solved,wrong,total_time_solved_s,
 interval_width_median,interval_width_max: nncert's violation-fraction interval
-widths over the family, empty for the peers, which report no fraction),
+widths over the family, empty for the peers, which report no fraction;
+max_rss_mib_max, rss_rows: nncert's largest peak memory over the family's rows
+that have one, and how many have one; empty for the peers),
 prints a short table (nncert and the best tool of each year: most solved, then
 least time) and returns 0.
 """
@@ -94,6 +97,18 @@ def interval_widths(inst):
     return ((w[m] if len(w) % 2 else 0.5 * (w[m - 1] + w[m])), w[-1])
 
 
+def peak_memory(inst):
+    """Largest max_rss_mib over a family's rows that have one, and how many
+    have one (None when none has: rows of runs before it was measured)."""
+    m = []
+    for r in inst:
+        try:
+            m.append(float(r.get("max_rss_mib") or ""))
+        except ValueError:
+            pass
+    return (max(m), len(m)) if m else None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", required=True)
@@ -113,6 +128,7 @@ def main():
 
     rows = []          # (tool, year, family, instances, solved, wrong, time)
     widths = {}        # family -> nncert's (median, max) violation-interval width
+    memory = {}        # family -> nncert's (largest peak MiB, rows measured)
     best = []          # (family, year, tool, solved, wrong, time)
     for fam, inst in fams.items():
         n = len(inst)
@@ -121,6 +137,7 @@ def main():
         w = sum(int(r["wrong"]) for r in inst)
         t = sum(float(r["time_s"]) for r in inst if r["solved"] == "1")
         widths[fam] = interval_widths(inst)
+        memory[fam] = peak_memory(inst)
         rows.append(("nncert", a.year, fam, n, s, w, t))
 
         for year, pattern, category in SOURCES.get(fam, []):
@@ -172,11 +189,14 @@ def main():
     with open(a.out, "w", newline="") as f:
         wr = csv.writer(f, lineterminator="\n")
         wr.writerow(["tool", "year", "family", "instances", "solved", "wrong",
-                     "total_time_solved_s", "interval_width_median", "interval_width_max"])
+                     "total_time_solved_s", "interval_width_median", "interval_width_max",
+                     "max_rss_mib_max", "rss_rows"])
         for r in rows:
             wd = widths.get(r[2]) if r[0] == "nncert" else None
+            mm = memory.get(r[2]) if r[0] == "nncert" else None
             wr.writerow(list(r[:6]) + [f"{r[6]:.3f}"] +
-                        ([f"{wd[0]:.6g}", f"{wd[1]:.6g}"] if wd else ["", ""]))
+                        ([f"{wd[0]:.6g}", f"{wd[1]:.6g}"] if wd else ["", ""]) +
+                        ([f"{mm[0]:.1f}", mm[1]] if mm else ["", ""]))
 
     fmt = "{:<10} {:<28} {:>9} {:>6} {:>5} {:>15}"
     print(fmt.format("family", "tool", "instances", "solved", "wrong", "time_solved_s"))
@@ -185,6 +205,9 @@ def main():
             if r[0] == "nncert" and r[2] == fam:
                 print(fmt.format(fam, f"nncert ({r[1]}, this machine)", r[3], r[4], r[5],
                                  f"{r[6]:.1f}"))
+                if memory.get(fam):
+                    print(f"{'':<10} nncert peak memory: {memory[fam][0]:.1f} MiB "
+                          f"(largest of {memory[fam][1]} measured instances)")
         for bf, year, tool, s, w, t in best:
             if bf == fam:
                 print(fmt.format(fam, f"best {year}: {tool}", len(fams[fam]), s, w,
