@@ -301,8 +301,11 @@ fuzz: setup $(FUZZ_TARGETS)
 # the CUDA plugin with CUDA (found in ../lib from bin/nncert),
 # the public headers under include/nncert/ (included as <models/model.h>),
 # a pkg-config file (pkg-config --cflags --libs nncert; --static adds the
-# dependencies of libnncert.a) and the man page.
+# dependencies of libnncert.a), the man page and the Python package (it finds
+# the library in PREFIX/lib, beside its own folder).
 PREFIX   ?= /usr/local
+# the Python package (python/nncert): Debian's python3 reads PREFIX/lib/pythonX.Y/dist-packages
+PYTHON_SITE ?= $(PREFIX)/lib/python$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
 PUBLIC_HEADERS := common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h \
                   gpu/gpu.h gate/gate.h
 install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
@@ -316,6 +319,7 @@ install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 	            tr ' ' '\n' | grep '\.h$$' | sort -u); do \
 	  install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/nncert/$$h || exit 1; done
 	install -m 644 man/nncert.1 $(DESTDIR)$(PREFIX)/share/man/man1/nncert.1
+	install -D -m 644 python/nncert/__init__.py $(DESTDIR)$(PYTHON_SITE)/nncert/__init__.py
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: nncert' 'Description: robustness certificates and proofs of inference for neural networks' \
 	  'Version: $(shell sed -n 's/^#define NNC_VERSION_STRING "\(.*\)"/\1/p' common/nnc.h)' \

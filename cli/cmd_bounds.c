@@ -4,10 +4,8 @@
  * with outward rounding. */
 #include "cli/cli.h"
 #include "models/model.h"
-#include "models/model_impl.h"
 #include "specs/spec.h"
-#include "verifier/bounds_impl.h"
-#include "verifier/refine_impl.h"
+#include "verifier/verifier.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,51 +71,6 @@ static nnc_status write_bounds(FILE *f, const void *arg, char *err, size_t errle
     return ferror(f) ? nnc_err(err, errlen, NNC_STATUS_IO, "write failed") : NNC_STATUS_OK;
 }
 
-/* Bounds of every output over [lo, hi] into olo, ohi (n_out each): the
- * output intervals (IBP, with CROWN on the hidden layers for crown and alpha),
- * then for crown and alpha back-substitution of the rows +e_j (lower bounds)
- * and -e_j (minus the upper bounds), then for alpha their optimisation from
- * CROWN's values; each step only ever tightens a bound. */
-static nnc_status bound_box(nnc_bnd *b, int method, int iters, int layer, const double *lo, const double *hi,
-                            int n_out, double *olo, double *ohi)
-{
-    nnc_status st = nnc_bnd_compute(b, lo, hi, method > 0);
-    if (st) return st;
-    if (layer >= 0) { /* an intermediate value: the engine's intervals */
-        int64_t narrowed;
-        if (method == 2 && (st = nnc_alpha_intermediate(b, iters, INFINITY, &narrowed))) return st;
-        const double *vl, *vh;
-        nnc_bnd_value_bounds(b, layer, &vl, &vh);
-        memcpy(olo, vl, sizeof(double) * (size_t)n_out);
-        memcpy(ohi, vh, sizeof(double) * (size_t)n_out);
-        return NNC_STATUS_OK;
-    }
-    memcpy(olo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n_out);
-    memcpy(ohi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n_out);
-    if (method == 0) return NNC_STATUS_OK;
-    int nobj = 2 * n_out;
-    double *C = calloc((size_t)nobj * (size_t)n_out + 1, sizeof(double));
-    double *lw = malloc(sizeof(double) * (size_t)nobj + 8), *tg = malloc(sizeof(double) * (size_t)nobj + 8);
-    double *zero = calloc((size_t)nobj + 1, sizeof(double));
-    if (!C || !lw || !tg || !zero) {
-        free(C); free(lw); free(tg); free(zero);
-        return NNC_STATUS_NOMEM;
-    }
-    for (int j = 0; j < n_out; j++) {
-        C[(size_t)j * (size_t)n_out + (size_t)j] = 1;
-        C[(size_t)(n_out + j) * (size_t)n_out + (size_t)j] = -1;
-        tg[j] = tg[n_out + j] = INFINITY;
-    }
-    st = nnc_bnd_linear_lower(b, nobj, C, zero, lw, NULL);
-    if (!st && method == 2) st = nnc_alpha_lower(b, nobj, C, tg, lw, NULL, iters, INFINITY);
-    for (int j = 0; !st && j < n_out; j++) {
-        if (lw[j] > olo[j]) olo[j] = lw[j];
-        if (-lw[n_out + j] < ohi[j]) ohi[j] = -lw[n_out + j];
-    }
-    free(C); free(lw); free(tg); free(zero);
-    return st;
-}
-
 int nnc_cmd_bounds(int argc, char **argv)
 {
     const char *model = NULL, *specp = NULL, *input = NULL, *json = NULL, *method_s = "crown", *layer_s = NULL;
@@ -169,29 +122,17 @@ int nnc_cmd_bounds(int argc, char **argv)
     nnc_model *m;
     nnc_status st = nnc_cli_load_unfolded(&m, model, err, sizeof err);
     if (st) return nnc_cli_fail(st, err);
-    nnc_bnd *b = NULL;
+    nnc_vrf_bounder *b = NULL;
     nnc_spec *spec = NULL;
     nnc_inputs in = {0};
     double *box = NULL, *olo = NULL, *ohi = NULL;
     int rc = EXIT_OK, nbox = 0;
-    if ((st = nnc_bnd_create(&b, m, inner, sizeof inner))) {
+    if ((st = nnc_vrf_bounder_create(&b, m, layer_s, inner, sizeof inner))) {
         nnc_err(err, sizeof err, st, "%s: %s", model, inner);
         rc = nnc_cli_fail(st, err);
         goto done;
     }
-    int n_in = (int)nnc_bnd_num_inputs(b), n_out = (int)nnc_bnd_num_outputs(b), n_spec_out = n_out, layer = -1;
-    if (layer_s) {
-        const double *vl, *vh;
-        layer = nnc_mdl_find_value(m, layer_s);
-        int64_t nv = layer >= 0 ? nnc_bnd_value_bounds(b, layer, &vl, &vh) : -1;
-        if (nv < 0) {
-            snprintf(err, sizeof err, "%s: no run-time value named '%s' in the prepared model (--layer takes the "
-                     "output name of a node of the ONNX file)", model, layer_s);
-            rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
-            goto done;
-        }
-        n_out = (int)nv;
-    }
+    int n_in = (int)nnc_vrf_bounder_num_inputs(b), n_out = (int)nnc_vrf_bounder_num_values(b);
     if (specp) {
         if ((st = nnc_spc_parse_file(&spec, specp, err, sizeof err))) {
             rc = nnc_cli_fail(st, err);
@@ -214,8 +155,8 @@ int nnc_cmd_bounds(int argc, char **argv)
         }
         /* the box as spec linf writes it: x -+ eps rounded outward, then
          * clipped (only the box is used: label and output count are
-         * placeholders, at least the 2 outputs a robustness spec needs) */
-        if ((st = nnc_spc_linf(&spec, in.data[0], n_in, n_spec_out < 2 ? 2 : n_spec_out, 0, eps, clip_lo, clip_hi, err, sizeof err))) {
+         * placeholders: the 2 outputs a robustness spec needs at least) */
+        if ((st = nnc_spc_linf(&spec, in.data[0], n_in, 2, 0, eps, clip_lo, clip_hi, err, sizeof err))) {
             rc = nnc_cli_fail(st, err);
             goto done;
         }
@@ -232,7 +173,7 @@ int nnc_cmd_bounds(int argc, char **argv)
         memcpy(box, nnc_spc_case_lo(spec, k), sizeof(double) * (size_t)n_in);
         memcpy(box + n_in, nnc_spc_case_hi(spec, k), sizeof(double) * (size_t)n_in);
         double *kl = olo + (size_t)k * (size_t)n_out, *kh = ohi + (size_t)k * (size_t)n_out;
-        if ((st = bound_box(b, method, (int)iters, layer, box, box + n_in, n_out, kl, kh))) {
+        if ((st = nnc_vrf_bounder_box(b, (nnc_vrf_bound_method)method, (int)iters, box, box + n_in, kl, kh))) {
             snprintf(err, sizeof err, "%s: bounding box %d failed (%s)", model, k, nnc_status_string(st));
             rc = nnc_cli_fail(st, err);
             goto done;
@@ -251,7 +192,7 @@ done:
     free(box); free(olo); free(ohi);
     if (input) nnc_inputs_free(&in);
     nnc_spc_destroy(spec);
-    nnc_bnd_destroy(b);
+    nnc_vrf_bounder_destroy(b);
     nnc_mdl_destroy(m);
     return rc;
 }

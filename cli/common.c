@@ -1,5 +1,6 @@
 /* Shared helpers of the command-line front end (see cli/cli.h). */
 #include "cli/cli.h"
+#include "verifier/verifier.h"
 #include "models/model.h"
 
 #include <errno.h>
@@ -189,26 +190,9 @@ int nnc_cli_finish_stdout(int rc)
     return rc;
 }
 
-int nnc_cli_parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || s == end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
+int nnc_cli_parse_double(const char *s, double *out) { return nnc_parse_double(s, out); }
 
-int nnc_cli_parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-') return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || s == end) return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
+int nnc_cli_parse_u64(const char *s, uint64_t *out) { return nnc_parse_u64(s, out); }
 
 int nnc_cli_parse_clip(const char *s, double *lo, double *hi)
 {
@@ -227,18 +211,7 @@ int nnc_cli_parse_clip(const char *s, double *lo, double *hi)
 
 nnc_status nnc_cli_load_unfolded(nnc_model **out, const char *path, char *err, size_t errlen)
 {
-    nnc_status st = nnc_mdl_parse_file(out, path, err, errlen);
-    if (st) return st;
-    nnc_prepare_opts po;
-    nnc_prepare_opts_default(&po);
-    po.fold_batchnorm = 0;
-    char inner[NNC_ERRBUF_SIZE];
-    if ((st = nnc_mdl_prepare(*out, &po, inner, sizeof inner))) {
-        nnc_err(err, errlen, st, "%s: %s", path, inner);
-        nnc_mdl_destroy(*out);
-        *out = NULL;
-    }
-    return st;
+    return nnc_vrf_load_model(out, path, err, errlen);
 }
 
 int64_t nnc_cli_declared_batch(const nnc_model *m)

@@ -676,37 +676,15 @@ static int cmd_verify(int argc, char **argv)
             if (i + 1 >= argc) return nnc_cli_needs_value("verify", a);
             const char *v = argv[++i];
             int bad = 0;
-            if (strcmp(a, "--samples") == 0) bad = nnc_cli_parse_u64(v, &o.samples), samples_set = 1;
-            else if (strcmp(a, "--seed") == 0) bad = nnc_cli_parse_u64(v, &o.seed);
-            else if (strcmp(a, "--max-leaves") == 0) bad = nnc_cli_parse_u64(v, &o.max_leaves) || o.max_leaves == 0;
-            else if (strcmp(a, "--threads") == 0) {
-                uint64_t t = 0;
-                bad = nnc_cli_parse_u64(v, &t) || t == 0 || t > 256;
-                o.threads = (int)t;
-            }
-            else if (strcmp(a, "--alpha-iters") == 0) {
-                uint64_t it = 0;
-                alpha_set = 1;
-                bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &it) || it > 10000);
-                o.alpha_iters = strcmp(v, "auto") == 0 ? -1 : (int)it;
-            } else if (strcmp(a, "--relu-split-batch") == 0) {
-                uint64_t nb = 0;
-                bad = strcmp(v, "auto") != 0 && (nnc_cli_parse_u64(v, &nb) || nb > NNC_VRF_RELU_SPLIT_BATCH_MAX);
-                o.relu_split_batch = strcmp(v, "auto") == 0 ? -1 : (int)nb;
-            } else if (strcmp(a, "--relu-split") == 0) {
-                o.relu_split = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "on") == 0 ? 1 : strcmp(v, "off") == 0 ? 0 : 2;
-                bad = o.relu_split == 2;
-            } else if (strcmp(a, "--exact") == 0) {
-                o.exact = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "off") == 0 ? 0 : 2;
-                bad = o.exact == 2;
-            } else if (strcmp(a, "--symbolic") == 0) {
-                o.symbolic = strcmp(v, "auto") == 0 ? -1 : strcmp(v, "off") == 0 ? 0 : strcmp(v, "cascade") == 0 ? 1
-                             : strcmp(v, "own") == 0 ? 2 : 3;
-                bad = o.symbolic == 3;
-            }
-            else if (strcmp(a, "--confidence") == 0) bad = nnc_cli_parse_double(v, &o.confidence) || !(o.confidence > 0 && o.confidence < 1);
-            else if (strcmp(a, "--timeout") == 0) bad = nnc_cli_parse_double(v, &o.timeout_s) || o.timeout_s < 0;
-            else if (strcmp(a, "--max-violation") == 0) bad = nnc_cli_parse_double(v, &o.max_violation) || o.max_violation < 0 || o.max_violation > 1;
+            /* the run's options, by the library's names (the Python package's too) */
+            static const char *const by_name[] = {"--samples", "--seed", "--max-leaves", "--threads", "--alpha-iters",
+                                                  "--relu-split-batch", "--relu-split", "--exact", "--symbolic",
+                                                  "--confidence", "--timeout", "--max-violation"};
+            int named = 0;
+            for (size_t k = 0; k < sizeof by_name / sizeof *by_name; k++) named |= strcmp(a, by_name[k]) == 0;
+            samples_set |= strcmp(a, "--samples") == 0;
+            alpha_set |= strcmp(a, "--alpha-iters") == 0;
+            if (named) bad = nnc_vrf_opts_set(&o, a + 2, v, NULL, 0) != NNC_STATUS_OK;
             else if (strcmp(a, "--json") == 0) json = v;
             else if (strcmp(a, "--device") == 0) device = v;
             else if (strcmp(a, "--sweep-eps") == 0) sweep = v;

@@ -1,5 +1,7 @@
 #include "common/nnc.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,4 +59,25 @@ uint64_t nnc_max_tensor_bytes(void)
 {
     uint64_t v = env_u64("NNCERT_MAX_TENSOR_BYTES");
     return v ? v : (uint64_t)4 << 30;
+}
+
+int nnc_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || s == end || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+int nnc_parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || s == end) return -1;
+    *out = (uint64_t)v;
+    return 0;
 }

@@ -42,6 +42,11 @@ nnc_status nnc_err(char *err, size_t errlen, nnc_status st, const char *fmt, ...
 #endif
     ;
 
+/* Strict number parsing: the whole string, decimal; a double finite, an
+ * unsigned count without a sign.  Returns 0 on success (*out set), -1 else. */
+int nnc_parse_double(const char *s, double *out);
+int nnc_parse_u64(const char *s, uint64_t *out);
+
 /* Upper bound on the bytes one tensor (constant, input or intermediate)
  * may occupy.  Declared sizes above it are refused before any allocation.
  * Default 4 GiB; the environment variable NNCERT_MAX_TENSOR_BYTES overrides. */

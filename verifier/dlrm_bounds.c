@@ -334,44 +334,17 @@ free_iv:
 nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, const double *hi, int linear, double *out_lo,
                                  double *out_hi, char *err, size_t errlen)
 {
-    nnc_bnd *b;
-    nnc_status st = nnc_bnd_create(&b, m, err, errlen);
+    nnc_vrf_bounder *v;
+    nnc_status st = nnc_vrf_bounder_create(&v, m, NULL, err, errlen);
     if (st) return st;
-    int64_t nin = nnc_bnd_num_inputs(b), nout = nnc_bnd_num_outputs(b);
-    for (int64_t k = 0; k < nin; k++)
+    for (int64_t k = 0; k < nnc_vrf_bounder_num_inputs(v); k++)
         if (!(lo[k] <= hi[k])) {
-            nnc_bnd_destroy(b);
+            nnc_vrf_bounder_destroy(v);
             return nnc_err(err, errlen, NNC_STATUS_ARG, "box element %lld: lower bound above upper", (long long)k);
         }
-    double *C = NULL, *d = NULL, *lw = NULL;
-    if ((st = nnc_bnd_compute(b, lo, hi, linear))) goto out;
-    memcpy(out_lo, nnc_bnd_out_lo(b), (size_t)nout * sizeof(double));
-    memcpy(out_hi, nnc_bnd_out_hi(b), (size_t)nout * sizeof(double));
-    if (linear) {
-        /* objectives +out_j (rows 0..nout-1) and -out_j */
-        C = calloc((size_t)(2 * nout * nout + 1), sizeof(double));
-        d = calloc((size_t)(2 * nout + 1), sizeof(double));
-        lw = malloc((size_t)(2 * nout + 1) * sizeof(double));
-        if (!C || !d || !lw) {
-            st = NNC_STATUS_NOMEM;
-            goto out;
-        }
-        for (int64_t j = 0; j < nout; j++) {
-            C[j * nout + j] = 1;
-            C[(nout + j) * nout + j] = -1;
-        }
-        if ((st = nnc_bnd_linear_lower(b, (int)(2 * nout), C, d, lw, NULL))) goto out;
-        for (int64_t j = 0; j < nout; j++) {
-            if (lw[j] > out_lo[j]) out_lo[j] = lw[j];
-            if (-lw[nout + j] < out_hi[j]) out_hi[j] = -lw[nout + j];
-        }
-    }
-out:
+    st = nnc_vrf_bounder_box(v, linear ? NNC_VRF_BOUNDS_CROWN : NNC_VRF_BOUNDS_IBP, 0, lo, hi, out_lo, out_hi);
     if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in the bound computation");
     else if (st) nnc_err(err, errlen, st, "bound computation failed");
-    free(C);
-    free(d);
-    free(lw);
-    nnc_bnd_destroy(b);
+    nnc_vrf_bounder_destroy(v);
     return st;
 }

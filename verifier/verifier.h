@@ -242,6 +242,63 @@ nnc_status nnc_vrf_dlrm_bounds(const char *path, const int64_t *const *ids, cons
 nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, const double *hi, int linear, double *out_lo,
                                  double *out_hi, char *err, size_t errlen);
 
+/* ---- by name: for the CLI and language bindings (verifier/api.c) ----
+ * The verify and bounds commands and the Python package (python/nncert)
+ * call these, so they give the same answers. */
+
+/* Load and prepare MODEL for the verifier (BatchNormalization unfolded, see
+ * above).  Out: *out (nnc_mdl_destroy).  Returns the loader's codes. */
+nnc_status nnc_vrf_load_model(nnc_model **out, const char *path, char *err, size_t errlen);
+
+/* Options with their defaults (NULL: no memory), for callers that cannot
+ * hold the struct; released with nnc_vrf_opts_free. */
+nnc_vrf_opts *nnc_vrf_opts_new(void);
+void nnc_vrf_opts_free(nnc_vrf_opts *o);
+/* Set the option `name`, the verify command's long option without its
+ * dashes ('_' or '-' between words): samples, seed, max-leaves, threads,
+ * alpha-iters, relu-split-batch, relu-split, exact, symbolic, confidence,
+ * timeout, max-violation, device, with the values the command takes; and
+ * split, ibp, stop-on-counterexample with on/off (true/false, 1/0).
+ * Returns OK; ARG naming an unknown option or a bad value (o unchanged
+ * but for that field). */
+nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *value, char *err, size_t errlen);
+/* Run the verifier on the VNN-LIB file spec_path and give the JSON report
+ * (nnc_vrf_report_write_json) as a string.  Out: *json (nnc_vrf_free).
+ * Returns the spec parser's and nnc_vrf_run's codes, NOMEM. */
+nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc_vrf_opts *o, char **json, char *err,
+                            size_t errlen);
+/* Release memory the functions of this module allocated for the caller. */
+void nnc_vrf_free(void *p);
+
+/* Sound bounds over input boxes of a model's outputs or of one of its
+ * values (the bounds command; auto_LiRPA's compute_bounds): */
+typedef enum nnc_vrf_bound_method {
+    NNC_VRF_BOUNDS_IBP = 0,   /* interval propagation */
+    NNC_VRF_BOUNDS_CROWN = 1, /* linear bounds by back-substitution */
+    NNC_VRF_BOUNDS_ALPHA = 2  /* alpha-CROWN: optimised slopes per bound, from CROWN's */
+} nnc_vrf_bound_method;
+typedef struct nnc_vrf_bounder nnc_vrf_bounder;
+/* value: the name of a run-time value (a node's output), or NULL for the
+ * model's output.  Returns OK; UNSUPPORTED (an operator without a sound
+ * transformer; the model must have one float input and one output);
+ * INVALID (no such value); NOMEM. */
+nnc_status nnc_vrf_bounder_create(nnc_vrf_bounder **out, const nnc_model *m, const char *value, char *err,
+                                  size_t errlen);
+int64_t nnc_vrf_bounder_num_inputs(const nnc_vrf_bounder *b);
+int64_t nnc_vrf_bounder_num_values(const nnc_vrf_bounder *b); /* elements bounded */
+/* Bounds of every element over [lo, hi] (num_inputs each) into out_lo,
+ * out_hi (num_values each): the output intervals (IBP; crown and alpha
+ * with CROWN on the hidden layers), then, for the outputs, CROWN's
+ * back-substitution of +y_j and -y_j, optimised with iters alpha steps;
+ * a value's bounds are the engine's intervals, alpha's after optimising
+ * each hidden neuron's slopes.  Outward-rounded: every value the model
+ * computes in exact arithmetic on its stored weights lies within them.
+ * Returns OK; ARG (a bad method, iters < 1 with alpha, lo > hi somewhere);
+ * NOMEM.  One thread at a time per bounder. */
+nnc_status nnc_vrf_bounder_box(nnc_vrf_bounder *b, nnc_vrf_bound_method method, int iters, const double *lo,
+                               const double *hi, double *out_lo, double *out_hi);
+void nnc_vrf_bounder_destroy(nnc_vrf_bounder *b);
+
 #ifdef __cplusplus
 }
 #endif

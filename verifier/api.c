@@ -1,0 +1,239 @@
+/* The verifier through names and files (verifier/verifier.h, "by name"):
+ * the verify and bounds commands' model loader, the verify options by their
+ * command-line names, a run from a spec file to the JSON report, and the
+ * bounds of a box.  The CLI (cli/nncert.c, cli/cmd_bounds.c) and the Python
+ * package (python/nncert) both stand on these, so both give one answer. */
+#include "verifier/verifier.h"
+
+#include "models/model.h"
+#include "models/model_impl.h"
+#include "specs/spec.h"
+#include "verifier/bounds_impl.h"
+#include "verifier/refine_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+nnc_status nnc_vrf_load_model(nnc_model **out, const char *path, char *err, size_t errlen)
+{
+    nnc_status st = nnc_mdl_parse_file(out, path, err, errlen);
+    if (st) return st;
+    nnc_prepare_opts po;
+    nnc_prepare_opts_default(&po);
+    po.fold_batchnorm = 0; /* see the module comment */
+    char inner[NNC_ERRBUF_SIZE];
+    if ((st = nnc_mdl_prepare(*out, &po, inner, sizeof inner))) {
+        nnc_err(err, errlen, st, "%s: %s", path, inner);
+        nnc_mdl_destroy(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+nnc_vrf_opts *nnc_vrf_opts_new(void)
+{
+    nnc_vrf_opts *o = malloc(sizeof *o);
+    if (o) nnc_vrf_opts_default(o);
+    return o;
+}
+
+void nnc_vrf_opts_free(nnc_vrf_opts *o) { free(o); }
+
+/* name equals want, '_' in name read as '-' */
+static int name_is(const char *name, const char *want)
+{
+    for (; *name && *want; name++, want++)
+        if (*name != *want && !(*name == '_' && *want == '-')) return 0;
+    return *name == *want;
+}
+
+/* "on", "true", "1" -> 1; "off", "false", "0" -> 0; else -1 */
+static int parse_bool(const char *v)
+{
+    if (!strcmp(v, "on") || !strcmp(v, "true") || !strcmp(v, "1")) return 1;
+    if (!strcmp(v, "off") || !strcmp(v, "false") || !strcmp(v, "0")) return 0;
+    return -1;
+}
+
+/* value v of a bounded count, or "auto" (-1) when allow_auto */
+static int parse_count(const char *v, int allow_auto, uint64_t lo, uint64_t hi, int *out)
+{
+    uint64_t n;
+    if (allow_auto && !strcmp(v, "auto")) {
+        *out = -1;
+        return 0;
+    }
+    if (nnc_parse_u64(v, &n) || n < lo || n > hi) return -1;
+    *out = (int)n;
+    return 0;
+}
+
+nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+    int bad = 0, b;
+    if (name_is(name, "samples")) bad = nnc_parse_u64(v, &o->samples);
+    else if (name_is(name, "seed")) bad = nnc_parse_u64(v, &o->seed);
+    else if (name_is(name, "max-leaves")) bad = nnc_parse_u64(v, &o->max_leaves) || o->max_leaves == 0;
+    else if (name_is(name, "threads")) bad = parse_count(v, 0, 1, 256, &o->threads);
+    else if (name_is(name, "alpha-iters")) bad = parse_count(v, 1, 0, 10000, &o->alpha_iters);
+    else if (name_is(name, "relu-split-batch")) bad = parse_count(v, 1, 0, NNC_VRF_RELU_SPLIT_BATCH_MAX, &o->relu_split_batch);
+    else if (name_is(name, "relu-split")) {
+        bad = strcmp(v, "auto") && (b = parse_bool(v)) < 0;
+        if (!bad) o->relu_split = strcmp(v, "auto") ? b : -1;
+    } else if (name_is(name, "exact")) {
+        bad = strcmp(v, "auto") && strcmp(v, "off");
+        if (!bad) o->exact = strcmp(v, "auto") ? 0 : -1;
+    } else if (name_is(name, "symbolic")) {
+        static const char *const modes[] = {"off", "cascade", "own"};
+        bad = strcmp(v, "auto") != 0;
+        if (!bad) o->symbolic = -1;
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(v, modes[k])) o->symbolic = k, bad = 0;
+    } else if (name_is(name, "confidence")) bad = nnc_parse_double(v, &o->confidence) || !(o->confidence > 0 && o->confidence < 1);
+    else if (name_is(name, "timeout")) bad = nnc_parse_double(v, &o->timeout_s) || o->timeout_s < 0;
+    else if (name_is(name, "max-violation"))
+        bad = nnc_parse_double(v, &o->max_violation) || o->max_violation < 0 || o->max_violation > 1;
+    else if (name_is(name, "device")) {
+        bad = strcmp(v, "cpu") && strcmp(v, "gpu");
+        if (!bad) o->device = strcmp(v, "gpu") ? NNC_VRF_DEVICE_CPU : NNC_VRF_DEVICE_GPU;
+    } else if (name_is(name, "split")) {
+        bad = (b = parse_bool(v)) < 0;
+        if (!bad) o->split = b;
+    } else if (name_is(name, "ibp")) {
+        bad = (b = parse_bool(v)) < 0;
+        if (!bad) o->crown = !b;
+    } else if (name_is(name, "stop-on-counterexample")) {
+        bad = (b = parse_bool(v)) < 0;
+        if (!bad) o->stop_on_counterexample = b;
+    } else {
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "unknown verify option '%s'", name);
+    }
+    if (bad) return nnc_err(err, errlen, NNC_STATUS_ARG, "bad value '%s' for verify option '%s'", v, name);
+    return NNC_STATUS_OK;
+}
+
+nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc_vrf_opts *o, char **json, char *err,
+                            size_t errlen)
+{
+    *json = NULL;
+    nnc_spec *spec;
+    nnc_status st = nnc_spc_parse_file(&spec, spec_path, err, errlen);
+    if (st) return st;
+    nnc_vrf_report r;
+    st = nnc_vrf_run(m, spec, o, &r, err, errlen);
+    nnc_spc_destroy(spec);
+    if (st) return st;
+    size_t len = 0;
+    FILE *f = open_memstream(json, &len);
+    if (f == NULL) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory for the report");
+    else {
+        st = nnc_vrf_report_write_json(f, &r, err, errlen);
+        if (fclose(f) != 0 && !st) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory for the report");
+        if (st) {
+            free(*json);
+            *json = NULL;
+        }
+    }
+    nnc_vrf_report_free(&r);
+    return st;
+}
+
+void nnc_vrf_free(void *p) { free(p); }
+
+struct nnc_vrf_bounder {
+    nnc_bnd *b;
+    int value; /* the model's value whose bounds are wanted, or -1: the outputs */
+    int64_t n_in, n_val;
+};
+
+nnc_status nnc_vrf_bounder_create(nnc_vrf_bounder **out, const nnc_model *m, const char *value, char *err,
+                                  size_t errlen)
+{
+    *out = NULL;
+    nnc_vrf_bounder *v = calloc(1, sizeof *v);
+    if (v == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    nnc_status st = nnc_bnd_create(&v->b, m, err, errlen);
+    if (st) {
+        free(v);
+        return st;
+    }
+    v->value = -1;
+    v->n_in = nnc_bnd_num_inputs(v->b);
+    v->n_val = nnc_bnd_num_outputs(v->b);
+    if (value) {
+        const double *vl, *vh;
+        v->value = nnc_mdl_find_value(m, value);
+        v->n_val = v->value >= 0 ? nnc_bnd_value_bounds(v->b, v->value, &vl, &vh) : -1;
+        if (v->n_val < 0) {
+            nnc_vrf_bounder_destroy(v);
+            return nnc_err(err, errlen, NNC_STATUS_INVALID,
+                           "no run-time value named '%s' in the prepared model (a layer is named by the output "
+                           "name of a node of the ONNX file)", value);
+        }
+    }
+    *out = v;
+    return NNC_STATUS_OK;
+}
+
+int64_t nnc_vrf_bounder_num_inputs(const nnc_vrf_bounder *v) { return v->n_in; }
+
+int64_t nnc_vrf_bounder_num_values(const nnc_vrf_bounder *v) { return v->n_val; }
+
+void nnc_vrf_bounder_destroy(nnc_vrf_bounder *v)
+{
+    if (v == NULL) return;
+    nnc_bnd_destroy(v->b);
+    free(v);
+}
+
+/* The output intervals (IBP, with CROWN on the hidden layers for crown and
+ * alpha), then for crown and alpha back-substitution of the rows +e_j (lower
+ * bounds) and -e_j (minus the upper bounds), then for alpha their
+ * optimisation from CROWN's values; each step only ever tightens a bound. */
+nnc_status nnc_vrf_bounder_box(nnc_vrf_bounder *v, nnc_vrf_bound_method method, int iters, const double *lo,
+                               const double *hi, double *olo, double *ohi)
+{
+    if (method < NNC_VRF_BOUNDS_IBP || method > NNC_VRF_BOUNDS_ALPHA || (method == NNC_VRF_BOUNDS_ALPHA && iters < 1))
+        return NNC_STATUS_ARG;
+    for (int64_t k = 0; k < v->n_in; k++)
+        if (!(lo[k] <= hi[k])) return NNC_STATUS_ARG;
+    nnc_bnd *b = v->b;
+    int n_out = (int)v->n_val;
+    nnc_status st = nnc_bnd_compute(b, lo, hi, method != NNC_VRF_BOUNDS_IBP);
+    if (st) return st;
+    if (v->value >= 0) { /* an intermediate value: the engine's intervals */
+        int64_t narrowed;
+        if (method == NNC_VRF_BOUNDS_ALPHA && (st = nnc_alpha_intermediate(b, iters, INFINITY, &narrowed))) return st;
+        const double *vl, *vh;
+        nnc_bnd_value_bounds(b, v->value, &vl, &vh);
+        memcpy(olo, vl, sizeof(double) * (size_t)n_out);
+        memcpy(ohi, vh, sizeof(double) * (size_t)n_out);
+        return NNC_STATUS_OK;
+    }
+    memcpy(olo, nnc_bnd_out_lo(b), sizeof(double) * (size_t)n_out);
+    memcpy(ohi, nnc_bnd_out_hi(b), sizeof(double) * (size_t)n_out);
+    if (method == NNC_VRF_BOUNDS_IBP) return NNC_STATUS_OK;
+    int nobj = 2 * n_out;
+    double *C = calloc((size_t)nobj * (size_t)n_out + 1, sizeof(double));
+    double *lw = malloc(sizeof(double) * (size_t)nobj + 8), *tg = malloc(sizeof(double) * (size_t)nobj + 8);
+    double *zero = calloc((size_t)nobj + 1, sizeof(double));
+    if (!C || !lw || !tg || !zero) {
+        free(C); free(lw); free(tg); free(zero);
+        return NNC_STATUS_NOMEM;
+    }
+    for (int j = 0; j < n_out; j++) {
+        C[(size_t)j * (size_t)n_out + (size_t)j] = 1;
+        C[(size_t)(n_out + j) * (size_t)n_out + (size_t)j] = -1;
+        tg[j] = tg[n_out + j] = INFINITY;
+    }
+    st = nnc_bnd_linear_lower(b, nobj, C, zero, lw, NULL);
+    if (!st && method == NNC_VRF_BOUNDS_ALPHA) st = nnc_alpha_lower(b, nobj, C, tg, lw, NULL, iters, INFINITY);
+    for (int j = 0; !st && j < n_out; j++) {
+        if (lw[j] > olo[j]) olo[j] = lw[j];
+        if (-lw[n_out + j] < ohi[j]) ohi[j] = -lw[n_out + j];
+    }
+    free(C); free(lw); free(tg); free(zero);
+    return st;
+}
