@@ -430,7 +430,9 @@ static const char verify_help[] =
     "  --sweep-eps A:B:N   instead of one run, N runs with boxes of L-inf radius A..B\n"
     "                      around the spec box's centre (clipped by --clip LO,HI);\n"
     "                      writes PREFIX.csv and PREFIX.svg (--sweep-out PREFIX,\n"
-    "                      default results/sweep)\n"
+    "                      default sweep: sweep.csv and sweep.svg in the current\n"
+    "                      folder); exits 1 when a radius is violated (or exceeds\n"
+    "                      --max-violation), else 2 when one is unknown, else 0\n"
     "  --stop-on-counterexample  end branch and bound at the first validated\n"
     "                      counterexample (the interval stays valid, only wider)\n"
     "  --alpha-iters N     optimised relaxation slopes (alpha-CROWN: ReLU lower lines,\n"
@@ -589,6 +591,8 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
     }
     snprintf(csv, pl, "%s.csv", prefix);
     snprintf(svg, pl, "%s.svg", prefix);
+    /* both outputs checked before the first run */
+    if ((rc = nnc_cli_check_output(svg)) != EXIT_OK) goto done;
     FILE *f = fopen(csv, "w");
     if (f == NULL) {
         fprintf(stderr, "nncert: error: cannot write %s: %s\n", csv, strerror(errno));
@@ -598,6 +602,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
     fprintf(f, "eps,result,violation_lower,violation_upper,certified_safe,certified_unsafe,samples,time_s\n");
     printf("eps          result    violation fraction bounds\n");
     char err[NNC_ERRBUF_SIZE];
+    int any_violated = 0, any_unknown = 0; /* the exit status: as one run's, the worst radius */
     for (long i = 0; i < n && rc == EXIT_OK; i++) {
         eps[i] = a + (b - a) * (double)i / (double)(n - 1);
         for (int k = 0; k < ni; k++) {
@@ -619,6 +624,10 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
         fprintf(f, "%.9g,%s,%.9g,%.9g,%.9g,%.9g,%llu,%.3f\n", eps[i], nnc_vrf_result_name(r.result), r.violation_lo,
                 r.violation_hi, r.certified_safe_fraction, r.certified_unsafe_fraction, (unsigned long long)r.samples, r.time_s);
         printf("%-12.6g %-9s [%.6g, %.6g]\n", eps[i], nnc_vrf_result_name(r.result), r.violation_lo, r.violation_hi);
+        int met = o->max_violation >= 0 ? r.max_violation_met : r.result == NNC_VRF_HOLDS ? 1
+                                                                : r.result == NNC_VRF_VIOLATED ? 0 : -1;
+        any_violated |= met == 0;
+        any_unknown |= met < 0;
         nnc_vrf_report_free(&r);
     }
     if (fclose(f) != 0 && rc == EXIT_OK) rc = EXIT_CANTCREAT;
@@ -631,6 +640,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
         if (g && fclose(g) != 0) rc = EXIT_CANTCREAT;
         if (rc == EXIT_OK) printf("wrote %s and %s\n", csv, svg);
     }
+    if (rc == EXIT_OK) rc = any_violated ? 1 : any_unknown ? 2 : 0;
 done:
     free(lo); free(hi); free(eps); free(flo); free(fhi); free(csv); free(svg);
     return rc;
@@ -650,7 +660,7 @@ static int verify_takes_value(const char *a)
 
 static int cmd_verify(int argc, char **argv)
 {
-    const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "results/sweep";
+    const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "sweep";
     const char *trace = NULL; /* DLRM: categorical ids from this trace's sample */
     const char *vnncomp = NULL; /* VNN-COMP mode: the results file */
     double t_start = now_s(); /* VNN-COMP mode: --timeout counts from here */

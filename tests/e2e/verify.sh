@@ -118,10 +118,21 @@ expect_error spec-missing-args 64 "required" "$NNCERT" spec linf --model $Z/mlp.
 # epsilon sweep: N rows of CSV and an SVG plot; bounds never decrease in
 # certainty order (eps 0 is a single point: exact)
 "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0 --output "$TMP/p.vnnlib"
-if "$NNCERT" verify $Z/mlp.onnx "$TMP/p.vnnlib" --sweep-eps 0:0.05:4 --clip 0,1 --timeout 2 --samples 500 --sweep-out "$TMP/sw" >"$TMP/sw.out" &&
-   [ "$(wc -l <"$TMP/sw.csv")" -eq 5 ] && grep -q '^0,holds,0,0,' "$TMP/sw.csv" && grep -q '<svg' "$TMP/sw.svg" && grep -q '</svg>' "$TMP/sw.svg"; then
-    pass verify-sweep-eps
-else fail "verify-sweep-eps $(cat "$TMP/sw.out" "$TMP/sw.csv" 2>/dev/null | head -5)"; fi
+# exit status: 1 when a radius is violated, else 2 when one is unknown, else 0
+"$NNCERT" verify $Z/mlp.onnx "$TMP/p.vnnlib" --sweep-eps 0:0.05:4 --clip 0,1 --timeout 2 --samples 500 --sweep-out "$TMP/sw" >"$TMP/sw.out"
+rc=$?
+want=$(awk -F, 'NR > 1 { v += $2 == "violated"; u += $2 == "unknown" } END { print v ? 1 : u ? 2 : 0 }' "$TMP/sw.csv" 2>/dev/null)
+if [ "$rc" = "$want" ] && [ "$(wc -l <"$TMP/sw.csv")" -eq 5 ] && grep -q '^0,holds,0,0,' "$TMP/sw.csv" &&
+   grep -q '<svg' "$TMP/sw.svg" && grep -q '</svg>' "$TMP/sw.svg"; then
+    pass "verify-sweep-eps (exit $rc)"
+else fail "verify-sweep-eps (exit $rc, wanted $want) $(cat "$TMP/sw.out" "$TMP/sw.csv" 2>/dev/null | head -5)"; fi
+# the default prefix: sweep.csv and sweep.svg in the current folder; a sweep
+# of radii that all hold exits 0
+mkdir -p "$TMP/cwd"
+if (cd "$TMP/cwd" && "$OLDPWD/$NNCERT" verify "$OLDPWD/$Z/mlp.onnx" "$TMP/p.vnnlib" --sweep-eps 0:0.001:2 --clip 0,1 \
+        --timeout 2 --samples 200 >/dev/null 2>&1) && [ -s "$TMP/cwd/sweep.csv" ] && [ -s "$TMP/cwd/sweep.svg" ]; then
+    pass verify-sweep-default-prefix
+else fail "verify-sweep-default-prefix ($(ls "$TMP/cwd"))"; fi
 # a sweep's counterexamples are checked against the sweep's box, not the
 # spec's: at the radius where a single run of the same box is violated, the
 # sweep says violated too (it said unknown, refusing points outside the
@@ -129,7 +140,8 @@ else fail "verify-sweep-eps $(cat "$TMP/sw.out" "$TMP/sw.csv" 2>/dev/null | head
 "$NNCERT" spec linf --model $Z/mlp.onnx --input $Z/sample_input.json --label 9 --eps 0.05 --output "$TMP/v05.vnnlib"
 single=$("$NNCERT" verify $Z/mlp.onnx "$TMP/v05.vnnlib" --timeout 5 --samples 500 2>/dev/null | awk '/^result:/ {print $2}')
 "$NNCERT" verify $Z/mlp.onnx "$TMP/v05.vnnlib" --sweep-eps 0.04:0.05:2 --timeout 5 --samples 500 --sweep-out "$TMP/sv" >/dev/null 2>&1
+rc=$?
 swept=$(awk -F, '$1 == "0.05" {print $2}' "$TMP/sv.csv" 2>/dev/null)
-if [ "$single" = violated ] && [ "$swept" = violated ]; then pass verify-sweep-matches-single-run
-else fail "verify-sweep-matches-single-run (single run: $single, sweep at 0.05: $swept)"; fi
+if [ "$single" = violated ] && [ "$swept" = violated ] && [ "$rc" = 1 ]; then pass verify-sweep-matches-single-run
+else fail "verify-sweep-matches-single-run (single run: $single, sweep at 0.05: $swept, exit $rc)"; fi
 expect_error verify-sweep-bad 64 "sweep-eps" "$NNCERT" verify $Z/mlp.onnx "$TMP/p.vnnlib" --sweep-eps 0:1
