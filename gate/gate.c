@@ -6,6 +6,7 @@
 #include "models/model.h"
 #include "prover/prover.h"
 #include "specs/spec.h"
+#include "verifier/verifier.h"
 
 #include <errno.h>
 #include <math.h>
@@ -74,6 +75,10 @@ static void check_free(gate_check *c)
     for (int k = 0; k < 3; k++) {
         free(c->raw[k]);
         free(c->path[k]);
+    }
+    for (int k = 0; k < c->nopt; k++) {
+        free(c->opt_key[k]);
+        free(c->opt_val[k]);
     }
 }
 
@@ -178,12 +183,37 @@ static nnc_status parse_sweep(gate_check *c, const nnc_json *s, const char *wher
     return NNC_STATUS_OK;
 }
 
+/* The verify options beyond the gate's own fields, with the command's
+ * names and values (nnc_vrf_opts_set: '_' for '-'): numbers, strings,
+ * true/false for on/off. */
+static nnc_status parse_run_options(gate_check *c, const nnc_json *o, const char *w, char *err, size_t errlen)
+{
+    static const char *const keys[GATE_MAX_OPTS] = {"threads", "alpha_iters", "relu_split", "relu_split_batch",
+                                                    "symbolic", "exact", "stop_on_counterexample", "device"};
+    nnc_vrf_opts_default(&c->vopts);
+    for (int k = 0; k < GATE_MAX_OPTS; k++) {
+        const nnc_json *v = nnc_json_get(o, keys[k]);
+        if (v == NULL) continue;
+        char val[64], inner[NNC_ERRBUF_SIZE];
+        if (v->type == NNC_JSON_NUMBER && isfinite(v->num)) nnc_gate_fmt_num(val, sizeof val, v->num);
+        else if (v->type == NNC_JSON_STRING && strlen(v->str) < sizeof val) snprintf(val, sizeof val, "%s", v->str);
+        else if (v->type == NNC_JSON_TRUE || v->type == NNC_JSON_FALSE) snprintf(val, sizeof val, "%s", v->type == NNC_JSON_TRUE ? "on" : "off");
+        else return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"%s\" must be a number, a string or true/false", w, keys[k]);
+        nnc_status st = nnc_vrf_opts_set(&c->vopts, keys[k], val, inner, sizeof inner);
+        if (st) return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"%s\": %s", w, keys[k], inner);
+        if ((c->opt_key[c->nopt] = dup_str(keys[k])) == NULL || (c->opt_val[c->nopt++] = dup_str(val)) == NULL)
+            return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    }
+    return NNC_STATUS_OK;
+}
+
 static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const nnc_gate_config *cfg, const char *base,
                               char *err, size_t errlen)
 {
     static const char *const verify_keys[] = {"name", "type", "model", "spec", "max_violation", "confidence",
                                               "samples", "timeout", "seed", "max_leaves", "split", "bounds", "sweep",
-                                              NULL};
+                                              "threads", "alpha_iters", "relu_split", "relu_split_batch", "symbolic",
+                                              "exact", "stop_on_counterexample", "device", NULL};
     static const char *const groth16_keys[] = {"name", "type", "verification_key", "public", "proof", NULL};
     char w[64];
     snprintf(w, sizeof w, "checks[%d]", idx);
@@ -244,7 +274,7 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
         (st = get_uint(&c->max_leaves, o, "max_leaves", 1, (uint64_t)1 << 40, w, err, errlen)) ||
         (sw && (st = parse_sweep(c, sw, w, err, errlen))))
         return st;
-    return NNC_STATUS_OK;
+    return parse_run_options(c, o, w, err, errlen);
 }
 
 nnc_status nnc_gate_config_parse(nnc_gate_config **out, const char *text, size_t len, const char *base_dir,
@@ -411,25 +441,16 @@ static void run_verify(gate_row *r, const gate_check *c)
     nnc_spec *spec = NULL;
     /* as `nncert verify`: no BatchNormalization folding, so the bounds cover
      * the stored model rather than one with rounded folded weights */
-    nnc_status st = nnc_mdl_parse_file(&m, c->path[0], err, sizeof err);
+    nnc_status st = nnc_vrf_load_model(&m, c->path[0], inner, sizeof inner);
     if (st) {
-        row_error(r, st, err);
+        row_error(r, st, inner);
         return;
-    }
-    nnc_prepare_opts po;
-    nnc_prepare_opts_default(&po);
-    po.fold_batchnorm = 0;
-    if ((st = nnc_mdl_prepare(m, &po, inner, sizeof inner))) {
-        nnc_err(err, sizeof err, st, "%s: %s", c->raw[0], inner);
-        row_error(r, st, err);
-        goto done;
     }
     if ((st = nnc_spc_parse_file(&spec, c->path[1], err, sizeof err))) {
         row_error(r, st, err);
         goto done;
     }
-    nnc_vrf_opts o;
-    nnc_vrf_opts_default(&o);
+    nnc_vrf_opts o = c->vopts; /* the defaults with the check's other options */
     o.samples = c->samples;
     o.confidence = c->confidence;
     o.timeout_s = c->timeout_s;
@@ -454,10 +475,25 @@ static void run_verify(gate_row *r, const gate_check *c)
     r->samples = rep.samples;
     r->sample_violations = rep.sample_violations;
     r->leaves = rep.leaves;
+    if (rep.has_counterexample && rep.cex_input && rep.cex_output) {
+        r->cex_in = malloc(sizeof(double) * (size_t)rep.n_in + 1);
+        r->cex_out = malloc(sizeof(double) * (size_t)rep.n_out + 1);
+        if (r->cex_in && r->cex_out) {
+            memcpy(r->cex_in, rep.cex_input, sizeof(double) * (size_t)rep.n_in);
+            memcpy(r->cex_out, rep.cex_output, sizeof(double) * (size_t)rep.n_out);
+            r->has_cex = 1;
+            r->cex_case = rep.counterexample_case;
+            r->n_in = rep.n_in;
+            r->n_out = rep.n_out;
+        }
+    }
     if (rep.max_violation_met == 1) {
         r->status = NNC_GATE_PASS;
-        snprintf(r->message, sizeof r->message, "violation fraction in [%.6g, %.6g] at confidence %g, <= %g", r->lo,
-                 r->hi, r->confidence, c->max_violation);
+        snprintf(r->message, sizeof r->message, "violation fraction in [%.6g, %.6g] at confidence %g, <= %g%s", r->lo,
+                 r->hi, r->confidence, c->max_violation,
+                 rep.has_counterexample ? "; a validated counterexample exists (kept in the summary): the violating "
+                                          "part is within the threshold, not empty"
+                                        : "");
     } else {
         r->status = NNC_GATE_FAIL;
         if (rep.max_violation_met == 0)
@@ -546,17 +582,40 @@ static void run_groth16(gate_row *r, const gate_check *c)
     snprintf(r->message, sizeof r->message, "%s", valid ? "the proof verifies" : "the proof does not verify");
 }
 
-/* The upper violation bound of the baseline's verify check NAME, if any. */
-static int baseline_upper(const nnc_json *checks, const char *name, double *hi)
+/* The baseline's verify check NAME with an upper violation bound: *hi that
+ * bound; differ (len bytes) lists the settings of c that the baseline's run
+ * had otherwise, "" when none.  Returns 0 when there is no such check. */
+static int baseline_find(const nnc_json *checks, const char *name, const gate_check *c, double *hi, char *differ,
+                         size_t len)
 {
-    for (const nnc_json *c = checks->child; c; c = c->next) {
-        const nnc_json *n = nnc_json_get(c, "name"), *t = nnc_json_get(c, "type");
-        const nnc_json *vf = nnc_json_get(c, "violation_fraction"), *u = vf ? nnc_json_get(vf, "upper") : NULL;
-        if (n && t && n->type == NNC_JSON_STRING && t->type == NNC_JSON_STRING && strcmp(n->str, name) == 0 &&
-            strcmp(t->str, "verify") == 0 && u && u->type == NNC_JSON_NUMBER) {
-            *hi = u->num;
-            return 1;
+    for (const nnc_json *b = checks->child; b; b = b->next) {
+        const nnc_json *n = nnc_json_get(b, "name"), *t = nnc_json_get(b, "type");
+        const nnc_json *vf = nnc_json_get(b, "violation_fraction"), *u = vf ? nnc_json_get(vf, "upper") : NULL;
+        if (!(n && t && n->type == NNC_JSON_STRING && t->type == NNC_JSON_STRING && strcmp(n->str, name) == 0 &&
+              strcmp(t->str, "verify") == 0 && u && u->type == NNC_JSON_NUMBER))
+            continue;
+        *hi = u->num;
+        /* the settings that widen or narrow an interval by themselves */
+        const struct { const char *key; double now; } num[] = {
+            {"samples", (double)c->samples}, {"confidence", c->confidence}, {"timeout_s", c->timeout_s},
+            {"seed", (double)c->seed}, {"max_leaves", (double)c->max_leaves}};
+        differ[0] = 0;
+        for (size_t k = 0; k < sizeof num / sizeof *num; k++) {
+            const nnc_json *v = nnc_json_get(b, num[k].key);
+            if (v && v->type == NNC_JSON_NUMBER && v->num == num[k].now) continue;
+            char was[40] = "absent", now[40];
+            if (v && v->type == NNC_JSON_NUMBER) nnc_gate_fmt_num(was, sizeof was, v->num);
+            nnc_gate_fmt_num(now, sizeof now, num[k].now);
+            size_t at = strlen(differ);
+            snprintf(differ + at, len - at, "%s%s %s (baseline %s)", at ? ", " : "", num[k].key, now, was);
         }
+        const nnc_json *sp = nnc_json_get(b, "split"), *bd = nnc_json_get(b, "bounds");
+        if (!sp || (sp->type == NNC_JSON_TRUE) != (c->split != 0) ||
+            !bd || bd->type != NNC_JSON_STRING || strcmp(bd->str, c->crown ? "crown" : "interval") != 0) {
+            size_t at = strlen(differ);
+            snprintf(differ + at, len - at, "%ssplit or bounds", at ? ", " : "");
+        }
+        return 1;
     }
     return 0;
 }
@@ -567,6 +626,8 @@ void nnc_gate_run_destroy(nnc_gate_run *run)
     for (int i = 0; i < run->n; i++) {
         free(run->rows[i].name);
         free(run->rows[i].sweep);
+        free(run->rows[i].cex_in);
+        free(run->rows[i].cex_out);
     }
     free(run->rows);
     free(run->baseline_path);
@@ -633,7 +694,7 @@ nnc_status nnc_gate_run_checks(nnc_gate_run **out, const nnc_gate_config *cfg, c
         snprintf(r->name, nl, "%s [baseline]", v->name);
         r->kind = GATE_BASELINE;
         r->chk = v->chk;
-        r->has_base = baseline_upper(bchecks, v->name, &r->base_hi);
+        r->has_base = baseline_find(bchecks, v->name, v->chk, &r->base_hi, r->differ, sizeof r->differ);
         r->hi = v->hi;
         r->has_report = v->has_report;
         if (!v->has_report) {
@@ -642,6 +703,12 @@ nnc_status nnc_gate_run_checks(nnc_gate_run **out, const nnc_gate_config *cfg, c
         } else if (!r->has_base) {
             r->status = NNC_GATE_SKIPPED;
             snprintf(r->message, sizeof r->message, "no verify check of this name in the baseline");
+        } else if (r->differ[0] && v->hi > r->base_hi + run->tolerance) {
+            /* a wider interval from other settings is not a regression of the model */
+            r->status = NNC_GATE_SKIPPED;
+            snprintf(r->message, sizeof r->message,
+                     "not compared: the upper bound rose from %.6g to %.6g, but the run's settings differ from the "
+                     "baseline's: %s", r->base_hi, v->hi, r->differ);
         } else if (v->hi > r->base_hi + run->tolerance) {
             r->status = NNC_GATE_FAIL;
             snprintf(r->message, sizeof r->message,
@@ -649,8 +716,9 @@ nnc_status nnc_gate_run_checks(nnc_gate_run **out, const nnc_gate_config *cfg, c
                      v->hi, run->tolerance);
         } else {
             r->status = NNC_GATE_PASS;
-            snprintf(r->message, sizeof r->message, "upper bound %.6g, baseline %.6g (tolerance %g)", v->hi, r->base_hi,
-                     run->tolerance);
+            snprintf(r->message, sizeof r->message, "upper bound %.6g, baseline %.6g (tolerance %g)%s%s", v->hi,
+                     r->base_hi, run->tolerance, r->differ[0] ? "; settings differ from the baseline's: " : "",
+                     r->differ);
         }
     }
     nnc_json_doc_free(bdoc);
@@ -754,6 +822,16 @@ static void write_row(FILE *f, const nnc_gate_run *run, const gate_row *r)
                 (unsigned long long)c->seed, (unsigned long long)c->max_leaves);
         jkv(f, "timeout_s", c->timeout_s);
         fprintf(f, ", \"split\": %s, \"bounds\": \"%s\"", c->split ? "true" : "false", c->crown ? "crown" : "interval");
+        if (c->nopt) {
+            fputs(", \"options\": {", f);
+            for (int k = 0; k < c->nopt; k++) {
+                fputs(k ? ", " : "", f);
+                jstr(f, c->opt_key[k]);
+                fputs(": ", f);
+                jstr(f, c->opt_val[k]);
+            }
+            fputc('}', f);
+        }
     }
     if (r->kind == GATE_VERIFY && r->has_report) {
         fprintf(f, ", \"result\": \"%s\", \"violation_fraction\": {\"lower\": ", nnc_vrf_result_name(r->result));
@@ -765,6 +843,22 @@ static void write_row(FILE *f, const nnc_gate_run *run, const gate_row *r)
         jkv(f, "open_fraction", r->open);
         fprintf(f, ", \"sample_violations\": %llu, \"leaves\": %llu", (unsigned long long)r->sample_violations,
                 (unsigned long long)r->leaves);
+        fputs(", \"counterexample\": ", f);
+        if (r->has_cex) {
+            fprintf(f, "{\"case\": %d, \"input\": [", r->cex_case);
+            for (int i = 0; i < r->n_in; i++) {
+                fputs(i ? ", " : "", f);
+                jnum(f, r->cex_in[i]);
+            }
+            fputs("], \"output\": [", f);
+            for (int i = 0; i < r->n_out; i++) {
+                fputs(i ? ", " : "", f);
+                jnum(f, r->cex_out[i]);
+            }
+            fputs("]}", f);
+        } else {
+            fputs("null", f);
+        }
         if (r->nsweep) {
             fputs(", \"sweep\": [", f);
             for (int i = 0; i < r->nsweep; i++) {
@@ -785,6 +879,10 @@ static void write_row(FILE *f, const nnc_gate_run *run, const gate_row *r)
         jkv(f, "upper", r->has_report ? r->hi : NAN); /* NAN: null */
         jkv(f, "baseline_upper", r->has_base ? r->base_hi : NAN);
         jkv(f, "tolerance", run->tolerance);
+        if (r->has_base) {
+            fputs(", \"settings_differ\": ", f);
+            jstr(f, r->differ);
+        }
     }
     fputc('}', f);
 }

@@ -10,6 +10,9 @@
 
 typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } gate_kind;
 
+/* The verify options a check may name beyond the gate's own fields. */
+#define GATE_MAX_OPTS 8
+
 /* One check as the configuration lists it. */
 typedef struct gate_check {
     char *name;
@@ -25,6 +28,11 @@ typedef struct gate_check {
     int sweep_points;               /* 0: no sweep; else 2 .. NNC_GATE_MAX_SWEEP */
     double sweep_lo, sweep_hi;      /* L-inf radii, 0 <= lo <= hi */
     double clip_lo, clip_hi;        /* box clipping (-inf, inf when absent) */
+    nnc_vrf_opts vopts;             /* the run's other options (threads, alpha_iters, relu_split, ...):
+                                       defaults, then those the config names (nnc_vrf_opts_set) */
+    int nopt;                       /* how many it names, */
+    char *opt_key[GATE_MAX_OPTS];   /* ... their keys as written */
+    char *opt_val[GATE_MAX_OPTS];   /* ... and values, as nnc_vrf_opts_set reads them */
 } gate_check;
 
 struct nnc_gate_config {
@@ -62,11 +70,15 @@ struct gate_row {
     nnc_vrf_result result;
     double lo, hi, confidence, safe, unsafe, open;
     uint64_t samples, sample_violations, leaves;
+    int has_cex;                    /* a validated counterexample (kept even where the check passes) */
+    int cex_case, n_in, n_out;
+    double *cex_in, *cex_out;       /* n_in and n_out values, or NULL */
     int nsweep;                     /* points computed */
     double *sweep;                  /* nsweep x 6: eps, lo, hi, safe, unsafe, open */
     /* baseline */
     int has_base;
     double base_hi;
+    char differ[256];               /* the settings that differ from the baseline's run ("" none) */
 };
 
 struct nnc_gate_run {

@@ -2,7 +2,10 @@
 # End-to-end tests of the CI gate and its ecosystem:
 #  - `nncert gate` pass, fail and error cases, exit codes, bad configurations;
 #  - JUnit XML checked against the JUnit schema's structure (tests/tools/junit_check.py);
-#  - baseline comparison: a rise of the violation bound fails the gate;
+#  - baseline comparison: a rise of the violation bound fails the gate, unless
+#    the baseline ran with other settings (then it says so and skips);
+#  - a passing check with a validated counterexample says so and keeps it;
+#  - the verify command's other options in a check;
 #  - signed attestations: `nncert keygen` (secret key mode 0600), `attest verify`
 #    accepts the original, an independent verifier (Python json + cryptography,
 #    hashlib) agrees, and every tampered summary and a wrong key are rejected;
@@ -130,6 +133,60 @@ expect_exit gate-baseline-regression-fails 1 "$NNCERT" gate "$W/regress.json" --
 $JCHECK "$W/regress.xml" mlp=pass "mlp [baseline]=failure" >"$TMP/j" && pass gate-baseline-row-failure || fail "gate-baseline-row-failure: $(cat "$TMP/j")"
 expect_exit gate-baseline-tolerance 0 "$NNCERT" gate "$W/regress.json" --tolerance 0.01
 expect_error gate-baseline-missing 66 "nope_summary.json" "$NNCERT" gate "$W/base.json" --baseline "$W/nope_summary.json"
+# a baseline run with other settings (fewer samples: a wider interval) is
+# not called a regression: the row says which settings differ, and is skipped
+V200='"samples": 200, "split": false, "bounds": "interval"'
+cat >"$W/base_open.json" <<EOF
+{"checks": [{"name": "mlp", "type": "verify", "model": "mlp.onnx", "spec": "open.vnnlib", "max_violation": 0.1, $V}]}
+EOF
+cat >"$W/fewer.json" <<EOF
+{"baseline": "out/base_open_summary.json", "checks": [{"name": "mlp", "type": "verify", "model": "mlp.onnx", "spec": "open.vnnlib", "max_violation": 0.1, $V200}]}
+EOF
+"$NNCERT" gate "$W/base_open.json" --summary "$W/out/base_open_summary.json" >/dev/null 2>&1
+"$NNCERT" gate "$W/fewer.json" --junit "$W/fewer.xml" --summary "$W/fewer_summary.json" >/dev/null 2>&1
+rc=$?
+if [ $rc -eq 0 ] && $JCHECK "$W/fewer.xml" mlp=pass "mlp [baseline]=skipped" >"$TMP/j" &&
+   grep -q "not compared: the upper bound rose .*samples 200 (baseline 2000)" "$W/fewer_summary.json"; then
+    pass gate-baseline-other-settings-not-a-regression
+else fail "gate-baseline-other-settings-not-a-regression (exit $rc: $(cat "$TMP/j"; grep -o '"message": "[^"]*baseline[^"]*"' "$W/fewer_summary.json"))"; fi
+
+# a check that passes although a validated counterexample exists (the
+# violating part within max_violation) says so, and the summary keeps it
+cat >"$W/cex.json" <<EOF
+{"checks": [{"name": "mlp-cex", "type": "verify", "model": "mlp.onnx", "spec": "wrong.vnnlib", "max_violation": 1, $V}]}
+EOF
+"$NNCERT" gate "$W/cex.json" --out-dir "$W/cexout" >"$TMP/o" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "validated counterexample" "$W/cexout/summary.md" && grep -q "validated counterexample" "$W/cexout/junit.xml" &&
+   python3 - "$W/cexout/summary.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"][0]
+x = c["counterexample"]
+assert c["status"] == "pass" and "validated counterexample" in c["message"], c["message"]
+assert x and len(x["input"]) == 784 and len(x["output"]) == 10 and x["case"] == 0, x
+# label 0 is wrong: some other logit reaches it
+assert max(x["output"][1:]) >= x["output"][0], x["output"]
+PY
+then pass gate-pass-with-counterexample-says-so
+else fail "gate-pass-with-counterexample-says-so (exit $rc: $(head -c 300 "$TMP/o"))"; fi
+
+# the verify command's other options, by the same names ('_' for '-')
+cat >"$W/opts.json" <<EOF
+{"checks": [{"name": "mlp-opts", "type": "verify", "model": "mlp.onnx", "spec": "safe.vnnlib", "max_violation": 0.01,
+  "samples": 500, "threads": 1, "alpha_iters": 0, "relu_split": "off", "symbolic": "off", "exact": "off",
+  "stop_on_counterexample": true}]}
+EOF
+if "$NNCERT" gate "$W/opts.json" --summary "$W/opts_summary.json" >/dev/null 2>&1 &&
+   python3 - "$W/opts_summary.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"][0]
+assert c["status"] == "pass" and c["options"] == {"threads": "1", "alpha_iters": "0", "relu_split": "off",
+    "symbolic": "off", "exact": "off", "stop_on_counterexample": "on"}, c
+PY
+then pass gate-verify-options
+else fail "gate-verify-options"; fi
+printf '{"checks": [{"name": "x", "type": "verify", "model": "mlp.onnx", "spec": "safe.vnnlib", "relu_split": "maybe"}]}' >"$W/badopt.json"
+expect_error gate-verify-option-bad-value 65 'relu_split.*bad value .maybe.' "$NNCERT" gate "$W/badopt.json"
 
 # ---- attestations
 "$NNCERT" keygen "$W/pub.key" "$W/sec.key" || fail gate-keygen
@@ -142,7 +199,8 @@ expect_exit attest-verify-original 0 "$NNCERT" attest verify "$W/signed.json" "$
 # against the documented format
 "$NNCERT" gate "$W/base.json" --baseline "$W/out/base_summary.json" --summary "$W/base_again.json" >/dev/null 2>&1
 check_schema gate-summary-schema schema/gate-summary.schema.json "$W/out/summary.json" "$W/fail_summary.json" \
-    "$W/out/base_summary.json" "$W/base_again.json" "$W/signed.json"
+    "$W/out/base_summary.json" "$W/base_again.json" "$W/signed.json" "$W/fewer_summary.json" "$W/cexout/summary.json" \
+    "$W/opts_summary.json"
 # the Python that has the cryptography package (the PATH one, or Debian's python3-cryptography)
 PYC=python3
 for py in python3 /usr/bin/python3; do "$py" -c "import cryptography" 2>/dev/null && { PYC=$py; break; }; done
