@@ -92,6 +92,7 @@ static nnc_status ascend(nnc_bnd *b, ascent *w, const double *C, int64_t pre_f, 
     double lr = NNC_ALPHA_LR, p1 = 1, p2 = 1;
     for (int it = 0; it < iters; it++) {
         if (nnc_rfn_now() > deadline) break;
+        nnc_bnd_tick(b); /* progress, at least every step */
         double lb;
         params_set(b, a);
         nnc_status st = pre_f >= 0 ? nnc_bnd_pre_grad(b, pre_f, pre_sign, &lb, g, g + nr)

@@ -352,6 +352,7 @@ nnc_status nnc_atk_run(nnc_atk *a, const nnc_atk_problem *p, const double *lo, c
          * then each disjunct on its own */
         for (int j = p->ndisj > 1 ? -1 : 0; j < p->ndisj; j++) {
             if (now_s() > o->deadline) return NNC_STATUS_OK;
+            if (o->tick) o->tick(o->tick_ctx);
             double eta = etas[s % NNC_ATK_NETA];
             if (s < nstarts) {
                 memcpy(x, starts + (size_t)s * (size_t)n, sizeof(double) * (size_t)n);

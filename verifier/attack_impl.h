@@ -70,6 +70,8 @@ typedef struct nnc_atk_opts {
     int steps;      /* gradient steps per start */
     uint64_t seed, sub0; /* Philox key and first subsequence of the random starts */
     double deadline; /* CLOCK_MONOTONIC seconds; stop past it */
+    void (*tick)(void *ctx); /* called before each start (progress), or NULL */
+    void *tick_ctx;
 } nnc_atk_opts;
 
 /* Search the box [lo, hi].  starts (nstarts x n_in, may be NULL) are tried

@@ -596,6 +596,7 @@ static inline int split_of(const bbd_item *it, int64_t f)
 /* A thread's scratch for a chunk of up to BBD_CHUNK items: the sound pass
  * in float64, the optimisation in float32. */
 typedef struct bbd_ws {
+    int tick;                 /* 1: this thread may call the problem's tick (run_pass) */
     double *mu, *lam;         /* CH x wmax each (float64 pass) */
     double *cst, *err, *aux;  /* CH each */
     float *muf, *zhf, *hhf;   /* CH x wmax each */
@@ -1092,6 +1093,7 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
      * alpha-beta-CROWN's 0.98 a step over its 20 steps) */
     float b1t = 1, b2t = 1, lr = 1, decay = (float)pow(0.98, 20.0 / (iters > 0 ? iters : 1));
     for (int t = 0;; t++) {
+        if (w->tick) p->tick(p->tick_ctx, UINT64_MAX); /* progress (run_pass: the caller's thread) */
         backward_f(e, rt, p, R, it, ktop, ab, cur, w);
         int open = 0;
         for (int i = 0; i < R; i++) {
@@ -1235,6 +1237,14 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
     size_t nch = (n + BBD_CHUNK - 1) / BBD_CHUNK, vn = e->nv;
     int64_t ls = (int64_t)e->n_in + e->nr;
     int skipped = 0;
+    /* progress ticks between chunks and optimisation steps (a pass on a
+     * wide net takes seconds), only where the search is not itself a worker
+     * of an active parallel region (leaves bounded side by side): inside
+     * this pass's region, thread 0 is then the caller */
+    int may_tick = ps->p->tick != NULL;
+#ifdef _OPENMP
+    may_tick &= !omp_in_parallel();
+#endif
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nch > 1) reduction(+ : skipped)
     for (size_t c = 0; c < nch; c++) {
         int t = 0;
@@ -1242,6 +1252,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         t = omp_get_thread_num();
 #endif
         bbd_ws *w = &ws[t];
+        w->tick = may_tick && t == 0;
         size_t i0 = c * BBD_CHUNK;
         int R = (int)(n - i0 < BBD_CHUNK ? n - i0 : BBD_CHUNK);
         if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
@@ -1257,6 +1268,8 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
             for (int i = 0; i < R; i++)
                 memcpy(ps->coef + (i0 + (size_t)i) * (size_t)e->nr, w->lamf + (size_t)i * (size_t)ls + e->n_in,
                        sizeof(float) * (size_t)e->nr);
+        if (w->tick) ps->p->tick(ps->p->tick_ctx, UINT64_MAX);
+        w->tick = 0;
     }
     return skipped;
 }

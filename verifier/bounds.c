@@ -63,6 +63,8 @@ typedef struct node_info {
 } node_info;
 
 struct nnc_bnd {
+    void (*tick)(void *ctx); /* nnc_bnd_set_tick: called by long passes (progress), or NULL */
+    void *tick_ctx;
     const nnc_model *m;
     int in_v, out_v, nv;
     double gamma;
@@ -1890,4 +1892,15 @@ void nnc_bnd_set_smooth_slopes(nnc_bnd *b, const double *t)
             relax_ew(x, j, l[j], u[j]);
         }
     }
+}
+
+void nnc_bnd_set_tick(nnc_bnd *b, void (*fn)(void *ctx), void *ctx)
+{
+    b->tick = fn;
+    b->tick_ctx = ctx;
+}
+
+void nnc_bnd_tick(nnc_bnd *b)
+{
+    if (b->tick) b->tick(b->tick_ctx);
 }

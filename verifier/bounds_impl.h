@@ -62,6 +62,12 @@ size_t nnc_bnd_state_doubles(const nnc_bnd *b);
 void nnc_bnd_state_save(const nnc_bnd *b, double *state);
 nnc_status nnc_bnd_compute_warm(nnc_bnd *b, const double *lo, const double *hi, const double *state, int crown_from);
 
+/* A function the engine's long passes (alpha-CROWN's steps) call now and
+ * then, on the thread that runs them, for progress reports; NULL: none.
+ * It must not touch b.  nnc_bnd_tick calls it. */
+void nnc_bnd_set_tick(nnc_bnd *b, void (*fn)(void *ctx), void *ctx);
+void nnc_bnd_tick(nnc_bnd *b);
+
 /* After nnc_bnd_compute: the interval bounds of the model's output. */
 const double *nnc_bnd_out_lo(const nnc_bnd *b);
 const double *nnc_bnd_out_hi(const nnc_bnd *b);

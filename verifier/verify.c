@@ -182,6 +182,7 @@ typedef struct ctx {
     nnc_bnd *const *rsp_bnd;
     int rsp_nbnd;
     uint64_t rsp_nodes;
+    uint64_t rsp_tick_nodes; /* the current leaf's sub-problems at the last tick */
     progress *prog;
 } ctx;
 
@@ -202,15 +203,25 @@ static void report_progress(ctx *c, const char *phase, uint64_t sd, uint64_t sto
     c->o->progress(c->o->progress_ctx, &p);
 }
 
+/* nodes: the leaf's sub-problems so far, or UINT64_MAX inside a pass
+ * (then the count of the last tick) */
 static void rsp_tick(void *p, uint64_t nodes)
 {
     ctx *c = p;
     if (c->prog == NULL || omp_get_thread_num() != 0) return;
+    if (nodes == UINT64_MAX) nodes = c->rsp_tick_nodes;
+    c->rsp_tick_nodes = nodes;
     uint64_t saved = c->rsp_nodes;
     c->rsp_nodes += nodes; /* as it will be once this leaf is done */
     report_progress(c, "relu-split", 0, 0);
     c->rsp_nodes = saved;
 }
+
+/* the attack's starts (nnc_atk_opts.tick) */
+static void attack_tick(void *p) { report_progress(p, "falsification", 0, 0); }
+
+/* alpha-CROWN's steps (nnc_bnd_set_tick) */
+static void alpha_tick(void *p) { report_progress(p, "alpha", 0, 0); }
 
 /* Concrete check of a candidate: violating in float64 and in float32.
  * Records the first validated counterexample.  Returns 1 when validated. */
@@ -363,6 +374,8 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
     int n = c->n_in;
     double deadline = c->t0 + c->o->timeout_s;
     nnc_status st = NNC_STATUS_OK;
+    nnc_bnd_set_tick(c->bnd, alpha_tick, c); /* progress inside alpha's passes */
+    c->rsp_tick_nodes = 0;
     /* a share of the time left for what follows (the smooth passes, the
      * ReLU splits), so later leaves still get theirs: half, or with many
      * inputs, where splitting the input box barely tightens the bounds,
@@ -766,7 +779,7 @@ static nnc_status run_attack(ctx *c, int k, const double *box, const double *sta
     if (c->atk == NULL || c->nrows == 0) return NNC_STATUS_OK;
     nnc_atk_problem ap = {c->nrows, c->ndisj, c->C, c->d, c->dstart};
     nnc_atk_opts ao = {restarts, NNC_VRF_ATTACK_CORNERS, NNC_VRF_ATTACK_STEPS, c->o->seed ^ 0xa77ac4a77ac4ULL,
-                       ((uint64_t)(k + 1) << 48) + c->atk_sub, deadline};
+                       ((uint64_t)(k + 1) << 48) + c->atk_sub, deadline, attack_tick, c};
     c->atk_sub += (uint64_t)restarts;
     atk_check_ctx cc = {c, k};
     int found = 0, n = c->n_in;

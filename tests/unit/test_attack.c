@@ -100,7 +100,7 @@ static int record(void *p, int j, const double *x)
 
 static nnc_atk_opts opts(void)
 {
-    nnc_atk_opts o = {16, 32, 100, 7, 0, INFINITY};
+    nnc_atk_opts o = {16, 32, 100, 7, 0, INFINITY, NULL, NULL};
     return o;
 }
 
