@@ -582,10 +582,11 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
     const double *lo0 = nnc_spc_case_lo(spec, 0), *hi0 = nnc_spc_case_hi(spec, 0);
     double *lo = malloc(sizeof(double) * (size_t)ni), *hi = malloc(sizeof(double) * (size_t)ni);
     double *eps = malloc(sizeof(double) * (size_t)n), *flo = malloc(sizeof(double) * (size_t)n), *fhi = malloc(sizeof(double) * (size_t)n);
+    nnc_vrf_result *fres = malloc(sizeof(nnc_vrf_result) * (size_t)n);
     size_t pl = strlen(prefix) + 8;
     char *csv = malloc(pl), *svg = malloc(pl);
     int rc = EXIT_OK;
-    if (!lo || !hi || !eps || !flo || !fhi || !csv || !svg) {
+    if (!lo || !hi || !eps || !flo || !fhi || !fres || !csv || !svg) {
         rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
@@ -621,6 +622,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
         }
         flo[i] = r.violation_lo;
         fhi[i] = r.violation_hi;
+        fres[i] = r.result;
         fprintf(f, "%.9g,%s,%.9g,%.9g,%.9g,%.9g,%llu,%.3f\n", eps[i], nnc_vrf_result_name(r.result), r.violation_lo,
                 r.violation_hi, r.certified_safe_fraction, r.certified_unsafe_fraction, (unsigned long long)r.samples, r.time_s);
         printf("%-12.6g %-9s [%.6g, %.6g]\n", eps[i], nnc_vrf_result_name(r.result), r.violation_lo, r.violation_hi);
@@ -633,7 +635,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
     if (fclose(f) != 0 && rc == EXIT_OK) rc = EXIT_CANTCREAT;
     if (rc == EXIT_OK) {
         FILE *g = fopen(svg, "w");
-        if (g == NULL || nnc_vrf_svg_sweep(g, "violation fraction against epsilon", eps, flo, fhi, (int)n, err, sizeof err) != NNC_STATUS_OK) {
+        if (g == NULL || nnc_vrf_svg_sweep(g, "violation fraction against epsilon", eps, flo, fhi, fres, (int)n, err, sizeof err) != NNC_STATUS_OK) {
             fprintf(stderr, "nncert: error: cannot write %s\n", svg);
             rc = EXIT_CANTCREAT;
         }
@@ -642,7 +644,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
     }
     if (rc == EXIT_OK) rc = any_violated ? 1 : any_unknown ? 2 : 0;
 done:
-    free(lo); free(hi); free(eps); free(flo); free(fhi); free(csv); free(svg);
+    free(lo); free(hi); free(eps); free(flo); free(fhi); free(fres); free(csv); free(svg);
     return rc;
 }
 

@@ -514,7 +514,7 @@ static void run_verify(gate_row *r, const gate_check *c)
     int ni = nnc_spc_num_inputs(spec), np = c->sweep_points;
     const double *lo0 = nnc_spc_case_lo(spec, 0), *hi0 = nnc_spc_case_hi(spec, 0);
     double *box = malloc(sizeof(double) * 2 * (size_t)ni);
-    r->sweep = malloc(sizeof(double) * 6 * (size_t)np);
+    r->sweep = malloc(sizeof(double) * GATE_SWEEP_COLS * (size_t)np);
     if (box == NULL || r->sweep == NULL) {
         free(box);
         row_error(r, NNC_STATUS_NOMEM, "out of memory");
@@ -524,7 +524,7 @@ static void run_verify(gate_row *r, const gate_check *c)
     o.box_lo = box;
     o.box_hi = box + ni;
     for (int i = 0; i < np; i++) {
-        double eps = c->sweep_lo + (c->sweep_hi - c->sweep_lo) * i / (np - 1), *s = r->sweep + 6 * i;
+        double eps = c->sweep_lo + (c->sweep_hi - c->sweep_lo) * i / (np - 1), *s = r->sweep + GATE_SWEEP_COLS * i;
         for (int k = 0; k < ni; k++) {
             double mid = 0.5 * lo0[k] + 0.5 * hi0[k];
             box[k] = fmax(mid - eps, c->clip_lo);
@@ -542,6 +542,7 @@ static void run_verify(gate_row *r, const gate_check *c)
         s[3] = rep.certified_safe_fraction;
         s[4] = rep.certified_unsafe_fraction;
         s[5] = rep.open_fraction;
+        s[6] = (double)rep.result;
         r->nsweep = i + 1;
         nnc_vrf_report_free(&rep);
     }
@@ -863,12 +864,13 @@ static void write_row(FILE *f, const nnc_gate_run *run, const gate_row *r)
             fputs(", \"sweep\": [", f);
             for (int i = 0; i < r->nsweep; i++) {
                 static const char *const keys[] = {"eps", "lower", "upper", "safe", "unsafe", "open"};
+                const double *sw = r->sweep + GATE_SWEEP_COLS * i;
                 fputs(i ? ", {" : "{", f);
                 for (int k = 0; k < 6; k++) {
                     fprintf(f, "%s\"%s\": ", k ? ", " : "", keys[k]);
-                    jnum(f, r->sweep[6 * i + k]);
+                    jnum(f, sw[k]);
                 }
-                fputc('}', f);
+                fprintf(f, ", \"result\": \"%s\"}", nnc_vrf_result_name((nnc_vrf_result)sw[6]));
             }
             fputc(']', f);
         }

@@ -12,6 +12,8 @@ typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } 
 
 /* The verify options a check may name beyond the gate's own fields. */
 #define GATE_MAX_OPTS 8
+/* Columns of a sweep row (gate_row.sweep). */
+#define GATE_SWEEP_COLS 7
 
 /* One check as the configuration lists it. */
 typedef struct gate_check {
@@ -74,7 +76,7 @@ struct gate_row {
     int cex_case, n_in, n_out;
     double *cex_in, *cex_out;       /* n_in and n_out values, or NULL */
     int nsweep;                     /* points computed */
-    double *sweep;                  /* nsweep x 6: eps, lo, hi, safe, unsafe, open */
+    double *sweep;                  /* nsweep x GATE_SWEEP_COLS: eps, lo, hi, safe, unsafe, open, result */
     /* baseline */
     int has_base;
     double base_hi;

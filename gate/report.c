@@ -147,6 +147,25 @@ nnc_status nnc_gate_write_markdown(FILE *f, const nnc_gate_run *run, char *err, 
     return ferror(f) ? nnc_err(err, errlen, NNC_STATUS_IO, "writing the Markdown summary failed") : NNC_STATUS_OK;
 }
 
+/* A label of at most `most` characters: longer ones cut at a UTF-8
+ * boundary and ended by "...", so that they fit beside a figure's bars (the
+ * whole name stays in the bar's tooltip). */
+static void short_label(FILE *f, const char *s, size_t most)
+{
+    size_t n = strlen(s);
+    if (n <= most) {
+        nnc_gate_xml_escape(f, s);
+        return;
+    }
+    char buf[64];
+    size_t k = most - 3 < sizeof buf - 1 ? most - 3 : sizeof buf - 1;
+    while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80) k--; /* not inside a character */
+    memcpy(buf, s, k);
+    buf[k] = 0;
+    nnc_gate_xml_escape(f, buf);
+    fputs("...", f);
+}
+
 nnc_status nnc_gate_svg_volumes(FILE *f, const char *title, const char *const *labels, const double *safe,
                                 const double *unsafe, const double *open, int n, char *err, size_t errlen)
 {
@@ -161,7 +180,7 @@ nnc_status nnc_gate_svg_volumes(FILE *f, const char *title, const char *const *l
     for (int i = 0; i < n; i++) {
         double y = T + i * (BAR + GAP), v[3] = {safe[i], unsafe[i], open[i]}, x = L;
         fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", L - 8, y + BAR / 2 + 4);
-        nnc_gate_xml_escape(f, labels[i]);
+        short_label(f, labels[i], 24);
         fputs("</text>\n", f);
         for (int k = 0; k < 3; k++) {
             /* open is rounded up, so the three may sum a hair above 1: clip */
@@ -185,6 +204,55 @@ nnc_status nnc_gate_svg_volumes(FILE *f, const char *title, const char *const *l
                 x, ya + 42, colours[k], x + 16, ya + 52, names[k]);
     }
     fputs("</svg>\n", f);
+    return ferror(f) ? nnc_err(err, errlen, NNC_STATUS_IO, "writing the plot failed") : NNC_STATUS_OK;
+}
+
+/* Per verify check: the violation-fraction interval [lo, hi] as a bar
+ * (green when the check passed, red otherwise) against its max_violation (a
+ * black tick), on one axis from 0. */
+static nnc_status svg_intervals(FILE *f, const char *const *labels, const double *lo, const double *hi,
+                                const double *maxv, const int *passed, int n, char *err, size_t errlen)
+{
+    const double W = 640, L = 200, R = 24, T = 40, BAR = 14, GAP = 14, B = 62; /* pixels */
+    const double H = T + n * (BAR + GAP) + B, PW = W - L - R;
+    double top = 0;
+    for (int i = 0; i < n; i++) top = fmax(top, fmax(hi[i], maxv[i]));
+    if (!(top > 0)) top = 0.01;
+    /* the axis ends on a 1-2-5 tick, at most 5 intervals */
+    double raw = top * 1.05 / 5, p = pow(10, floor(log10(raw))), m = raw / p;
+    double step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p, xmax = ceil(top * 1.05 / step - 1e-9) * step;
+    if (xmax > 1) xmax = 1, step = 0.2;
+#define PXI(x) (L + fmin(fmax((x), 0), xmax) / xmax * PW)
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"nncert-intervals\" width=\"%.0f\" height=\"%.0f\" "
+               "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"24\" font-size=\"14\">"
+               "violation fraction interval against max_violation</text>\n", L);
+    for (int i = 0; i < n; i++) {
+        double y = T + i * (BAR + GAP), x0 = PXI(lo[i]), x1 = PXI(hi[i]);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", L - 8, y + BAR / 2 + 4);
+        short_label(f, labels[i], 28);
+        fputs("</text>\n", f);
+        /* an interval of width 0 still shows: at least 2 px */
+        fprintf(f, "<rect class=\"interval %s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\"><title>",
+                passed[i] ? "pass" : "fail", x1 - x0 < 2 ? x0 - 1 : x0, y, fmax(x1 - x0, 2), BAR,
+                passed[i] ? "#31a354" : "#de2d26");
+        nnc_gate_xml_escape(f, labels[i]);
+        fprintf(f, ": [%.6g, %.6g], max_violation %.6g</title></rect>\n", lo[i], hi[i], maxv[i]);
+        fprintf(f, "<line class=\"max-violation\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"black\" "
+                   "stroke-width=\"2\"/>\n", PXI(maxv[i]), y - 4, PXI(maxv[i]), y + BAR + 4);
+    }
+    double ya = T + n * (BAR + GAP);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, ya, L + PW, ya);
+    for (int k = 0; k * step <= xmax + step * 1e-9; k++) {
+        double v = k * step;
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.3g</text>\n", PXI(v), ya + 16, v);
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">violation fraction (interval at the check's "
+               "confidence)</text>\n", L + PW / 2, ya + 34);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\" stroke-width=\"2\"/>"
+               "<text x=\"%.0f\" y=\"%.0f\">max_violation</text>\n", L, ya + 44, L, ya + 56, L + 6, ya + 54);
+    fputs("</svg>\n", f);
+#undef PXI
     return ferror(f) ? nnc_err(err, errlen, NNC_STATUS_IO, "writing the plot failed") : NNC_STATUS_OK;
 }
 
@@ -237,6 +305,28 @@ nnc_status nnc_gate_write_html(FILE *f, const nnc_gate_run *run, char *err, size
             j++;
         }
         if (!st) {
+            double *iv = malloc(sizeof *iv * 3 * (size_t)nv);
+            int *ok = malloc(sizeof *ok * (size_t)nv);
+            if (iv == NULL || ok == NULL) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+            for (int i = 0, j = 0; i < run->n && !st; i++) {
+                const gate_row *r = &run->rows[i];
+                if (r->kind != GATE_VERIFY || !r->has_report) continue;
+                iv[j] = r->lo;
+                iv[nv + j] = r->hi;
+                iv[2 * nv + j] = r->chk->max_violation;
+                ok[j++] = r->status == NNC_GATE_PASS;
+            }
+            if (!st) {
+                fputs("<h2>Violation fraction</h2>\n<figure id=\"fig-intervals\">\n", f);
+                st = svg_intervals(f, labels, iv, iv + nv, iv + 2 * nv, ok, nv, err, errlen);
+                fputs("<figcaption>Each verify check's violation-fraction interval (at its confidence) against its "
+                      "max_violation: the check passes when the interval ends at or below the mark.</figcaption>\n"
+                      "</figure>\n", f);
+            }
+            free(iv);
+            free(ok);
+        }
+        if (!st) {
             fputs("<h2>Certified volume</h2>\n<figure id=\"fig-volumes\">\n", f);
             st = nnc_gate_svg_volumes(f, "certified safe / unsafe / open volume", labels, v, v + nv, v + 2 * nv, nv, err, errlen);
             fputs("<figcaption>Share of each spec's input box that branch and bound certified safe or unsafe; the open "
@@ -250,12 +340,15 @@ nnc_status nnc_gate_write_html(FILE *f, const nnc_gate_run *run, char *err, size
         if (r->nsweep < 2) continue;
         int n = r->nsweep;
         double *a = malloc(sizeof *a * 6 * (size_t)n);
+        nnc_vrf_result *res = malloc(sizeof *res * (size_t)n);
         const char **labels = malloc(sizeof *labels * (size_t)n);
         char(*lab)[32] = malloc(sizeof *lab * (size_t)n);
-        if (a == NULL || labels == NULL || lab == NULL) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        if (a == NULL || res == NULL || labels == NULL || lab == NULL)
+            st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         for (int k = 0; k < n && !st; k++) {
-            for (int q = 0; q < 6; q++) a[q * n + k] = r->sweep[6 * k + q];
-            snprintf(lab[k], sizeof lab[k], "eps %.4g", r->sweep[6 * k]);
+            for (int q = 0; q < 6; q++) a[q * n + k] = r->sweep[GATE_SWEEP_COLS * k + q];
+            res[k] = (nnc_vrf_result)r->sweep[GATE_SWEEP_COLS * k + 6];
+            snprintf(lab[k], sizeof lab[k], "eps %.4g", r->sweep[GATE_SWEEP_COLS * k]);
             labels[k] = lab[k];
         }
         if (!st) {
@@ -263,8 +356,9 @@ nnc_status nnc_gate_write_html(FILE *f, const nnc_gate_run *run, char *err, size
             nnc_gate_xml_escape(f, r->name);
             fprintf(f, "</h2>\n<figure class=\"fig-sweep\" id=\"fig-sweep-%d\">\n", i);
             char title[300];
-            snprintf(title, sizeof title, "%s: violation fraction bounds (confidence %g)", r->name, r->chk->confidence);
-            st = nnc_vrf_svg_sweep(f, title, a, a + n, a + 2 * n, n, err, errlen);
+            /* (the check's name heads the figure: a long one would not fit the plot's width) */
+            snprintf(title, sizeof title, "violation fraction bounds (confidence %g)", r->chk->confidence);
+            st = nnc_vrf_svg_sweep(f, title, a, a + n, a + 2 * n, res, n, err, errlen);
             fprintf(f, "<figcaption>Shaded: the interval containing the violation fraction at confidence %g, for L-inf "
                        "boxes of radius eps around the spec's centre.</figcaption>\n</figure>\n", r->chk->confidence);
             if (!st) {
@@ -275,6 +369,7 @@ nnc_status nnc_gate_write_html(FILE *f, const nnc_gate_run *run, char *err, size
             }
         }
         free(a);
+        free(res);
         free(labels);
         free(lab);
     }

@@ -206,9 +206,12 @@ void nnc_vrf_report_free(nnc_vrf_report *rep);
 nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *rep, char *err, size_t errlen);
 
 /* Write an SVG plot of violation-fraction bounds against epsilon: the band
- * [lo, hi] shaded, its edges drawn, axes labelled.  n points, eps ascending. */
-nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, const double *lo, const double *hi, int n,
-                             char *err, size_t errlen);
+ * [lo, hi] shaded, its edges drawn (upper solid, lower dashed, with a
+ * legend), a marker on both edges of each point coloured by res[i] (holds,
+ * violated, unknown; res NULL: no markers), axes with ticks at 1-2-5
+ * steps.  n points, eps ascending. */
+nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, const double *lo, const double *hi,
+                             const nnc_vrf_result *res, int n, char *err, size_t errlen);
 
 /* Returns: "holds", "violated" or "unknown". */
 const char *nnc_vrf_result_name(nnc_vrf_result r);

@@ -9,7 +9,8 @@
 #  - signed attestations: `nncert keygen` (secret key mode 0600), `attest verify`
 #    accepts the original, an independent verifier (Python json + cryptography,
 #    hashlib) agrees, and every tampered summary and a wrong key are rejected;
-#  - the HTML report rendered by Debian's chromium (headless), its DOM checked;
+#  - the HTML report rendered by Debian's chromium (headless), its DOM checked,
+#    its figures' labels measured (no overlap, none outside its figure);
 #  - progress lines on a terminal (script(1) gives a pty), nothing without one;
 #    in ReLU-split branch and bound they name the phase, at least one a second;
 #  - `make install` into a temporary prefix, then a C program built against
@@ -301,6 +302,52 @@ assert "PASSED" in text and "mlp-open" in text and "violation fraction" in text
 assert "epsilon" in text and "certified safe" in text
 if sys.argv[2] == "1": assert "the proof verifies" in text
 PY
+    # the layout as chromium renders it: in every figure no two labels
+    # overlap and none leaves its figure (a script measures the text boxes
+    # and writes the verdict into the DOM); the interval figure has a bar and
+    # a max_violation mark per verify check; the sweep marks each point
+    # holds/violated/unknown and has a legend for both bounds
+    # (and a report whose check has a long name: labels are shortened to fit)
+    cat >"$W/long.json" <<EOF
+{"checks": [{"name": "a-check-whose-name-runs-on-and-on-far-past-any-label-width", "type": "verify", "model": "mlp.onnx",
+  "spec": "open.vnnlib", "max_violation": 0.01, $V, "sweep": {"eps": [0, 0.02], "points": 3, "clip": [0, 1]}}]}
+EOF
+    "$NNCERT" gate "$W/long.json" --out-dir "$W/longout" >/dev/null 2>&1
+    sed 's|</body>|<script src="layout.js"></script></body>|' "$W/out/report.html" >"$W/out/layout.html"
+    sed 's|</body>|<script src="../out/layout.js"></script></body>|' "$W/longout/report.html" >"$W/longout/layout.html"
+    cat >"$W/out/layout.js" <<'JS'
+const bad = [];
+for (const svg of document.querySelectorAll("svg")) {
+  const sb = svg.getBoundingClientRect();
+  const ts = [...svg.querySelectorAll("text")].filter(t => t.textContent.trim()).map(t => [t.textContent, t.getBoundingClientRect()]);
+  for (const [s, r] of ts)
+    if (r.left < sb.left - 0.5 || r.right > sb.right + 0.5 || r.top < sb.top - 0.5 || r.bottom > sb.bottom + 0.5) bad.push("outside: " + s);
+  for (let i = 0; i < ts.length; i++)
+    for (let j = i + 1; j < ts.length; j++) {
+      const a = ts[i][1], b = ts[j][1];
+      if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+        bad.push("overlap: " + ts[i][0] + " / " + ts[j][0]);
+    }
+}
+document.body.setAttribute("data-layout", bad.length ? bad.join(" | ") : "ok");
+document.body.setAttribute("data-intervals", document.querySelectorAll("#fig-intervals rect.interval").length + "/" +
+  document.querySelectorAll("#fig-intervals line.max-violation").length);
+document.body.setAttribute("data-points", document.querySelectorAll("figure.fig-sweep circle.point").length);
+document.body.setAttribute("data-legend", [...document.querySelectorAll("figure.fig-sweep g.legend text")].map(t => t.textContent).join(","));
+JS
+    timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chrome" --window-size=800,1200 \
+        --dump-dom "file://$W/out/layout.html" >"$TMP/layout.html" 2>"$TMP/chrome.err"
+    timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chrome" --window-size=800,1200 \
+        --dump-dom "file://$W/longout/layout.html" >"$TMP/layout_long.html" 2>>"$TMP/chrome.err"
+    lay=$(cat "$TMP/layout.html" "$TMP/layout_long.html" | grep -o 'data-layout="[^"]*"' | sort -u)
+    ivs=$(grep -o 'data-intervals="[^"]*"' "$TMP/layout.html")
+    pts=$(grep -o 'data-points="[^"]*"' "$TMP/layout.html")
+    leg=$(grep -o 'data-legend="[^"]*"' "$TMP/layout.html")
+    if [ "$lay" = 'data-layout="ok"' ]; then pass gate-html-layout-no-overlap; else fail "gate-html-layout-no-overlap: ${lay:-no verdict} $(tail -c 200 "$TMP/chrome.err")"; fi
+    # two verify checks; 3 sweep points x 2 bounds
+    if [ "$ivs" = 'data-intervals="2/2"' ] && [ "$pts" = 'data-points="6"' ] &&
+       [ "$leg" = 'data-legend="upper bound,lower bound,holds,violated,unknown"' ]; then pass gate-html-figures-marks-legend
+    else fail "gate-html-figures-marks-legend: $ivs $pts $leg"; fi
     timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chrome" --hide-scrollbars \
         --window-size=800,1200 --screenshot="$TMP/shot.png" "file://$W/out/report.html" >/dev/null 2>&1
     # the screenshot is a PNG (decoded here, filters undone) showing the figures' colours:
