@@ -461,28 +461,14 @@ int nnc_cmd_check(int argc, char **argv)
         return EXIT_FAILED;
     }
     if (o.model) {
-        zk_job j;
-        if ((rc = job_load(&j, &o, o.model, 0))) {
-            nnc_prv_fr_vec_clear(&pub);
-            return rc;
-        }
-        nnc_prv_fr c;
-        int64_t nout = j.q.t[j.q.output].numel;
-        if (pub.n != (size_t)nout + 2) {
-            printf("INVALID: PUBLIC.json has %zu signals; a proof for this model has %lld\n", pub.n, (long long)nout + 2);
-            rc = EXIT_FAILED;
-        } else if ((st = nnc_prv_zk_model_commitment(&c, &j.q, err, sizeof err))) {
-            rc = nnc_cli_fail(st, err);
-        } else if (memcmp(&c, &pub.v[nout], sizeof c) != 0) {
-            printf("INVALID: the proof is for another model (model commitment differs)\n");
-            rc = EXIT_FAILED;
-        } else if (j.qin && (st = nnc_prv_zk_input_commitment(&c, &j.q, (const int64_t *const *)j.qin, err, sizeof err))) {
-            rc = nnc_cli_fail(st, err);
-        } else if (j.qin && memcmp(&c, &pub.v[nout + 1], sizeof c) != 0) {
-            printf("INVALID: the proof is for another input (input commitment differs)\n");
+        int bound;
+        char why[256];
+        st = nnc_prv_zk_check_binding(&pub, o.model, o.bits, o.calib, o.input, &bound, why, sizeof why, err, sizeof err);
+        if (st) rc = nnc_cli_fail(st, err);
+        else if (!bound) {
+            printf("INVALID: %s\n", why);
             rc = EXIT_FAILED;
         }
-        job_clear(&j);
         if (rc) {
             nnc_prv_fr_vec_clear(&pub);
             return rc;

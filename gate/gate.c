@@ -4,6 +4,7 @@
 
 #include "common/json.h"
 #include "models/model.h"
+#include "prover/circuit.h"
 #include "prover/prover.h"
 #include "specs/spec.h"
 #include "verifier/verifier.h"
@@ -72,7 +73,7 @@ static char *resolve(const char *base, const char *p)
 static void check_free(gate_check *c)
 {
     free(c->name);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < GATE_MAX_FILES; k++) {
         free(c->raw[k]);
         free(c->path[k]);
     }
@@ -214,7 +215,8 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
                                               "samples", "timeout", "seed", "max_leaves", "split", "bounds", "sweep",
                                               "threads", "alpha_iters", "relu_split", "relu_split_batch", "symbolic",
                                               "exact", "stop_on_counterexample", "device", NULL};
-    static const char *const groth16_keys[] = {"name", "type", "verification_key", "public", "proof", NULL};
+    static const char *const groth16_keys[] = {"name", "type", "verification_key", "public", "proof", "model",
+                                               "input", "bits", "calib", NULL};
     char w[64];
     snprintf(w, sizeof w, "checks[%d]", idx);
     if (o->type != NNC_JSON_OBJECT) return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s must be an object", w);
@@ -245,6 +247,22 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
         if ((st = get_string(&p, o, files[k], 1, w, err, errlen))) return st;
         if ((c->raw[k] = dup_str(p)) == NULL || (c->path[k] = resolve(base, p)) == NULL)
             return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    }
+    if (c->kind == GATE_GROTH16) {
+        /* a proof of inference: bound to a model (and an input), as
+         * `nncert check --model M [--bits B] [--calib FILE] [--input FILE]` */
+        static const char *const opt_files[] = {"model", "input", "calib"};
+        for (int k = 0; k < 3; k++) {
+            const char *p;
+            if ((st = get_string(&p, o, opt_files[k], 0, w, err, errlen))) return st;
+            if (p && ((c->raw[3 + k] = dup_str(p)) == NULL || (c->path[3 + k] = resolve(base, p)) == NULL))
+                return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        }
+        uint64_t bits = 8;
+        if ((st = get_uint(&bits, o, "bits", NNC_Q_MIN_BITS, NNC_Q_MAX_BITS, w, err, errlen))) return st;
+        c->bits = (int)bits;
+        if (!c->raw[3] && (c->raw[4] || c->raw[5] || nnc_json_get(o, "bits")))
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"input\", \"bits\" and \"calib\" need \"model\"", w);
     }
     c->max_violation = 0;
     c->confidence = 0.999;
@@ -418,12 +436,14 @@ static int hash_files(gate_row *r, const gate_check *c, const char *const *roles
 {
     char err[NNC_ERRBUF_SIZE];
     int bad = 0;
-    r->nfiles = n;
+    r->nfiles = 0;
     for (int k = 0; k < n; k++) {
-        r->files[k].role = roles[k];
-        r->files[k].path = c->raw[k];
-        nnc_status st = nnc_gate_sha256_file(r->files[k].sha256, c->path[k], err, sizeof err);
-        r->files[k].hashed = st == NNC_STATUS_OK;
+        if (c->raw[k] == NULL) continue; /* an optional file not given */
+        gate_file *gf = &r->files[r->nfiles++];
+        gf->role = roles[k];
+        gf->path = c->raw[k];
+        nnc_status st = nnc_gate_sha256_file(gf->sha256, c->path[k], err, sizeof err);
+        gf->hashed = st == NNC_STATUS_OK;
         if (st && !bad) {
             row_error(r, st, err);
             bad = 1;
@@ -554,8 +574,8 @@ done:
 
 static void run_groth16(gate_row *r, const gate_check *c)
 {
-    static const char *const roles[] = {"verification_key", "public", "proof"};
-    if (hash_files(r, c, roles, 3)) return;
+    static const char *const roles[] = {"verification_key", "public", "proof", "model", "input", "calib"};
+    if (hash_files(r, c, roles, GATE_MAX_FILES)) return;
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_g16_vk vk;
     nnc_prv_fr_vec pub;
@@ -574,13 +594,21 @@ static void run_groth16(gate_row *r, const gate_check *c)
     if ((st = nnc_prv_g16_proof_read_file(&proof, c->path[2], err, sizeof err)) == NNC_STATUS_OK)
         st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
     nnc_prv_g16_vk_clear(&vk);
+    int bound = 1;
+    char why[256] = "";
+    if (!st && valid && c->raw[3])
+        st = nnc_prv_zk_check_binding(&pub, c->path[3], c->bits, c->path[5], c->path[4], &bound, why, sizeof why, err,
+                                      sizeof err);
     nnc_prv_fr_vec_clear(&pub);
     if (st) {
         row_error(r, st, err);
         return;
     }
-    r->status = valid ? NNC_GATE_PASS : NNC_GATE_FAIL;
-    snprintf(r->message, sizeof r->message, "%s", valid ? "the proof verifies" : "the proof does not verify");
+    r->status = valid && bound ? NNC_GATE_PASS : NNC_GATE_FAIL;
+    if (!valid) snprintf(r->message, sizeof r->message, "the proof does not verify");
+    else if (!bound) snprintf(r->message, sizeof r->message, "the proof verifies, but %s", why);
+    else snprintf(r->message, sizeof r->message, "the proof verifies%s%s", c->raw[3] ? ", for this model" : "",
+                  c->raw[4] ? " and this input" : "");
 }
 
 /* The baseline's verify check NAME with an upper violation bound: *hi that

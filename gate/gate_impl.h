@@ -12,6 +12,8 @@ typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } 
 
 /* The verify options a check may name beyond the gate's own fields. */
 #define GATE_MAX_OPTS 8
+/* Files a check names: verify 2; groth16 3, with a model up to 6. */
+#define GATE_MAX_FILES 6
 /* Columns of a sweep row (gate_row.sweep). */
 #define GATE_SWEEP_COLS 7
 
@@ -19,8 +21,10 @@ typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } 
 typedef struct gate_check {
     char *name;
     gate_kind kind;                 /* GATE_VERIFY or GATE_GROTH16 */
-    char *raw[3];                   /* paths as written: model, spec / vk, public, proof */
-    char *path[3];                  /* the same, resolved against the config's folder */
+    char *raw[GATE_MAX_FILES];      /* paths as written: model, spec / vk, public, proof[, model[, input]
+                                       [, calib]] (NULL where absent) */
+    char *path[GATE_MAX_FILES];     /* the same, resolved against the config's folder */
+    int bits;                       /* groth16 with a model: its quantisation (default 8) */
     double max_violation;           /* in [0, 1] */
     double confidence;              /* in (0, 1) */
     double timeout_s;
@@ -66,7 +70,7 @@ struct gate_row {
     char message[NNC_ERRBUF_SIZE];
     double time_s;
     int nfiles;
-    gate_file files[3];
+    gate_file files[GATE_MAX_FILES];
     /* verify */
     int has_report;
     nnc_vrf_result result;

@@ -270,6 +270,16 @@ nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, cha
 /* The input commitment (public input n_out + 1). */
 nnc_status nnc_prv_zk_input_commitment(nnc_prv_fr *out, const nnc_qmodel *q, const int64_t *const *qin,
                                        char *err, size_t errlen);
+/* Whether the public signals pub of a proof of inference (the outputs, then
+ * the model and input commitments) are those of the model in model_path,
+ * quantised with `bits` (calibrated on the inputs in calib_path, or NULL),
+ * and, with input_path (one sample), of that input: the check after the
+ * proof verifies (`nncert check --model --input`, the gate).
+ * Out: *bound 1 when they are; else 0 and why, a sentence.
+ * Returns OK whatever *bound; the loader's and the quantiser's codes. */
+nnc_status nnc_prv_zk_check_binding(const nnc_prv_fr_vec *pub, const char *model_path, int bits, const char *calib_path,
+                                    const char *input_path, int *bound, char *why, size_t whylen, char *err,
+                                    size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -96,6 +96,34 @@ expect_exit zk-proof-for-other-public 1 "$NNCERT" check --vk "$W/vk.json" "$W/pr
 expect_exit zk-check-other-input 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" --model "$MLP" --calib "$CAL" --input "$W/in2.json"
 expect_exit zk-check-other-calibration 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" --model "$MLP" --bits 7 --calib "$CAL"
 expect_exit zk-check-other-model 1 "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" --model models/zoo/cnn.onnx
+# the gate's groth16 check bound to the model and input (as check --model
+# --input): passes for the proof's own, fails naming the other input, the
+# other calibration and the other model
+M_ABS=$(readlink -f "$MLP"); C_ABS=$(readlink -f "$CAL"); I_ABS=$(readlink -f models/zoo/sample_input.json)
+G16='"type": "groth16", "verification_key": "vk.json", "public": "public.json", "proof": "proof.json"'
+cat >"$W/gate_zk.json" <<EOF
+{"checks": [
+  {"name": "bound", $G16, "model": "$M_ABS", "calib": "$C_ABS", "input": "$I_ABS"},
+  {"name": "other-input", $G16, "model": "$M_ABS", "calib": "$C_ABS", "input": "in2.json"},
+  {"name": "other-bits", $G16, "model": "$M_ABS", "calib": "$C_ABS", "bits": 7},
+  {"name": "other-model", $G16, "model": "$(readlink -f models/zoo/cnn.onnx)"}]}
+EOF
+"$NNCERT" gate "$W/gate_zk.json" --summary "$W/gate_zk_summary.json" >/dev/null 2>&1
+rc=$?
+if [ $rc -eq 1 ] && "$PY" - "$W/gate_zk_summary.json" <<'PY'
+import json, sys
+c = {r["name"]: r for r in json.load(open(sys.argv[1]))["checks"]}
+assert c["bound"]["status"] == "pass" and "for this model and this input" in c["bound"]["message"], c["bound"]
+assert len(c["bound"]["model"]["sha256"]) == 64 and len(c["bound"]["input"]["sha256"]) == 64, c["bound"]
+assert c["other-input"]["status"] == "fail" and "another input" in c["other-input"]["message"], c["other-input"]
+assert c["other-bits"]["status"] == "fail" and "another model" in c["other-bits"]["message"], c["other-bits"]
+assert c["other-model"]["status"] == "fail", c["other-model"]
+PY
+then pass zk-gate-proof-of-inference
+else fail "zk-gate-proof-of-inference (exit $rc)"; fi
+check_schema zk-gate-summary-schema schema/gate-summary.schema.json "$W/gate_zk_summary.json"
+printf '{"checks": [{"name": "x", %s, "input": "in2.json"}]}' "$G16" >"$W/gate_zk_bad.json"
+expect_error zk-gate-input-needs-model 65 'need .model' "$NNCERT" gate "$W/gate_zk_bad.json"
 
 # -- bad input
 if "$PY" - "$W" <<'EOF'; then
