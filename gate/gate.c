@@ -214,7 +214,7 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
     static const char *const verify_keys[] = {"name", "type", "model", "spec", "max_violation", "confidence",
                                               "samples", "timeout", "seed", "max_leaves", "split", "bounds", "sweep",
                                               "threads", "alpha_iters", "relu_split", "relu_split_batch", "symbolic",
-                                              "exact", "stop_on_counterexample", "device", NULL};
+                                              "exact", "stop_on_counterexample", "device", "trace", "sample", NULL};
     static const char *const groth16_keys[] = {"name", "type", "verification_key", "public", "proof", "model",
                                                "input", "bits", "calib", NULL};
     char w[64];
@@ -247,6 +247,17 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
         if ((st = get_string(&p, o, files[k], 1, w, err, errlen))) return st;
         if ((c->raw[k] = dup_str(p)) == NULL || (c->path[k] = resolve(base, p)) == NULL)
             return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    }
+    if (c->kind == GATE_VERIFY) {
+        /* a DLRM's ids from a trace sample, as verify --trace FILE --sample K */
+        const char *p;
+        if ((st = get_string(&p, o, "trace", 0, w, err, errlen))) return st;
+        if (p && ((c->raw[2] = dup_str(p)) == NULL || (c->path[2] = resolve(base, p)) == NULL))
+            return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        c->trace_sample = 1;
+        if ((st = get_uint(&c->trace_sample, o, "sample", 1, UINT64_MAX, w, err, errlen))) return st;
+        if (!p && nnc_json_get(o, "sample"))
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"sample\" picks a sample of \"trace\", which is not given", w);
     }
     if (c->kind == GATE_GROTH16) {
         /* a proof of inference: bound to a model (and an input), as
@@ -454,8 +465,8 @@ static int hash_files(gate_row *r, const gate_check *c, const char *const *roles
 
 static void run_verify(gate_row *r, const gate_check *c)
 {
-    static const char *const roles[] = {"model", "spec"};
-    if (hash_files(r, c, roles, 2)) return;
+    static const char *const roles[] = {"model", "spec", "trace"};
+    if (hash_files(r, c, roles, 3)) return;
     char err[NNC_ERRBUF_SIZE], inner[NNC_ERRBUF_SIZE];
     nnc_model *m = NULL;
     nnc_spec *spec = NULL;
@@ -467,6 +478,11 @@ static void run_verify(gate_row *r, const gate_check *c)
         return;
     }
     if ((st = nnc_spc_parse_file(&spec, c->path[1], err, sizeof err))) {
+        row_error(r, st, err);
+        goto done;
+    }
+    /* a DLRM: ids from the trace's sample or fixed by the spec (as verify) */
+    if ((st = nnc_vrf_dlrm_fix(m, &spec, c->path[2], c->trace_sample, err, sizeof err))) {
         row_error(r, st, err);
         goto done;
     }
@@ -851,6 +867,7 @@ static void write_row(FILE *f, const nnc_gate_run *run, const gate_row *r)
                 (unsigned long long)c->seed, (unsigned long long)c->max_leaves);
         jkv(f, "timeout_s", c->timeout_s);
         fprintf(f, ", \"split\": %s, \"bounds\": \"%s\"", c->split ? "true" : "false", c->crown ? "crown" : "interval");
+        if (c->raw[2]) fprintf(f, ", \"sample\": %llu", (unsigned long long)c->trace_sample);
         if (c->nopt) {
             fputs(", \"options\": {", f);
             for (int k = 0; k < c->nopt; k++) {

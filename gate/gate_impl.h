@@ -25,6 +25,7 @@ typedef struct gate_check {
                                        [, calib]] (NULL where absent) */
     char *path[GATE_MAX_FILES];     /* the same, resolved against the config's folder */
     int bits;                       /* groth16 with a model: its quantisation (default 8) */
+    uint64_t trace_sample;          /* verify with a trace (raw[2]): its sample, 1-based (default 1) */
     double max_violation;           /* in [0, 1] */
     double confidence;              /* in (0, 1) */
     double timeout_s;

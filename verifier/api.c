@@ -6,6 +6,7 @@
 #include "verifier/verifier.h"
 
 #include "models/model.h"
+#include "models/embbag.h"
 #include "models/model_impl.h"
 #include "specs/spec.h"
 #include "verifier/bounds_impl.h"
@@ -236,4 +237,113 @@ nnc_status nnc_vrf_bounder_box(nnc_vrf_bounder *v, nnc_vrf_bound_method method, 
     }
     free(C); free(lw); free(tg); free(zero);
     return st;
+}
+
+nnc_status nnc_vrf_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, char *err,
+                            size_t errlen)
+{
+    int nin = nnc_mdl_num_inputs(m), n_int = 0, fin = -1;
+    int64_t n_dense = 0, n_ids = 0, off = 0, pos = 0;
+    for (int i = 0; i < nin; i++) {
+        nnc_tensor_info ti;
+        nnc_mdl_input_info(m, i, &ti);
+        if (nnc_dtype_is_float(ti.dtype)) {
+            fin = fin < 0 ? i : -2;
+            n_dense = ti.numel;
+            off = pos;
+        } else {
+            n_int++;
+            n_ids += ti.numel;
+        }
+        pos += ti.numel;
+    }
+    if (n_int == 0) {
+        if (trace_path) return nnc_err(err, errlen, NNC_STATUS_ARG, "a trace is for models with categorical (integer) inputs");
+        return NNC_STATUS_OK;
+    }
+    if (fin < 0)
+        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "verify needs exactly one float input beside the categorical ones");
+    int64_t **ids = calloc((size_t)n_int, sizeof *ids);
+    double *fixed = malloc((size_t)(n_ids + 1) * sizeof *fixed);
+    nnc_trace tr;
+    memset(&tr, 0, sizeof tr);
+    nnc_spec *kept = NULL;
+    nnc_status s = NNC_STATUS_OK;
+    if (!ids || !fixed) {
+        s = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto done;
+    }
+    if (trace_path) {
+        if (nnc_spc_num_inputs(*spec) != n_dense) {
+            s = nnc_err(err, errlen, NNC_STATUS_INVALID, "with a trace the spec covers the %lld dense inputs; it has %d",
+                        (long long)n_dense, nnc_spc_num_inputs(*spec));
+            goto done;
+        }
+        if ((s = nnc_mdl_trace_read(&tr, trace_path, (int)n_dense, n_int, err, errlen))) goto done;
+        if ((int64_t)sample > tr.n_samples || sample < 1) {
+            s = nnc_err(err, errlen, NNC_STATUS_ARG, "sample %llu is not in the trace (samples 1 .. %lld)",
+                        (unsigned long long)sample, (long long)tr.n_samples);
+            goto done;
+        }
+        int64_t smp = (int64_t)sample - 1;
+        for (int i = 0, t = 0; i < nin; i++) {
+            nnc_tensor_info ti;
+            nnc_mdl_input_info(m, i, &ti);
+            if (nnc_dtype_is_float(ti.dtype)) continue;
+            int64_t b = smp * n_int + t;
+            if (tr.offsets[b + 1] - tr.offsets[b] != ti.numel) {
+                s = nnc_err(err, errlen, NNC_STATUS_INVALID, "trace sample %llu's bag %d holds %lld ids, the model's input '%s' %lld",
+                            (unsigned long long)sample, t, (long long)(tr.offsets[b + 1] - tr.offsets[b]), ti.name,
+                            (long long)ti.numel);
+                goto done;
+            }
+            ids[t++] = tr.ids + tr.offsets[b];
+        }
+    } else {
+        if (nnc_spc_num_inputs(*spec) != n_dense + n_ids) {
+            s = nnc_err(err, errlen, NNC_STATUS_INVALID,
+                        "the spec has %d inputs; this DLRM takes %lld dense and %lld categorical ones (a spec over all of them, "
+                        "the ids fixed, or a trace with a spec over the dense ones)",
+                        nnc_spc_num_inputs(*spec), (long long)n_dense, (long long)n_ids);
+            goto done;
+        }
+        if ((s = nnc_spc_keep_inputs(&kept, fixed, *spec, (int)off, (int)n_dense, err, errlen))) goto done;
+        int64_t *all = malloc((size_t)(n_ids + 1) * sizeof *all);
+        if (all == NULL) {
+            s = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int64_t k = 0; k < n_ids; k++) {
+            if (!(fixed[k] >= -9007199254740992.0 && fixed[k] <= 9007199254740992.0) || fixed[k] != (double)(int64_t)fixed[k]) {
+                free(all);
+                s = nnc_err(err, errlen, NNC_STATUS_INVALID, "categorical input %lld is fixed to %.17g, not an integer id",
+                            (long long)k, fixed[k]);
+                goto done;
+            }
+            all[k] = (int64_t)fixed[k];
+        }
+        /* ids[t] point into all: the integer inputs' values in input order */
+        int64_t at = 0;
+        for (int i = 0, t = 0; i < nin; i++) {
+            nnc_tensor_info ti;
+            nnc_mdl_input_info(m, i, &ti);
+            if (nnc_dtype_is_float(ti.dtype)) continue;
+            ids[t++] = all + at;
+            at += ti.numel;
+        }
+        s = nnc_mdl_embbag_fix_ids(m, (const int64_t *const *)ids, err, errlen);
+        free(all);
+        if (s) goto done;
+        nnc_spc_destroy(*spec);
+        *spec = kept;
+        kept = NULL;
+        goto done;
+    }
+    s = nnc_mdl_embbag_fix_ids(m, (const int64_t *const *)ids, err, errlen);
+done:
+    nnc_spc_destroy(kept);
+    nnc_mdl_trace_free(&tr);
+    free(ids);
+    free(fixed);
+    return s;
 }

@@ -270,6 +270,16 @@ nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *value
  * Returns the spec parser's and nnc_vrf_run's codes, NOMEM. */
 nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc_vrf_opts *o, char **json, char *err,
                             size_t errlen);
+/* A DLRM (categorical integer inputs beside one float input): fix its ids
+ * (nnc_mdl_embbag_fix_ids) to sample `sample` (1-based) of the trace file
+ * trace_path, the spec then covering the dense inputs; or, without a
+ * trace, to the values the spec fixes them to (it covers every input in
+ * input order; *spec becomes its dense part).  A model without integer
+ * inputs is left as it is (a trace for one is an ARG error).
+ * Returns OK; ARG (a trace for a model without ids, a sample not in the
+ * trace); INVALID naming the mismatch; UNSUPPORTED; NOMEM. */
+nnc_status nnc_vrf_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, char *err,
+                            size_t errlen);
 /* Release memory the functions of this module allocated for the caller. */
 void nnc_vrf_free(void *p);
 

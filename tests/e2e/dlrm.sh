@@ -172,6 +172,25 @@ mkspec 3 0.1 '<=' 0.503 0 >"$TMP/d.vnnlib"
 mkspec 3 0.1 '<=' 0.503 1 >"$TMP/di.vnnlib"
 expect_exit dlrm-verify-trace-holds 0 "$NNCERT" verify $Z/dlrm.onnx "$TMP/d.vnnlib" --trace $Z/dlrm_trace.txt --sample 3 --timeout 20 --json "$TMP/v1.json"
 expect_exit dlrm-verify-ids-in-spec-holds 0 "$NNCERT" verify $Z/dlrm.onnx "$TMP/di.vnnlib" --timeout 20 --json "$TMP/v2.json"
+# the gate runs the same DLRM check from its configuration (trace, sample)
+D_ABS=$(readlink -f $Z/dlrm.onnx); T_ABS=$(readlink -f $Z/dlrm_trace.txt)
+cat >"$TMP/gd.json" <<EOF
+{"checks": [{"name": "dlrm-s3", "type": "verify", "model": "$D_ABS", "spec": "$TMP/d.vnnlib", "trace": "$T_ABS",
+  "sample": 3, "timeout": 20, "max_violation": 0},
+ {"name": "dlrm-s99", "type": "verify", "model": "$D_ABS", "spec": "$TMP/d.vnnlib", "trace": "$T_ABS", "sample": 99999}]}
+EOF
+"$NNCERT" gate "$TMP/gd.json" --summary "$TMP/gd_summary.json" >/dev/null 2>&1
+rc=$?
+if [ $rc -ne 0 ] && python3 - "$TMP/gd_summary.json" <<'PY'
+import json, sys
+c = {r["name"]: r for r in json.load(open(sys.argv[1]))["checks"]}
+a, b = c["dlrm-s3"], c["dlrm-s99"]
+assert a["status"] == "pass" and a["certified_safe_fraction"] == 1 and a["sample"] == 3 and len(a["trace"]["sha256"]) == 64, a
+assert b["status"] == "error" and "not in the trace" in b["message"], b
+PY
+then pass dlrm-gate-trace-sample
+else fail "dlrm-gate-trace-sample (exit $rc)"; fi
+check_schema dlrm-gate-summary-schema schema/gate-summary.schema.json "$TMP/gd_summary.json"
 if grep -q '"certified_safe_fraction": 1,' "$TMP/v1.json" 2>/dev/null && grep -q '"certified_safe_fraction": 1,' "$TMP/v2.json" 2>/dev/null; then
     pass dlrm-verify-certified-whole-box
 else fail "dlrm-verify-certified-whole-box ($(grep -h certified_safe "$TMP/v1.json" "$TMP/v2.json" 2>&1 | tr '\n' ' '))"; fi
@@ -198,5 +217,5 @@ sed 's/(assert (= X_26 [0-9]*))/(assert (= X_26 650))/' "$TMP/di.vnnlib" >"$TMP/
 expect_error dlrm-verify-id-out-of-range 65 "id 650 is outside the table's 650 rows" "$NNCERT" verify $Z/dlrm.onnx "$TMP/do.vnnlib"
 sed 's/(assert (= X_26 [0-9]*))/(assert (= X_26 2.5))/' "$TMP/di.vnnlib" >"$TMP/df.vnnlib"
 expect_error dlrm-verify-id-not-integer 65 "not an integer id" "$NNCERT" verify $Z/dlrm.onnx "$TMP/df.vnnlib"
-expect_error dlrm-verify-trace-wrong-spec 65 "with --trace the spec covers the 13 dense inputs" "$NNCERT" verify $Z/dlrm.onnx "$TMP/di.vnnlib" --trace $Z/dlrm_trace.txt
+expect_error dlrm-verify-trace-wrong-spec 65 "with a trace the spec covers the 13 dense inputs" "$NNCERT" verify $Z/dlrm.onnx "$TMP/di.vnnlib" --trace $Z/dlrm_trace.txt
 expect_error dlrm-verify-trace-not-dlrm 64 "trace is for models with categorical" "$NNCERT" verify $Z/mlp.onnx "$TMP/d.vnnlib" --trace $Z/dlrm_trace.txt
