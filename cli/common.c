@@ -214,39 +214,11 @@ nnc_status nnc_cli_load_unfolded(nnc_model **out, const char *path, char *err, s
     return nnc_vrf_load_model(out, path, err, errlen);
 }
 
-int64_t nnc_cli_declared_batch(const nnc_model *m)
-{
-    if (nnc_mdl_num_inputs(m) != 1 || nnc_mdl_num_outputs(m) != 1) return 1;
-    nnc_tensor_info ti, to;
-    nnc_mdl_input_info(m, 0, &ti);
-    nnc_mdl_output_info(m, 0, &to);
-    if (ti.dynamic_leading || ti.rank < 2 || ti.dims[0] < 2 || to.rank < 1 || to.dims[0] != ti.dims[0]) return 1;
-    return ti.dims[0];
-}
+int64_t nnc_cli_declared_batch(const nnc_model *m) { return nnc_vrf_declared_batch(m); }
 
 int nnc_cli_pick_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what)
 {
-    int64_t B = nnc_cli_declared_batch(m);
-    nnc_tensor_info ti = {0}, to = {0};
-    if (B > 1) { /* one input and one output */
-        nnc_mdl_input_info(m, 0, &ti);
-        nnc_mdl_output_info(m, 0, &to);
-    }
     char msg[NNC_ERRBUF_SIZE];
-    int one = B > 1 && spec_in == ti.numel / B && spec_out == to.numel / B; /* a one-sample spec */
-    if (row >= 0 && B == 1)
-        snprintf(msg, sizeof msg, "--row picks a sample of a model whose input declares a fixed batch; this model's does not");
-    else if (row >= B)
-        snprintf(msg, sizeof msg, "--row %lld: the model's input declares %lld samples (0 to %lld)", (long long)row, (long long)B,
-                 (long long)(B - 1));
-    else if (row >= 0 && spec_in >= 0 && !one)
-        snprintf(msg, sizeof msg, "--row %lld: %s has %lld inputs and %lld outputs, one sample of the model %lld and %lld",
-                 (long long)row, what, (long long)spec_in, (long long)spec_out, (long long)(ti.numel / B),
-                 (long long)(to.numel / B));
-    else if (row < 0 && (spec_in >= 0 ? one : B > 1))
-        snprintf(msg, sizeof msg, "the model's input '%s' declares a batch of %lld samples: give --row K (0 to %lld) for %s of one sample",
-                 ti.name, (long long)B, (long long)(B - 1), spec_in >= 0 ? "a spec" : "the spec");
-    else
-        return EXIT_OK;
-    return nnc_cli_fail(NNC_STATUS_INVALID, msg);
+    nnc_status st = nnc_vrf_check_row(m, row, spec_in, spec_out, what, "--row", msg, sizeof msg);
+    return st ? nnc_cli_fail(st, msg) : EXIT_OK;
 }

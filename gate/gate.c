@@ -214,7 +214,8 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
     static const char *const verify_keys[] = {"name", "type", "model", "spec", "max_violation", "confidence",
                                               "samples", "timeout", "seed", "max_leaves", "split", "bounds", "sweep",
                                               "threads", "alpha_iters", "relu_split", "relu_split_batch", "symbolic",
-                                              "exact", "stop_on_counterexample", "device", "trace", "sample", NULL};
+                                              "exact", "stop_on_counterexample", "device", "trace", "sample",
+                                              "row", NULL};
     static const char *const groth16_keys[] = {"name", "type", "verification_key", "public", "proof", "model",
                                                "input", "bits", "calib", NULL};
     char w[64];
@@ -258,6 +259,12 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
         if ((st = get_uint(&c->trace_sample, o, "sample", 1, UINT64_MAX, w, err, errlen))) return st;
         if (!p && nnc_json_get(o, "sample"))
             return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"sample\" picks a sample of \"trace\", which is not given", w);
+        /* a sample of a model that declares a batch, as verify --row K */
+        uint64_t row = UINT64_MAX;
+        if ((st = get_uint(&row, o, "row", 0, INT32_MAX, w, err, errlen))) return st;
+        c->row = row == UINT64_MAX ? -1 : (int64_t)row;
+        if (p && c->row >= 0)
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"row\" picks a sample of a declared batch; \"trace\" fixes a DLRM's ids", w);
     }
     if (c->kind == GATE_GROTH16) {
         /* a proof of inference: bound to a model (and an input), as
@@ -486,6 +493,22 @@ static void run_verify(gate_row *r, const gate_check *c)
         row_error(r, st, err);
         goto done;
     }
+    /* a declared batch: a one-sample spec is of sample "row", the others
+     * fixed at the centre of its box (as verify --row) */
+    if (!c->raw[2] && (st = nnc_vrf_check_row(m, c->row, nnc_spc_num_inputs(spec), nnc_spc_num_outputs(spec), "the spec",
+                                              "\"row\"", err, sizeof err))) {
+        row_error(r, st, err);
+        goto done;
+    }
+    if (c->row >= 0) {
+        nnc_spec *whole;
+        if ((st = nnc_spc_embed_sample(&whole, spec, (int)nnc_vrf_declared_batch(m), (int)c->row, err, sizeof err))) {
+            row_error(r, st, err);
+            goto done;
+        }
+        nnc_spc_destroy(spec);
+        spec = whole;
+    }
     nnc_vrf_opts o = c->vopts; /* the defaults with the check's other options */
     o.samples = c->samples;
     o.confidence = c->confidence;
@@ -653,6 +676,26 @@ static int baseline_find(const nnc_json *checks, const char *name, const gate_ch
             nnc_gate_fmt_num(now, sizeof now, num[k].now);
             size_t at = strlen(differ);
             snprintf(differ + at, len - at, "%s%s %s (baseline %s)", at ? ", " : "", num[k].key, now, was);
+        }
+        /* the verify options beyond those (as strings; absent: the default) */
+        const nnc_json *bo = nnc_json_get(b, "options");
+        static const char *const okeys[GATE_MAX_OPTS] = {"threads", "alpha_iters", "relu_split", "relu_split_batch",
+                                                         "symbolic", "exact", "stop_on_counterexample", "device"};
+        for (int k = 0; k < GATE_MAX_OPTS; k++) {
+            const nnc_json *v = bo && bo->type == NNC_JSON_OBJECT ? nnc_json_get(bo, okeys[k]) : NULL;
+            const char *was = v && v->type == NNC_JSON_STRING ? v->str : NULL, *now = NULL;
+            for (int q = 0; q < c->nopt; q++)
+                if (strcmp(c->opt_key[q], okeys[k]) == 0) now = c->opt_val[q];
+            if ((was == NULL) != (now == NULL) || (was && strcmp(was, now) != 0)) {
+                size_t at = strlen(differ);
+                snprintf(differ + at, len - at, "%s%s %s (baseline %s)", at ? ", " : "", okeys[k], now ? now : "default",
+                         was ? was : "default");
+            }
+        }
+        const nnc_json *bs = nnc_json_get(b, "sample");
+        if ((bs != NULL) != (c->raw[2] != NULL) || (bs && (bs->type != NNC_JSON_NUMBER || bs->num != (double)c->trace_sample))) {
+            size_t at = strlen(differ);
+            snprintf(differ + at, len - at, "%strace sample", at ? ", " : "");
         }
         const nnc_json *sp = nnc_json_get(b, "split"), *bd = nnc_json_get(b, "bounds");
         if (!sp || (sp->type == NNC_JSON_TRUE) != (c->split != 0) ||
@@ -868,6 +911,7 @@ static void write_row(FILE *f, const nnc_gate_run *run, const gate_row *r)
         jkv(f, "timeout_s", c->timeout_s);
         fprintf(f, ", \"split\": %s, \"bounds\": \"%s\"", c->split ? "true" : "false", c->crown ? "crown" : "interval");
         if (c->raw[2]) fprintf(f, ", \"sample\": %llu", (unsigned long long)c->trace_sample);
+        if (c->row >= 0) fprintf(f, ", \"row\": %lld", (long long)c->row);
         if (c->nopt) {
             fputs(", \"options\": {", f);
             for (int k = 0; k < c->nopt; k++) {

@@ -12,7 +12,7 @@ typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } 
 
 /* The verify options a check may name beyond the gate's own fields. */
 #define GATE_MAX_OPTS 8
-/* Files a check names: verify 2; groth16 3, with a model up to 6. */
+/* Files a check names: verify 2, with a trace 3; groth16 3, with a model up to 6. */
 #define GATE_MAX_FILES 6
 /* Columns of a sweep row (gate_row.sweep). */
 #define GATE_SWEEP_COLS 7
@@ -26,6 +26,7 @@ typedef struct gate_check {
     char *path[GATE_MAX_FILES];     /* the same, resolved against the config's folder */
     int bits;                       /* groth16 with a model: its quantisation (default 8) */
     uint64_t trace_sample;          /* verify with a trace (raw[2]): its sample, 1-based (default 1) */
+    int64_t row;                    /* verify: a sample of a declared batch, or -1 */
     double max_violation;           /* in [0, 1] */
     double confidence;              /* in (0, 1) */
     double timeout_s;

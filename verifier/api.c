@@ -280,7 +280,7 @@ nnc_status nnc_vrf_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_pat
             goto done;
         }
         if ((s = nnc_mdl_trace_read(&tr, trace_path, (int)n_dense, n_int, err, errlen))) goto done;
-        if ((int64_t)sample > tr.n_samples || sample < 1) {
+        if (sample < 1 || tr.n_samples < 1 || sample > (uint64_t)tr.n_samples) {
             s = nnc_err(err, errlen, NNC_STATUS_ARG, "sample %llu is not in the trace (samples 1 .. %lld)",
                         (unsigned long long)sample, (long long)tr.n_samples);
             goto done;
@@ -346,4 +346,41 @@ done:
     free(ids);
     free(fixed);
     return s;
+}
+
+int64_t nnc_vrf_declared_batch(const nnc_model *m)
+{
+    if (nnc_mdl_num_inputs(m) != 1 || nnc_mdl_num_outputs(m) != 1) return 1;
+    nnc_tensor_info ti, to;
+    nnc_mdl_input_info(m, 0, &ti);
+    nnc_mdl_output_info(m, 0, &to);
+    if (ti.dynamic_leading || ti.rank < 2 || ti.dims[0] < 2 || to.rank < 1 || to.dims[0] != ti.dims[0]) return 1;
+    return ti.dims[0];
+}
+
+nnc_status nnc_vrf_check_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what,
+                             const char *opt, char *err, size_t errlen)
+{
+    int64_t B = nnc_vrf_declared_batch(m);
+    nnc_tensor_info ti = {0}, to = {0};
+    if (B > 1) { /* one input and one output */
+        nnc_mdl_input_info(m, 0, &ti);
+        nnc_mdl_output_info(m, 0, &to);
+    }
+    int one = B > 1 && spec_in == ti.numel / B && spec_out == to.numel / B; /* a one-sample spec */
+    if (row >= 0 && B == 1)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID,
+                       "%s picks a sample of a model whose input declares a fixed batch; this model's does not", opt);
+    if (row >= B)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s %lld: the model's input declares %lld samples (0 to %lld)", opt,
+                       (long long)row, (long long)B, (long long)(B - 1));
+    if (row >= 0 && spec_in >= 0 && !one)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s %lld: %s has %lld inputs and %lld outputs, one sample of the model %lld and %lld",
+                       opt, (long long)row, what, (long long)spec_in, (long long)spec_out, (long long)(ti.numel / B),
+                       (long long)(to.numel / B));
+    if (row < 0 && (spec_in >= 0 ? one : B > 1))
+        return nnc_err(err, errlen, NNC_STATUS_INVALID,
+                       "the model's input '%s' declares a batch of %lld samples: give %s K (0 to %lld) for %s of one sample",
+                       ti.name, (long long)B, opt, (long long)(B - 1), spec_in >= 0 ? "a spec" : "the spec");
+    return NNC_STATUS_OK;
 }

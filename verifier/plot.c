@@ -22,12 +22,13 @@ static double nice_step(double span, int most)
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
-/* A tick label: %g with enough digits for the step, -0 as 0. */
+/* A tick label with the decimals the step needs (a 1-2-5 step has one
+ * significant digit), -0 as 0. */
 static void tick_label(char *buf, size_t len, double v, double step)
 {
     if (fabs(v) < step * 1e-9) v = 0;
-    int digits = (int)fmax(1, ceil(log10(fmax(fabs(v), step) / step)) + 1);
-    snprintf(buf, len, "%.*g", digits > 15 ? 15 : digits, v);
+    int decimals = (int)fmax(0, -floor(log10(step) + 1e-9));
+    snprintf(buf, len, "%.*f", decimals > 15 ? 15 : decimals, v);
 }
 
 nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, const double *lo, const double *hi,

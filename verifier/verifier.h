@@ -280,6 +280,16 @@ nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc
  * trace); INVALID naming the mismatch; UNSUPPORTED; NOMEM. */
 nnc_status nnc_vrf_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, char *err,
                             size_t errlen);
+/* A model whose one input and one output declare the same fixed leading
+ * dimension B > 1 (e.g. [4, 30]): B, the samples it takes at once; else 1. */
+int64_t nnc_vrf_declared_batch(const nnc_model *m);
+/* Whether `row` (a sample of a declared batch, or -1: none) fits the model
+ * and a spec of spec_in inputs and spec_out outputs (-1: no spec yet): a
+ * one-sample spec of such a model needs a row, a row needs such a model,
+ * and a row must be in the batch.  what names the spec, opt the option
+ * ("--row") in the messages.  Returns OK or INVALID. */
+nnc_status nnc_vrf_check_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what,
+                             const char *opt, char *err, size_t errlen);
 /* Release memory the functions of this module allocated for the caller. */
 void nnc_vrf_free(void *p);
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -134,9 +135,11 @@ typedef struct leaf {
 /* What the progress reports show, shared by the workers (written only
  * from the calling thread: omp thread 0). */
 typedef struct progress {
-    const char *phase;
+    const char *phase;   /* the phase last shown */
+    const char *current; /* the phase last reported (shown or not): the ticks' phase */
     uint64_t leaves, open;
     double cert, last;
+    pthread_t owner;     /* the thread that runs nnc_vrf_run: the only one that reports */
 } progress;
 
 typedef struct ctx {
@@ -192,7 +195,10 @@ typedef struct ctx {
 static void report_progress(ctx *c, const char *phase, uint64_t sd, uint64_t stot)
 {
     progress *g = c->prog;
-    if (c->o->progress == NULL || g == NULL || omp_get_thread_num() != 0) return;
+    /* only the calling thread: a worker's nested, inactive parallel region
+     * also says thread 0 */
+    if (c->o->progress == NULL || g == NULL || !pthread_equal(pthread_self(), g->owner)) return;
+    g->current = phase;
     double t = now_s();
     /* a new phase shows at once unless phases alternate fast (ACAS Xu's
      * leaves: bounds, exact, bounds, ... thousands a second) */
@@ -208,7 +214,7 @@ static void report_progress(ctx *c, const char *phase, uint64_t sd, uint64_t sto
 static void rsp_tick(void *p, uint64_t nodes)
 {
     ctx *c = p;
-    if (c->prog == NULL || omp_get_thread_num() != 0) return;
+    if (c->prog == NULL || !pthread_equal(pthread_self(), c->prog->owner)) return;
     if (nodes == UINT64_MAX) nodes = c->rsp_tick_nodes;
     c->rsp_tick_nodes = nodes;
     uint64_t saved = c->rsp_nodes;
@@ -220,8 +226,15 @@ static void rsp_tick(void *p, uint64_t nodes)
 /* the attack's starts (nnc_atk_opts.tick) */
 static void attack_tick(void *p) { report_progress(p, "falsification", 0, 0); }
 
-/* alpha-CROWN's steps (nnc_bnd_set_tick) */
-static void alpha_tick(void *p) { report_progress(p, "alpha", 0, 0); }
+/* alpha-CROWN's steps (nnc_bnd_set_tick): in the phase that runs them
+ * ("alpha", or the ReLU splits' sub-problems, whose count it keeps) */
+static void alpha_tick(void *p)
+{
+    ctx *c = p;
+    const char *ph = c->prog && c->prog->current ? c->prog->current : "alpha";
+    if (strcmp(ph, "relu-split") == 0) rsp_tick(c, UINT64_MAX);
+    else report_progress(c, ph, 0, 0);
+}
 
 /* Concrete check of a candidate: violating in float64 and in float32.
  * Records the first validated counterexample.  Returns 1 when validated. */
@@ -1291,7 +1304,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     int blas_threads = openblas_get_num_threads();
     int workers = opts->threads > 0 ? opts->threads : NNC_VRF_THREADS_DEFAULT;
     if (workers > 1) openblas_set_num_threads(1);
-    progress prog = {NULL, 0, 0, 0, -INFINITY};
+    progress prog = {NULL, NULL, 0, 0, 0, -INFINITY, pthread_self()};
     ctx c;
     memset(&c, 0, sizeof c);
     c.m = m;

@@ -239,6 +239,19 @@ PY
         "$NNCERT" verify "$TMP/b4.onnx" "$TMP/s0.02.vnnlib" --row 4
     expect_error verify-row-without-batch 65 "--row picks a sample of a model whose input declares a fixed batch" \
         "$NNCERT" verify "$TMP/b1.onnx" "$TMP/s0.02.vnnlib" --row 1
+    # the gate: "row" as --row (same verdicts), and without it the check errs naming it
+    printf '{"checks": [{"name": "r2", "type": "verify", "model": "%s", "spec": "%s", "row": 2, "max_violation": 0, "samples": 2000},
+      {"name": "r2v", "type": "verify", "model": "%s", "spec": "%s", "row": 2, "max_violation": 0, "samples": 2000},
+      {"name": "norow", "type": "verify", "model": "%s", "spec": "%s"}]}' "$TMP/b4.onnx" "$TMP/s0.02.vnnlib" \
+        "$TMP/b4.onnx" "$TMP/s0.3.vnnlib" "$TMP/b4.onnx" "$TMP/s0.02.vnnlib" >"$TMP/grow.json"
+    "$NNCERT" gate "$TMP/grow.json" --summary "$TMP/grow_summary.json" >/dev/null 2>&1
+    if "$PY" - "$TMP/grow_summary.json" <<'PY'; then pass gate-row-of-batch; else fail gate-row-of-batch; fi
+import json, sys
+c = {r["name"]: r for r in json.load(open(sys.argv[1]))["checks"]}
+assert c["r2"]["status"] == "pass" and c["r2"]["result"] == "holds" and c["r2"]["row"] == 2, c["r2"]
+assert c["r2v"]["status"] == "fail" and c["r2v"]["result"] == "violated", c["r2v"]
+assert c["norow"]["status"] == "error" and 'give "row" K (0 to 3)' in c["norow"]["message"], c["norow"]
+PY
 else
     skip verify-row-of-batch "python3 onnx/numpy not available"
 fi

@@ -218,4 +218,7 @@ expect_error dlrm-verify-id-out-of-range 65 "id 650 is outside the table's 650 r
 sed 's/(assert (= X_26 [0-9]*))/(assert (= X_26 2.5))/' "$TMP/di.vnnlib" >"$TMP/df.vnnlib"
 expect_error dlrm-verify-id-not-integer 65 "not an integer id" "$NNCERT" verify $Z/dlrm.onnx "$TMP/df.vnnlib"
 expect_error dlrm-verify-trace-wrong-spec 65 "with a trace the spec covers the 13 dense inputs" "$NNCERT" verify $Z/dlrm.onnx "$TMP/di.vnnlib" --trace $Z/dlrm_trace.txt
+# a sample number past int64 (read as negative before) is named, not read out of bounds
+expect_error dlrm-verify-trace-huge-sample 64 "sample 18446744073709551615 is not in the trace" "$NNCERT" verify $Z/dlrm.onnx \
+    "$TMP/d.vnnlib" --trace $Z/dlrm_trace.txt --sample 18446744073709551615
 expect_error dlrm-verify-trace-not-dlrm 64 "trace is for models with categorical" "$NNCERT" verify $Z/mlp.onnx "$TMP/d.vnnlib" --trace $Z/dlrm_trace.txt

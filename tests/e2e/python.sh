@@ -53,7 +53,7 @@ for s in hold viol; do
         --relu-split off --json "$TMP/v-$s.json" >/dev/null 2>&1
 done
 
-"$PY" - "$TMP" <<'PY'
+"$PY" - "$TMP" >"$TMP/py.out" 2>&1 <<'PY'
 import json, re, sys
 import numpy as np
 import nncert
@@ -164,7 +164,14 @@ check("python-error-bounds-layer",
                      lambda: nncert.compute_bounds(m, x1, 0.01, layer="nope")))
 check("python-error-spec", lambda: raises(nncert.NncertError, "nope.vnnlib",
                                           lambda: nncert.verify(m, f"{T}/nope.vnnlib")))
+print("python-script-end")
 PY
+rc=$?
+grep '^RESULT ' "$TMP/py.out"
+# the script ran to its end (a crash inside a ctypes call would drop the rest)
+if [ $rc -eq 0 ] && grep -q '^python-script-end$' "$TMP/py.out" && [ "$(grep -c '^RESULT ' "$TMP/py.out")" -eq 24 ]; then
+    pass python-script-complete
+else fail "python-script-complete (exit $rc, $(grep -c '^RESULT ' "$TMP/py.out") results: $(grep -v '^RESULT ' "$TMP/py.out" | tail -n 3 | tr '\n' ' '))"; fi
 
 # installed: the package beside the installed library
 if make --no-print-directory -s install DESTDIR="$TMP/inst" PREFIX=/usr/local >"$TMP/inst.log" 2>&1; then
