@@ -310,7 +310,16 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
         (st = get_uint(&c->max_leaves, o, "max_leaves", 1, (uint64_t)1 << 40, w, err, errlen)) ||
         (sw && (st = parse_sweep(c, sw, w, err, errlen))))
         return st;
-    return parse_run_options(c, o, w, err, errlen);
+    if ((st = parse_run_options(c, o, w, err, errlen))) return st;
+    /* the check's own fields with the other options, as the command refuses them */
+    nnc_vrf_opts chk = c->vopts;
+    chk.split = c->split;
+    chk.crown = c->crown;
+    char inner[NNC_ERRBUF_SIZE];
+    if (nnc_vrf_opts_clash(&chk, inner, sizeof inner))
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: %s (\"bounds\": \"interval\" is ibp, \"split\": false is "
+                       "split off)", w, inner);
+    return NNC_STATUS_OK;
 }
 
 nnc_status nnc_gate_config_parse(nnc_gate_config **out, const char *text, size_t len, const char *base_dir,

@@ -115,10 +115,26 @@ nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *v, ch
     return NNC_STATUS_OK;
 }
 
+nnc_status nnc_vrf_opts_clash(const nnc_vrf_opts *o, char *err, size_t errlen)
+{
+    const char *c = NULL;
+    if (!o->crown && o->alpha_iters > 0)
+        c = "ibp (interval bounds only) and alpha_iters > 0 (optimised linear bounds) contradict each other";
+    else if (!o->crown && o->relu_split == 1)
+        c = "ibp and relu_split on contradict each other (ReLU splits refine linear bounds)";
+    else if (!o->split && o->relu_split == 1)
+        c = "split off and relu_split on contradict each other";
+    else if (o->relu_split == 0 && o->relu_split_batch > 0)
+        c = "relu_split_batch sizes the ReLU splits, which relu_split off turns off";
+    return c ? nnc_err(err, errlen, NNC_STATUS_ARG, "%s", c) : NNC_STATUS_OK;
+}
+
 nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc_vrf_opts *o, char **json, char *err,
                             size_t errlen)
 {
     *json = NULL;
+    nnc_status cst = nnc_vrf_opts_clash(o, err, errlen);
+    if (cst) return cst;
     nnc_spec *spec;
     nnc_status st = nnc_spc_parse_file(&spec, spec_path, err, errlen);
     if (st) return st;

@@ -265,9 +265,15 @@ void nnc_vrf_opts_free(nnc_vrf_opts *o);
  * Returns OK; ARG naming an unknown option or a bad value (o unchanged
  * but for that field). */
 nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *value, char *err, size_t errlen);
+/* Options that contradict each other or would do nothing (the verify
+ * command's refusals, by the names above): ibp with alpha_iters > 0 or with
+ * relu_split on, split off with relu_split on, relu_split_batch with
+ * relu_split off.  Returns OK, or ARG naming both. */
+nnc_status nnc_vrf_opts_clash(const nnc_vrf_opts *o, char *err, size_t errlen);
 /* Run the verifier on the VNN-LIB file spec_path and give the JSON report
  * (nnc_vrf_report_write_json) as a string.  Out: *json (nnc_vrf_free).
- * Returns the spec parser's and nnc_vrf_run's codes, NOMEM. */
+ * Returns ARG for clashing options (nnc_vrf_opts_clash), the spec parser's
+ * and nnc_vrf_run's codes, NOMEM. */
 nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc_vrf_opts *o, char **json, char *err,
                             size_t errlen);
 /* A DLRM (categorical integer inputs beside one float input): fix its ids

@@ -362,10 +362,9 @@ def verify(model, spec_path, **options):
     max_leaves, threads, alpha_iters, relu_split, relu_split_batch, symbolic,
     exact, device, and split, ibp, stop_on_counterexample as booleans.
     The same options give the same report as the command (time_s aside).
-    Not yet here: the command's --trace/--sample (a DLRM's ids) and --row
-    (a model that declares a fixed batch), and its refusal of contradictory
-    options (verify(..., ibp=True, alpha_iters=20) runs, the interval bounds
-    ignoring the slopes)."""
+    Contradictory options are refused as the command refuses them
+    (NncertError).  Not yet here: the command's --trace/--sample (a DLRM's
+    ids) and --row (a model that declares a fixed batch)."""
     m = _model(model)
     o = _opts_new()
     if not o:

@@ -188,6 +188,8 @@ then pass gate-verify-options
 else fail "gate-verify-options"; fi
 printf '{"checks": [{"name": "x", "type": "verify", "model": "mlp.onnx", "spec": "safe.vnnlib", "relu_split": "maybe"}]}' >"$W/badopt.json"
 expect_error gate-verify-option-bad-value 65 'relu_split.*bad value .maybe.' "$NNCERT" gate "$W/badopt.json"
+printf '{"checks": [{"name": "x", "type": "verify", "model": "mlp.onnx", "spec": "safe.vnnlib", "bounds": "interval", "alpha_iters": 8}]}' >"$W/clash.json"
+expect_error gate-verify-options-clash 65 'ibp .interval bounds only. and alpha_iters > 0' "$NNCERT" gate "$W/clash.json"
 
 # ---- attestations
 "$NNCERT" keygen "$W/pub.key" "$W/sec.key" || fail gate-keygen

@@ -152,6 +152,9 @@ check("python-error-unknown-option",
 check("python-error-bad-option-value",
       lambda: raises(nncert.NncertError, "bad value '2' for verify option 'confidence'",
                      lambda: nncert.verify(m, f"{T}/hold.vnnlib", confidence=2)))
+check("python-error-clashing-options",
+      lambda: raises(nncert.NncertError, "ibp (interval bounds only) and alpha_iters > 0",
+                     lambda: nncert.verify(m, f"{T}/hold.vnnlib", ibp=True, alpha_iters=20)))
 check("python-error-input-size",
       lambda: raises(ValueError, "not a multiple of the 784", lambda: m.run(np.zeros(783, dtype=np.float32))))
 check("python-error-bounds-method",
@@ -169,7 +172,7 @@ PY
 rc=$?
 grep '^RESULT ' "$TMP/py.out"
 # the script ran to its end (a crash inside a ctypes call would drop the rest)
-if [ $rc -eq 0 ] && grep -q '^python-script-end$' "$TMP/py.out" && [ "$(grep -c '^RESULT ' "$TMP/py.out")" -eq 24 ]; then
+if [ $rc -eq 0 ] && grep -q '^python-script-end$' "$TMP/py.out" && [ "$(grep -c '^RESULT ' "$TMP/py.out")" -eq 25 ]; then
     pass python-script-complete
 else fail "python-script-complete (exit $rc, $(grep -c '^RESULT ' "$TMP/py.out") results: $(grep -v '^RESULT ' "$TMP/py.out" | tail -n 3 | tr '\n' ' '))"; fi
 
