@@ -133,7 +133,7 @@ typedef struct leaf {
 } leaf;
 
 /* What the progress reports show, shared by the workers (written only
- * from the calling thread: omp thread 0). */
+ * from the thread that runs nnc_vrf_run: owner). */
 typedef struct progress {
     const char *phase;   /* the phase last shown */
     const char *current; /* the phase last reported (shown or not): the ticks' phase */
