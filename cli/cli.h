@@ -93,14 +93,5 @@ int nnc_cmd_dlrm_bounds(int argc, char **argv);
 int nnc_cmd_bench(int argc, char **argv);
 /* cli/cmd_bounds.c: sound output bounds over a box (ibp, crown, alpha). */
 int nnc_cmd_bounds(int argc, char **argv);
-/* cli/cmd_dlrm_bounds.c: 'nncert verify' on a DLRM.  Fixes the integer
- * (categorical) inputs of the prepared model m: from trace sample `sample`
- * (1-based) when trace != NULL, the spec then covering the float input
- * only; else from the spec's inputs for them (fixed, equal bounds), which
- * are dropped from *spec.  A model without integer inputs is left alone.
- * Returns EXIT_OK, or an exit code after printing the error. */
-struct nnc_model;
-struct nnc_spec;
-int nnc_cli_dlrm_fix(struct nnc_model *m, struct nnc_spec **spec, const char *trace, uint64_t sample);
 
 #endif

@@ -161,11 +161,3 @@ done:
     nnc_dlrm_model_free(&dm);
     return rc;
 }
-
-int nnc_cli_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample)
-{
-    char err[NNC_ERRBUF_SIZE];
-    nnc_status st = nnc_vrf_dlrm_fix(m, spec, trace_path, sample, err, sizeof err);
-    if (st == NNC_STATUS_ARG) return nnc_cli_usage_error("verify", err);
-    return st ? nnc_cli_fail(st, err) : EXIT_OK;
-}

@@ -761,24 +761,13 @@ static int cmd_verify(int argc, char **argv)
         nnc_mdl_destroy(m);
         return nnc_cli_fail(st, err);
     }
-    int frc = nnc_cli_dlrm_fix(m, &spec, trace, trace_sample); /* DLRM: ids fixed, dense features verified */
-    /* a declared batch: a one-sample spec is of sample --row, the others
-     * fixed at the centre of its box */
-    if (frc == EXIT_OK && trace == NULL)
-        frc = nnc_cli_pick_row(m, row, nnc_spc_num_inputs(spec), nnc_spc_num_outputs(spec), "the spec");
-    if (frc == EXIT_OK && row >= 0) {
-        nnc_spec *whole;
-        if ((st = nnc_spc_embed_sample(&whole, spec, (int)nnc_cli_declared_batch(m), (int)row, err, sizeof err))) {
-            frc = nnc_cli_fail(st, err);
-        } else {
-            nnc_spc_destroy(spec);
-            spec = whole;
-        }
-    }
-    if (frc != EXIT_OK) {
+    /* a DLRM's ids fixed (dense features verified); a declared batch: a
+     * one-sample spec is of sample --row, the others fixed at the centre of
+     * its box */
+    if ((st = nnc_vrf_fit_spec(m, &spec, trace, trace_sample, row, "--row", err, sizeof err))) {
         nnc_spc_destroy(spec);
         nnc_mdl_destroy(m);
-        return frc;
+        return st == NNC_STATUS_ARG ? nnc_cli_usage_error("verify", err) : nnc_cli_fail(st, err);
     }
     /* every output checked before the work (a bad path fails now, not
      * after a run of --timeout seconds) */

@@ -184,13 +184,18 @@ static nnc_status parse_sweep(gate_check *c, const nnc_json *s, const char *wher
     return NNC_STATUS_OK;
 }
 
+/* The verify options a check may name beyond the gate's own fields (the
+ * command's names, '_' for '-'): read by parse_run_options, compared with
+ * a baseline's by baseline_find. */
+static const char *const gate_opt_keys[GATE_MAX_OPTS] = {"threads", "alpha_iters", "relu_split", "relu_split_batch",
+                                                         "symbolic", "exact", "stop_on_counterexample", "device"};
+
 /* The verify options beyond the gate's own fields, with the command's
  * names and values (nnc_vrf_opts_set: '_' for '-'): numbers, strings,
  * true/false for on/off. */
 static nnc_status parse_run_options(gate_check *c, const nnc_json *o, const char *w, char *err, size_t errlen)
 {
-    static const char *const keys[GATE_MAX_OPTS] = {"threads", "alpha_iters", "relu_split", "relu_split_batch",
-                                                    "symbolic", "exact", "stop_on_counterexample", "device"};
+    const char *const *keys = gate_opt_keys;
     nnc_vrf_opts_default(&c->vopts);
     for (int k = 0; k < GATE_MAX_OPTS; k++) {
         const nnc_json *v = nnc_json_get(o, keys[k]);
@@ -497,26 +502,11 @@ static void run_verify(gate_row *r, const gate_check *c)
         row_error(r, st, err);
         goto done;
     }
-    /* a DLRM: ids from the trace's sample or fixed by the spec (as verify) */
-    if ((st = nnc_vrf_dlrm_fix(m, &spec, c->path[2], c->trace_sample, err, sizeof err))) {
+    /* a DLRM's ids from the trace's sample or fixed by the spec; a declared
+     * batch's sample "row" (as verify) */
+    if ((st = nnc_vrf_fit_spec(m, &spec, c->path[2], c->trace_sample, c->row, "\"row\"", err, sizeof err))) {
         row_error(r, st, err);
         goto done;
-    }
-    /* a declared batch: a one-sample spec is of sample "row", the others
-     * fixed at the centre of its box (as verify --row) */
-    if (!c->raw[2] && (st = nnc_vrf_check_row(m, c->row, nnc_spc_num_inputs(spec), nnc_spc_num_outputs(spec), "the spec",
-                                              "\"row\"", err, sizeof err))) {
-        row_error(r, st, err);
-        goto done;
-    }
-    if (c->row >= 0) {
-        nnc_spec *whole;
-        if ((st = nnc_spc_embed_sample(&whole, spec, (int)nnc_vrf_declared_batch(m), (int)c->row, err, sizeof err))) {
-            row_error(r, st, err);
-            goto done;
-        }
-        nnc_spc_destroy(spec);
-        spec = whole;
     }
     nnc_vrf_opts o = c->vopts; /* the defaults with the check's other options */
     o.samples = c->samples;
@@ -688,16 +678,14 @@ static int baseline_find(const nnc_json *checks, const char *name, const gate_ch
         }
         /* the verify options beyond those (as strings; absent: the default) */
         const nnc_json *bo = nnc_json_get(b, "options");
-        static const char *const okeys[GATE_MAX_OPTS] = {"threads", "alpha_iters", "relu_split", "relu_split_batch",
-                                                         "symbolic", "exact", "stop_on_counterexample", "device"};
         for (int k = 0; k < GATE_MAX_OPTS; k++) {
-            const nnc_json *v = bo && bo->type == NNC_JSON_OBJECT ? nnc_json_get(bo, okeys[k]) : NULL;
+            const nnc_json *v = bo && bo->type == NNC_JSON_OBJECT ? nnc_json_get(bo, gate_opt_keys[k]) : NULL;
             const char *was = v && v->type == NNC_JSON_STRING ? v->str : NULL, *now = NULL;
             for (int q = 0; q < c->nopt; q++)
-                if (strcmp(c->opt_key[q], okeys[k]) == 0) now = c->opt_val[q];
+                if (strcmp(c->opt_key[q], gate_opt_keys[k]) == 0) now = c->opt_val[q];
             if ((was == NULL) != (now == NULL) || (was && strcmp(was, now) != 0)) {
                 size_t at = strlen(differ);
-                snprintf(differ + at, len - at, "%s%s %s (baseline %s)", at ? ", " : "", okeys[k], now ? now : "default",
+                snprintf(differ + at, len - at, "%s%s %s (baseline %s)", at ? ", " : "", gate_opt_keys[k], now ? now : "default",
                          was ? was : "default");
             }
         }

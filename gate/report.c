@@ -219,8 +219,7 @@ static nnc_status svg_intervals(FILE *f, const char *const *labels, const double
     for (int i = 0; i < n; i++) top = fmax(top, fmax(hi[i], maxv[i]));
     if (!(top > 0)) top = 0.01;
     /* the axis ends on a 1-2-5 tick, at most 5 intervals */
-    double raw = top * 1.05 / 5, p = pow(10, floor(log10(raw))), m = raw / p;
-    double step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p, xmax = ceil(top * 1.05 / step - 1e-9) * step;
+    double step = nnc_vrf_svg_tick_step(top * 1.05, 5), xmax = ceil(top * 1.05 / step - 1e-9) * step;
     if (xmax > 1) xmax = 1, step = 0.2;
 #define PXI(x) (L + fmin(fmax((x), 0), xmax) / xmax * PW)
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"nncert-intervals\" width=\"%.0f\" height=\"%.0f\" "

@@ -400,3 +400,20 @@ nnc_status nnc_vrf_check_row(const nnc_model *m, int64_t row, int64_t spec_in, i
                        ti.name, (long long)B, opt, (long long)(B - 1), spec_in >= 0 ? "a spec" : "the spec");
     return NNC_STATUS_OK;
 }
+
+nnc_status nnc_vrf_fit_spec(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, int64_t row,
+                            const char *row_opt, char *err, size_t errlen)
+{
+    nnc_status st = nnc_vrf_dlrm_fix(m, spec, trace_path, sample, err, errlen);
+    if (st) return st;
+    if (trace_path == NULL &&
+        (st = nnc_vrf_check_row(m, row, nnc_spc_num_inputs(*spec), nnc_spc_num_outputs(*spec), "the spec", row_opt, err,
+                                errlen)))
+        return st;
+    if (row < 0) return NNC_STATUS_OK;
+    nnc_spec *whole;
+    if ((st = nnc_spc_embed_sample(&whole, *spec, (int)nnc_vrf_declared_batch(m), (int)row, err, errlen))) return st;
+    nnc_spc_destroy(*spec);
+    *spec = whole;
+    return NNC_STATUS_OK;
+}

@@ -14,9 +14,7 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-/* A "nice" tick step (1, 2 or 5 times a power of ten) giving at most
- * `most` intervals over [0, span]. */
-static double nice_step(double span, int most)
+double nnc_vrf_svg_tick_step(double span, int most)
 {
     double raw = span / most, p = pow(10, floor(log10(raw))), m = raw / p;
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
@@ -41,7 +39,7 @@ nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, cons
     if (x1 <= x0) x1 = x0 + 1;
     /* the axes end on a tick: at most 6 intervals on x (labels 90 px
      * apart at least), 5 on y */
-    double xs = nice_step(x1 - x0, 6), ys = nice_step(ymax * 1.05, 5);
+    double xs = nnc_vrf_svg_tick_step(x1 - x0, 6), ys = nnc_vrf_svg_tick_step(ymax * 1.05, 5);
     double xa = floor(x0 / xs + 1e-9) * xs, xb = ceil(x1 / xs - 1e-9) * xs;
     if (xb <= xa) xb = xa + xs;
     double ytop = ceil(ymax * 1.05 / ys - 1e-9) * ys;

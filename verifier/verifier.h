@@ -212,6 +212,9 @@ nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *rep, char *e
  * steps.  n points, eps ascending. */
 nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, const double *lo, const double *hi,
                              const nnc_vrf_result *res, int n, char *err, size_t errlen);
+/* A tick step for such plots' axes: 1, 2 or 5 times a power of ten, giving
+ * at most `most` intervals over [0, span] (span > 0). */
+double nnc_vrf_svg_tick_step(double span, int most);
 
 /* Returns: "holds", "violated" or "unknown". */
 const char *nnc_vrf_result_name(nnc_vrf_result r);
@@ -296,6 +299,14 @@ int64_t nnc_vrf_declared_batch(const nnc_model *m);
  * ("--row") in the messages.  Returns OK or INVALID. */
 nnc_status nnc_vrf_check_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what,
                              const char *opt, char *err, size_t errlen);
+/* The spec fitted to the model as the verify command fits it: a DLRM's ids
+ * fixed (nnc_vrf_dlrm_fix, trace_path and sample), then, without a trace,
+ * the row checked (nnc_vrf_check_row; opt names it) and, with row >= 0,
+ * the one-sample spec embedded as sample `row` of the declared batch (the
+ * other samples fixed at the centre of its box).  *spec may be replaced.
+ * Returns the two functions' codes and the embedding's. */
+nnc_status nnc_vrf_fit_spec(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, int64_t row,
+                            const char *row_opt, char *err, size_t errlen);
 /* Release memory the functions of this module allocated for the caller. */
 void nnc_vrf_free(void *p);
 

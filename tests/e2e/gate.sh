@@ -121,12 +121,14 @@ grep -q "cannot write /nonexistent/dir/j.xml" "$TMP/err" && [ "$(wc -l <"$TMP/er
 "$NNCERT" gate --help | grep -q "usage: nncert gate" && pass gate-help || fail gate-help
 
 # ---- baseline: the same check name with a wider region has a higher violation bound
-cat >"$W/base.json" <<EOF
-{"checks": [{"name": "mlp", "type": "verify", "model": "mlp.onnx", "spec": "safe.vnnlib", "max_violation": 0.01, $V}]}
-EOF
-cat >"$W/regress.json" <<EOF
-{"baseline": "out/base_summary.json", "checks": [{"name": "mlp", "type": "verify", "model": "mlp.onnx", "spec": "open.vnnlib", "max_violation": 0.01, $V}]}
-EOF
+# mlp_cfg FILE SPEC MAX_VIOLATION SETTINGS [BASELINE]: a config of one verify
+# check "mlp" on the zoo MLP
+mlp_cfg() {
+    printf '{%s"checks": [{"name": "mlp", "type": "verify", "model": "mlp.onnx", "spec": "%s", "max_violation": %s, %s}]}\n' \
+        "${5:+\"baseline\": \"$5\", }" "$2" "$3" "$4" >"$1"
+}
+mlp_cfg "$W/base.json" safe.vnnlib 0.01 "$V"
+mlp_cfg "$W/regress.json" open.vnnlib 0.01 "$V" out/base_summary.json
 "$NNCERT" gate "$W/base.json" --summary "$W/out/base_summary.json" >/dev/null 2>&1
 expect_exit gate-baseline-same-passes 0 "$NNCERT" gate "$W/base.json" --baseline "$W/out/base_summary.json" --junit "$W/same.xml"
 $JCHECK "$W/same.xml" "mlp [baseline]=pass" >"$TMP/j" && pass gate-baseline-row-pass || fail "gate-baseline-row-pass: $(cat "$TMP/j")"
@@ -137,12 +139,8 @@ expect_error gate-baseline-missing 66 "nope_summary.json" "$NNCERT" gate "$W/bas
 # a baseline run with other settings (fewer samples: a wider interval) is
 # not called a regression: the row says which settings differ, and is skipped
 V200='"samples": 200, "split": false, "bounds": "interval"'
-cat >"$W/base_open.json" <<EOF
-{"checks": [{"name": "mlp", "type": "verify", "model": "mlp.onnx", "spec": "open.vnnlib", "max_violation": 0.1, $V}]}
-EOF
-cat >"$W/fewer.json" <<EOF
-{"baseline": "out/base_open_summary.json", "checks": [{"name": "mlp", "type": "verify", "model": "mlp.onnx", "spec": "open.vnnlib", "max_violation": 0.1, $V200}]}
-EOF
+mlp_cfg "$W/base_open.json" open.vnnlib 0.1 "$V"
+mlp_cfg "$W/fewer.json" open.vnnlib 0.1 "$V200" out/base_open_summary.json
 "$NNCERT" gate "$W/base_open.json" --summary "$W/out/base_open_summary.json" >/dev/null 2>&1
 "$NNCERT" gate "$W/fewer.json" --junit "$W/fewer.xml" --summary "$W/fewer_summary.json" >/dev/null 2>&1
 rc=$?
