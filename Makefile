@@ -101,6 +101,9 @@ $(BUILD)/obj/%.o: %.c $(GEN)/onnx.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The direct convolution splits a large image's channel blocks over the
+# runtime's threads (OpenMP), in every build.
+$(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -fopenmp
 # The reference kernels are loops over contiguous tensors: let the compiler
 # vectorise them (and if-convert the activations) outside sanitizer builds.
 ifneq ($(SAN),1)

@@ -9,6 +9,7 @@
  * of numel elements each. */
 
 #include "common/act.h"
+#include "common/isa.h"
 #include "models/embbag_impl.h"
 
 #include <cblas.h>
@@ -306,6 +307,13 @@ static int FN(pad)(const nnc_exec *x, const nnc_node *n)
         slen[d] = vi->dims[d] - lo[d] - (e < 0 ? -e : 0);
     }
     int vv = n->p[17] ? n->in[2] : -1; /* constant_value fed at run time */
+    int none = vi->numel == vo->numel;
+    for (int d = 0; d < r; d++) none &= n->p[d] == 0 && n->p[8 + d] == 0;
+    if (none) { /* nothing padded or cropped (an exporter's Pad of zeros) */
+        for (int b = 0; b < x->batch; b++)
+            memcpy(FN(bp)(x, n->out[0], b), FN(bp)(x, n->in[0], b), (size_t)vi->numel * es);
+        return 0;
+    }
     for (int b = 0; b < x->batch; b++) {
         T fv = vv >= 0 ? (isf ? TP(vv, b)[0] : (T)IP(vv, b)[0]) : (T)n->fp[0];
         int64_t iv = vv >= 0 ? (isf ? (int64_t)n->fp[0] : IP(vv, b)[0]) : (int64_t)n->fp[0];
@@ -655,8 +663,8 @@ static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g)
  * every instruction-set path gives the same bits, which test_runtime checks
  * against that definition. */
 #define NNC_DC_MB 8                          /* output channels per block */
-#define NNC_DC_VW ((int64_t)(64 / sizeof(T))) /* outputs per strip: 64 bytes */
-typedef T FN(dcvec) __attribute__((vector_size(64)));
+#define NNC_DC_PAR_MACS ((int64_t)1 << 18)   /* an image's products worth a thread team */
+#define NNC_DC_VW ((int64_t)(64 / sizeof(T))) /* rows of outputs padded to 64 bytes, the widest path's vector */
 
 /* Phase-plane geometry of a direct convolution. */
 typedef struct FN(dcgeom) {
@@ -695,32 +703,35 @@ static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
     return d.Mp * d.ntap + 2 * (d.ntap + 2 * g.sw) + 2 + cg * d.chan + NNC_DC_VW + d.Mp * d.Qr;
 }
 
-/* acc[j][q0 .. q0 + VW) for the NNC_DC_MB channels of block wp ([tap][MB]). */
-NNC_KERN_CLONES static void FN(dconv_strip)(const T *xp, const int64_t *toff, int64_t ntap, const T *wp, T *acc,
-                                            int64_t ld, int64_t q0)
+/* The inner kernel per instruction-set path (dconv_strip_impl.h), chosen
+ * by nnc_isa(), so NNC_ISA=generic runs the baseline's code here too: the
+ * vector width is the path's own (a 64-byte vector on AVX2 spilled half of
+ * its sixteen accumulators).  Every path gives the same bits. */
+typedef void (*FN(dcstrip))(const T *, const int64_t *, int64_t, const T *, T *, int64_t, int64_t);
+#define DC_NAME FN(dconv_strip_generic)
+#define DC_BYTES 16
+#define DC_ATTR
+#include "models/dconv_strip_impl.h"
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NNC_DC_X86 1
+#define DC_NAME FN(dconv_strip_avx2)
+#define DC_BYTES 32
+#define DC_ATTR __attribute__((target("avx2")))
+#include "models/dconv_strip_impl.h"
+#define DC_NAME FN(dconv_strip_avx512)
+#define DC_BYTES 64
+#define DC_ATTR __attribute__((target("avx512f")))
+#include "models/dconv_strip_impl.h"
+#endif
+
+static FN(dcstrip) FN(dconv_strip_pick)(void)
 {
-    FN(dcvec) a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0};
-    for (int64_t t = 0; t < ntap; t++) {
-        FN(dcvec) v;
-        memcpy(&v, xp + toff[t] + q0, sizeof v);
-        const T *w = wp + t * NNC_DC_MB;
-        a0 = a0 + w[0] * v;
-        a1 = a1 + w[1] * v;
-        a2 = a2 + w[2] * v;
-        a3 = a3 + w[3] * v;
-        a4 = a4 + w[4] * v;
-        a5 = a5 + w[5] * v;
-        a6 = a6 + w[6] * v;
-        a7 = a7 + w[7] * v;
-    }
-    memcpy(acc + 0 * ld + q0, &a0, sizeof a0);
-    memcpy(acc + 1 * ld + q0, &a1, sizeof a1);
-    memcpy(acc + 2 * ld + q0, &a2, sizeof a2);
-    memcpy(acc + 3 * ld + q0, &a3, sizeof a3);
-    memcpy(acc + 4 * ld + q0, &a4, sizeof a4);
-    memcpy(acc + 5 * ld + q0, &a5, sizeof a5);
-    memcpy(acc + 6 * ld + q0, &a6, sizeof a6);
-    memcpy(acc + 7 * ld + q0, &a7, sizeof a7);
+#ifdef NNC_DC_X86
+    nnc_isa_level l = nnc_isa();
+    if (l >= NNC_ISA_AVX512) return FN(dconv_strip_avx512);
+    if (l >= NNC_ISA_AVX2) return FN(dconv_strip_avx2);
+#endif
+    return FN(dconv_strip_generic);
 }
 
 /* A direct convolution's state: the prepared part (one group's filters
@@ -772,9 +783,9 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
 }
 
 /* One image: X its cg input planes of the group, O the M output planes;
- * bias (or NULL) and relu applied on the way out. */
+ * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
 static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
-                            int relu, T *O)
+                            int relu, int intra, T *O)
 {
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
@@ -799,18 +810,27 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
             if (++rp == sh) rp = 0, ri++;
         }
     for (int64_t q = 0; q < NNC_DC_VW; q++) xp[cg * d->chan + q] = 0;
-    for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
-        for (int64_t q0 = 0; q0 < Qr; q0 += NNC_DC_VW)
-            FN(dconv_strip)(xp, k->toff, d->ntap, k->wp + m0 * d->ntap, acc + m0 * Qr, Qr, q0);
-    for (int64_t mo = 0; mo < M; mo++) {
-        T bv = bias ? bias[mo] : (T)0;
-        for (int64_t oy = 0; oy < g->oh; oy++) {
-            const T *a = acc + mo * Qr + oy * Wq;
-            T *o = O + (mo * g->oh + oy) * g->ow;
-            if (relu)
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
-            else
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
+    FN(dcstrip) strip = FN(dconv_strip_pick)();
+    /* blocks of NNC_DC_MB channels, each bias (and ReLU) applied while its
+     * accumulators are in cache; over intra threads when the image is
+     * large enough to pay for the team (each block's work is the same
+     * whichever thread does it) */
+    int64_t nblk = d->Mp / NNC_DC_MB;
+    int par = intra > 1 && nblk > 1 && d->ntap * Qr * d->Mp >= NNC_DC_PAR_MACS ? (nblk < intra ? (int)nblk : intra) : 1;
+#pragma omp parallel for num_threads(par) if (par > 1) schedule(static)
+    for (int64_t bi = 0; bi < nblk; bi++) {
+        int64_t m0 = bi * NNC_DC_MB, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
+        strip(xp, k->toff, d->ntap, k->wp + m0 * d->ntap, acc + m0 * Qr, Qr, d->Q);
+        for (int64_t mo = m0; mo < m1; mo++) {
+            T bv = bias ? bias[mo] : (T)0;
+            for (int64_t oy = 0; oy < g->oh; oy++) {
+                const T *a = acc + mo * Qr + oy * Wq;
+                T *o = O + (mo * g->oh + oy) * g->ow;
+                if (relu)
+                    for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
+                else
+                    for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
+            }
         }
     }
 }
@@ -942,7 +962,8 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
             for (int64_t gimg = 0; gimg < images; gimg++) {
                 int64_t b = gimg / g.n, nn = gimg % g.n;
                 FN(dconv_image)(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
-                                vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, FN(out_base)(x, n, b) + nn * out_img + gi * M * P);
+                                vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, x->intra,
+                                FN(out_base)(x, n, b) + nn * out_img + gi * M * P);
             }
         }
         return 0;
@@ -983,15 +1004,20 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     return 0;
 }
 
-/* One output pixel of a pool, bounds checked (the border). */
+/* One output pixel of a pool, bounds checked (the border).  The taps'
+ * order is part of the function: an average sums them row by row (ki, then
+ * kj); a max takes them column by column (kj, then ki), so that the
+ * interior can reduce each column first (a later NaN wins; among equal
+ * values, such as -0 and +0, the first stays). */
 static T FN(pool_px)(const FN(geom) *g, const T *xp, int64_t oy, int64_t ox, int is_max, int incl, int64_t pb, int64_t pr)
 {
     T acc = is_max ? -(T)INFINITY : (T)0;
     int64_t cnt = 0, padded = 0;
-    for (int64_t ki = 0; ki < g->kh; ki++) {
-        int64_t iy = oy * g->sh - g->pt + ki * g->dh;
-        for (int64_t kj = 0; kj < g->kw; kj++) {
-            int64_t ix = ox * g->sw - g->pl + kj * g->dw;
+    int64_t na = is_max ? g->kw : g->kh, nb = is_max ? g->kh : g->kw;
+    for (int64_t i = 0; i < na; i++)
+        for (int64_t j = 0; j < nb; j++) {
+            int64_t ki = is_max ? j : i, kj = is_max ? i : j;
+            int64_t iy = oy * g->sh - g->pt + ki * g->dh, ix = ox * g->sw - g->pl + kj * g->dw;
             if (iy >= -g->pt && iy < g->h + pb && ix >= -g->pl && ix < g->w + pr) padded++;
             if (iy < 0 || iy >= g->h || ix < 0 || ix >= g->w) continue;
             T v = xp[iy * g->w + ix];
@@ -999,7 +1025,6 @@ static T FN(pool_px)(const FN(geom) *g, const T *xp, int64_t oy, int64_t ox, int
             else acc += v;
             cnt++;
         }
-    }
     if (!is_max) acc = (incl ? padded : cnt) ? acc / (T)(incl ? padded : cnt) : (T)0;
     return acc;
 }
@@ -1016,6 +1041,77 @@ static void FN(inside)(int64_t on, int64_t s, int64_t p, int64_t k, int64_t d, i
     *o1 = b;
 }
 
+/* K taps side by side (window width and stride K) into the outputs
+ * o[0, cnt), in order (a later NaN wins a max; among equal values the
+ * earlier stays); K a constant where it is called, so each loop
+ * vectorises. */
+static inline __attribute__((always_inline)) void FN(pool_taps)(T *restrict o, const T *restrict xr, int64_t cnt, int K,
+                                                               int is_max)
+{
+    if (is_max)
+        for (int64_t k = 0; k < cnt; k++) {
+            T a = o[k];
+            for (int j = 0; j < K; j++) {
+                T v = xr[K * k + j];
+                a = v != v ? v : v > a ? v : a;
+            }
+            o[k] = a;
+        }
+    else
+        for (int64_t k = 0; k < cnt; k++) {
+            T a = o[k];
+            for (int j = 0; j < K; j++) a = a + xr[K * k + j];
+            o[k] = a;
+        }
+}
+
+/* Interior outputs [x0, x1) of max-pool row oy into o: each window
+ * column's maximum over the window rows first (contiguous, so it
+ * vectorises), then the maximum of those column maxima in kj order; the
+ * same value as pool_px's (kj, ki) order (see there).  Output columns in
+ * chunks whose window columns fit a stack buffer; a window wider than the
+ * buffer takes pool_px. */
+#define NNC_POOL_COLS 1024
+static inline __attribute__((always_inline)) void FN(pool_max_row)(const FN(geom) *g, const T *xp, int64_t oy, int64_t x0,
+                                                                  int64_t x1, T *o)
+{
+    T colmax[NNC_POOL_COLS];
+    int64_t sw = g->sw, span = (g->kw - 1) * g->dw + 1;
+    if (span > NNC_POOL_COLS) {
+        for (int64_t ox = x0; ox < x1; ox++) o[ox - x0] = FN(pool_px)(g, xp, oy, ox, 1, 0, 0, 0);
+        return;
+    }
+    int64_t per = (NNC_POOL_COLS - span) / sw + 1; /* outputs per chunk */
+    for (int64_t k0 = x0; k0 < x1; k0 += per) {
+        int64_t cnt = x1 - k0 < per ? x1 - k0 : per, ncol = (cnt - 1) * sw + span;
+        const T *base = xp + (oy * g->sh - g->pt) * g->w + k0 * sw - g->pl;
+        T *restrict cm = colmax;
+        for (int64_t c = 0; c < ncol; c++) cm[c] = -(T)INFINITY;
+        for (int64_t ki = 0; ki < g->kh; ki++) {
+            const T *restrict xr = base + ki * g->dh * g->w;
+            for (int64_t c = 0; c < ncol; c++) {
+                T v = xr[c], a = cm[c];
+                cm[c] = v != v ? v : v > a ? v : a;
+            }
+        }
+        T *restrict oc = o + (k0 - x0);
+        for (int64_t k = 0; k < cnt; k++) oc[k] = -(T)INFINITY;
+        if (g->kw == sw && g->dw == 1 && sw >= 2 && sw <= 4) { /* windows side by side */
+            if (sw == 2) FN(pool_taps)(oc, cm, cnt, 2, 1);
+            else if (sw == 3) FN(pool_taps)(oc, cm, cnt, 3, 1);
+            else FN(pool_taps)(oc, cm, cnt, 4, 1);
+            continue;
+        }
+        for (int64_t kj = 0; kj < g->kw; kj++) {
+            const T *restrict cc = cm + kj * g->dw;
+            for (int64_t k = 0; k < cnt; k++) {
+                T v = cc[k * sw], a = oc[k];
+                oc[k] = v != v ? v : v > a ? v : a;
+            }
+        }
+    }
+}
+
 NNC_KERN_CLONES static int FN(pool)(const nnc_exec *x, const nnc_node *n)
 {
     FN(geom) g;
@@ -1024,7 +1120,7 @@ NNC_KERN_CLONES static int FN(pool)(const nnc_exec *x, const nnc_node *n)
     int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0; /* bottom, right pads */
     /* the interior, where every window lies inside the input, row by row
      * over the output columns (vectorisable); each output takes its taps
-     * in the same order as pool_px, so the result is the same */
+     * in pool_px's order, so the result is the same */
     int64_t y0, y1, x0, x1;
     FN(inside)(g.oh, g.sh, g.pt, g.kh, g.dh, g.h, &y0, &y1);
     FN(inside)(g.ow, g.sw, g.pl, g.kw, g.dw, g.w, &x0, &x1);
@@ -1044,29 +1140,22 @@ NNC_KERN_CLONES static int FN(pool)(const nnc_exec *x, const nnc_node *n)
                 if (!inner || x0 >= x1) continue;
                 T *restrict o = orow + x0;
                 int64_t cnt = x1 - x0, sw = g.sw;
-                for (int64_t k = 0; k < cnt; k++) o[k] = is_max ? -(T)INFINITY : (T)0;
+                if (is_max) {
+                    FN(pool_max_row)(&g, xp, oy, x0, x1, o);
+                    continue;
+                }
+                for (int64_t k = 0; k < cnt; k++) o[k] = (T)0;
                 for (int64_t ki = 0; ki < g.kh; ki++) {
                     const T *xr = xp + (oy * g.sh - g.pt + ki * g.dh) * g.w + x0 * sw - g.pl;
-                    if (g.kw == 2 && sw == 2 && g.dw == 1) { /* the common 2-wide, stride-2 window: one pass */
-                        if (is_max)
-                            for (int64_t k = 0; k < cnt; k++) {
-                                T v0 = xr[2 * k], v1 = xr[2 * k + 1], a = o[k];
-                                a = v0 != v0 ? v0 : v0 > a ? v0 : a;
-                                o[k] = v1 != v1 ? v1 : v1 > a ? v1 : a;
-                            }
-                        else
-                            for (int64_t k = 0; k < cnt; k++) o[k] = o[k] + xr[2 * k] + xr[2 * k + 1];
+                    if (g.kw == sw && g.dw == 1 && sw >= 2 && sw <= 4) { /* windows side by side: one pass */
+                        if (sw == 2) FN(pool_taps)(o, xr, cnt, 2, 0);
+                        else if (sw == 3) FN(pool_taps)(o, xr, cnt, 3, 0);
+                        else FN(pool_taps)(o, xr, cnt, 4, 0);
                         continue;
                     }
                     for (int64_t kj = 0; kj < g.kw; kj++) {
                         const T *restrict xc = xr + kj * g.dw;
-                        if (is_max)
-                            for (int64_t k = 0; k < cnt; k++) {
-                                T v = xc[k * sw], a = o[k], mx = v > a ? v : a;
-                                o[k] = v != v ? v : mx; /* as pool_px: a NaN wins */
-                            }
-                        else
-                            for (int64_t k = 0; k < cnt; k++) o[k] += xc[k * sw];
+                        for (int64_t k = 0; k < cnt; k++) o[k] += xc[k * sw];
                     }
                 }
                 if (!is_max)

@@ -137,6 +137,7 @@ typedef struct nnc_exec {
     int relu_out;          /* Conv only: 1 + the value of a Relu fused after it
                               (its output written, with the ReLU), or 0 */
     const void *prep;      /* Conv only: its nnc_op_conv_prep_* data, or NULL */
+    int intra;             /* threads a node may use inside (0 or 1: the caller's only) */
 } nnc_exec;
 
 /* Rows per BLAS call of a product stacked over samples (kernels_impl.h);

@@ -422,7 +422,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
                      ? (char *)rt->buf[v] + (size_t)b0 * (size_t)val->numel * elem_size(rt->prec, val->dtype)
                      : rt->buf[v];
     }
-    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL};
+    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL, intra};
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (rt->skip && rt->skip[t]) continue;

@@ -57,8 +57,11 @@ static double pool_ref(const pool_case *c, const double *x, int64_t oy, int64_t 
     double accd = c->is_max ? -INFINITY : 0.0;
     float accf = (float)accd;
     int cnt = 0, padded = 0;
-    for (int ki = 0; ki < c->kh; ki++)
-        for (int kj = 0; kj < c->kw; kj++) {
+    /* an average's taps row by row, a max's column by column */
+    int na = c->is_max ? c->kw : c->kh, nb = c->is_max ? c->kh : c->kw;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            int ki = c->is_max ? j : i, kj = c->is_max ? i : j;
             int64_t iy = oy * c->sh - c->pt + (int64_t)ki * c->dh, ix = ox * c->sw - c->pl + (int64_t)kj * c->dw;
             if (iy >= -c->pt && iy < c->H + c->pb && ix >= -c->pl && ix < c->W + c->pr) padded++;
             if (iy < 0 || iy >= c->H || ix < 0 || ix >= c->W) continue;
