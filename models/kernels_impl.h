@@ -790,26 +790,28 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
     T *xp = k->xp, *acc = k->acc;
-    /* the phase planes; padding, and rows or columns past the input, zero */
+    /* the phase planes: all zero (padding, rows or columns past the
+     * input, the over-read slack), then each input row's columns into the
+     * row of its phase (a run of memory when the stride is 1) */
+    memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + NNC_DC_VW));
+    int64_t rp0 = g->pt % sh, ri0 = g->pt / sh; /* input row 0's phase and row in it */
     for (int64_t c = 0; c < cg; c++)
-        for (int64_t R = 0, rp = 0, ri = 0; R < d->Hq * sh; R++) { /* rp = R mod sh, ri = R / sh */
-            int64_t iy = R - g->pt;
+        for (int64_t iy = 0, rp = rp0, ri = ri0; iy < g->h && ri < d->Hq; iy++, rp = rp + 1 == sh ? 0 : rp + 1,
+                     ri += rp == 0) {
             T *dst = xp + c * d->chan + rp * sw * d->plane + ri * Wq;
-            const T *src = iy >= 0 && iy < g->h ? X + (c * g->h + iy) * g->w : NULL;
+            const T *src = X + (c * g->h + iy) * g->w - g->pl;
             for (int64_t r = 0; r < sw; r++) {
+                int64_t j0 = k->jb[2 * r], j1 = k->jb[2 * r + 1];
                 T *restrict dr = dst + r * d->plane;
-                int64_t j0 = src ? k->jb[2 * r] : Wq, j1 = src ? k->jb[2 * r + 1] : Wq;
-                const T *restrict sr = src ? src + r - g->pl : NULL;
-                for (int64_t j = 0; j < j0; j++) dr[j] = 0;
-                if (sw == 1)
-                    for (int64_t j = j0; j < j1; j++) dr[j] = sr[j];
+                const T *restrict sr = src + r;
+                if (sw == 1) {
+                    if (j1 > j0) memcpy(dr + j0, sr + j0, sizeof(T) * (size_t)(j1 - j0));
+                } else if (sw == 2) /* a constant stride: vectorised */
+                    for (int64_t j = j0; j < j1; j++) dr[j] = sr[2 * j];
                 else
                     for (int64_t j = j0; j < j1; j++) dr[j] = sr[j * sw];
-                for (int64_t j = j1 > j0 ? j1 : j0; j < Wq; j++) dr[j] = 0;
             }
-            if (++rp == sh) rp = 0, ri++;
         }
-    for (int64_t q = 0; q < NNC_DC_VW; q++) xp[cg * d->chan + q] = 0;
     FN(dcstrip) strip = FN(dconv_strip_pick)();
     /* blocks of NNC_DC_MB channels, each bias (and ReLU) applied while its
      * accumulators are in cache; over intra threads when the image is
