@@ -6,6 +6,7 @@
 #include "models/quant.h"
 #include "prover/circuit.h"
 #include "prover/prover.h"
+#include "verifier/verifier.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -403,13 +404,22 @@ int nnc_cmd_prove(int argc, char **argv)
     if ((rc = write_atomic(o.out, w_proof, &proof)) || (rc = write_atomic(o.public_out, w_public, &pub))) goto done;
     printf("constraints %u, wires %u, witness %.3f s, %s %.3f s, prove %.3f s\n", r.n_constraints, r.n_wires, t_wit,
            o.key ? "key read" : "setup", t_setup, t_prove);
-    printf("output (integers at scale 2^-%d):", to->frac);
-    int64_t best = 0;
-    for (int64_t i = 0; i < to->numel; i++) {
-        printf(" %lld", (long long)outv[i]);
-        if (outv[i] > outv[best]) best = i;
+    /* a model that declares a batch of B samples is proved whole: each
+     * sample's outputs and argmax on a line of its own */
+    int64_t nb = nnc_vrf_declared_batch(j.m);
+    if (nb < 1 || to->numel % nb) nb = 1;
+    int64_t per = to->numel / nb;
+    printf("output (integers at scale 2^-%d)%s", to->frac, nb > 1 ? ", per sample of the declared batch:\n" : ":");
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t *ov = outv + b * per;
+        int64_t best = 0;
+        if (nb > 1) printf("sample %lld:", (long long)b);
+        for (int64_t i = 0; i < per; i++) {
+            printf(" %lld", (long long)ov[i]);
+            if (ov[i] > ov[best]) best = i;
+        }
+        printf("\n%sargmax %lld\n", nb > 1 ? "  " : "", (long long)best);
     }
-    printf("\nargmax %lld\n", (long long)best);
 done:
     if (ref) nnc_qmodel_free_values(&j.q, ref);
     free(outv);

@@ -190,6 +190,19 @@ EOF
             else fail "zk-batch4-private-$priv-snarkjs-verify"; fi
         fi
     done
+    # the whole declared batch is proved: one output line and argmax per
+    # sample, sample 2's the same as the one-sample model's on its row (both
+    # calibrated on the same four rows)
+    "$PY" -c "import json; r = json.load(open('$W/small4_in.json')); json.dump(r[2], open('$W/small4_row2.json', 'w'))
+json.dump(r, open('$W/calib1.json', 'w')); json.dump([r], open('$W/calib4.json', 'w'))"
+    if "$NNCERT" prove "$W/small4.onnx" --calib "$W/calib4.json" --input "$W/small4_in.json" -o "$W/s4q.json" --public "$W/s4qpub.json" \
+            >"$W/s4q.out" 2>"$W/err" &&
+       "$NNCERT" prove "$W/small.onnx" --calib "$W/calib1.json" --input "$W/small4_row2.json" -o "$W/s1q.json" --public "$W/s1qpub.json" \
+            >"$W/s1q.out" 2>>"$W/err" &&
+       [ "$(grep -c '^sample [0-3]:' "$W/s4q.out")" = 4 ] && [ "$(grep -c '^  argmax' "$W/s4q.out")" = 4 ] &&
+       [ "$(sed -n 's/^sample 2://p' "$W/s4q.out")" = "$(sed -n 's/^output (integers at scale 2^-[0-9]*)://p' "$W/s1q.out")" ]; then
+        pass zk-batch4-per-sample-outputs
+    else fail "zk-batch4-per-sample-outputs ($(head -c 300 "$W/err"; head -c 300 "$W/s4q.out"))"; fi
     expect_error zk-key-too-small 75 "needs [0-9]+ constraints" "$NNCERT" prove "$W/bigger.onnx" --input models/zoo/sample_input.json \
         --key "$W/tiny.zkey" -o "$W/bp.json" --public "$W/bpub.json"
     [ ! -e "$W/bp.json" ] && pass zk-key-too-small-nothing-written || fail zk-key-too-small-nothing-written
