@@ -44,6 +44,8 @@ static const char main_help[] =
     "  spec linf ...            write the L-inf robustness spec around an input\n"
     "  groth16 setup|prove|verify  Groth16 on BN254 with snarkjs-compatible files\n"
     "  zkey export verificationkey KEY.zkey VK.json\n"
+    "  r1cs info CIRCUIT.r1cs   a circuit's wires, constraints, inputs and outputs (as snarkjs)\n"
+    "  wtns check CIRCUIT.r1cs WITNESS.wtns  check a witness against every constraint\n"
     "  compile|prove|check ...  proofs of inference: model -> circuit -> Groth16 proof\n"
     "  gate CONFIG              CI gate: run checks, write JUnit/JSON/Markdown/HTML, sign\n"
     "  keygen PUBKEY SECKEY     Ed25519 key pair for signing gate summaries\n"
@@ -1120,6 +1122,70 @@ static int cmd_zkey(int argc, char **argv)
     return EXIT_OK;
 }
 
+static const char r1cs_help[] =
+    "usage: nncert r1cs info CIRCUIT.r1cs\n"
+    "       nncert wtns check CIRCUIT.r1cs WITNESS.wtns\n"
+    "\n"
+    "snarkjs's verbs of the same names, on the same files.  r1cs info prints the\n"
+    "circuit's curve and its counts of wires, constraints, private and public\n"
+    "inputs, labels and outputs (and of linear-combination terms).  wtns check\n"
+    "checks every constraint of the circuit on the witness and prints\n"
+    "'WITNESS IS CORRECT' (exit 0) or 'WITNESS IS NOT CORRECT' with the first\n"
+    "constraint that fails, or why the witness does not fit the circuit (exit 1).\n"
+    "Unreadable files exit 66, malformed ones 65.\n";
+
+static int r1cs_usage(const char *cmd, int argc, char **argv, int want, const char *sub, const char *usage)
+{
+    for (int i = 0; i < argc; i++)
+        if (nnc_cli_is_help(argv[i])) {
+            fputs(r1cs_help, stdout);
+            return EXIT_OK;
+        }
+    if (argc != want || strcmp(argv[0], sub) != 0) return nnc_cli_usage_error(cmd, usage);
+    return -1;
+}
+
+static int cmd_r1cs(int argc, char **argv)
+{
+    int rc = r1cs_usage("r1cs", argc, argv, 2, "info", "usage: nncert r1cs info CIRCUIT.r1cs");
+    if (rc >= 0) return rc;
+    char err[NNC_ERRBUF_SIZE];
+    nnc_prv_r1cs cs;
+    nnc_status st = nnc_prv_r1cs_read_file(&cs, argv[1], err, sizeof err);
+    if (st) return g16_fail(st, err);
+    printf("curve: bn-128\nwires: %u\nconstraints: %u\nprivate inputs: %u\npublic inputs: %u\nlabels: %llu\n"
+           "outputs: %u\nterms: %llu\n",
+           cs.n_wires, cs.n_constraints, cs.n_prv_in, cs.n_pub_in, (unsigned long long)cs.n_labels, cs.n_pub_out,
+           (unsigned long long)cs.n_terms);
+    nnc_prv_r1cs_clear(&cs);
+    return EXIT_OK;
+}
+
+static int cmd_wtns(int argc, char **argv)
+{
+    int rc = r1cs_usage("wtns", argc, argv, 3, "check", "usage: nncert wtns check CIRCUIT.r1cs WITNESS.wtns");
+    if (rc >= 0) return rc;
+    char err[NNC_ERRBUF_SIZE];
+    nnc_prv_r1cs cs;
+    nnc_prv_fr_vec w;
+    nnc_status st = nnc_prv_r1cs_read_file(&cs, argv[1], err, sizeof err);
+    if (st) return g16_fail(st, err);
+    if ((st = nnc_prv_wtns_read_file(&w, argv[2], err, sizeof err))) {
+        nnc_prv_r1cs_clear(&cs);
+        return g16_fail(st, err);
+    }
+    st = nnc_prv_r1cs_check_witness(NULL, &cs, w.v, w.n, err, sizeof err);
+    nnc_prv_r1cs_clear(&cs);
+    nnc_prv_fr_vec_clear(&w);
+    if (st == NNC_STATUS_OK) {
+        printf("WITNESS IS CORRECT\n");
+        return EXIT_OK;
+    }
+    if (st != NNC_STATUS_INVALID) return g16_fail(st, err);
+    printf("WITNESS IS NOT CORRECT: %s\n", err);
+    return 1;
+}
+
 /* The command table: one row per command; commands outside this file are
  * declared in cli/cli.h's neighbours, cli/cmd_*.c. */
 static const struct {
@@ -1134,6 +1200,8 @@ static const struct {
     {"spec", cmd_spec},
     {"groth16", cmd_groth16},
     {"zkey", cmd_zkey},
+    {"r1cs", cmd_r1cs},
+    {"wtns", cmd_wtns},
     {"compile", nnc_cmd_compile},
     {"prove", nnc_cmd_prove},
     {"check", nnc_cmd_check},

@@ -203,6 +203,31 @@ json.dump(r, open('$W/calib1.json', 'w')); json.dump([r], open('$W/calib4.json',
        [ "$(sed -n 's/^sample 2://p' "$W/s4q.out")" = "$(sed -n 's/^output (integers at scale 2^-[0-9]*)://p' "$W/s1q.out")" ]; then
         pass zk-batch4-per-sample-outputs
     else fail "zk-batch4-per-sample-outputs ($(head -c 300 "$W/err"; head -c 300 "$W/s4q.out"))"; fi
+    # snarkjs's r1cs info and wtns check, on the batch-4 circuit and witness
+    # (private weights) written above, and on that witness with one value changed
+    if [ -s "$W/s4.r1cs" ] && [ -s "$W/s4.wtns" ]; then
+        counts() { grep -E '^(wires|constraints|private inputs|public inputs|labels|outputs):' | sed 's/: */ /'; }
+        "$NNCERT" r1cs info "$W/s4.r1cs" | counts >"$W/ri_n" || true
+        if [ "$have_snarkjs" = 1 ]; then
+            "$SNARKJS" r1cs info "$W/s4.r1cs" 2>&1 | sed 's/\x1b\[[0-9;]*m//g; s/.*# of //' | tr 'A-Z' 'a-z' | counts >"$W/ri_s" || true
+            if [ -s "$W/ri_n" ] && [ "$(wc -l <"$W/ri_n")" = 6 ] && cmp -s "$W/ri_n" "$W/ri_s"; then pass zk-r1cs-info-as-snarkjs
+            else fail "zk-r1cs-info-as-snarkjs ($(tr '\n' ' ' <"$W/ri_n") vs $(tr '\n' ' ' <"$W/ri_s"))"; fi
+        fi
+        "$PY" -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[-32 * 5] ^= 1; open(sys.argv[2], 'wb').write(b)" "$W/s4.wtns" "$W/s4bad.wtns"
+        if "$NNCERT" wtns check "$W/s4.r1cs" "$W/s4.wtns" | grep -qx 'WITNESS IS CORRECT'; then pass zk-wtns-check-correct
+        else fail zk-wtns-check-correct; fi
+        "$NNCERT" wtns check "$W/s4.r1cs" "$W/s4bad.wtns" >"$W/wc.out"; rc=$?
+        if [ "$rc" = 1 ] && grep -q '^WITNESS IS NOT CORRECT: .*constraint [0-9]' "$W/wc.out"; then pass zk-wtns-check-tampered
+        else fail "zk-wtns-check-tampered (exit $rc: $(cat "$W/wc.out"))"; fi
+        if [ "$have_snarkjs" = 1 ]; then
+            if "$SNARKJS" wtns check "$W/s4.r1cs" "$W/s4bad.wtns" 2>&1 | grep -q 'WITNESS IS CORRECT'; then fail zk-wtns-check-tampered-snarkjs-agrees
+            else pass zk-wtns-check-tampered-snarkjs-agrees; fi
+        fi
+        head -c 100 "$W/s4.wtns" >"$W/s4cut.wtns"
+        expect_error zk-wtns-check-truncated 65 "wtns" "$NNCERT" wtns check "$W/s4.r1cs" "$W/s4cut.wtns"
+        expect_error zk-wtns-check-usage 64 "usage" "$NNCERT" wtns check "$W/s4.r1cs"
+        expect_error zk-r1cs-info-missing 66 "nope.r1cs" "$NNCERT" r1cs info "$W/nope.r1cs"
+    else fail "zk-r1cs-wtns-verbs (no batch-4 circuit to read)"; fi
     expect_error zk-key-too-small 75 "needs [0-9]+ constraints" "$NNCERT" prove "$W/bigger.onnx" --input models/zoo/sample_input.json \
         --key "$W/tiny.zkey" -o "$W/bp.json" --public "$W/bpub.json"
     [ ! -e "$W/bp.json" ] && pass zk-key-too-small-nothing-written || fail zk-key-too-small-nothing-written
