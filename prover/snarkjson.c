@@ -260,13 +260,20 @@ typedef struct jr {
     size_t errlen;
 } jr;
 
-/* Returns: the decimal text of a string or number node, or NULL. */
+/* Returns: the decimal text of a string node, or of a number node whose
+ * value a double holds exactly (at most 2^53 in magnitude: snarkjs reads a
+ * JSON number as a double, so a larger one would mean another value
+ * there), or NULL. */
 static const char *j_dec(const nnc_json *j)
 {
     if (j == NULL || (j->type != NNC_JSON_STRING && j->type != NNC_JSON_NUMBER))
         return NULL;
+    if (j->type == NNC_JSON_NUMBER && !(j->num >= -9007199254740992.0 && j->num <= 9007199254740992.0))
+        return NULL;
     return j->str;
 }
+
+#define J_DEC_WANT "expected a decimal string (a bare JSON number only up to 2^53: snarkjs reads it as a double)"
 
 /* Returns: the i-th child of an array, or NULL. */
 static const nnc_json *j_at(const nnc_json *a, size_t i)
@@ -294,7 +301,7 @@ static nnc_status jr_fq(const jr *r, nnc_prv_fq *out, const nnc_json *j, const c
     nnc_status st;
     const char *s = j_dec(j);
     if (s == NULL)
-        return jr_wrap(r, NNC_STATUS_PARSE, what, "expected a decimal string");
+        return jr_wrap(r, NNC_STATUS_PARSE, what, J_DEC_WANT);
     st = nnc_prv_fq_parse_dec(out, s, 0, tmp, sizeof tmp);
     return st == NNC_STATUS_OK ? st : jr_wrap(r, st, what, tmp);
 }
@@ -459,7 +466,7 @@ nnc_status nnc_prv_public_parse_json(nnc_prv_fr_vec *out, const char *text, size
     for (i = 0, c = root->child; c != NULL; i++, c = c->next) {
         const char *s = j_dec(c);
         if (s == NULL) {
-            st = nnc_err(err, errlen, NNC_STATUS_PARSE, "public inputs: value %zu is not a decimal string", i);
+            st = nnc_err(err, errlen, NNC_STATUS_PARSE, "public inputs: value %zu: %s", i, J_DEC_WANT);
             break;
         }
         st = nnc_prv_fr_parse_dec(&out->v[i], s, 0, tmp, sizeof tmp);
