@@ -5,8 +5,9 @@
  *   DC_ATTR   its target attribute (or nothing)
  * and T as kernels_impl.h does.
  *
- * DC_NAME(xp, toff, ntap, wp, acc, ld, Q): acc[j ld + q] for q in [0, Q)
- * rounded up to the vector width and the NNC_DC_MB channels j of the block
+ * DC_NAME(xp, toff, ntap, wp, acc, ld, rows, rstep, rlen): acc[j ld + q]
+ * for q = r rstep + x, r in [0, rows), x in [0, rlen) rounded up to the
+ * vector width, and the NNC_DC_MB channels j of the block
  * whose filters wp holds ([tap][NNC_DC_MB]): s = 0; s = s + w_t x_t over the
  * taps t in order, one rounding per product and per sum (the file is built
  * with -ffp-contract=off), so every path and every width gives the same
@@ -14,11 +15,12 @@
  * sixteen vector registers of SSE2 and AVX2 (AVX-512 has 32). */
 
 DC_ATTR static void DC_NAME(const T *xp, const int64_t *toff, int64_t ntap, const T *wp, T *acc, int64_t ld,
-                            int64_t Q)
+                            int64_t rows, int64_t rstep, int64_t rlen)
 {
     typedef T vec __attribute__((vector_size(DC_BYTES)));
     const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
-    for (int64_t q0 = 0; q0 < Q; q0 += W) {
+    for (int64_t i = 0, n = (rlen + W - 1) / W; i < rows * n; i++) {
+        int64_t q0 = i / n * rstep + i % n * W;
         vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0};
         for (int64_t t = 0; t < ntap; t++) {
             vec v;

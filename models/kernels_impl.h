@@ -707,7 +707,7 @@ static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
  * by nnc_isa(), so NNC_ISA=generic runs the baseline's code here too: the
  * vector width is the path's own (a 64-byte vector on AVX2 spilled half of
  * its sixteen accumulators).  Every path gives the same bits. */
-typedef void (*FN(dcstrip))(const T *, const int64_t *, int64_t, const T *, T *, int64_t, int64_t);
+typedef void (*FN(dcstrip))(const T *, const int64_t *, int64_t, const T *, T *, int64_t, int64_t, int64_t, int64_t);
 #define DC_NAME FN(dconv_strip_generic)
 #define DC_BYTES 16
 #define DC_ATTR
@@ -724,14 +724,15 @@ typedef void (*FN(dcstrip))(const T *, const int64_t *, int64_t, const T *, T *,
 #include "models/dconv_strip_impl.h"
 #endif
 
-static FN(dcstrip) FN(dconv_strip_pick)(void)
+/* The path's kernel, and its vector width in elements at *w. */
+static FN(dcstrip) FN(dconv_strip_pick)(int64_t *w)
 {
 #ifdef NNC_DC_X86
     nnc_isa_level l = nnc_isa();
-    if (l >= NNC_ISA_AVX512) return FN(dconv_strip_avx512);
-    if (l >= NNC_ISA_AVX2) return FN(dconv_strip_avx2);
+    if (l >= NNC_ISA_AVX512) return *w = 64 / (int64_t)sizeof(T), FN(dconv_strip_avx512);
+    if (l >= NNC_ISA_AVX2) return *w = 32 / (int64_t)sizeof(T), FN(dconv_strip_avx2);
 #endif
-    return FN(dconv_strip_generic);
+    return *w = 16 / (int64_t)sizeof(T), FN(dconv_strip_generic);
 }
 
 /* A direct convolution's state: the prepared part (one group's filters
@@ -812,7 +813,14 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
                     for (int64_t j = j0; j < j1; j++) dr[j] = sr[j * sw];
             }
         }
-    FN(dcstrip) strip = FN(dconv_strip_pick)();
+    int64_t vw;
+    FN(dcstrip) strip = FN(dconv_strip_pick)(&vw);
+    /* strips along the phase-width grid q = oy Wq + ox, or row by row over
+     * the ow real columns when that takes fewer strips (8 x 8 outputs on a
+     * 10-wide grid: 8 strips of 8, not 10) and the last row's strip stays
+     * inside the accumulators' row of Qr; the same taps per output */
+    int64_t vr = (g->ow + vw - 1) / vw, rows = 1, rstep = 0, rlen = d->Q;
+    if (g->oh * vr < (d->Q + vw - 1) / vw && (g->oh - 1) * Wq + vr * vw <= Qr) rows = g->oh, rstep = Wq, rlen = g->ow;
     /* blocks of NNC_DC_MB channels, each bias (and ReLU) applied while its
      * accumulators are in cache; over intra threads when the image is
      * large enough to pay for the team (each block's work is the same
@@ -822,7 +830,7 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
 #pragma omp parallel for num_threads(par) if (par > 1) schedule(static)
     for (int64_t bi = 0; bi < nblk; bi++) {
         int64_t m0 = bi * NNC_DC_MB, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
-        strip(xp, k->toff, d->ntap, k->wp + m0 * d->ntap, acc + m0 * Qr, Qr, d->Q);
+        strip(xp, k->toff, d->ntap, k->wp + m0 * d->ntap, acc + m0 * Qr, Qr, rows, rstep, rlen);
         for (int64_t mo = m0; mo < m1; mo++) {
             T bv = bias ? bias[mo] : (T)0;
             for (int64_t oy = 0; oy < g->oh; oy++) {
