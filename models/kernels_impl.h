@@ -807,7 +807,7 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
                 const T *restrict sr = src + r;
                 if (sw == 1) {
                     if (j1 > j0) memcpy(dr + j0, sr + j0, sizeof(T) * (size_t)(j1 - j0));
-                } else if (sw == 2) /* a constant stride: vectorised */
+                } else if (sw == 2) /* a constant stride for the compiler */
                     for (int64_t j = j0; j < j1; j++) dr[j] = sr[2 * j];
                 else
                     for (int64_t j = j0; j < j1; j++) dr[j] = sr[j * sw];

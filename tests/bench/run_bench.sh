@@ -16,12 +16,17 @@
 # per-batch latency, inferences/s = batch / that.
 #
 # Writes results/runtime.csv (every run), results/runtime_summary.csv
-# (model,batch,isa,nncert,onnxruntime,ratio) and results/runtime_machine.txt.
+# (model,batch,isa,nncert,onnxruntime,ratio) and results/runtime_machine.txt;
+# with BENCH_TAG=T, results/runtime-T.csv, runtime-T_summary.csv and
+# runtime-T_machine.txt instead (e.g. avx2-cpu for a machine without
+# AVX-512, so another machine's figures stay beside it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NNCERT=${NNCERT:-bin/nncert}
 SHARED=${SHARED:-../shared}
 ROUNDS=${BENCH_ROUNDS:-3}
+TAG=${BENCH_TAG:+-$BENCH_TAG}
+case "$TAG" in *[!A-Za-z0-9_.-]*) echo "bench: BENCH_TAG must be letters, digits, '.', '_' or '-'" >&2; exit 64 ;; esac
 SECS=${BENCH_SECONDS:-1}
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -44,7 +49,7 @@ cpu_isa=$(NNC_ISA= "$NNCERT" version | sed -n 's/^instruction set: [a-z0-9]* (cp
 isas=("$cpu_isa")
 [ "$cpu_isa" = avx512 ] && isas+=(avx2)
 
-out=results/runtime.csv
+out=results/runtime$TAG.csv
 echo "tool,version,isa,model,batch,round,median_s_per_batch,inferences_per_s" >"$out.tmp"
 for isa in "${isas[@]}"; do
     envs=(NNC_ISA="$isa")
@@ -67,7 +72,7 @@ for isa in "${isas[@]}"; do
     done
 done
 mv "$out.tmp" "$out"
-"$PY" - "$out" results/runtime_summary.csv <<'PY'
+"$PY" - "$out" "results/runtime${TAG}_summary.csv" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 med = {}
@@ -94,5 +99,7 @@ PY
     echo "rounds: $ROUNDS, alternating the tools; about ${SECS} s of timed batches per run; figure = median over rounds of the per-run median latency"
     echo "static-batch VNN-COMP files: onnxruntime runs a copy from tests/tools/dynamic_batch.py"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-} >results/runtime_machine.txt
-cat results/runtime_summary.csv
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!results' 2>/dev/null || echo ' (uncommitted changes)')"
+    echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"results/runtime${TAG}_machine.txt"
+cat "results/runtime${TAG}_summary.csv"
