@@ -663,7 +663,11 @@ static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g)
  * every instruction-set path gives the same bits, which test_runtime checks
  * against that definition. */
 #define NNC_DC_MB 8                          /* output channels per block */
-#define NNC_DC_PAR_MACS ((int64_t)1 << 18)   /* an image's products worth a thread team */
+/* an image's products (padded) worth a thread team: resnet_4b at batch 1
+ * on 2 threads ran 5.9k/s with 2^16 (the team's start and barrier cost more
+ * than half of a 4 x 4 layer), 8.9k/s with 2^18, 6.9k/s with 2^19 (one
+ * thread: 6.9k/s) */
+#define NNC_DC_PAR_MACS ((int64_t)1 << 18)
 #define NNC_DC_VW ((int64_t)(64 / sizeof(T))) /* rows of outputs padded to 64 bytes, the widest path's vector */
 
 /* Phase-plane geometry of a direct convolution. */
