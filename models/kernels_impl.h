@@ -787,6 +787,27 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
     }
 }
 
+/* Block m0 of NNC_DC_MB output channels of one image (dconv_image): the
+ * strips, then the bias (and ReLU) into the output planes O. */
+static inline void FN(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, FN(dcstrip) strip, int64_t M, const T *bias,
+                                   int relu, int64_t rows, int64_t rstep, int64_t rlen, int64_t m0, T *O)
+{
+    const FN(dcgeom) *d = &k->d;
+    int64_t Qr = d->Qr, Wq = d->Wq, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
+    strip(k->xp, k->toff, d->ntap, k->wp + m0 * d->ntap, k->acc + m0 * Qr, Qr, rows, rstep, rlen);
+    for (int64_t mo = m0; mo < m1; mo++) {
+        T bv = bias ? bias[mo] : (T)0;
+        for (int64_t oy = 0; oy < g->oh; oy++) {
+            const T *a = k->acc + mo * Qr + oy * Wq;
+            T *o = O + (mo * g->oh + oy) * g->ow;
+            if (relu)
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
+            else
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
+        }
+    }
+}
+
 /* One image: X its cg input planes of the group, O the M output planes;
  * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
 static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
@@ -794,7 +815,7 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
 {
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
-    T *xp = k->xp, *acc = k->acc;
+    T *xp = k->xp;
     /* the phase planes: all zero (padding, rows or columns past the
      * input, the over-read slack), then each input row's columns into the
      * row of its phase (a run of memory when the stride is 1) */
@@ -831,22 +852,12 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
      * whichever thread does it) */
     int64_t nblk = d->Mp / NNC_DC_MB;
     int par = intra > 1 && nblk > 1 && d->ntap * Qr * d->Mp >= NNC_DC_PAR_MACS ? (nblk < intra ? (int)nblk : intra) : 1;
-#pragma omp parallel for num_threads(par) if (par > 1) schedule(static)
-    for (int64_t bi = 0; bi < nblk; bi++) {
-        int64_t m0 = bi * NNC_DC_MB, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
-        strip(xp, k->toff, d->ntap, k->wp + m0 * d->ntap, acc + m0 * Qr, Qr, rows, rstep, rlen);
-        for (int64_t mo = m0; mo < m1; mo++) {
-            T bv = bias ? bias[mo] : (T)0;
-            for (int64_t oy = 0; oy < g->oh; oy++) {
-                const T *a = acc + mo * Qr + oy * Wq;
-                T *o = O + (mo * g->oh + oy) * g->ow;
-                if (relu)
-                    for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
-                else
-                    for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
-            }
-        }
-    }
+    if (par > 1) { /* (no OpenMP region at all otherwise: even an inactive one costs a team) */
+#pragma omp parallel for num_threads(par) schedule(static)
+        for (int64_t bi = 0; bi < nblk; bi++)
+            FN(dconv_block)(g, k, strip, M, bias, relu, rows, rstep, rlen, bi * NNC_DC_MB, O);
+    } else
+        for (int64_t bi = 0; bi < nblk; bi++) FN(dconv_block)(g, k, strip, M, bias, relu, rows, rstep, rlen, bi * NNC_DC_MB, O);
 }
 
 /* The prepared parts of Conv n's direct path for every group, malloc'd

@@ -260,20 +260,20 @@ typedef struct jr {
     size_t errlen;
 } jr;
 
-/* Returns: the decimal text of a string node, or of a number node whose
- * value a double holds exactly (at most 2^53 in magnitude: snarkjs reads a
- * JSON number as a double, so a larger one would mean another value
- * there), or NULL. */
+/* Returns: the decimal text of a string node, or of a number node below
+ * 2^53 in magnitude, or NULL.  snarkjs reads a JSON number as a double: an
+ * integer below 2^53 is exact there, a larger one (2^53 + 1 included, which
+ * rounds to 2^53) may mean another value than its text. */
 static const char *j_dec(const nnc_json *j)
 {
     if (j == NULL || (j->type != NNC_JSON_STRING && j->type != NNC_JSON_NUMBER))
         return NULL;
-    if (j->type == NNC_JSON_NUMBER && !(j->num >= -9007199254740992.0 && j->num <= 9007199254740992.0))
+    if (j->type == NNC_JSON_NUMBER && !(j->num > -9007199254740992.0 && j->num < 9007199254740992.0))
         return NULL;
     return j->str;
 }
 
-#define J_DEC_WANT "expected a decimal string (a bare JSON number only up to 2^53: snarkjs reads it as a double)"
+#define J_DEC_WANT "expected a decimal string (a bare JSON number only below 2^53: snarkjs reads it as a double)"
 
 /* Returns: the i-th child of an array, or NULL. */
 static const nnc_json *j_at(const nnc_json *a, size_t i)

@@ -85,11 +85,11 @@ PY
 expect_exit groth16-wrong-public-input 1 "$NNCERT" groth16 verify "$V" "$W/pub_plus1.json" "$PR"
 expect_error groth16-unreduced-public-input 65 "reduced|modulus|field" "$NNCERT" groth16 verify "$V" "$W/pub_unreduced.json" "$PR"
 expect_error groth16-wrong-public-count 65 "public" "$NNCERT" groth16 verify "$V" "$W/pub_short.json" "$PR"
-# number spellings as snarkjs reads them: a bare JSON number past 2^53 is a
+# number spellings as snarkjs reads them: a bare JSON number from 2^53 is a
 # double there (another value), so it is refused (pi_a's x, 254 bits); hex
 # is refused by name; a bare number a double holds exactly reads as its
 # string does
-python3 - "$PUB" "$PR" "$W/p_bare.json" "$W/pub_hex.json" "$W/pub_small.json" <<'PY'
+python3 - "$PUB" "$PR" "$W/p_bare.json" "$W/pub_hex.json" "$W/pub_small.json" "$W/pub_2p53.json" <<'PY'
 import json, sys
 p, pr = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert int(pr["pi_a"][0]) > 2**53
@@ -97,10 +97,13 @@ body = json.dumps(pr).replace(json.dumps(pr["pi_a"][0]), pr["pi_a"][0], 1)
 open(sys.argv[3], "w").write(body)
 json.dump([hex(int(p[0]))] + p[1:], open(sys.argv[4], "w"))
 open(sys.argv[5], "w").write("[" + ", ".join(["7"] + [json.dumps(v) for v in p[1:]]) + "]")
+open(sys.argv[6], "w").write("[" + ", ".join(["9007199254740993"] + [json.dumps(v) for v in p[1:]]) + "]")
 PY
 expect_error groth16-bare-number-past-2-53 65 "pi_a: expected a decimal string .*2\^53" "$NNCERT" groth16 verify "$V" "$PUB" "$W/p_bare.json"
 expect_error groth16-hex-public-input 65 "not a decimal integer" "$NNCERT" groth16 verify "$V" "$W/pub_hex.json" "$PR"
 expect_exit groth16-small-bare-number-read 1 "$NNCERT" groth16 verify "$V" "$W/pub_small.json" "$PR"
+# 2^53 + 1 is 2^53 as a double: refused, not read as its text
+expect_error groth16-bare-2-53-plus-1 65 "value 0: expected a decimal string" "$NNCERT" groth16 verify "$V" "$W/pub_2p53.json" "$PR"
 python3 - "$PR" "$W/p_swapped.json" "$W/p_offcurve.json" "$W/p_other.json" "$W/sp200.json" <<'PY'
 import json, sys
 pr = json.load(open(sys.argv[1]))
