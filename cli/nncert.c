@@ -43,7 +43,7 @@ static const char main_help[] =
     "  bounds MODEL --spec S    sound bounds of every output over a box (ibp|crown|alpha)\n"
     "  spec linf ...            write the L-inf robustness spec around an input\n"
     "  groth16 setup|prove|verify  Groth16 on BN254 with snarkjs-compatible files\n"
-    "  zkey export verificationkey KEY.zkey VK.json\n"
+    "  zkey export verificationkey|soliditycalldata ...  a key's vk; a proof as calldata\n"
     "  r1cs info CIRCUIT.r1cs   a circuit's wires, constraints, inputs and outputs (as snarkjs)\n"
     "  wtns check CIRCUIT.r1cs WITNESS.wtns  check a witness against every constraint\n"
     "  compile|prove|check ...  proofs of inference: model -> circuit -> Groth16 proof\n"
@@ -950,6 +950,7 @@ static const char groth16_help[] =
     "                            [--threads N]\n"
     "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
     "       nncert zkey export verificationkey KEY.zkey VK.json\n"
+    "       nncert zkey export soliditycalldata PUBLIC.json PROOF.json\n"
     "\n"
     "Groth16 on BN254 (snarkjs 'bn128'), with the files and argument order of\n"
     "snarkjs: circom .r1cs, snarkjs .wtns and .zkey, proof.json, public.json and\n"
@@ -964,6 +965,9 @@ static const char groth16_help[] =
     "one that violates a constraint, naming the first one (exit 65); a .zkey\n"
     "alone does not hold the C matrix, so without it a bad witness yields a\n"
     "proof that does not verify.\n"
+    "\n"
+    "zkey export soliditycalldata prints the proof and public signals as the\n"
+    "arguments of a Solidity verifier's verifyProof, as snarkjs does.\n"
     "\n"
     "verify exits 0 for a valid proof, 1 for an invalid one, 65 for unusable\n"
     "input (malformed JSON, points off the curve or the subgroup, public inputs\n"
@@ -1096,14 +1100,67 @@ static int cmd_groth16(int argc, char **argv)
     return nnc_cli_usage_error("groth16", "unknown subcommand (setup, prove, verify)");
 }
 
+/* "0x" and the 64 hex digits of a field element, as snarkjs's calldata. */
+static void put_hex32_fq(const nnc_prv_fq *a)
+{
+    unsigned char b[32];
+    nnc_prv_fq_serialize_b32(b, a, NNC_PRV_ENDIAN_BIG);
+    printf("\"0x");
+    for (int i = 0; i < 32; i++) printf("%02x", b[i]);
+    printf("\"");
+}
+
+/* zkey export soliditycalldata PUBLIC.json PROOF.json: the proof and public
+ * signals as the arguments of a Solidity verifier's verifyProof, in
+ * snarkjs's layout (each G2 coordinate's two halves c1 first, as the
+ * EIP-197 precompile reads them). */
+static int zkey_calldata(const char *pub_path, const char *proof_path)
+{
+    char err[NNC_ERRBUF_SIZE];
+    nnc_prv_fr_vec pub;
+    nnc_prv_g16_proof pr;
+    nnc_status st = nnc_prv_public_read_file(&pub, pub_path, err, sizeof err);
+    if (st) return g16_fail(st, err);
+    if ((st = nnc_prv_g16_proof_read_file(&pr, proof_path, err, sizeof err))) {
+        nnc_prv_fr_vec_clear(&pub);
+        return g16_fail(st, err);
+    }
+    const nnc_prv_fq *g1[2][2] = {{&pr.a.x, &pr.a.y}, {&pr.c.x, &pr.c.y}};
+    const nnc_prv_fq2 *g2[2] = {&pr.b.x, &pr.b.y};
+    printf("[");
+    put_hex32_fq(g1[0][0]), printf(", "), put_hex32_fq(g1[0][1]);
+    printf("],[");
+    for (int k = 0; k < 2; k++) {
+        printf(k ? ",[" : "[");
+        put_hex32_fq(&g2[k]->c1), printf(", "), put_hex32_fq(&g2[k]->c0);
+        printf("]");
+    }
+    printf("],[");
+    put_hex32_fq(g1[1][0]), printf(", "), put_hex32_fq(g1[1][1]);
+    printf("],[");
+    for (size_t i = 0; i < pub.n; i++) {
+        unsigned char b[32];
+        nnc_prv_fr_serialize_b32(b, &pub.v[i], NNC_PRV_ENDIAN_BIG);
+        printf(i ? ",\"0x" : "\"0x"); /* (snarkjs: no space here) */
+        for (int j = 0; j < 32; j++) printf("%02x", b[j]);
+        printf("\"");
+    }
+    printf("]\n");
+    nnc_prv_fr_vec_clear(&pub);
+    return fflush(stdout) == 0 ? EXIT_OK : EXIT_CANTCREAT;
+}
+
 static int cmd_zkey(int argc, char **argv)
 {
     if (argc >= 1 && nnc_cli_is_help(argv[argc - 1])) {
         fputs(groth16_help, stdout);
         return EXIT_OK;
     }
+    if (argc == 4 && strcmp(argv[0], "export") == 0 && strcmp(argv[1], "soliditycalldata") == 0)
+        return zkey_calldata(argv[2], argv[3]);
     if (argc != 4 || strcmp(argv[0], "export") != 0 || strcmp(argv[1], "verificationkey") != 0)
-        return nnc_cli_usage_error("zkey", "usage: nncert zkey export verificationkey KEY.zkey VK.json");
+        return nnc_cli_usage_error("zkey", "usage: nncert zkey export verificationkey KEY.zkey VK.json\n"
+                                           "       nncert zkey export soliditycalldata PUBLIC.json PROOF.json");
     const char *key = argv[2], *out = argv[3];
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_zkey z;

@@ -102,6 +102,13 @@ PY
 expect_error groth16-bare-number-past-2-53 65 "pi_a: expected a decimal string .*2\^53" "$NNCERT" groth16 verify "$V" "$PUB" "$W/p_bare.json"
 expect_error groth16-hex-public-input 65 "not a decimal integer" "$NNCERT" groth16 verify "$V" "$W/pub_hex.json" "$PR"
 expect_exit groth16-small-bare-number-read 1 "$NNCERT" groth16 verify "$V" "$W/pub_small.json" "$PR"
+# zkey export soliditycalldata: byte for byte what snarkjs prints for the
+# same proof and public signals; a malformed proof refused as by verify
+"$NNCERT" zkey export soliditycalldata "$PUB" "$PR" >"$W/cd_n.txt" 2>"$W/err"
+"$SNARKJS" zkey export soliditycalldata "$PUB" "$PR" >"$W/cd_s.txt" 2>/dev/null
+if [ -s "$W/cd_n.txt" ] && cmp -s "$W/cd_n.txt" "$W/cd_s.txt"; then pass groth16-soliditycalldata-as-snarkjs
+else fail "groth16-soliditycalldata-as-snarkjs ($(head -c 200 "$W/cd_n.txt") vs $(head -c 200 "$W/cd_s.txt"))"; fi
+expect_error groth16-soliditycalldata-bad-proof 65 "decimal string" "$NNCERT" zkey export soliditycalldata "$PUB" "$W/p_bare.json"
 # 2^53 + 1 is 2^53 as a double: refused, not read as its text
 expect_error groth16-bare-2-53-plus-1 65 "value 0: expected a decimal string" "$NNCERT" groth16 verify "$V" "$W/pub_2p53.json" "$PR"
 python3 - "$PR" "$W/p_swapped.json" "$W/p_offcurve.json" "$W/p_other.json" "$W/sp200.json" <<'PY'
