@@ -1159,8 +1159,8 @@ static int cmd_zkey(int argc, char **argv)
     if (argc == 4 && strcmp(argv[0], "export") == 0 && strcmp(argv[1], "soliditycalldata") == 0)
         return zkey_calldata(argv[2], argv[3]);
     if (argc != 4 || strcmp(argv[0], "export") != 0 || strcmp(argv[1], "verificationkey") != 0)
-        return nnc_cli_usage_error("zkey", "usage: nncert zkey export verificationkey KEY.zkey VK.json\n"
-                                           "       nncert zkey export soliditycalldata PUBLIC.json PROOF.json");
+        return nnc_cli_usage_error("zkey", "usage: nncert zkey export (verificationkey KEY.zkey VK.json | "
+                                           "soliditycalldata PUBLIC.json PROOF.json)");
     const char *key = argv[2], *out = argv[3];
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_zkey z;
