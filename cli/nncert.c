@@ -1100,14 +1100,20 @@ static int cmd_groth16(int argc, char **argv)
     return nnc_cli_usage_error("groth16", "unknown subcommand (setup, prove, verify)");
 }
 
-/* "0x" and the 64 hex digits of a field element, as snarkjs's calldata. */
+/* A 32-byte big-endian encoding quoted as "0x" and 64 hex digits, as in
+ * snarkjs's calldata. */
+static void put_hex32(const unsigned char b[32])
+{
+    printf("\"0x");
+    for (int i = 0; i < 32; i++) printf("%02x", b[i]);
+    printf("\"");
+}
+
 static void put_hex32_fq(const nnc_prv_fq *a)
 {
     unsigned char b[32];
     nnc_prv_fq_serialize_b32(b, a, NNC_PRV_ENDIAN_BIG);
-    printf("\"0x");
-    for (int i = 0; i < 32; i++) printf("%02x", b[i]);
-    printf("\"");
+    put_hex32(b);
 }
 
 /* zkey export soliditycalldata PUBLIC.json PROOF.json: the proof and public
@@ -1141,9 +1147,8 @@ static int zkey_calldata(const char *pub_path, const char *proof_path)
     for (size_t i = 0; i < pub.n; i++) {
         unsigned char b[32];
         nnc_prv_fr_serialize_b32(b, &pub.v[i], NNC_PRV_ENDIAN_BIG);
-        printf(i ? ",\"0x" : "\"0x"); /* (snarkjs: no space here) */
-        for (int j = 0; j < 32; j++) printf("%02x", b[j]);
-        printf("\"");
+        if (i) printf(","); /* (snarkjs: no space here) */
+        put_hex32(b);
     }
     printf("]\n");
     nnc_prv_fr_vec_clear(&pub);
