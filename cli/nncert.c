@@ -1131,6 +1131,13 @@ static int zkey_calldata(const char *pub_path, const char *proof_path)
         nnc_prv_fr_vec_clear(&pub);
         return g16_fail(st, err);
     }
+    /* a point at infinity is read as zeros, and its file text (which
+     * snarkjs would print) is gone: refused rather than printed otherwise */
+    static const unsigned char zero[sizeof(nnc_prv_g2)];
+    if (!memcmp(&pr.a, zero, sizeof pr.a) || !memcmp(&pr.b, zero, sizeof pr.b) || !memcmp(&pr.c, zero, sizeof pr.c)) {
+        nnc_prv_fr_vec_clear(&pub);
+        return g16_fail(NNC_STATUS_UNSUPPORTED, "a proof point at infinity (z = \"0\") has no calldata form here");
+    }
     const nnc_prv_fq *g1[2][2] = {{&pr.a.x, &pr.a.y}, {&pr.c.x, &pr.c.y}};
     const nnc_prv_fq2 *g2[2] = {&pr.b.x, &pr.b.y};
     printf("[");

@@ -109,6 +109,8 @@ expect_exit groth16-small-bare-number-read 1 "$NNCERT" groth16 verify "$V" "$W/p
 if [ -s "$W/cd_n.txt" ] && cmp -s "$W/cd_n.txt" "$W/cd_s.txt"; then pass groth16-soliditycalldata-as-snarkjs
 else fail "groth16-soliditycalldata-as-snarkjs ($(head -c 200 "$W/cd_n.txt") vs $(head -c 200 "$W/cd_s.txt"))"; fi
 expect_error groth16-soliditycalldata-bad-proof 65 "decimal string" "$NNCERT" zkey export soliditycalldata "$PUB" "$W/p_bare.json"
+python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p['pi_a']=['0','1','0']; json.dump(p,open(sys.argv[2],'w'))" "$PR" "$W/p_inf.json"
+expect_error groth16-soliditycalldata-infinity 69 "infinity" "$NNCERT" zkey export soliditycalldata "$PUB" "$W/p_inf.json"
 expect_error groth16-zkey-usage 64 "usage: nncert zkey export" "$NNCERT" zkey export soliditycalldata "$PUB"
 # 2^53 + 1 is 2^53 as a double: refused, not read as its text
 expect_error groth16-bare-2-53-plus-1 65 "value 0: expected a decimal string" "$NNCERT" groth16 verify "$V" "$W/pub_2p53.json" "$PR"

@@ -213,7 +213,18 @@ json.dump(r, open('$W/calib1.json', 'w')); json.dump([r], open('$W/calib4.json',
             if [ -s "$W/ri_n" ] && [ "$(wc -l <"$W/ri_n")" = 6 ] && cmp -s "$W/ri_n" "$W/ri_s"; then pass zk-r1cs-info-as-snarkjs
             else fail "zk-r1cs-info-as-snarkjs ($(tr '\n' ' ' <"$W/ri_n") vs $(tr '\n' ' ' <"$W/ri_s"))"; fi
         fi
-        "$PY" -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[-32 * 5] ^= 1; open(sys.argv[2], 'wb').write(b)" "$W/s4.wtns" "$W/s4bad.wtns"
+        # wire 1 (the first output, which the circuit constrains) plus one,
+        # mod r; the values section is the file's last (n values of 32 bytes)
+        "$PY" - "$W/s4.wtns" "$W/s4bad.wtns" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+r = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+n = struct.unpack_from("<I", b, 60)[0]  # magic, version, sections, section 1 type and size, n8, prime: nWitness
+off = len(b) - 32 * n + 32
+v = (int.from_bytes(b[off:off + 32], "little") + 1) % r
+b[off:off + 32] = v.to_bytes(32, "little")
+open(sys.argv[2], "wb").write(b)
+PY
         if "$NNCERT" wtns check "$W/s4.r1cs" "$W/s4.wtns" | grep -qx 'WITNESS IS CORRECT'; then pass zk-wtns-check-correct
         else fail zk-wtns-check-correct; fi
         "$NNCERT" wtns check "$W/s4.r1cs" "$W/s4bad.wtns" >"$W/wc.out"; rc=$?
