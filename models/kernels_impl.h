@@ -307,13 +307,7 @@ static int FN(pad)(const nnc_exec *x, const nnc_node *n)
         slen[d] = vi->dims[d] - lo[d] - (e < 0 ? -e : 0);
     }
     int vv = n->p[17] ? n->in[2] : -1; /* constant_value fed at run time */
-    int none = vi->numel == vo->numel;
-    for (int d = 0; d < r; d++) none &= n->p[d] == 0 && n->p[8 + d] == 0;
-    if (none) { /* nothing padded or cropped (an exporter's Pad of zeros) */
-        for (int b = 0; b < x->batch; b++)
-            memcpy(FN(bp)(x, n->out[0], b), FN(bp)(x, n->in[0], b), (size_t)vi->numel * es);
-        return 0;
-    }
+    if (nnc_pad_is_identity(x->m, n)) return FN(copy)(x, n); /* an exporter's Pad of zeros (the runtime aliases it) */
     for (int b = 0; b < x->batch; b++) {
         T fv = vv >= 0 ? (isf ? TP(vv, b)[0] : (T)IP(vv, b)[0]) : (T)n->fp[0];
         int64_t iv = vv >= 0 ? (isf ? (int64_t)n->fp[0] : IP(vv, b)[0]) : (int64_t)n->fp[0];
@@ -1090,6 +1084,19 @@ static inline __attribute__((always_inline)) void FN(pool_taps)(T *restrict o, c
         }
 }
 
+/* pool_taps in one pass when g's windows sit side by side (width = stride
+ * = 2, 3 or 4, no dilation), K a constant in each call.  Returns 1, or 0
+ * (nothing done) for other windows. */
+static inline __attribute__((always_inline)) int FN(pool_side)(const FN(geom) *g, T *restrict o, const T *restrict xr,
+                                                              int64_t cnt, int is_max)
+{
+    if (g->kw != g->sw || g->dw != 1 || g->sw < 2 || g->sw > 4) return 0;
+    if (g->sw == 2) FN(pool_taps)(o, xr, cnt, 2, is_max);
+    else if (g->sw == 3) FN(pool_taps)(o, xr, cnt, 3, is_max);
+    else FN(pool_taps)(o, xr, cnt, 4, is_max);
+    return 1;
+}
+
 /* Interior outputs [x0, x1) of max-pool row oy into o: each window
  * column's maximum over the window rows first (contiguous, so it
  * vectorises), then the maximum of those column maxima in kj order; the
@@ -1121,12 +1128,7 @@ static inline __attribute__((always_inline)) void FN(pool_max_row)(const FN(geom
         }
         T *restrict oc = o + (k0 - x0);
         for (int64_t k = 0; k < cnt; k++) oc[k] = -(T)INFINITY;
-        if (g->kw == sw && g->dw == 1 && sw >= 2 && sw <= 4) { /* windows side by side */
-            if (sw == 2) FN(pool_taps)(oc, cm, cnt, 2, 1);
-            else if (sw == 3) FN(pool_taps)(oc, cm, cnt, 3, 1);
-            else FN(pool_taps)(oc, cm, cnt, 4, 1);
-            continue;
-        }
+        if (FN(pool_side)(g, oc, cm, cnt, 1)) continue;
         for (int64_t kj = 0; kj < g->kw; kj++) {
             const T *restrict cc = cm + kj * g->dw;
             for (int64_t k = 0; k < cnt; k++) {
@@ -1172,12 +1174,7 @@ NNC_KERN_CLONES static int FN(pool)(const nnc_exec *x, const nnc_node *n)
                 for (int64_t k = 0; k < cnt; k++) o[k] = (T)0;
                 for (int64_t ki = 0; ki < g.kh; ki++) {
                     const T *xr = xp + (oy * g.sh - g.pt + ki * g.dh) * g.w + x0 * sw - g.pl;
-                    if (g.kw == sw && g.dw == 1 && sw >= 2 && sw <= 4) { /* windows side by side: one pass */
-                        if (sw == 2) FN(pool_taps)(o, xr, cnt, 2, 0);
-                        else if (sw == 3) FN(pool_taps)(o, xr, cnt, 3, 0);
-                        else FN(pool_taps)(o, xr, cnt, 4, 0);
-                        continue;
-                    }
+                    if (FN(pool_side)(&g, o, xr, cnt, 0)) continue;
                     for (int64_t kj = 0; kj < g.kw; kj++) {
                         const T *restrict xc = xr + kj * g.dw;
                         for (int64_t k = 0; k < cnt; k++) o[k] += xc[k * sw];

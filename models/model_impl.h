@@ -140,6 +140,16 @@ typedef struct nnc_exec {
     int intra;             /* threads a node may use inside (0 or 1: the caller's only) */
 } nnc_exec;
 
+/* Whether Pad node n of m pads and crops nothing (its begin and end pads,
+ * p[d] and p[8 + d], zero over the input's rank): its output is its input,
+ * which the runtime then shares as a view. */
+static inline int nnc_pad_is_identity(const nnc_model *m, const nnc_node *n)
+{
+    for (int d = 0; d < m->vals[n->in[0]].rank; d++)
+        if (n->p[d] != 0 || n->p[8 + d] != 0) return 0;
+    return 1;
+}
+
 /* Rows per BLAS call of a product stacked over samples (kernels_impl.h);
  * the runtime's tiles hold a multiple of it in samples. */
 #define NNC_GEMM_ROWS 16

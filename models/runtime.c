@@ -64,10 +64,13 @@ static size_t elem_size(nnc_precision p, nnc_dtype t)
     return p == NNC_PRECISION_F32 ? sizeof(float) : sizeof(double);
 }
 
-static int is_view_op(nnc_op op)
+/* Whether node n's first output is its first input's data unchanged: the
+ * runtime shares the buffer, and the kernel (copy) sees the alias. */
+static int is_view(const nnc_model *m, const nnc_node *n)
 {
+    nnc_op op = n->op;
     return op == NNC_OP_IDENTITY || op == NNC_OP_DROPOUT || op == NNC_OP_FLATTEN || op == NNC_OP_RESHAPE ||
-           op == NNC_OP_SQUEEZE || op == NNC_OP_UNSQUEEZE;
+           op == NNC_OP_SQUEEZE || op == NNC_OP_UNSQUEEZE || (op == NNC_OP_PAD && nnc_pad_is_identity(m, n));
 }
 
 void nnc_rt_destroy(nnc_runtime *rt)
@@ -259,7 +262,7 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             if (v < 0) continue;
             const nnc_value *val = &m->vals[v];
             rt->batched[v] = 1;
-            if (o == 0 && is_view_op(n->op) && rt->batched[n->in[0]] && !m->vals[n->in[0]].sparse) {
+            if (o == 0 && is_view(m, n) && rt->batched[n->in[0]] && !m->vals[n->in[0]].sparse) {
                 int src = n->in[0];
                 rt->alias[v] = rt->alias[src] >= 0 ? rt->alias[src] : src;
                 continue;
