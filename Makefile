@@ -133,6 +133,7 @@ $(BUILD)/obj/verifier/sample.o $(BUILD)/obj/verifier/sample_run.o: CFLAGS += -fo
 $(BUILD)/obj/models/embbag.o: CFLAGS += -fopenmp -O3
 # so does the sparse product (models/spmm.c) with its row blocks
 $(BUILD)/obj/models/spmm.o: CFLAGS += -fopenmp
+$(BUILD)/obj/prover/mpc.o: CFLAGS += -fopenmp
 
 # (with its header dependencies, like the C objects: a changed field or
 # curve header rebuilds the CUDA units that include it)

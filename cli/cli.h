@@ -94,4 +94,16 @@ int nnc_cmd_bench(int argc, char **argv);
 /* cli/cmd_bounds.c: sound output bounds over a box (ibp, crown, alpha). */
 int nnc_cmd_bounds(int argc, char **argv);
 
+/* The Groth16 trust chain (cli/cmd_mpc.c). */
+struct nnc_prv_mpc;
+/* TITLE, then the 64 bytes as 4 lines of 4 big-endian 32-bit hex groups
+ * (snarkjs's layout). */
+void nnc_cli_print_hash(const char *title, const unsigned char h[64]);
+/* The circuit hash and the contributions, newest first (snarkjs zkey verify). */
+void nnc_cli_print_contributions(const struct nnc_prv_mpc *m);
+/* groth16 setup CIRCUIT.r1cs POT.ptau KEY.zkey. */
+int nnc_cmd_g16_setup_ptau(const char *r1cs_path, const char *ptau_path, const char *out);
+/* zkey contribute | beacon | verify; argv[0] names which. */
+int nnc_cmd_zkey_ceremony(int argc, char **argv);
+
 #endif

@@ -43,7 +43,7 @@ static const char main_help[] =
     "  bounds MODEL --spec S    sound bounds of every output over a box (ibp|crown|alpha)\n"
     "  spec linf ...            write the L-inf robustness spec around an input\n"
     "  groth16 setup|prove|verify  Groth16 on BN254 with snarkjs-compatible files\n"
-    "  zkey export verificationkey|soliditycalldata ...  a key's vk; a proof as calldata\n"
+    "  zkey contribute|beacon|verify|export ...  the phase-2 ceremony; a key's vk; calldata\n"
     "  r1cs info CIRCUIT.r1cs   a circuit's wires, constraints, inputs and outputs (as snarkjs)\n"
     "  wtns check CIRCUIT.r1cs WITNESS.wtns  check a witness against every constraint\n"
     "  compile|prove|check ...  proofs of inference: model -> circuit -> Groth16 proof\n"
@@ -945,7 +945,11 @@ static int cmd_spec(int argc, char **argv)
 }
 
 static const char groth16_help[] =
-    "usage: nncert groth16 setup CIRCUIT.r1cs KEY.zkey\n"
+    "usage: nncert groth16 setup CIRCUIT.r1cs POT.ptau KEY.zkey\n"
+    "       nncert groth16 setup CIRCUIT.r1cs KEY.zkey           (development key)\n"
+    "       nncert zkey contribute OLD.zkey NEW.zkey [--name N] [--entropy E]\n"
+    "       nncert zkey beacon OLD.zkey NEW.zkey BEACONHASH EXP [--name N]\n"
+    "       nncert zkey verify CIRCUIT.r1cs POT.ptau KEY.zkey\n"
     "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--r1cs CIRCUIT.r1cs]\n"
     "                            [--threads N]\n"
     "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
@@ -953,13 +957,26 @@ static const char groth16_help[] =
     "       nncert zkey export soliditycalldata PUBLIC.json PROOF.json\n"
     "\n"
     "Groth16 on BN254 (snarkjs 'bn128'), with the files and argument order of\n"
-    "snarkjs: circom .r1cs, snarkjs .wtns and .zkey, proof.json, public.json and\n"
-    "verification_key.json.\n"
+    "snarkjs: circom .r1cs, snarkjs .ptau, .wtns and .zkey, proof.json,\n"
+    "public.json and verification_key.json.\n"
     "\n"
-    "setup is a SINGLE-PARTY setup for development: its toxic waste comes from\n"
-    "libsodium's randombytes and is wiped from memory, but whoever runs it could\n"
-    "keep it and forge proofs.  Production keys need a multi-party ceremony\n"
-    "(snarkjs powersoftau and zkey contribute); nncert proves with such keys.\n"
+    "The trust chain (snarkjs's phase 2; files interchangeable with its):\n"
+    "setup with POT.ptau makes the circuit's first key from a powers-of-tau file\n"
+    "prepared for phase 2 (snarkjs powersoftau ... prepare phase2; a public\n"
+    "ceremony's file is the trust anchor).  It is byte for byte snarkjs's key and\n"
+    "has no secret yet (delta = 1): anyone could forge proofs with it.  Each\n"
+    "zkey contribute mixes a secret from the OS (and --entropy) into delta and\n"
+    "appends a record proving it; zkey beacon does the same from a public random\n"
+    "beacon (SHA-256 applied 2^EXP times to BEACONHASH, hex), deterministically.\n"
+    "The key is sound if one contributor destroyed its secret.  zkey verify\n"
+    "recomputes the first key from the circuit and POT.ptau and checks every\n"
+    "record, delta and the L and H sections (random linear combinations), and\n"
+    "prints the circuit and contribution hashes for contributors to compare:\n"
+    "exit 0 'ZKey Ok!', 1 INVALID naming the failed check.\n"
+    "\n"
+    "setup without POT.ptau is a SINGLE-PARTY setup for development and tests:\n"
+    "its toxic waste comes from libsodium's randombytes and is wiped from\n"
+    "memory, but whoever runs it could keep it and forge proofs.\n"
     "\n"
     "prove with --r1cs first checks the witness against the circuit and refuses\n"
     "one that violates a constraint, naming the first one (exit 65); a .zkey\n"
@@ -1007,7 +1024,10 @@ static int cmd_groth16(int argc, char **argv)
     char err[NNC_ERRBUF_SIZE];
     nnc_status st;
     if (strcmp(argv[0], "setup") == 0) {
-        if (argc != 3) return nnc_cli_usage_error("groth16", "setup takes CIRCUIT.r1cs KEY.zkey");
+        if (argc == 4) return nnc_cmd_g16_setup_ptau(argv[1], argv[2], argv[3]);
+        if (argc != 3) return nnc_cli_usage_error("groth16", "setup takes CIRCUIT.r1cs POT.ptau KEY.zkey (or CIRCUIT.r1cs KEY.zkey for a development key)");
+        fprintf(stderr, "nncert: note: a single-party development key: whoever runs this setup can forge proofs; "
+                        "give a powers of tau file for a ceremony key\n");
         nnc_prv_r1cs cs;
         nnc_prv_zkey z;
         if ((st = nnc_prv_r1cs_read_file(&cs, argv[1], err, sizeof err))) return g16_fail(st, err);
@@ -1168,6 +1188,8 @@ static int cmd_zkey(int argc, char **argv)
         fputs(groth16_help, stdout);
         return EXIT_OK;
     }
+    if (argc >= 1 && (strcmp(argv[0], "contribute") == 0 || strcmp(argv[0], "beacon") == 0 || strcmp(argv[0], "verify") == 0))
+        return nnc_cmd_zkey_ceremony(argc, argv);
     if (argc == 4 && strcmp(argv[0], "export") == 0 && strcmp(argv[1], "soliditycalldata") == 0)
         return zkey_calldata(argv[2], argv[3]);
     if (argc != 4 || strcmp(argv[0], "export") != 0 || strcmp(argv[1], "verificationkey") != 0)

@@ -13,24 +13,6 @@
 
 #define FLAG_MASK (NNC_PRV_COMPRESS_FLAG_GREATEST | NNC_PRV_COMPRESS_FLAG_INFINITY)
 
-/* Returns: 1 if the canonical integer of a is above (p-1)/2, i.e. a > -a. */
-static int fq_greatest(const nnc_fq *a)
-{
-    const uint64_t half[4] = NNC_FQ_HALF_EXP_INIT;
-    uint64_t x[4];
-    nnc_fq_to_int(x, a);
-    return (int)(nnc_fe4_lt_mask(half, x) & 1);
-}
-
-/* Returns: 1 if a > -a in the order of both libraries: by c1, and by c0
- * when c1 = 0. */
-static int fq2_greatest(const nnc_fq2 *a)
-{
-    int z = nnc_fq_is_zero(&a->c1);
-    int g0 = fq_greatest(&a->c0), g1 = fq_greatest(&a->c1);
-    return (g0 & z) | (g1 & (z ^ 1));
-}
-
 static void reverse(unsigned char *out, const unsigned char *in, size_t n)
 {
     size_t i;
@@ -52,7 +34,7 @@ static void put(unsigned char *out, const unsigned char *be, size_t n, nnc_prv_c
 void nnc_prv_g1_compress(unsigned char out[32], const nnc_prv_g1 *p, nnc_prv_compress_fmt fmt)
 {
     unsigned char be[32];
-    int inf = nnc_g1_aff_is_inf(p), gr = fq_greatest(&p->y);
+    int inf = nnc_g1_aff_is_inf(p), gr = nnc_fq_greatest(&p->y);
     nnc_fq_get_b32(be, &p->x, NNC_PRV_ENDIAN_BIG); /* x = 0 for infinity */
     be[0] |= (unsigned char)((inf ? NNC_PRV_COMPRESS_FLAG_INFINITY : 0) |
                              ((gr & (inf ^ 1)) ? NNC_PRV_COMPRESS_FLAG_GREATEST : 0));
@@ -62,7 +44,7 @@ void nnc_prv_g1_compress(unsigned char out[32], const nnc_prv_g1 *p, nnc_prv_com
 void nnc_prv_g2_compress(unsigned char out[64], const nnc_prv_g2 *p, nnc_prv_compress_fmt fmt)
 {
     unsigned char be[64];
-    int inf = nnc_g2_aff_is_inf(p), gr = fq2_greatest(&p->y);
+    int inf = nnc_g2_aff_is_inf(p), gr = nnc_fq2_greatest(&p->y);
     nnc_fq_get_b32(be, &p->x.c1, NNC_PRV_ENDIAN_BIG);
     nnc_fq_get_b32(be + 32, &p->x.c0, NNC_PRV_ENDIAN_BIG);
     be[0] |= (unsigned char)((inf ? NNC_PRV_COMPRESS_FLAG_INFINITY : 0) |
@@ -141,7 +123,7 @@ nnc_status nnc_prv_g1_decompress(nnc_prv_g1 *out, const unsigned char in[32],
     /* y != 0: E(Fq) has odd order r, so no point of order 2; the sign flag
      * therefore always tells y from -y (likewise in G2 below) */
     nnc_fq_neg(&ny, &p.y);
-    nnc_fq_cmov(&p.y, &ny, fq_greatest(&p.y) ^ (flags == NNC_PRV_COMPRESS_FLAG_GREATEST));
+    nnc_fq_cmov(&p.y, &ny, nnc_fq_greatest(&p.y) ^ (flags == NNC_PRV_COMPRESS_FLAG_GREATEST));
     *out = p; /* cofactor 1: every curve point is in G1 */
     return NNC_STATUS_OK;
 }
@@ -178,7 +160,7 @@ nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64],
                        "compressed G2 point (%s): x^3 + 3/(9+u) is not a square, no point with this x",
                        fmt_name(fmt));
     nnc_fq2_neg(&ny, &p.y);
-    nnc_fq2_cmov(&p.y, &ny, fq2_greatest(&p.y) ^ (flags == NNC_PRV_COMPRESS_FLAG_GREATEST));
+    nnc_fq2_cmov(&p.y, &ny, nnc_fq2_greatest(&p.y) ^ (flags == NNC_PRV_COMPRESS_FLAG_GREATEST));
     if (!nnc_prv_g2_is_valid(&p))
         return nnc_err(err, errlen, NNC_STATUS_INVALID,
                        "compressed G2 point (%s): on the twist but not in the order-r subgroup",

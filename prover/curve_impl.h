@@ -29,6 +29,25 @@ NNC_FORCEINLINE void nnc_g2_set_b(nnc_fq2 *r)
     *r = b;
 }
 
+/* Returns: 1 if a > -a, i.e. its canonical value is above (p - 1) / 2: the
+ * "greatest" flag of compressed points and ffjavascript's isNegative. */
+NNC_INLINE int nnc_fq_greatest(const nnc_fq *a)
+{
+    const uint64_t half[4] = NNC_FQ_HALF_EXP_INIT;
+    uint64_t x[4];
+    nnc_fq_to_int(x, a);
+    return (int)(nnc_fe4_lt_mask(half, x) & 1);
+}
+
+/* Returns: 1 if a > -a in the order of snarkjs and arkworks: by c1, and by
+ * c0 when c1 = 0. */
+NNC_INLINE int nnc_fq2_greatest(const nnc_fq2 *a)
+{
+    int z = nnc_fq_is_zero(&a->c1);
+    int g0 = nnc_fq_greatest(&a->c0), g1 = nnc_fq_greatest(&a->c1);
+    return (g0 & z) | (g1 & (z ^ 1));
+}
+
 typedef nnc_prv_g1 nnc_g1;
 typedef nnc_prv_g1_jac nnc_g1_jac;
 typedef nnc_prv_g2 nnc_g2;

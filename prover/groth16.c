@@ -289,6 +289,30 @@ done:
 
 /* ----------------------------------------------------------------- setup */
 
+void nnc_prv_g16_coefs(nnc_prv_zkey *z, const nnc_prv_r1cs *cs)
+{
+    uint32_t n_public = cs->n_pub_out + cs->n_pub_in;
+    nnc_fr one;
+    nnc_fr_set_one(&one);
+    z->n_coefs = 0;
+    for (uint32_t c = 0; c < cs->n_constraints; c++)
+        for (uint32_t m = 0; m < 2; m++)
+            for (uint64_t e = cs->lc_start[3 * (uint64_t)c + m]; e < cs->lc_start[3 * (uint64_t)c + m + 1]; e++) {
+                nnc_prv_zkey_coef *cf = &z->coefs[z->n_coefs++];
+                cf->matrix = m;
+                cf->constraint = c;
+                cf->signal = cs->terms[e].wire;
+                cf->value = cs->terms[e].coef;
+            }
+    for (uint32_t s = 0; s <= n_public; s++) {
+        nnc_prv_zkey_coef *cf = &z->coefs[z->n_coefs++];
+        cf->matrix = 0;
+        cf->constraint = cs->n_constraints + s;
+        cf->signal = s;
+        cf->value = one;
+    }
+}
+
 nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen)
 {
     return nnc_prv_g16_setup_flags(z, cs, 0, err, errlen);
@@ -448,22 +472,7 @@ nnc_status nnc_prv_g16_setup_flags(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, unsi
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
-    for (uint32_t c = 0; c < cs->n_constraints; c++)
-        for (int m = 0; m < 2; m++)
-            for (uint64_t e = cs->lc_start[3 * (uint64_t)c + (uint64_t)m]; e < cs->lc_start[3 * (uint64_t)c + (uint64_t)m + 1]; e++) {
-                nnc_prv_zkey_coef *cf = &z->coefs[z->n_coefs++];
-                cf->matrix = (uint32_t)m;
-                cf->constraint = c;
-                cf->signal = cs->terms[e].wire;
-                cf->value = cs->terms[e].coef;
-            }
-    for (uint32_t s = 0; s <= n_public; s++) {
-        nnc_prv_zkey_coef *cf = &z->coefs[z->n_coefs++];
-        cf->matrix = 0;
-        cf->constraint = cs->n_constraints + s;
-        cf->signal = s;
-        cf->value = one;
-    }
+    nnc_prv_g16_coefs(z, cs);
 done:
     sodium_memzero(&tau, sizeof tau);
     sodium_memzero(&alpha, sizeof alpha);

@@ -7,4 +7,10 @@
 
 /* The Groth16 API is declared in prover/prover.h. */
 
+/* The coefficient section of circuit cs's key, in snarkjs's order: the A
+ * then the B terms of each constraint, then A[n_constraints + s][s] = 1 for
+ * every public wire s (wire 0 included).
+ * Out: z->coefs (room for all of them, allocated by the caller), z->n_coefs. */
+void nnc_prv_g16_coefs(nnc_prv_zkey *z, const nnc_prv_r1cs *cs);
+
 #endif

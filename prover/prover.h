@@ -314,6 +314,8 @@ typedef struct nnc_prv_zkey {
     nnc_prv_g1 *h;           /* domain_size */
     unsigned char *contributions; /* raw section 10 (MPC transcript), or NULL: not written */
     size_t contributions_len;
+    int numeric_order;       /* write sections 1..10 in numeric order (snarkjs zkey
+                              * contribute/beacon); else setup's order */
 } nnc_prv_zkey;
 
 /* Flags for nnc_prv_zkey_parse. */
@@ -329,8 +331,9 @@ nnc_status nnc_prv_zkey_parse(nnc_prv_zkey *out, const unsigned char *in, size_t
                               unsigned flags, char *err, size_t errlen);
 nnc_status nnc_prv_zkey_read_file(nnc_prv_zkey *out, const char *path, unsigned flags,
                                   char *err, size_t errlen);
-/* Sections in the order snarkjs groth16 setup writes them (1,2,4,3,9,8,5,6,7,10);
- * section 10 only when contributions != NULL.
+/* Sections in the order snarkjs groth16 setup writes them (1,2,4,3,9,8,5,6,7,10),
+ * or 1..10 when z->numeric_order (zkey contribute and beacon); section 10
+ * only when contributions != NULL.
  * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID for inconsistent counts/indices. */
 nnc_status nnc_prv_zkey_serialize(unsigned char *out, size_t *outlen, const nnc_prv_zkey *z);
 nnc_status nnc_prv_zkey_write_file(const char *path, const nnc_prv_zkey *z, char *err, size_t errlen);
@@ -443,6 +446,100 @@ nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err,
  * written to a .zkey file. */
 #define NNC_PRV_G16_SETUP_NO_COEFS 1u
 nnc_status nnc_prv_g16_setup_flags(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, unsigned flags, char *err, size_t errlen);
+
+/* ==== The phase-2 ceremony, as snarkjs (prover/mpc.c) ====
+ *
+ * A powers-of-tau file (.ptau, snarkjs powersoftau ... prepare phase2) is
+ * the trust anchor; groth16 setup makes a circuit's first key from it (no
+ * secret: delta = 1, so the key is insecure until someone contributes);
+ * each contribution multiplies delta by a secret k and the L and H
+ * sections by 1/k and appends a record (public key and proof of knowledge
+ * of k) to section 10; verify recomputes the first key from the circuit
+ * and the .ptau and checks the chain of records and the final key.
+ * Keys and records are byte-compatible with snarkjs 0.7.6 in both
+ * directions (the beacon is deterministic and equals snarkjs's byte for
+ * byte; a contribution mixes in OS randomness). */
+
+/* A mapped .ptau file (version 1, bn128).  Only what phase 2 reads is
+ * decoded, on demand. */
+typedef struct nnc_prv_ptau {
+    uint32_t power;            /* holds 2^power powers of tau */
+    uint32_t ceremony_power;
+    int prepared;              /* has the Lagrange sections 12..15 */
+    const unsigned char *map;  /* the whole file */
+    size_t len;
+    uint64_t off[16], size[16];/* sections 1..15 */
+} nnc_prv_ptau;
+
+/* Returns: NNC_STATUS_OK, or PARSE / UNSUPPORTED / IO as at the top (a
+ * section whose size disagrees with the header's power is PARSE).
+ * Out: *p (nnc_prv_ptau_close). */
+nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_t errlen);
+void nnc_prv_ptau_close(nnc_prv_ptau *p);
+
+/* The first key of circuit cs from a prepared .ptau: byte for byte what
+ * snarkjs groth16 setup writes (section 10 = the circuit hash and no
+ * contributions).  Deterministic.  threads < 1: one per online CPU.
+ * Returns: NNC_STATUS_OK; LIMIT when the circuit needs more rows than the
+ * .ptau holds (the message names both) or a domain of 2^28; UNSUPPORTED for
+ * an unprepared .ptau; INVALID for a point off its curve.
+ * Out: *z (nnc_prv_zkey_clear). */
+nnc_status nnc_prv_g16_setup_ptau(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, const nnc_prv_ptau *p, int threads,
+                                  char *err, size_t errlen);
+
+/* One record of section 10. */
+typedef struct nnc_prv_mpc_contrib {
+    nnc_prv_g1 delta_after, g1_s, g1_sx;
+    nnc_prv_g2 g2_spx;
+    unsigned char transcript[64];
+    uint32_t type;                 /* 0 contribution, 1 beacon */
+    char name[256];                /* "" when none */
+    uint32_t num_iter_exp;         /* beacon */
+    unsigned char beacon_hash[255];
+    uint32_t beacon_len;
+    unsigned char hash[64];        /* the contribution hash (BLAKE2b of its public key) */
+    size_t raw_off, raw_len;       /* the record's bytes in section 10 */
+} nnc_prv_mpc_contrib;
+
+typedef struct nnc_prv_mpc {
+    unsigned char cs_hash[64];     /* the circuit hash */
+    uint32_t n;
+    nnc_prv_mpc_contrib *c;        /* n records, oldest first */
+} nnc_prv_mpc;
+
+/* Parse section 10 of z (points checked on their curves and in G2's
+ * subgroup).  Returns: OK; PARSE for a malformed section or none.
+ * Out: *m (nnc_prv_mpc_clear). */
+nnc_status nnc_prv_mpc_parse(nnc_prv_mpc *m, const nnc_prv_zkey *z, char *err, size_t errlen);
+void nnc_prv_mpc_clear(nnc_prv_mpc *m);
+
+/* Contribute to z in place: a secret k from OS randomness mixed with
+ * entropy (may be NULL or ""), as snarkjs zkey contribute; name may be NULL.
+ * Out: *z (delta times k, L and H times 1/k, one record more, sections to
+ * be written in numeric order), hash[64] the contribution hash. */
+nnc_status nnc_prv_zkey_contribute(nnc_prv_zkey *z, const char *entropy, const char *name, unsigned char hash[64],
+                                   int threads, char *err, size_t errlen);
+/* As contribute with k derived from a public beacon: SHA-256 applied
+ * 2^num_iter_exp times to beacon[0..len) (10 <= num_iter_exp <= 63,
+ * 1 <= len <= 255), as snarkjs zkey beacon. */
+nnc_status nnc_prv_zkey_beacon(nnc_prv_zkey *z, const unsigned char *beacon, size_t len, uint32_t num_iter_exp,
+                               const char *name, unsigned char hash[64], int threads, char *err, size_t errlen);
+
+/* Verify that z is circuit cs's key from p: the first key recomputed, the
+ * chain of contributions, the final delta, and L and H by random linear
+ * combinations (fresh 254-bit scalars; a wrong key passes with probability
+ * about 2^-250).
+ * Out: *ok 1 valid, 0 not (why: one line naming the failed check);
+ *      *m the parsed contributions (valid only when *ok; nnc_prv_mpc_clear).
+ * Returns: NNC_STATUS_OK whenever a verdict was reached; other statuses for
+ *          unreadable input (err). */
+nnc_status nnc_prv_zkey_verify(int *ok, char *why, size_t whylen, nnc_prv_mpc *m, const nnc_prv_r1cs *cs,
+                               const nnc_prv_ptau *p, const nnc_prv_zkey *z, int threads, char *err, size_t errlen);
+
+/* Helpers exposed for tests: ffjavascript's ChaCha stream seeded with the
+ * 8 big-endian words of seed[32] (words out, in order); hashToG2. */
+void nnc_prv_mpc_chacha_words(uint32_t *out, size_t n, const unsigned char seed[32]);
+void nnc_prv_mpc_hash_to_g2(nnc_prv_g2 *out, const unsigned char hash[64]);
 
 /* Prove with key z and full witness w (w[0] = 1).
  * Out: *proof; *pub the public signals w[1 .. n_public] (nnc_prv_fr_vec_clear).

@@ -341,11 +341,38 @@ static void put_g1s(nnc_prv_sink *s, uint32_t type, const nnc_prv_g1 *p, uint64_
         put_g1(s, &p[i]);
 }
 
+static void put_coefs(nnc_prv_sink *s, const nnc_prv_zkey *z)
+{
+    const nnc_fe4_mod frm = NNC_FR_MOD_INIT;
+    nnc_prv_sink_section(s, 4, 4 + (uint64_t)z->n_coefs * ZKEY_COEF_BYTES);
+    nnc_prv_sink_u32(s, z->n_coefs);
+    for (uint64_t i = 0; i < z->n_coefs; i++) {
+        const nnc_prv_zkey_coef *c = &z->coefs[i];
+        uint64_t x[4];
+        unsigned char bb[32];
+        nnc_prv_sink_u32(s, c->matrix);
+        nnc_prv_sink_u32(s, c->constraint);
+        nnc_prv_sink_u32(s, c->signal);
+        nnc_fe4_from_int(x, c->value.v, &frm); /* v*R -> v*R^2 */
+        nnc_fe4_int_to_b32(bb, x, NNC_PRV_ENDIAN_LITTLE);
+        nnc_prv_sink_put(s, bb, 32);
+    }
+}
+
+/* Sections 5, 6, 7: A, B1, B2. */
+static void put_abc(nnc_prv_sink *s, const nnc_prv_zkey *z)
+{
+    put_g1s(s, 5, z->a, z->n_vars);
+    put_g1s(s, 6, z->b1, z->n_vars);
+    nnc_prv_sink_section(s, 7, (uint64_t)z->n_vars * NNC_PRV_ZKEY_G2_BYTES);
+    for (uint64_t i = 0; i < z->n_vars; i++)
+        put_g2(s, &z->b2[i]);
+}
+
 static nnc_status zkey_emit(nnc_prv_sink *s, const void *obj)
 {
     const nnc_prv_zkey *z = obj;
     const uint64_t qmod[4] = NNC_FQ_MODULUS_INIT, rmod[4] = NNC_FR_MODULUS_INIT;
-    const nnc_fe4_mod frm = NNC_FR_MOD_INIT;
     uint64_t nc, i;
 
     if (z->n_public >= z->n_vars || z->domain_size == 0 || (z->domain_size & (z->domain_size - 1)) != 0 ||
@@ -375,28 +402,19 @@ static nnc_status zkey_emit(nnc_prv_sink *s, const void *obj)
     put_g1(s, &z->delta1);
     put_g2(s, &z->delta2);
 
-    nnc_prv_sink_section(s, 4, 4 + (uint64_t)z->n_coefs * ZKEY_COEF_BYTES);
-    nnc_prv_sink_u32(s, z->n_coefs);
-    for (i = 0; i < z->n_coefs; i++) {
-        const nnc_prv_zkey_coef *c = &z->coefs[i];
-        uint64_t x[4];
-        unsigned char bb[32];
-        nnc_prv_sink_u32(s, c->matrix);
-        nnc_prv_sink_u32(s, c->constraint);
-        nnc_prv_sink_u32(s, c->signal);
-        nnc_fe4_from_int(x, c->value.v, &frm); /* v*R -> v*R^2 */
-        nnc_fe4_int_to_b32(bb, x, NNC_PRV_ENDIAN_LITTLE);
-        nnc_prv_sink_put(s, bb, 32);
+    if (z->numeric_order) {
+        put_g1s(s, 3, z->ic, (uint64_t)z->n_public + 1);
+        put_coefs(s, z);
+        put_abc(s, z);
+        put_g1s(s, 8, z->c, nc);
+        put_g1s(s, 9, z->h, z->domain_size);
+    } else {
+        put_coefs(s, z);
+        put_g1s(s, 3, z->ic, (uint64_t)z->n_public + 1);
+        put_g1s(s, 9, z->h, z->domain_size);
+        put_g1s(s, 8, z->c, nc);
+        put_abc(s, z);
     }
-
-    put_g1s(s, 3, z->ic, (uint64_t)z->n_public + 1);
-    put_g1s(s, 9, z->h, z->domain_size);
-    put_g1s(s, 8, z->c, nc);
-    put_g1s(s, 5, z->a, z->n_vars);
-    put_g1s(s, 6, z->b1, z->n_vars);
-    nnc_prv_sink_section(s, 7, (uint64_t)z->n_vars * NNC_PRV_ZKEY_G2_BYTES);
-    for (i = 0; i < z->n_vars; i++)
-        put_g2(s, &z->b2[i]);
     if (z->contributions != NULL) {
         nnc_prv_sink_section(s, 10, z->contributions_len);
         nnc_prv_sink_put(s, z->contributions, z->contributions_len);
