@@ -52,16 +52,24 @@ static const char prove_help[] =
     "constraints and wires needed).\n";
 
 static const char check_help[] =
-    "usage: nncert check --vk VK.json PROOF.json PUBLIC.json [--model MODEL [--bits B]\n"
-    "                    [--calib FILE]] [--input FILE]\n"
+    "usage: nncert check --key KEY.zkey PROOF.json PUBLIC.json --model MODEL --ptau POT.ptau\n"
+    "                    [--input FILE] [--bits B] [--calib FILE] [--private P]\n"
+    "       nncert check (--vk VK.json | --key KEY.zkey) PROOF.json PUBLIC.json\n"
     "\n"
-    "Verify a proof of inference.  With --model, the model commitment in\n"
-    "PUBLIC.json must be that of MODEL quantised the same way; with --input, the\n"
-    "input commitment must be that of FILE.  Exit 0 valid, 1 invalid.\n";
+    "Verify a proof of inference.  With --model the proof is checked as one of\n"
+    "MODEL's: the key must be the key of the circuit MODEL compiles to (with the\n"
+    "same --bits, --calib and --private as prove), set up from POT.ptau and\n"
+    "through at least one contribution (nncert zkey verify's checks: the chain\n"
+    "of contributions, delta, every section); the model commitment in\n"
+    "PUBLIC.json must be MODEL's, and with --input the input commitment must be\n"
+    "that of FILE.  A verification key alone cannot be tied to a model (anyone\n"
+    "can make one that accepts a false output), so --model refuses --vk.\n"
+    "Without --model only the proof's validity under the key is checked.\n"
+    "Exit 0 valid, 1 invalid (the line names why), 64 usage, 65 malformed files.\n";
 
 /* Options shared by the three commands. */
 typedef struct zk_opts {
-    const char *model, *input, *calib, *out, *public_out, *key, *vk, *zkey_out, *wtns, *r1cs;
+    const char *model, *input, *calib, *out, *public_out, *key, *vk, *zkey_out, *wtns, *r1cs, *ptau;
     const char *pos[2];
     int n_pos;
     int bits;
@@ -85,7 +93,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const 
             continue;
         }
         static const char *const valued[] = {"--bits", "--private", "--calib", "--input", "-o", "--public", "--key",
-                                             "--vk", "--zkey-out", "--wtns", "--r1cs", "--model"};
+                                             "--vk", "--zkey-out", "--wtns", "--r1cs", "--model", "--ptau"};
         int k = -1;
         for (int j = 0; j < (int)(sizeof valued / sizeof *valued); j++)
             if (strcmp(a, valued[j]) == 0) k = j;
@@ -125,6 +133,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const 
         case 9: o->wtns = v; break;
         case 10: o->r1cs = v; break;
         case 11: o->model = v; break;
+        case 12: o->ptau = v; break;
         }
     }
     return 0;
@@ -437,54 +446,77 @@ int nnc_cmd_check(int argc, char **argv)
     zk_opts o;
     int rc = parse_opts("check", argc, argv, &o, check_help);
     if (rc) return rc < 0 ? EXIT_OK : rc;
-    if (o.n_pos != 2 || !o.vk) return nnc_cli_usage_error("check", "usage: nncert check --vk VK.json PROOF.json PUBLIC.json");
+    if (o.n_pos != 2 || (!o.vk && !o.key))
+        return nnc_cli_usage_error("check", "usage: nncert check (--key KEY.zkey | --vk VK.json) PROOF.json PUBLIC.json "
+                                            "[--model MODEL --ptau POT.ptau]");
+    if (o.vk && o.key) return nnc_cli_usage_error("check", "give --key or --vk, not both");
+    if (o.model && (!o.key || !o.ptau))
+        return nnc_cli_usage_error("check", "--model needs --key KEY.zkey and --ptau POT.ptau: a verification key alone "
+                                            "cannot be tied to MODEL (anyone can make one that accepts a false output)");
+    if (o.ptau && !o.model) return nnc_cli_usage_error("check", "--ptau needs --model");
     if (o.input && !o.model) return nnc_cli_usage_error("check", "--input needs --model");
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_g16_vk vk;
     nnc_prv_g16_proof proof;
     nnc_prv_fr_vec pub;
     nnc_status st;
-    if ((st = nnc_prv_g16_vk_read_file(&vk, o.vk, err, sizeof err))) return nnc_cli_fail(st, err);
-    if ((st = nnc_prv_g16_proof_read_file(&proof, o.pos[0], err, sizeof err))) {
-        nnc_prv_g16_vk_clear(&vk);
-        return nnc_cli_fail(st, err);
-    }
-    if ((st = nnc_prv_public_read_file(&pub, o.pos[1], err, sizeof err))) {
-        nnc_prv_g16_vk_clear(&vk);
+    nnc_prv_zkey z = {0};
+    if (o.key) {
+        if ((st = nnc_prv_zkey_read_file(&z, o.key, o.model ? NNC_PRV_ZKEY_CHECK_SUBGROUP : 0, err, sizeof err)))
+            return nnc_cli_fail(st, err);
+        st = nnc_prv_g16_vk_from_zkey(&vk, &z);
+        if (st) {
+            nnc_prv_zkey_clear(&z);
+            return nnc_cli_fail(st, "cannot build the verification key");
+        }
+    } else if ((st = nnc_prv_g16_vk_read_file(&vk, o.vk, err, sizeof err))) {
         return nnc_cli_fail(st, err);
     }
     int valid = 0;
-    st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
+    if ((st = nnc_prv_g16_proof_read_file(&proof, o.pos[0], err, sizeof err)) == NNC_STATUS_OK &&
+        (st = nnc_prv_public_read_file(&pub, o.pos[1], err, sizeof err)) == NNC_STATUS_OK) {
+        st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
+        if (st) nnc_prv_fr_vec_clear(&pub);
+    }
     nnc_prv_g16_vk_clear(&vk);
     if (st == NNC_STATUS_INVALID) { /* e.g. a vk for another number of public signals */
-        nnc_prv_fr_vec_clear(&pub);
+        nnc_prv_zkey_clear(&z);
         printf("INVALID: %s\n", err);
         return EXIT_FAILED;
     }
     if (st) {
-        nnc_prv_fr_vec_clear(&pub);
+        nnc_prv_zkey_clear(&z);
         return nnc_cli_fail(st, err);
     }
     if (!valid) {
+        nnc_prv_zkey_clear(&z);
         nnc_prv_fr_vec_clear(&pub);
         printf("INVALID: the proof does not verify\n");
         return EXIT_FAILED;
     }
+    uint32_t n_contrib = 0;
     if (o.model) {
         int bound;
-        char why[256];
-        st = nnc_prv_zk_check_binding(&pub, o.model, o.bits, o.calib, o.input, &bound, why, sizeof why, err, sizeof err);
-        if (st) rc = nnc_cli_fail(st, err);
+        char why[512];
+        st = nnc_prv_zk_check_model(&pub, &z, o.ptau, o.model, o.bits, o.calib, o.input, o.priv, &bound, &n_contrib, why,
+                                    sizeof why, err, sizeof err);
+        if (st) rc = st == NNC_STATUS_ARG ? nnc_cli_usage_error("check", err) : nnc_cli_fail(st, err);
         else if (!bound) {
             printf("INVALID: %s\n", why);
             rc = EXIT_FAILED;
         }
-        if (rc) {
-            nnc_prv_fr_vec_clear(&pub);
-            return rc;
-        }
+    }
+    nnc_prv_zkey_clear(&z);
+    if (rc) {
+        nnc_prv_fr_vec_clear(&pub);
+        return rc;
     }
     nnc_prv_fr_vec_clear(&pub);
-    printf("OK: the proof is valid%s%s\n", o.model ? ", for this model" : "", o.input ? " and this input" : "");
+    if (o.model)
+        printf("OK: the proof is valid, for this model%s; the key is the model's circuit's from %s, through %u "
+               "contribution%s\n",
+               o.input ? " and this input" : "", o.ptau, n_contrib, n_contrib == 1 ? "" : "s");
+    else
+        printf("OK: the proof is valid for this key (not tied to a model: give --model and --ptau for that)\n");
     return EXIT_OK;
 }

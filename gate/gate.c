@@ -221,8 +221,8 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
                                               "threads", "alpha_iters", "relu_split", "relu_split_batch", "symbolic",
                                               "exact", "stop_on_counterexample", "device", "trace", "sample",
                                               "row", NULL};
-    static const char *const groth16_keys[] = {"name", "type", "verification_key", "public", "proof", "model",
-                                               "input", "bits", "calib", NULL};
+    static const char *const groth16_keys[] = {"name", "type", "verification_key", "proving_key", "public", "proof",
+                                               "model", "input", "bits", "calib", "ptau", "private", NULL};
     char w[64];
     snprintf(w, sizeof w, "checks[%d]", idx);
     if (o->type != NNC_JSON_OBJECT) return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s must be an object", w);
@@ -248,6 +248,14 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
     }
     if ((st = only_members(o, keys, w, err, errlen))) return st;
     if ((c->name = dup_str(name)) == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    if (c->kind == GATE_GROTH16) {
+        /* the key: a verification key, or a proving key (which a model needs) */
+        int has_vk = nnc_json_get(o, "verification_key") != NULL, has_zk = nnc_json_get(o, "proving_key") != NULL;
+        if (has_vk == has_zk)
+            return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s needs one of \"verification_key\" and \"proving_key\"", w);
+        c->zkey = has_zk;
+        if (has_zk) files[0] = "proving_key";
+    }
     for (int k = 0; k < 3 && files[k]; k++) {
         const char *p;
         if ((st = get_string(&p, o, files[k], 1, w, err, errlen))) return st;
@@ -274,8 +282,8 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
     if (c->kind == GATE_GROTH16) {
         /* a proof of inference: bound to a model (and an input), as
          * `nncert check --model M [--bits B] [--calib FILE] [--input FILE]` */
-        static const char *const opt_files[] = {"model", "input", "calib"};
-        for (int k = 0; k < 3; k++) {
+        static const char *const opt_files[] = {"model", "input", "calib", "ptau"};
+        for (int k = 0; k < 4; k++) {
             const char *p;
             if ((st = get_string(&p, o, opt_files[k], 0, w, err, errlen))) return st;
             if (p && ((c->raw[3 + k] = dup_str(p)) == NULL || (c->path[3 + k] = resolve(base, p)) == NULL))
@@ -284,8 +292,21 @@ static nnc_status parse_check(gate_check *c, const nnc_json *o, int idx, const n
         uint64_t bits = 8;
         if ((st = get_uint(&bits, o, "bits", NNC_Q_MIN_BITS, NNC_Q_MAX_BITS, w, err, errlen))) return st;
         c->bits = (int)bits;
-        if (!c->raw[3] && (c->raw[4] || c->raw[5] || nnc_json_get(o, "bits")))
-            return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"input\", \"bits\" and \"calib\" need \"model\"", w);
+        const char *pv;
+        if ((st = get_string(&pv, o, "private", 0, w, err, errlen))) return st;
+        c->priv = NNC_PRV_ZK_PRIVATE_INPUT;
+        if (pv && strcmp(pv, "input") == 0) c->priv = NNC_PRV_ZK_PRIVATE_INPUT;
+        else if (pv && strcmp(pv, "weights") == 0) c->priv = NNC_PRV_ZK_PRIVATE_WEIGHTS;
+        else if (pv && strcmp(pv, "both") == 0) c->priv = NNC_PRV_ZK_PRIVATE_BOTH;
+        else if (pv) return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: \"private\" must be \"input\", \"weights\" or \"both\"", w);
+        if (!c->raw[3] && (c->raw[4] || c->raw[5] || c->raw[6] || pv || nnc_json_get(o, "bits")))
+            return nnc_err(err, errlen, NNC_STATUS_INVALID,
+                           "%s: \"input\", \"bits\", \"calib\", \"ptau\" and \"private\" need \"model\"", w);
+        if (c->raw[3] && (!c->zkey || !c->raw[6]))
+            return nnc_err(err, errlen, NNC_STATUS_INVALID,
+                           "%s: \"model\" needs \"proving_key\" and \"ptau\": a verification key alone cannot be tied to "
+                           "the model (anyone can make one that accepts a false output)",
+                           w);
     }
     c->max_violation = 0;
     c->confidence = 0.999;
@@ -612,19 +633,30 @@ done:
 
 static void run_groth16(gate_row *r, const gate_check *c)
 {
-    static const char *const roles[] = {"verification_key", "public", "proof", "model", "input", "calib"};
-    if (hash_files(r, c, roles, GATE_MAX_FILES)) return;
+    static const char *const vk_roles[] = {"verification_key", "public", "proof", "model", "input", "calib", "ptau"};
+    static const char *const zk_roles[] = {"proving_key", "public", "proof", "model", "input", "calib", "ptau"};
+    if (hash_files(r, c, c->zkey ? zk_roles : vk_roles, GATE_MAX_FILES)) return;
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_g16_vk vk;
+    nnc_prv_zkey z = {0};
     nnc_prv_fr_vec pub;
     nnc_prv_g16_proof proof;
-    nnc_status st = nnc_prv_g16_vk_read_file(&vk, c->path[0], err, sizeof err);
+    nnc_status st;
+    if (c->zkey) {
+        if ((st = nnc_prv_zkey_read_file(&z, c->path[0], c->raw[3] ? NNC_PRV_ZKEY_CHECK_SUBGROUP : 0, err, sizeof err)) == NNC_STATUS_OK &&
+            (st = nnc_prv_g16_vk_from_zkey(&vk, &z)) != NNC_STATUS_OK)
+            snprintf(err, sizeof err, "%s: cannot build the verification key", c->raw[0]);
+    } else {
+        st = nnc_prv_g16_vk_read_file(&vk, c->path[0], err, sizeof err);
+    }
     if (st) {
+        nnc_prv_zkey_clear(&z);
         row_error(r, st, err);
         return;
     }
     if ((st = nnc_prv_public_read_file(&pub, c->path[1], err, sizeof err))) {
         nnc_prv_g16_vk_clear(&vk);
+        nnc_prv_zkey_clear(&z);
         row_error(r, st, err);
         return;
     }
@@ -633,10 +665,12 @@ static void run_groth16(gate_row *r, const gate_check *c)
         st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
     nnc_prv_g16_vk_clear(&vk);
     int bound = 1;
-    char why[256] = "";
+    uint32_t n_contrib = 0;
+    char why[512] = "";
     if (!st && valid && c->raw[3])
-        st = nnc_prv_zk_check_binding(&pub, c->path[3], c->bits, c->path[5], c->path[4], &bound, why, sizeof why, err,
-                                      sizeof err);
+        st = nnc_prv_zk_check_model(&pub, &z, c->path[6], c->path[3], c->bits, c->path[5], c->path[4], c->priv, &bound,
+                                    &n_contrib, why, sizeof why, err, sizeof err);
+    nnc_prv_zkey_clear(&z);
     nnc_prv_fr_vec_clear(&pub);
     if (st) {
         row_error(r, st, err);
@@ -645,8 +679,12 @@ static void run_groth16(gate_row *r, const gate_check *c)
     r->status = valid && bound ? NNC_GATE_PASS : NNC_GATE_FAIL;
     if (!valid) snprintf(r->message, sizeof r->message, "the proof does not verify");
     else if (!bound) snprintf(r->message, sizeof r->message, "the proof verifies, but %s", why);
-    else snprintf(r->message, sizeof r->message, "the proof verifies%s%s", c->raw[3] ? ", for this model" : "",
-                  c->raw[4] ? " and this input" : "");
+    else if (c->raw[3])
+        snprintf(r->message, sizeof r->message,
+                 "the proof verifies, for this model%s; the key is the model's circuit's from the powers of tau file, "
+                 "through %u contribution%s",
+                 c->raw[4] ? " and this input" : "", n_contrib, n_contrib == 1 ? "" : "s");
+    else snprintf(r->message, sizeof r->message, "the proof verifies (for this key; not tied to a model)");
 }
 
 /* The baseline's verify check NAME with an upper violation bound: *hi that

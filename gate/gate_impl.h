@@ -12,8 +12,8 @@ typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } 
 
 /* The verify options a check may name beyond the gate's own fields. */
 #define GATE_MAX_OPTS 8
-/* Files a check names: verify 2, with a trace 3; groth16 3, with a model up to 6. */
-#define GATE_MAX_FILES 6
+/* Files a check names: verify 2, with a trace 3; groth16 3, with a model up to 7. */
+#define GATE_MAX_FILES 7
 /* Columns of a sweep row (gate_row.sweep). */
 #define GATE_SWEEP_COLS 7
 
@@ -21,10 +21,13 @@ typedef enum gate_kind { GATE_VERIFY = 0, GATE_GROTH16 = 1, GATE_BASELINE = 2 } 
 typedef struct gate_check {
     char *name;
     gate_kind kind;                 /* GATE_VERIFY or GATE_GROTH16 */
-    char *raw[GATE_MAX_FILES];      /* paths as written: model, spec / vk, public, proof[, model[, input]
-                                       [, calib]] (NULL where absent) */
+    char *raw[GATE_MAX_FILES];      /* paths as written: model, spec / vk or zkey, public, proof[, model,
+                                       [input], [calib], ptau] (NULL where absent) */
     char *path[GATE_MAX_FILES];     /* the same, resolved against the config's folder */
     int bits;                       /* groth16 with a model: its quantisation (default 8) */
+    int priv;                       /* groth16 with a model: what the circuit keeps private
+                                       (nnc_prv_zk_privacy; default the input) */
+    int zkey;                       /* groth16: raw[0] is a proving key (.zkey), not a vk */
     uint64_t trace_sample;          /* verify with a trace (raw[2]): its sample, 1-based (default 1) */
     int64_t row;                    /* verify: a sample of a declared batch, or -1 */
     double max_violation;           /* in [0, 1] */

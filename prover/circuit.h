@@ -281,6 +281,20 @@ nnc_status nnc_prv_zk_check_binding(const nnc_prv_fr_vec *pub, const char *model
                                     const char *input_path, int *bound, char *why, size_t whylen, char *err,
                                     size_t errlen);
 
+/* As nnc_prv_zk_check_binding, and that z is the key of the circuit the
+ * model compiles to with privacy priv (and, with private weights, the
+ * input: a circuit constant then, so input_path is required), set up from
+ * the powers of tau file ptau_path and through at least one contribution
+ * (nnc_prv_zkey_verify): what ties a proof to a model, since anyone can make
+ * a key for another circuit with the same public signals.
+ * Out: *bound, why as there; *n_contrib the key's contributions.
+ * Returns OK whatever *bound; ARG for private weights without the input;
+ * the loaders' codes. */
+nnc_status nnc_prv_zk_check_model(const nnc_prv_fr_vec *pub, const nnc_prv_zkey *z, const char *ptau_path,
+                                  const char *model_path, int bits, const char *calib_path, const char *input_path,
+                                  int priv, int *bound, uint32_t *n_contrib, char *why, size_t whylen, char *err,
+                                  size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
