@@ -279,20 +279,21 @@ static void fr_random(nnc_fr *out)
 
 void nnc_prv_ptau_close(nnc_prv_ptau *p)
 {
-    if (p->map) nnc_prv_file_unmap(p->map, p->len);
+    if (p->mapped) nnc_prv_file_unmap(p->map, p->len);
     memset(p, 0, sizeof *p);
 }
 
-nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_t errlen)
+nnc_status nnc_prv_ptau_parse(nnc_prv_ptau *p, const unsigned char *in, size_t len, char *err, size_t errlen)
 {
     const uint64_t qmod[4] = NNC_FQ_MODULUS_INIT;
     nnc_prv_bin b;
     nnc_prv_rd r;
     nnc_status st;
     memset(p, 0, sizeof *p);
-    if ((st = nnc_prv_file_map(&p->map, &p->len, path, err, errlen))) return st;
-    if ((st = nnc_prv_bin_open(&b, p->map, p->len, "ptau", 1, 1, err, errlen)) ||
-        (st = nnc_prv_bin_section(&r, &b, p->map, 1, 0, "ptau", err, errlen)) ||
+    p->map = in;
+    p->len = len;
+    if ((st = nnc_prv_bin_open(&b, in, len, "ptau", 1, 1, err, errlen)) ||
+        (st = nnc_prv_bin_section(&r, &b, in, 1, 0, "ptau", err, errlen)) ||
         (st = nnc_prv_rd_prime(&r, qmod, "ptau base field", err, errlen)))
         goto fail;
     if (!nnc_prv_rd_u32(&r, &p->power) || !nnc_prv_rd_u32(&r, &p->ceremony_power) || r.pos != r.len) {
@@ -316,14 +317,14 @@ nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_
                 {15, (2 * n - 1) * G1B, 1, "Lagrange betaTauG1"}};
     int have = 0;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        if ((st = nnc_prv_bin_section(&r, &b, p->map, want[i].id, want[i].optional, "ptau", err, errlen))) goto fail;
+        if ((st = nnc_prv_bin_section(&r, &b, in, want[i].id, want[i].optional, "ptau", err, errlen))) goto fail;
         if (r.p == NULL) continue;
         if (r.len != want[i].bytes) {
             st = nnc_err(err, errlen, NNC_STATUS_PARSE, "ptau section %u (%s) has %zu bytes; power %u needs %llu",
                          want[i].id, want[i].what, r.len, p->power, (unsigned long long)want[i].bytes);
             goto fail;
         }
-        p->off[want[i].id] = (uint64_t)(r.p - p->map);
+        p->off[want[i].id] = (uint64_t)(r.p - in);
         p->size[want[i].id] = r.len;
         if (want[i].id >= 12) have++;
     }
@@ -334,8 +335,23 @@ nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_
     p->prepared = have == 4;
     return NNC_STATUS_OK;
 fail:
-    nnc_prv_ptau_close(p);
+    memset(p, 0, sizeof *p);
     return st;
+}
+
+nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_t errlen)
+{
+    const unsigned char *map;
+    size_t len;
+    nnc_status st;
+    memset(p, 0, sizeof *p);
+    if ((st = nnc_prv_file_map(&map, &len, path, err, errlen))) return st;
+    if ((st = nnc_prv_ptau_parse(p, map, len, err, errlen))) {
+        nnc_prv_file_unmap(map, len);
+        return st;
+    }
+    p->mapped = 1;
+    return NNC_STATUS_OK;
 }
 
 /* Decode n points of section sec from point index first (G1). */

@@ -1,7 +1,10 @@
 /* libFuzzer target: the snarkjs Groth16 .zkey reader (prover/zkey.c), and
  * through a parsed key the verification-key JSON writer and reader
- * (prover/snarkjson.c).  Invariants: the writer's image parses to an equal
- * key; the verification key derived from it survives a JSON round trip. */
+ * (prover/snarkjson.c), and the ceremony's contributions section
+ * (prover/mpc.c).  Invariants: the writer's image parses to an equal key;
+ * the verification key derived from it survives a JSON round trip; a
+ * contributions section parses or is refused, and parsed records lie
+ * inside it. */
 #include "prover/formats_impl.h"
 
 #include <stdlib.h>
@@ -29,6 +32,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     b2 = malloc(n2);
     if (nnc_prv_zkey_serialize(b2, &n2, &z2) != NNC_STATUS_OK || n2 != n || memcmp(b, b2, n) != 0)
         abort();
+    if (z.contributions != NULL) {
+        nnc_prv_mpc m;
+        if (nnc_prv_mpc_parse(&m, &z, err, sizeof err) == NNC_STATUS_OK) {
+            for (uint32_t i = 0; i < m.n; i++)
+                if (m.c[i].raw_off + m.c[i].raw_len > z.contributions_len || m.c[i].beacon_len > 255) abort();
+            nnc_prv_mpc_clear(&m);
+        }
+    }
     if (z.n_public < 64) {
         if (nnc_prv_g16_vk_from_zkey(&vk, &z) != NNC_STATUS_OK)
             abort();
