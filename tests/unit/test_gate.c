@@ -195,6 +195,13 @@ START_TEST(test_config_errors)
         {"{\"checks\": [{\"name\": \"a\", \"type\": \"verify\", \"model\": \"m\", \"spec\": \"s\", \"sweep\": {\"eps\": [1, 0]}}]}", "\"eps\" must be"},
         {"{\"checks\": [{\"name\": \"a\", \"type\": \"verify\", \"model\": \"m\", \"spec\": \"s\", \"sweep\": {\"eps\": [0, 1], \"points\": 1}}]}", "\"points\" must be"},
         {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\"}]}", "\"proof\" is required"},
+        /* the key: one of verification_key and proving_key; a model needs a proving key and a ptau */
+        {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"proving_key\": \"k\", \"public\": \"p\", \"proof\": \"q\"}]}", "one of \"verification_key\" and \"proving_key\""},
+        {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"public\": \"p\", \"proof\": \"q\"}]}", "one of \"verification_key\" and \"proving_key\""},
+        {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\", \"model\": \"m\", \"ptau\": \"t\"}]}", "cannot be tied"},
+        {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"proving_key\": \"k\", \"public\": \"p\", \"proof\": \"q\", \"model\": \"m\"}]}", "needs \"proving_key\" and \"ptau\""},
+        {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"proving_key\": \"k\", \"public\": \"p\", \"proof\": \"q\", \"ptau\": \"t\"}]}", "need \"model\""},
+        {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"proving_key\": \"k\", \"public\": \"p\", \"proof\": \"q\", \"model\": \"m\", \"ptau\": \"t\", \"private\": \"all\"}]}", "\"private\" must be"},
         {"{\"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\", \"samples\": 1}]}", "unknown member \"samples\""},
         {"{\"checks\": [{\"name\": \"a\\n\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\"}]}", "control character"},
         {"{\"tolerance\": -0.1, \"checks\": [{\"name\": \"a\", \"type\": \"groth16\", \"verification_key\": \"v\", \"public\": \"p\", \"proof\": \"q\"}]}", "\"tolerance\""},
