@@ -954,6 +954,7 @@ static const char groth16_help[] =
     "                            [--threads N]\n"
     "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
     "       nncert zkey export verificationkey KEY.zkey VK.json\n"
+    "       nncert zkey export solidityverifier KEY.zkey VERIFIER.sol\n"
     "       nncert zkey export soliditycalldata PUBLIC.json PROOF.json\n"
     "\n"
     "Groth16 on BN254 (snarkjs 'bn128'), with the files and argument order of\n"
@@ -983,8 +984,9 @@ static const char groth16_help[] =
     "alone does not hold the C matrix, so without it a bad witness yields a\n"
     "proof that does not verify.\n"
     "\n"
-    "zkey export soliditycalldata prints the proof and public signals as the\n"
-    "arguments of a Solidity verifier's verifyProof, as snarkjs does.\n"
+    "zkey export solidityverifier writes a Solidity contract Groth16Verifier\n"
+    "(nncert's own, on the EVM's BN254 precompiles) whose verifyProof takes the\n"
+    "arguments zkey export soliditycalldata prints, as snarkjs's verifiers do.\n"
     "\n"
     "verify exits 0 for a valid proof, 1 for an invalid one, 65 for unusable\n"
     "input (malformed JSON, points off the curve or the subgroup, public inputs\n"
@@ -1182,6 +1184,28 @@ static int zkey_calldata(const char *pub_path, const char *proof_path)
     return fflush(stdout) == 0 ? EXIT_OK : EXIT_CANTCREAT;
 }
 
+static nnc_status write_solidity(FILE *f, const void *vk, char *err, size_t errlen)
+{
+    nnc_status st = nnc_prv_g16_vk_write_solidity(f, vk);
+    return st ? nnc_err(err, errlen, st, "cannot write the verifier contract") : NNC_STATUS_OK;
+}
+
+/* zkey export solidityverifier KEY.zkey VERIFIER.sol */
+static int zkey_solidity(const char *key, const char *out)
+{
+    char err[NNC_ERRBUF_SIZE];
+    nnc_prv_zkey z;
+    nnc_prv_g16_vk vk;
+    nnc_status st = nnc_prv_zkey_read_file(&z, key, 0, err, sizeof err);
+    if (st) return g16_fail(st, err);
+    st = nnc_prv_g16_vk_from_zkey(&vk, &z);
+    nnc_prv_zkey_clear(&z);
+    if (st) return g16_fail(st, "cannot build the verification key");
+    int rc = nnc_cli_write_atomic(out, write_solidity, &vk);
+    nnc_prv_g16_vk_clear(&vk);
+    return rc;
+}
+
 static int cmd_zkey(int argc, char **argv)
 {
     if (argc >= 1 && nnc_cli_is_help(argv[argc - 1])) {
@@ -1192,9 +1216,12 @@ static int cmd_zkey(int argc, char **argv)
         return nnc_cmd_zkey_ceremony(argc, argv);
     if (argc == 4 && strcmp(argv[0], "export") == 0 && strcmp(argv[1], "soliditycalldata") == 0)
         return zkey_calldata(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[0], "export") == 0 && strcmp(argv[1], "solidityverifier") == 0)
+        return zkey_solidity(argv[2], argv[3]);
     if (argc != 4 || strcmp(argv[0], "export") != 0 || strcmp(argv[1], "verificationkey") != 0)
         return nnc_cli_usage_error("zkey", "usage: nncert zkey export (verificationkey KEY.zkey VK.json | "
-                                           "soliditycalldata PUBLIC.json PROOF.json)");
+                                           "solidityverifier KEY.zkey VERIFIER.sol | soliditycalldata PUBLIC.json "
+                                           "PROOF.json)");
     const char *key = argv[2], *out = argv[3];
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_zkey z;

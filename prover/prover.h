@@ -23,6 +23,8 @@
 
 #include "common/nnc.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -400,6 +402,12 @@ nnc_status nnc_prv_g16_vk_write_file(const char *path, const nnc_prv_g16_vk *vk,
  * bytes as snarkjs zkey export verificationkey once written.  Out: *out (nnc_prv_g16_vk_clear).
  * Returns: NNC_STATUS_OK or NNC_STATUS_NOMEM. */
 nnc_status nnc_prv_g16_vk_from_zkey(nnc_prv_g16_vk *out, const nnc_prv_zkey *z);
+/* A Solidity contract Groth16Verifier whose verifyProof(pA, pB, pC,
+ * pubSignals) checks proofs under vk with the EVM's BN254 precompiles; the
+ * arguments are those `zkey export soliditycalldata` prints, as for
+ * snarkjs's verifiers (prover/solidity.c).
+ * Returns: NNC_STATUS_OK; IO when writing to f failed; INVALID without IC. */
+nnc_status nnc_prv_g16_vk_write_solidity(FILE *f, const nnc_prv_g16_vk *vk);
 void nnc_prv_g16_vk_clear(nnc_prv_g16_vk *vk);
 
 /* ==== point compression (prover/compress.c; layouts in prover/compress_impl.h) ==== */

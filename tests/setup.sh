@@ -30,10 +30,12 @@ fi
 
 # npm peers (onnxruntime-node for the differential tests and the benchmark;
 # snarkjs and circom2 for the Groth16 file-format interop tests;
-# circomlibjs as the reference for the Poseidon hash)
+# circomlibjs as the reference for the Poseidon hash; solc and
+# @ethereumjs/vm to run the exported Solidity verifier)
 if command -v npm >/dev/null 2>&1; then
     if [ ! -d tests/peers/node_modules/onnxruntime-node ] || [ ! -x tests/peers/node_modules/.bin/snarkjs ] ||
-       [ ! -x tests/peers/node_modules/.bin/circom2 ] || [ ! -d tests/peers/node_modules/circomlibjs ]; then
+       [ ! -x tests/peers/node_modules/.bin/circom2 ] || [ ! -d tests/peers/node_modules/circomlibjs ] ||
+       [ ! -d tests/peers/node_modules/solc ] || [ ! -d tests/peers/node_modules/@ethereumjs/vm ]; then
         echo "setup: installing npm peers (tests/peers)"
         npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error >/dev/null
     fi

@@ -12,7 +12,11 @@
 #    public signals that outputs 1000, its own ceremony key, the honest model
 #    and input commitments copied in, verifies under its own key but check
 #    --model refuses the key; so do a key with no contribution, a
-#    development key, and a verification key alone (usage error).
+#    development key, and a verification key alone (usage error);
+#  - zkey export solidityverifier: the contract, compiled with solc and run
+#    in an in-process EVM (@ethereumjs/vm), accepts the proof's calldata and
+#    refuses a tampered output, a public signal >= r, a coordinate of A >= q,
+#    and the forged proof.
 . "$(dirname "$0")/lib.bash"
 BIN=tests/peers/node_modules/.bin
 SNARKJS="$BIN/snarkjs"
@@ -167,6 +171,33 @@ check_schema ceremony-gate-summary-schema schema/gate-summary.schema.json "$W/ga
 printf '{"checks": [{"name": "x", "type": "groth16", "verification_key": "vk.json", "public": "public.json", "proof": "proof.json", "model": "small.onnx"}]}' >"$W/gate_vk.json"
 expect_error ceremony-gate-vk-with-model 65 'cannot be tied' "$NNCERT" gate "$W/gate_vk.json"
 
+# -- the Solidity verifier in an EVM (solc, @ethereumjs/vm; no network)
+if [ -d tests/peers/node_modules/solc ] && [ -d tests/peers/node_modules/@ethereumjs/vm ]; then
+    "$NNCERT" zkey export solidityverifier "$W/k3.zkey" "$W/verifier.sol" 2>"$W/err" || fail "ceremony-solidity-export ($(head -c 300 "$W/err"))"
+    "$NNCERT" zkey export soliditycalldata "$W/public.json" "$W/proof.json" >"$W/cd_ok.txt"
+    "$PY" - "$W" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+q = 21888242871839275222246405745257275088696311157297823662689037894645226208583
+a, b, c, pub = json.loads("[" + open(f"{d}/cd_ok.txt").read() + "]")
+def save(name, a, b, c, pub):
+    open(f"{d}/cd_{name}.txt", "w").write(",".join(json.dumps(x) for x in (a, b, c, pub)))
+h = lambda v: "0x%064x" % v
+save("output", a, b, c, [h(int(pub[0], 16) + 1)] + pub[1:])
+save("above_r", a, b, c, [h(int(pub[0], 16) + r)] + pub[1:])
+save("a_above_q", [h(int(a[0], 16) + q), a[1]], b, c, pub)
+PY
+    node tests/peers/evm_verify.js "$W/verifier.sol" "$W/cd_ok.txt" "$W/cd_output.txt" "$W/cd_above_r.txt" "$W/cd_a_above_q.txt" \
+        >"$W/evm.txt" 2>"$W/err"
+    if [ "$(tr '\n' ' ' <"$W/evm.txt")" = "true false false false " ]; then pass ceremony-solidity-verifier-evm
+    else fail "ceremony-solidity-verifier-evm ($(tr '\n' ' ' <"$W/evm.txt") $(head -c 300 "$W/err"))"; fi
+    have_evm=1
+else
+    skip ceremony-solidity-verifier-evm "solc/@ethereumjs/vm not installed (run tests/setup.sh)"
+    have_evm=0
+fi
+
 # -- the forgery: a circuit with the same 5 public signals (3 outputs, the
 # model and input commitments as public inputs) that outputs 1000 first
 cat >"$W/forged.circom" <<'CIRCOM'
@@ -196,4 +227,10 @@ if "$BIN/circom2" "$W/forged.circom" --r1cs --wasm -o "$W" >/dev/null 2>&1 &&
     expect_exit ceremony-forgery-refused 1 "$NNCERT" check --key "$W/f1.zkey" "$W/fproof.json" "$W/fpublic.json" \
         --model "$W/small.onnx" --ptau "$POT" --input "$W/in.json"
     grep -q "not the model's circuit" "$TMP/out" && pass ceremony-forgery-reason || fail "ceremony-forgery-reason ($(cat "$TMP/out"))"
+    if [ "$have_evm" = 1 ]; then
+        "$NNCERT" zkey export soliditycalldata "$W/fpublic.json" "$W/fproof.json" >"$W/cd_forged.txt"
+        if [ "$(node tests/peers/evm_verify.js "$W/verifier.sol" "$W/cd_forged.txt" 2>&1)" = false ]; then
+            pass ceremony-solidity-refuses-forgery
+        else fail ceremony-solidity-refuses-forgery; fi
+    fi
 else fail ceremony-forgery-made; fi
