@@ -1190,8 +1190,9 @@ static nnc_status write_solidity(FILE *f, const void *vk, char *err, size_t errl
     return st ? nnc_err(err, errlen, st, "cannot write the verifier contract") : NNC_STATUS_OK;
 }
 
-/* zkey export solidityverifier KEY.zkey VERIFIER.sol */
-static int zkey_solidity(const char *key, const char *out)
+/* zkey export verificationkey KEY.zkey VK.json | solidityverifier KEY.zkey
+ * VERIFIER.sol: the key's verification key, as JSON or as a contract. */
+static int zkey_export_vk(const char *key, const char *out, int solidity)
 {
     char err[NNC_ERRBUF_SIZE];
     nnc_prv_zkey z;
@@ -1201,7 +1202,13 @@ static int zkey_solidity(const char *key, const char *out)
     st = nnc_prv_g16_vk_from_zkey(&vk, &z);
     nnc_prv_zkey_clear(&z);
     if (st) return g16_fail(st, "cannot build the verification key");
-    int rc = nnc_cli_write_atomic(out, write_solidity, &vk);
+    int rc = EXIT_OK;
+    if (solidity) {
+        rc = nnc_cli_write_atomic(out, write_solidity, &vk);
+    } else if ((st = nnc_prv_g16_vk_write_file(out, &vk, err, sizeof err))) {
+        fprintf(stderr, "nncert: error: %s\n", err);
+        rc = EXIT_CANTCREAT;
+    }
     nnc_prv_g16_vk_clear(&vk);
     return rc;
 }
@@ -1217,27 +1224,12 @@ static int cmd_zkey(int argc, char **argv)
     if (argc == 4 && strcmp(argv[0], "export") == 0 && strcmp(argv[1], "soliditycalldata") == 0)
         return zkey_calldata(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[0], "export") == 0 && strcmp(argv[1], "solidityverifier") == 0)
-        return zkey_solidity(argv[2], argv[3]);
+        return zkey_export_vk(argv[2], argv[3], 1);
     if (argc != 4 || strcmp(argv[0], "export") != 0 || strcmp(argv[1], "verificationkey") != 0)
         return nnc_cli_usage_error("zkey", "usage: nncert zkey export (verificationkey KEY.zkey VK.json | "
                                            "solidityverifier KEY.zkey VERIFIER.sol | soliditycalldata PUBLIC.json "
                                            "PROOF.json)");
-    const char *key = argv[2], *out = argv[3];
-    char err[NNC_ERRBUF_SIZE];
-    nnc_prv_zkey z;
-    nnc_prv_g16_vk vk;
-    nnc_status st = nnc_prv_zkey_read_file(&z, key, 0, err, sizeof err);
-    if (st) return g16_fail(st, err);
-    st = nnc_prv_g16_vk_from_zkey(&vk, &z);
-    nnc_prv_zkey_clear(&z);
-    if (st) return g16_fail(st, "cannot build the verification key");
-    st = nnc_prv_g16_vk_write_file(out, &vk, err, sizeof err);
-    nnc_prv_g16_vk_clear(&vk);
-    if (st) {
-        fprintf(stderr, "nncert: error: %s\n", err);
-        return EXIT_CANTCREAT;
-    }
-    return EXIT_OK;
+    return zkey_export_vk(argv[2], argv[3], 0);
 }
 
 static const char r1cs_help[] =
