@@ -123,6 +123,11 @@ else fail "ceremony-prove-snarkjs-verifies ($(head -c 300 "$W/err"))"; fi
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'for this model and this input.*through 3 contributions' "$W/chk.txt"; then pass ceremony-check-model
 else fail "ceremony-check-model (exit $rc: $(cat "$W/chk.txt") $(head -c 300 "$W/err"))"; fi
+# without --input the circuit is compiled from a zero input: the same circuit
+"$NNCERT" check --key "$W/k3.zkey" "$W/proof.json" "$W/public.json" --model "$W/small.onnx" --ptau "$POT" >"$W/chk2.txt" 2>"$W/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'for this model;' "$W/chk2.txt"; then pass ceremony-check-model-without-input
+else fail "ceremony-check-model-without-input (exit $rc: $(cat "$W/chk2.txt") $(head -c 300 "$W/err"))"; fi
 expect_error ceremony-check-vk-with-model 64 'cannot be tied' "$NNCERT" check --vk "$W/vk.json" "$W/proof.json" "$W/public.json" \
     --model "$W/small.onnx"
 # the first key (no contribution) and a development key prove; check refuses both keys
