@@ -40,9 +40,10 @@ POT=$W/pot.ptau
 import sys, json, numpy as np, onnx
 from onnx import helper, TensorProto, numpy_helper
 d = sys.argv[1]
-def save(name, seed):
+def save(name, seed, nudge=0.0):
     rng = np.random.default_rng(seed)
     w = rng.standard_normal((3, 4)).astype(np.float32) * 0.3; b = rng.standard_normal(3).astype(np.float32) * 0.1
+    w[0, 0] += nudge
     g = helper.make_graph([helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], name,
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])],
@@ -50,6 +51,7 @@ def save(name, seed):
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{d}/{name}.onnx")
 save("small", 0)
 save("other", 1)
+save("nudged", 0, 0.05)  # small with one weight moved: a circuit of the same size
 json.dump([0.5, 0.25, 1.0, 0.0], open(f"{d}/in.json", "w"))
 EOF
 "$NNCERT" compile "$W/small.onnx" -o "$W/small.r1cs" >/dev/null 2>"$W/err" &&
@@ -123,6 +125,9 @@ else fail "ceremony-prove-snarkjs-verifies ($(head -c 300 "$W/err"))"; fi
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'for this model and this input.*through 3 contributions' "$W/chk.txt"; then pass ceremony-check-model
 else fail "ceremony-check-model (exit $rc: $(cat "$W/chk.txt") $(head -c 300 "$W/err"))"; fi
+# a key of the same size for another circuit is refused before proving
+expect_error ceremony-prove-other-circuits-key 65 "not the key of this model's circuit" "$NNCERT" prove "$W/nudged.onnx" \
+    --key "$W/k3.zkey" --input "$W/in.json" -o "$W/po.json" --public "$W/puo.json"
 # without --input the circuit is compiled from a zero input: the same circuit
 "$NNCERT" check --key "$W/k3.zkey" "$W/proof.json" "$W/public.json" --model "$W/small.onnx" --ptau "$POT" >"$W/chk2.txt" 2>"$W/err"
 rc=$?
