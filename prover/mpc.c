@@ -455,7 +455,7 @@ nnc_status nnc_prv_g16_setup_ptau(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, const
     uint32_t npub = cs->n_pub_out + cs->n_pub_in, nv = cs->n_wires, nc = cs->n_constraints;
     uint64_t rows = (uint64_t)nc + npub; /* snarkjs: log2(rows) + 1 */
     if (nv < npub + 1) return nnc_err(err, errlen, NNC_STATUS_INVALID, "r1cs has fewer wires than public signals");
-    uint32_t k = 0;
+    uint32_t k = 1; /* (snarkjs's log2(0) is 0: at least 2 rows) */
     while (k < 40 && (UINT64_C(1) << k) <= rows) k++;
     if (k >= 28)
         return nnc_err(err, errlen, NNC_STATUS_LIMIT, "the circuit needs a domain of 2^%u rows; at most 2^27 is supported",
