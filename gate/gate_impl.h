@@ -59,7 +59,8 @@ struct nnc_gate_config {
 
 /* A file a row depends on, hashed before use. */
 typedef struct gate_file {
-    const char *role;               /* "model", "spec", "verification_key", "public", "proof" */
+    const char *role;               /* "model", "spec", "trace", "verification_key" or "proving_key",
+                                       "public", "proof", "input", "calib", "ptau" */
     const char *path;               /* as written in the config */
     uint8_t sha256[32];
     int hashed;                     /* 0: unreadable */
