@@ -502,14 +502,15 @@ int nnc_cmd_check(int argc, char **argv)
     } else if ((st = nnc_prv_g16_vk_read_file(&vk, o.vk, err, sizeof err))) {
         return nnc_cli_fail(st, err);
     }
-    int valid = 0;
+    int valid = 0, read = 0;
     if ((st = nnc_prv_g16_proof_read_file(&proof, o.pos[0], err, sizeof err)) == NNC_STATUS_OK &&
         (st = nnc_prv_public_read_file(&pub, o.pos[1], err, sizeof err)) == NNC_STATUS_OK) {
+        read = 1;
         st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
         if (st) nnc_prv_fr_vec_clear(&pub);
     }
     nnc_prv_g16_vk_clear(&vk);
-    if (st == NNC_STATUS_INVALID) { /* e.g. a vk for another number of public signals */
+    if (read && st == NNC_STATUS_INVALID) { /* e.g. a vk for another number of public signals */
         nnc_prv_zkey_clear(&z);
         printf("INVALID: %s\n", err);
         return EXIT_FAILED;

@@ -125,6 +125,10 @@ else fail "ceremony-prove-snarkjs-verifies ($(head -c 300 "$W/err"))"; fi
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'for this model and this input.*through 3 contributions' "$W/chk.txt"; then pass ceremony-check-model
 else fail "ceremony-check-model (exit $rc: $(cat "$W/chk.txt") $(head -c 300 "$W/err"))"; fi
+# a malformed public.json (a signal not reduced mod r) is a data error, not an invalid proof
+"$PY" -c "import json,sys; p=json.load(open(sys.argv[1])); p[0]=str(21888242871839275222246405745257275088548364400416034343698204186575808495617); json.dump(p,open(sys.argv[2],'w'))" \
+    "$W/public.json" "$W/public_r.json"
+expect_error ceremony-check-unreduced-public 65 'public' "$NNCERT" check --key "$W/k3.zkey" "$W/proof.json" "$W/public_r.json"
 # a key of the same size for another circuit is refused before proving
 expect_error ceremony-prove-other-circuits-key 65 "not the key of this model's circuit" "$NNCERT" prove "$W/nudged.onnx" \
     --key "$W/k3.zkey" --input "$W/in.json" -o "$W/po.json" --public "$W/puo.json"
