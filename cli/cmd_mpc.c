@@ -29,9 +29,14 @@ void nnc_cli_print_contributions(const nnc_prv_mpc *m)
     nnc_cli_print_hash("Circuit Hash:", m->cs_hash);
     for (uint32_t i = m->n; i-- > 0;) {
         const nnc_prv_mpc_contrib *c = &m->c[i];
-        char title[300];
+        char title[300], name[256];
+        size_t k;
+        /* a name is the contributor's text: control bytes are not passed to the terminal */
+        for (k = 0; c->name[k] && k + 1 < sizeof name; k++)
+            name[k] = (unsigned char)c->name[k] < 0x20 || c->name[k] == 0x7f ? '?' : c->name[k];
+        name[k] = 0;
         printf("-------------------------\n");
-        snprintf(title, sizeof title, "contribution #%u %s:", i + 1, c->name);
+        snprintf(title, sizeof title, "contribution #%u %s:", i + 1, name);
         nnc_cli_print_hash(title, c->hash);
         if (c->type == 1) {
             printf("Beacon generator: ");
