@@ -326,29 +326,6 @@ static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, int
                    (unsigned long long)(key_coefs ? ab + npub + 1 : 0), __builtin_ctzll(domain), (double)mem / gib);
 }
 
-/* Returns: 1 when z's coefficient section is the one a key of circuit r
- * holds (A then B terms of each constraint, then the public rows, as
- * nnc_prv_g16_coefs writes them): a key for another circuit would yield a
- * proof that does not verify. */
-static int key_coefs_match(const nnc_prv_zkey *z, const nnc_prv_r1cs *r)
-{
-    uint64_t k = 0, npub = (uint64_t)r->n_pub_out + r->n_pub_in;
-    for (uint32_t c = 0; c < r->n_constraints; c++)
-        for (uint32_t m = 0; m < 2; m++)
-            for (uint64_t e = r->lc_start[3 * (uint64_t)c + m]; e < r->lc_start[3 * (uint64_t)c + m + 1]; e++, k++) {
-                if (k >= z->n_coefs) return 0;
-                const nnc_prv_zkey_coef *cf = &z->coefs[k];
-                if (cf->matrix != m || cf->constraint != c || cf->signal != r->terms[e].wire ||
-                    memcmp(&cf->value, &r->terms[e].coef, sizeof cf->value) != 0)
-                    return 0;
-            }
-    for (uint64_t s = 0; s <= npub; s++, k++)
-        if (k >= z->n_coefs || z->coefs[k].matrix != 0 || z->coefs[k].constraint != r->n_constraints + s ||
-            z->coefs[k].signal != s)
-            return 0;
-    return k == z->n_coefs;
-}
-
 int nnc_cmd_prove(int argc, char **argv)
 {
     zk_opts o;
@@ -410,7 +387,7 @@ int nnc_cmd_prove(int argc, char **argv)
             rc = nnc_cli_fail(NNC_STATUS_LIMIT, err);
             goto done;
         }
-        if (!key_coefs_match(&z, &r)) {
+        if (!nnc_prv_g16_coefs_match(&z, &r)) {
             snprintf(err, sizeof err, "%s is not the key of this model's circuit (its coefficient section differs): "
                                       "check --bits, --calib and --private, or set the key up from this circuit",
                      o.key);

@@ -33,14 +33,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static int online_threads(void)
+int nnc_prv_online_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
-/* A uniformly random nonzero Fr element (rejection sampling of 254 bits). */
-static void fr_random(nnc_fr *out)
+void nnc_prv_fr_random(nnc_fr *out)
 {
     for (;;) {
         unsigned char b[32];
@@ -191,7 +190,7 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
 {
     memset(proof, 0, sizeof *proof);
     memset(pub, 0, sizeof *pub);
-    if (threads < 1) threads = online_threads();
+    if (threads < 1) threads = nnc_prv_online_threads();
     if (w->n != z->n_vars)
         return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness has %zu values, the key expects %u", (size_t)w->n, z->n_vars);
     nnc_fr one;
@@ -232,8 +231,8 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     }
     /* blinding */
     nnc_fr r, s, rs;
-    fr_random(&r);
-    fr_random(&s);
+    nnc_prv_fr_random(&r);
+    nnc_prv_fr_random(&s);
     nnc_fr_mul(&rs, &r, &s);
     nnc_prv_g1 t1, t2;
     /* pi_a */
@@ -313,6 +312,27 @@ void nnc_prv_g16_coefs(nnc_prv_zkey *z, const nnc_prv_r1cs *cs)
     }
 }
 
+int nnc_prv_g16_coefs_match(const nnc_prv_zkey *z, const nnc_prv_r1cs *cs)
+{
+    uint64_t k = 0, npub = (uint64_t)cs->n_pub_out + cs->n_pub_in;
+    nnc_fr one;
+    nnc_fr_set_one(&one);
+    for (uint32_t c = 0; c < cs->n_constraints; c++)
+        for (uint32_t m = 0; m < 2; m++)
+            for (uint64_t e = cs->lc_start[3 * (uint64_t)c + m]; e < cs->lc_start[3 * (uint64_t)c + m + 1]; e++, k++) {
+                if (k >= z->n_coefs) return 0;
+                const nnc_prv_zkey_coef *cf = &z->coefs[k];
+                if (cf->matrix != m || cf->constraint != c || cf->signal != cs->terms[e].wire ||
+                    !nnc_fr_eq(&cf->value, &cs->terms[e].coef))
+                    return 0;
+            }
+    for (uint64_t s = 0; s <= npub; s++, k++)
+        if (k >= z->n_coefs || z->coefs[k].matrix != 0 || z->coefs[k].constraint != cs->n_constraints + s ||
+            z->coefs[k].signal != s || !nnc_fr_eq(&z->coefs[k].value, &one))
+            return 0;
+    return k == z->n_coefs;
+}
+
 nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen)
 {
     return nnc_prv_g16_setup_flags(z, cs, 0, err, errlen);
@@ -331,11 +351,11 @@ nnc_status nnc_prv_g16_setup_flags(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, unsi
     if (nv < n_public + 1) return nnc_err(err, errlen, NNC_STATUS_INVALID, "r1cs has fewer wires than public signals");
     /* toxic waste */
     nnc_fr tau, alpha, beta, gamma, delta, ginv, dinv;
-    fr_random(&tau);
-    fr_random(&alpha);
-    fr_random(&beta);
-    fr_random(&gamma);
-    fr_random(&delta);
+    nnc_prv_fr_random(&tau);
+    nnc_prv_fr_random(&alpha);
+    nnc_prv_fr_random(&beta);
+    nnc_prv_fr_random(&gamma);
+    nnc_prv_fr_random(&delta);
     nnc_fr_inv(&ginv, &gamma);
     nnc_fr_inv(&dinv, &delta);
     nnc_status st = NNC_STATUS_OK;

@@ -13,4 +13,10 @@
  * Out: z->coefs (room for all of them, allocated by the caller), z->n_coefs. */
 void nnc_prv_g16_coefs(nnc_prv_zkey *z, const nnc_prv_r1cs *cs);
 
+/* Returns: the number of online CPUs, 1 .. 64. */
+int nnc_prv_online_threads(void);
+/* Out: *out, a uniformly random nonzero Fr element (libsodium's
+ * randombytes, rejection sampling of 254 bits). */
+void nnc_prv_fr_random(nnc_prv_fr *out);
+
 #endif

@@ -56,12 +56,6 @@
 #define G2B NNC_PRV_ZKEY_G2_BYTES
 #define REC_FIXED (3u * G1B + G2B + 64u + 8u) /* a record without its params */
 
-static int online_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
-}
-
 /* ------------------------------------------------------------ encodings */
 
 /* LEM: the file form.  Returns: 1 if both coordinates are below q. */
@@ -262,19 +256,6 @@ void nnc_prv_mpc_hash_to_g2(nnc_prv_g2 *out, const unsigned char hash[64])
     rng_wipe(&r);
 }
 
-/* A uniform Fr element (the verifier's challenges). */
-static void fr_random(nnc_fr *out)
-{
-    const uint64_t rm[4] = NNC_FR_MODULUS_INIT;
-    unsigned char b[32];
-    do {
-        randombytes_buf(b, sizeof b);
-        nnc_fe4_int_from_b32(out->v, b, NNC_PRV_ENDIAN_LITTLE);
-        out->v[3] &= (UINT64_C(1) << 62) - 1;
-    } while (!(nnc_fe4_lt_mask(out->v, rm) & 1));
-    sodium_memzero(b, sizeof b);
-}
-
 /* ------------------------------------------------------------ .ptau */
 
 void nnc_prv_ptau_close(nnc_prv_ptau *p)
@@ -447,7 +428,7 @@ nnc_status nnc_prv_g16_setup_ptau(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, const
                                   char *err, size_t errlen)
 {
     memset(z, 0, sizeof *z);
-    if (threads < 1) threads = online_threads();
+    if (threads < 1) threads = nnc_prv_online_threads();
     if (!p->prepared)
         return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED,
                        "the powers of tau file is not prepared for phase 2 (no Lagrange sections; run snarkjs "
@@ -725,7 +706,7 @@ static nnc_status apply_key(nnc_prv_zkey *z, mpc_rng *rng, uint32_t type, const 
     nnc_prv_mpc m;
     nnc_status st;
     size_t nlen = name ? strlen(name) : 0;
-    if (threads < 1) threads = online_threads();
+    if (threads < 1) threads = nnc_prv_online_threads();
     if (nlen > 255) return nnc_err(err, errlen, NNC_STATUS_ARG, "contribution name longer than 255 bytes");
     if ((st = nnc_prv_mpc_parse(&m, z, err, errlen))) return st;
     if (m.n == UINT32_MAX) {
@@ -866,7 +847,7 @@ static int lincomb_ratio(const nnc_prv_g1 *x, const nnc_prv_g1 *y, uint64_t n, c
         *nomem = 1;
         return 0;
     }
-    for (uint64_t i = 0; i < n; i++) fr_random(&rho[i]);
+    for (uint64_t i = 0; i < n; i++) nnc_prv_fr_random(&rho[i]);
     nnc_prv_g1 rx, ry, p[2];
     nnc_prv_g2 q[2];
     nnc_prv_g1_msm(&rx, x, rho, n, threads);
@@ -901,7 +882,7 @@ nnc_status nnc_prv_zkey_verify(int *ok, char *why, size_t whylen, nnc_prv_mpc *o
     *ok = 0;
     memset(out, 0, sizeof *out);
     if (why && whylen) why[0] = 0;
-    if (threads < 1) threads = online_threads();
+    if (threads < 1) threads = nnc_prv_online_threads();
     if ((st = nnc_prv_mpc_parse(&m, z, err, errlen))) return st;
     if ((st = nnc_prv_g16_setup_ptau(&init, cs, p, threads, err, errlen))) {
         nnc_prv_mpc_clear(&m);
@@ -966,13 +947,7 @@ nnc_status nnc_prv_zkey_verify(int *ok, char *why, size_t whylen, nnc_prv_mpc *o
     }
     if (memcmp(m.cs_hash, init.contributions, 64) != 0) FAIL("the key's circuit hash is not this circuit's");
     if (!g1s_eq(z->ic, init.ic, (uint64_t)init.n_public + 1)) FAIL("the key's IC section is not this circuit's");
-    if (z->n_coefs != init.n_coefs) FAIL("the key's coefficient section is not this circuit's");
-    for (uint32_t i = 0; i < z->n_coefs; i++) {
-        const nnc_prv_zkey_coef *a = &z->coefs[i], *b = &init.coefs[i];
-        if (a->matrix != b->matrix || a->constraint != b->constraint || a->signal != b->signal ||
-            !nnc_fr_eq(&a->value, &b->value))
-            FAIL("the key's coefficient section is not this circuit's (entry %u)", i);
-    }
+    if (!nnc_prv_g16_coefs_match(z, cs)) FAIL("the key's coefficient section is not this circuit's");
     if (!g1s_eq(z->a, init.a, init.n_vars)) FAIL("the key's A section is not this circuit's");
     if (!g1s_eq(z->b1, init.b1, init.n_vars)) FAIL("the key's B1 section is not this circuit's");
     for (uint32_t i = 0; i < init.n_vars; i++)

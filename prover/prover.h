@@ -447,6 +447,10 @@ nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64],
  * wiped before returning.  Production keys need a ceremony.
  * Out: *z (nnc_prv_zkey_clear). */
 nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen);
+/* Returns: 1 when z's coefficient section is the one circuit cs's key holds
+ * (the A then B terms of each constraint, then A[n_constraints + s][s] = 1
+ * for every public wire s, as setup writes them), else 0. */
+int nnc_prv_g16_coefs_match(const nnc_prv_zkey *z, const nnc_prv_r1cs *cs);
 /* As nnc_prv_g16_setup.  flags: NNC_PRV_G16_SETUP_NO_COEFS leaves out the
  * coefficient section (z->n_coefs = 0; one entry per A and B term, the
  * largest part of a key for big circuits): such a key can only prove with
