@@ -6,6 +6,7 @@
 #include "prover/circuit.h"
 #include "prover/poseidon.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -573,7 +574,7 @@ static int64_t n_elements(const nnc_prv_zk_segment *seg, int n_seg)
 nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int n_seg, char *err, size_t errlen)
 {
     int64_t ne = n_elements(seg, n_seg), k = 0;
-    nnc_prv_fr *e = calloc((size_t)(ne ? ne : 1), sizeof *e), sh, v;
+    nnc_prv_fr *e = calloc((size_t)(ne ? ne : 1), sizeof *e);
     if (!e) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     for (int s = 0; s < n_seg; s++) {
         int bits = seg[s].bits, slots = seg_slots(bits);
@@ -582,6 +583,9 @@ nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int
             return nnc_err(err, errlen, NNC_STATUS_INVALID, "commitment segment %d: %d bits", s, bits);
         }
         int64_t off = (int64_t)1 << (bits - 1);
+        /* an element's slots as one integer below 2^NNC_PRV_ZK_PACK_BITS < r:
+         * its field value is sum (x_i + off) 2^(bits i), as the circuit's */
+        uint64_t acc[4] = {0, 0, 0, 0};
         for (int64_t i = 0; i < seg[s].n; i++) {
             int64_t x = seg[s].v[i];
             if (x < -off || x >= off) {
@@ -589,11 +593,16 @@ nnc_status nnc_prv_zk_commit(nnc_prv_fr *out, const nnc_prv_zk_segment *seg, int
                 return nnc_err(err, errlen, NNC_STATUS_INVALID, "commitment segment %d: value %lld outside %d signed bits", s,
                                (long long)x, bits);
             }
-            fr_pow2(&sh, bits * (int)(i % slots));
-            nnc_fr_set_u64(&v, (uint64_t)(x + off));
-            nnc_fr_mul(&v, &v, &sh);
-            nnc_fr_add(&e[k], &e[k], &v);
-            if (i % slots == slots - 1 || i + 1 == seg[s].n) k++;
+            uint64_t u = (uint64_t)(x + off);
+            int sh = bits * (int)(i % slots), lw = sh / 64, lb = sh % 64;
+            acc[lw] |= u << lb;
+            if (lb + bits > 64) acc[lw + 1] |= u >> (64 - lb);
+            if (i % slots == slots - 1 || i + 1 == seg[s].n) {
+                int ok = nnc_fr_from_int(&e[k++], acc);
+                assert(ok);
+                (void)ok;
+                memset(acc, 0, sizeof acc);
+            }
         }
     }
     nnc_prv_fr in[NNC_PRV_ZK_RATE + 1], h;

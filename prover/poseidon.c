@@ -197,31 +197,234 @@ static inline void pos_sbox(nnc_fr *x)
     nnc_fr_mul(x, &x4, x);
 }
 
+/* ---- the permutation, computed in an equivalent cheaper form
+ *
+ * The Poseidon paper's appendix B (and circomlib's optimised templates): the
+ * same function with the partial rounds' linear layers made sparse.
+ *
+ * 1. Constants.  A partial round's S-box touches s[0] only, so the part of
+ *    its constant on s[1..t-1] may be added after the S-box, i.e. after the
+ *    linear layer as M (0, c[1..]).  Pushed forward round by round, each
+ *    partial round keeps one constant k_j (on s[0]) and the first full round
+ *    after them absorbs what is left.
+ * 2. Matrices.  Write a matrix A = [[a, v^T], [w, A^]] (A^ the lower right
+ *    (t-1) x (t-1) block) as S D with D = diag(1, A^) and S sparse,
+ *    S = [[a, u^T], [w, I]], u = A^^-T v.  D fixes s[0] and mixes only
+ *    s[1..t-1], so it commutes with a partial round's constant and S-box:
+ *    it moves back into the previous round's matrix.  From the last partial
+ *    round back to the first: A = M, split, A = D M for the round before;
+ *    the last full round before the partial rounds applies D_0 M (dense as
+ *    before).  Every A has M's first row (D fixes row 0), so a = m[0] and
+ *    v = m[0][1..] throughout; a partial round costs 2t - 1 products
+ *    instead of t^2.  A^ is invertible: D M's block is A^_(j+1) M^, a
+ *    product of blocks of a Cauchy matrix, all of whose square submatrices
+ *    are invertible.
+ *
+ * test_poseidon compares this form with the plain rounds on random states
+ * of every width, and with the GMP model and circomlibjs's outputs. */
+typedef struct pos_fast {
+    nnc_fr *c;   /* per round: t constants (full) or k_j (partial) */
+    nnc_fr *pre; /* t*t: the matrix D_0 M of the last full round before the partial rounds */
+    nnc_fr *u;   /* per partial round j: u_j (t-1) */
+    nnc_fr *w;   /* per partial round j: w_j (t-1) */
+} pos_fast;
+
+/* sum over t of 8t + R_P (constants) and of 2 (t-1) R_P (sparse rows) */
+#define POS_FAST_C 2208
+#define POS_FAST_S 17292
+static nnc_fr pos_fast_c[POS_FAST_C], pos_fast_pre[POS_TOTAL_M], pos_fast_s[POS_FAST_S];
+static pos_fast pos_fast_tab[POS_N_WIDTHS];
+static int pos_fast_ready[POS_N_WIDTHS]; /* atomic: 1 once pos_fast_tab[k] is built */
+static pthread_mutex_t pos_fast_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Solves a x = b for x, a n x n (row-major, destroyed), invertible.
+ * Returns: 1, or 0 for a singular a (cannot happen for Poseidon's blocks). */
+static int pos_solve(nnc_fr *a, nnc_fr *b, nnc_fr *x, int n)
+{
+    for (int col = 0; col < n; col++) {
+        int piv = col;
+        while (piv < n && nnc_fr_is_zero(&a[piv * n + col]))
+            piv++;
+        if (piv == n)
+            return 0;
+        if (piv != col) {
+            for (int j = 0; j < n; j++) {
+                nnc_fr tmp = a[col * n + j];
+                a[col * n + j] = a[piv * n + j];
+                a[piv * n + j] = tmp;
+            }
+            nnc_fr tmp = b[col];
+            b[col] = b[piv];
+            b[piv] = tmp;
+        }
+        nnc_fr inv;
+        nnc_fr_inv_var(&inv, &a[col * n + col]);
+        for (int i = col + 1; i < n; i++) {
+            nnc_fr f, p;
+            nnc_fr_mul(&f, &a[i * n + col], &inv);
+            for (int j = col; j < n; j++) {
+                nnc_fr_mul(&p, &f, &a[col * n + j]);
+                nnc_fr_sub(&a[i * n + j], &a[i * n + j], &p);
+            }
+            nnc_fr_mul(&p, &f, &b[col]);
+            nnc_fr_sub(&b[i], &b[i], &p);
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        nnc_fr acc = b[i], p, inv;
+        for (int j = i + 1; j < n; j++) {
+            nnc_fr_mul(&p, &a[i * n + j], &x[j]);
+            nnc_fr_sub(&acc, &acc, &p);
+        }
+        nnc_fr_inv_var(&inv, &a[i * n + i]);
+        nnc_fr_mul(&x[i], &acc, &inv);
+    }
+    return 1;
+}
+
+/* Fills pos_fast_tab[k] at the given offsets into the stores. */
+static void pos_fast_build(int k, size_t oc, size_t om, size_t os)
+{
+    const nnc_prv_poseidon_params *p = &pos_params[k];
+    const int t = p->t, half = p->n_full / 2, np = p->n_partial, n = t - 1;
+    const nnc_fr *m = p->m;
+    pos_fast *f = &pos_fast_tab[k];
+    f->c = &pos_fast_c[oc];
+    f->pre = &pos_fast_pre[om];
+    f->u = &pos_fast_s[os];
+    f->w = &pos_fast_s[os + (size_t)np * (size_t)n];
+    /* 1. constants */
+    nnc_fr acc[NNC_PRV_POSEIDON_T_MAX], cr[NNC_PRV_POSEIDON_T_MAX];
+    size_t q = 0;
+    for (int i = 0; i < t; i++)
+        nnc_fr_set_zero(&acc[i]);
+    for (int r = 0; r < p->n_full + np; r++) {
+        const nnc_fr *c = &p->c[(size_t)r * (size_t)t];
+        for (int i = 0; i < t; i++)
+            nnc_fr_add(&cr[i], &c[i], &acc[i]);
+        for (int i = 0; i < t; i++)
+            nnc_fr_set_zero(&acc[i]);
+        if (r < half || r >= half + np) {
+            for (int i = 0; i < t; i++)
+                f->c[q++] = cr[i];
+            continue;
+        }
+        f->c[q++] = cr[0];
+        for (int i = 0; i < t; i++) /* acc = M (0, cr[1..]) */
+            for (int j = 1; j < t; j++) {
+                nnc_fr pr;
+                nnc_fr_mul(&pr, &m[i * t + j], &cr[j]);
+                nnc_fr_add(&acc[i], &acc[i], &pr);
+            }
+    }
+    assert(q == (size_t)p->n_full * (size_t)t + (size_t)np);
+    /* 2. matrices, from the last partial round back */
+    nnc_fr a[NNC_PRV_POSEIDON_T_MAX * NNC_PRV_POSEIDON_T_MAX];
+    nnc_fr hat[(NNC_PRV_POSEIDON_T_MAX - 1) * (NNC_PRV_POSEIDON_T_MAX - 1)];
+    nnc_fr v[NNC_PRV_POSEIDON_T_MAX];
+    memcpy(a, m, (size_t)t * (size_t)t * sizeof a[0]);
+    for (int j = np - 1; j >= 0; j--) {
+        /* u_j = A^^-T v, w_j = A[1..][0] */
+        for (int i = 0; i < n; i++) {
+            for (int l = 0; l < n; l++)
+                hat[i * n + l] = a[(l + 1) * t + (i + 1)]; /* transposed */
+            v[i] = m[i + 1];
+            f->w[(size_t)j * (size_t)n + (size_t)i] = a[(i + 1) * t];
+        }
+        int ok = pos_solve(hat, v, &f->u[(size_t)j * (size_t)n], n);
+        assert(ok);
+        (void)ok;
+        /* A = diag(1, A^) M for the round before: row 0 is M's */
+        nnc_fr na[NNC_PRV_POSEIDON_T_MAX * NNC_PRV_POSEIDON_T_MAX];
+        memcpy(na, m, (size_t)t * sizeof na[0]);
+        for (int i = 1; i < t; i++)
+            for (int l = 0; l < t; l++) {
+                nnc_fr s, pr;
+                nnc_fr_set_zero(&s);
+                for (int x = 1; x < t; x++) {
+                    nnc_fr_mul(&pr, &a[i * t + x], &m[x * t + l]);
+                    nnc_fr_add(&s, &s, &pr);
+                }
+                na[i * t + l] = s;
+            }
+        memcpy(a, na, (size_t)t * (size_t)t * sizeof a[0]);
+    }
+    memcpy(f->pre, a, (size_t)t * (size_t)t * sizeof a[0]);
+}
+
+/* The fast form for pos_params[k], built at its first use. */
+static const pos_fast *pos_fast_get(int k)
+{
+    if (!__atomic_load_n(&pos_fast_ready[k], __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&pos_fast_mu);
+        if (!pos_fast_ready[k]) {
+            size_t oc = 0, om = 0, os = 0;
+            for (int i = 0; i < k; i++) {
+                const size_t t = (size_t)pos_params[i].t, np = (size_t)pos_params[i].n_partial;
+                oc += 8 * t + np;
+                om += t * t;
+                os += 2 * (t - 1) * np;
+            }
+            const size_t t = (size_t)pos_params[k].t, np = (size_t)pos_params[k].n_partial;
+            assert(oc + 8 * t + np <= POS_FAST_C && om + t * t <= POS_TOTAL_M && os + 2 * (t - 1) * np <= POS_FAST_S);
+            pos_fast_build(k, oc, om, os);
+            __atomic_store_n(&pos_fast_ready[k], 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&pos_fast_mu);
+    }
+    return &pos_fast_tab[k];
+}
+
+/* s = A s, A t x t row-major. */
+static void pos_dense(nnc_fr *s, const nnc_fr *a, int t)
+{
+    nnc_fr tmp[NNC_PRV_POSEIDON_T_MAX];
+    for (int i = 0; i < t; i++) {
+        nnc_fr acc, prod;
+        nnc_fr_set_zero(&acc);
+        for (int j = 0; j < t; j++) {
+            nnc_fr_mul(&prod, &a[i * t + j], &s[j]);
+            nnc_fr_add(&acc, &acc, &prod);
+        }
+        tmp[i] = acc;
+    }
+    memcpy(s, tmp, (size_t)t * sizeof tmp[0]);
+}
+
 void nnc_prv_poseidon_permute(nnc_prv_fr *state, const nnc_prv_poseidon_params *p)
 {
-    const int t = p->t, half = p->n_full / 2, rounds = p->n_full + p->n_partial;
-    nnc_fr tmp[NNC_PRV_POSEIDON_T_MAX];
+    const int t = p->t, half = p->n_full / 2, n = t - 1;
     assert(state && t >= NNC_PRV_POSEIDON_T_MIN && t <= NNC_PRV_POSEIDON_T_MAX);
-    for (int r = 0; r < rounds; r++) {
-        const nnc_fr *c = &p->c[(size_t)r * (size_t)t];
-        const int full = r < half || r >= half + p->n_partial;
-        for (int i = 0; i < t; i++)
-            nnc_fr_add(&state[i], &state[i], &c[i]);
-        if (full)
-            for (int i = 0; i < t; i++)
-                pos_sbox(&state[i]);
-        else
-            pos_sbox(&state[0]);
+    assert(p == &pos_params[t - NNC_PRV_POSEIDON_T_MIN]);
+    const pos_fast *f = pos_fast_get(t - NNC_PRV_POSEIDON_T_MIN);
+    const nnc_fr *c = f->c;
+    for (int r = 0; r < half; r++, c += t) {
         for (int i = 0; i < t; i++) {
-            nnc_fr acc, prod;
-            nnc_fr_set_zero(&acc);
-            for (int j = 0; j < t; j++) {
-                nnc_fr_mul(&prod, &p->m[i * t + j], &state[j]);
-                nnc_fr_add(&acc, &acc, &prod);
-            }
-            tmp[i] = acc;
+            nnc_fr_add(&state[i], &state[i], &c[i]);
+            pos_sbox(&state[i]);
         }
-        memcpy(state, tmp, (size_t)t * sizeof tmp[0]);
+        pos_dense(state, r == half - 1 ? f->pre : p->m, t);
+    }
+    for (int j = 0; j < p->n_partial; j++, c++) {
+        const nnc_fr *u = &f->u[(size_t)j * (size_t)n], *w = &f->w[(size_t)j * (size_t)n];
+        nnc_fr s0, acc, prod;
+        nnc_fr_add(&s0, &state[0], c);
+        pos_sbox(&s0);
+        nnc_fr_mul(&acc, &p->m[0], &s0);
+        for (int i = 0; i < n; i++) {
+            nnc_fr_mul(&prod, &u[i], &state[i + 1]);
+            nnc_fr_add(&acc, &acc, &prod);
+            nnc_fr_mul(&prod, &w[i], &s0);
+            nnc_fr_add(&state[i + 1], &state[i + 1], &prod);
+        }
+        state[0] = acc;
+    }
+    for (int r = 0; r < half; r++, c += t) {
+        for (int i = 0; i < t; i++) {
+            nnc_fr_add(&state[i], &state[i], &c[i]);
+            pos_sbox(&state[i]);
+        }
+        pos_dense(state, p->m, t);
     }
 }
 
