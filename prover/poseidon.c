@@ -44,11 +44,10 @@
 static const int pos_partial_rounds[POS_N_WIDTHS] = {56, 57, 56, 60, 60, 63, 64, 63,
                                                      60, 66, 60, 65, 70, 60, 64, 68};
 
-/* Built once by pos_build (pthread_once), read-only afterwards. */
+/* Each width's part built at its first use (pos_ensure), read-only afterwards. */
 static nnc_prv_fr pos_c_store[POS_TOTAL_C];
 static nnc_prv_fr pos_m_store[POS_TOTAL_M];
 static nnc_prv_poseidon_params pos_params[POS_N_WIDTHS];
-static pthread_once_t pos_once = PTHREAD_ONCE_INIT;
 
 /* The Grain LFSR: 80 state bits in a ring, pos = index of the oldest. */
 typedef struct pos_grain {
@@ -156,36 +155,22 @@ static void pos_build_mds(nnc_fr *m, pos_grain *g, int t)
     }
 }
 
-static void pos_build(void)
+/* Builds width k's constants and matrix at offsets oc, om of the stores. */
+static void pos_build_width(int k, size_t oc, size_t om)
 {
-    size_t oc = 0, om = 0;
-    for (int k = 0; k < POS_N_WIDTHS; k++) {
-        const int t = k + NNC_PRV_POSEIDON_T_MIN, rp = pos_partial_rounds[k];
-        const int rf = NNC_PRV_POSEIDON_FULL_ROUNDS;
-        const size_t nc = (size_t)t * (size_t)(rf + rp), nm = (size_t)t * (size_t)t;
-        pos_grain g;
-        assert(oc + nc <= POS_TOTAL_C && om + nm <= POS_TOTAL_M);
-        pos_grain_init(&g, t, rf, rp);
-        for (size_t i = 0; i < nc; i++)
-            pos_grain_fr_rejected(&pos_c_store[oc + i], &g);
-        pos_build_mds(&pos_m_store[om], &g, t);
-        pos_params[k].t = t;
-        pos_params[k].n_full = rf;
-        pos_params[k].n_partial = rp;
-        pos_params[k].c = &pos_c_store[oc];
-        pos_params[k].m = &pos_m_store[om];
-        oc += nc;
-        om += nm;
-    }
-    assert(oc == POS_TOTAL_C && om == POS_TOTAL_M);
-}
-
-const nnc_prv_poseidon_params *nnc_prv_poseidon_params_get(int t)
-{
-    if (t < NNC_PRV_POSEIDON_T_MIN || t > NNC_PRV_POSEIDON_T_MAX)
-        return NULL;
-    pthread_once(&pos_once, pos_build);
-    return &pos_params[t - NNC_PRV_POSEIDON_T_MIN];
+    const int t = k + NNC_PRV_POSEIDON_T_MIN, rp = pos_partial_rounds[k];
+    const int rf = NNC_PRV_POSEIDON_FULL_ROUNDS;
+    const size_t nc = (size_t)t * (size_t)(rf + rp);
+    pos_grain g;
+    pos_grain_init(&g, t, rf, rp);
+    for (size_t i = 0; i < nc; i++)
+        pos_grain_fr_rejected(&pos_c_store[oc + i], &g);
+    pos_build_mds(&pos_m_store[om], &g, t);
+    pos_params[k].t = t;
+    pos_params[k].n_full = rf;
+    pos_params[k].n_partial = rp;
+    pos_params[k].c = &pos_c_store[oc];
+    pos_params[k].m = &pos_m_store[om];
 }
 
 /* x = x^5 */
@@ -234,8 +219,8 @@ typedef struct pos_fast {
 #define POS_FAST_S 17292
 static nnc_fr pos_fast_c[POS_FAST_C], pos_fast_pre[POS_TOTAL_M], pos_fast_s[POS_FAST_S];
 static pos_fast pos_fast_tab[POS_N_WIDTHS];
-static int pos_fast_ready[POS_N_WIDTHS]; /* atomic: 1 once pos_fast_tab[k] is built */
-static pthread_mutex_t pos_fast_mu = PTHREAD_MUTEX_INITIALIZER;
+static int pos_ready[POS_N_WIDTHS]; /* atomic: 1 once width k is built (pos_ensure) */
+static pthread_mutex_t pos_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Solves a x = b for x, a n x n (row-major, destroyed), invertible.
  * Returns: 1, or 0 for a singular a (cannot happen for Poseidon's blocks). */
@@ -352,27 +337,44 @@ static void pos_fast_build(int k, size_t oc, size_t om, size_t os)
     memcpy(f->pre, a, (size_t)t * (size_t)t * sizeof a[0]);
 }
 
-/* The fast form for pos_params[k], built at its first use. */
-static const pos_fast *pos_fast_get(int k)
+/* Builds width k (its constants, matrix and fast form) at its first use;
+ * the stores hold every width at fixed offsets, so widths built by other
+ * threads are never moved. */
+static void pos_ensure(int k)
 {
-    if (!__atomic_load_n(&pos_fast_ready[k], __ATOMIC_ACQUIRE)) {
-        pthread_mutex_lock(&pos_fast_mu);
-        if (!pos_fast_ready[k]) {
-            size_t oc = 0, om = 0, os = 0;
-            for (int i = 0; i < k; i++) {
-                const size_t t = (size_t)pos_params[i].t, np = (size_t)pos_params[i].n_partial;
-                oc += 8 * t + np;
-                om += t * t;
-                os += 2 * (t - 1) * np;
+    if (__atomic_load_n(&pos_ready[k], __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&pos_mu);
+    if (!pos_ready[k]) {
+        size_t oc = 0, om = 0, ofc = 0, os = 0, at[5] = {0, 0, 0, 0, 0};
+        for (int i = 0; i < POS_N_WIDTHS; i++) {
+            const size_t t = (size_t)(i + NNC_PRV_POSEIDON_T_MIN), np = (size_t)pos_partial_rounds[i];
+            if (i == k) {
+                at[0] = oc;
+                at[1] = om;
+                at[2] = ofc;
+                at[3] = os;
+                at[4] = 1;
             }
-            const size_t t = (size_t)pos_params[k].t, np = (size_t)pos_params[k].n_partial;
-            assert(oc + 8 * t + np <= POS_FAST_C && om + t * t <= POS_TOTAL_M && os + 2 * (t - 1) * np <= POS_FAST_S);
-            pos_fast_build(k, oc, om, os);
-            __atomic_store_n(&pos_fast_ready[k], 1, __ATOMIC_RELEASE);
+            oc += t * (NNC_PRV_POSEIDON_FULL_ROUNDS + np);
+            om += t * t;
+            ofc += NNC_PRV_POSEIDON_FULL_ROUNDS * t + np;
+            os += 2 * (t - 1) * np;
         }
-        pthread_mutex_unlock(&pos_fast_mu);
+        assert(at[4] && oc == POS_TOTAL_C && om == POS_TOTAL_M && ofc == POS_FAST_C && os == POS_FAST_S);
+        pos_build_width(k, at[0], at[1]);
+        pos_fast_build(k, at[2], at[1], at[3]);
+        __atomic_store_n(&pos_ready[k], 1, __ATOMIC_RELEASE);
     }
-    return &pos_fast_tab[k];
+    pthread_mutex_unlock(&pos_mu);
+}
+
+const nnc_prv_poseidon_params *nnc_prv_poseidon_params_get(int t)
+{
+    if (t < NNC_PRV_POSEIDON_T_MIN || t > NNC_PRV_POSEIDON_T_MAX)
+        return NULL;
+    pos_ensure(t - NNC_PRV_POSEIDON_T_MIN);
+    return &pos_params[t - NNC_PRV_POSEIDON_T_MIN];
 }
 
 /* s = A s, A t x t row-major. */
@@ -396,7 +398,7 @@ void nnc_prv_poseidon_permute(nnc_prv_fr *state, const nnc_prv_poseidon_params *
     const int t = p->t, half = p->n_full / 2, n = t - 1;
     assert(state && t >= NNC_PRV_POSEIDON_T_MIN && t <= NNC_PRV_POSEIDON_T_MAX);
     assert(p == &pos_params[t - NNC_PRV_POSEIDON_T_MIN]);
-    const pos_fast *f = pos_fast_get(t - NNC_PRV_POSEIDON_T_MIN);
+    const pos_fast *f = &pos_fast_tab[t - NNC_PRV_POSEIDON_T_MIN]; /* built with p */
     const nnc_fr *c = f->c;
     for (int r = 0; r < half; r++, c += t) {
         for (int i = 0; i < t; i++) {

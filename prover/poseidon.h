@@ -17,8 +17,9 @@
  * The hash of in[0..n-1] starts from s = (0, in[0], ..., in[n-1]) and
  * returns s[0] after the last round.
  *
- * Thread safety: the parameter tables are built once (pthread_once) and are
- * read-only afterwards; every function here is reentrant. */
+ * Thread safety: each width's tables are built once, at its first use,
+ * under a lock, and are read-only afterwards; every function here is
+ * reentrant. */
 #ifndef NNC_PROVER_POSEIDON_H
 #define NNC_PROVER_POSEIDON_H
 
@@ -44,8 +45,8 @@ typedef struct nnc_prv_poseidon_params {
     const nnc_prv_fr *m;
 } nnc_prv_poseidon_params;
 
-/* The parameters for width t; the first call of any function here builds
- * the tables of all widths (a few milliseconds, static storage, no malloc).
+/* The parameters for width t; the first use of a width builds its tables
+ * (milliseconds; static storage, no malloc).
  * Returns: a pointer to static read-only data; NULL if t is outside 2..17. */
 const nnc_prv_poseidon_params *nnc_prv_poseidon_params_get(int t);
 
