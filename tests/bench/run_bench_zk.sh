@@ -23,6 +23,7 @@ SNARKJS=tests/peers/node_modules/.bin/snarkjs
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!results' 2>/dev/null || echo ' (uncommitted changes)')"
 machine() {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+    echo "cpu flags: $(for f in avx2 fma avx512f avx512ifma bmi2 adx; do grep -qw "$f" /proc/cpuinfo && printf '%s ' "$f"; done)(setup's fixed-base combs and the NTT use IFMA where present)"
     echo "commit: $COMMIT"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
