@@ -346,24 +346,26 @@ static void pos_ensure(int k)
         return;
     pthread_mutex_lock(&pos_mu);
     if (!pos_ready[k]) {
-        size_t oc = 0, om = 0, ofc = 0, os = 0, at[5] = {0, 0, 0, 0, 0};
+        /* width k's offsets into the stores (constants, matrix, fast
+         * constants, sparse rows): the sizes of the widths before it; the
+         * sums over all widths are the stores' sizes */
+        size_t oc = 0, om = 0, ofc = 0, os = 0, koc = 0, kom = 0, kofc = 0, kos = 0;
         for (int i = 0; i < POS_N_WIDTHS; i++) {
             const size_t t = (size_t)(i + NNC_PRV_POSEIDON_T_MIN), np = (size_t)pos_partial_rounds[i];
             if (i == k) {
-                at[0] = oc;
-                at[1] = om;
-                at[2] = ofc;
-                at[3] = os;
-                at[4] = 1;
+                koc = oc;
+                kom = om;
+                kofc = ofc;
+                kos = os;
             }
             oc += t * (NNC_PRV_POSEIDON_FULL_ROUNDS + np);
             om += t * t;
             ofc += NNC_PRV_POSEIDON_FULL_ROUNDS * t + np;
             os += 2 * (t - 1) * np;
         }
-        assert(at[4] && oc == POS_TOTAL_C && om == POS_TOTAL_M && ofc == POS_FAST_C && os == POS_FAST_S);
-        pos_build_width(k, at[0], at[1]);
-        pos_fast_build(k, at[2], at[1], at[3]);
+        assert(oc == POS_TOTAL_C && om == POS_TOTAL_M && ofc == POS_FAST_C && os == POS_FAST_S);
+        pos_build_width(k, koc, kom);
+        pos_fast_build(k, kofc, kom, kos);
         __atomic_store_n(&pos_ready[k], 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&pos_mu);
