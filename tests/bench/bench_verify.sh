@@ -33,6 +33,7 @@
 # script exits 1 after writing the results).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/bench/machine.bash
 
 DATA=${BENCH_DATA:-../shared/data/verification}
 if [ ! -d "$DATA" ]; then
@@ -224,7 +225,7 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
 {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB, load average at the end $(cut -d" " -f1-3 /proc/loadavg) (other jobs share the machine)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "cpu flags: $(for f in avx2 fma avx512f avx512ifma bmi2 adx; do grep -qw "$f" /proc/cpuinfo && printf '%s ' "$f"; done)"
+    echo "cpu flags: $(nnc_bench_cpu_flags)"
     echo "path: $("$NNCERT" version | sed -n 's/^instruction set: //p') (NNC_ISA=${NNC_ISA:-unset})"
     echo "nncert: $NNCERT, commit $COMMIT"
     echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample${MAXLEAVES:+ --max-leaves $MAXLEAVES}; device cpu"

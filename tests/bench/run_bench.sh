@@ -22,6 +22,7 @@
 # AVX-512, so another machine's figures stay beside it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/bench/machine.bash
 NNCERT=${NNCERT:-bin/nncert}
 SHARED=${SHARED:-../shared}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -92,7 +93,7 @@ with open(sys.argv[2], "w") as f:
 PY
 {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem/{print $2}') GiB"
-    echo "cpu flags that matter: $(for fl in avx2 fma avx512f avx512ifma adx bmi2; do grep -qw "$fl" /proc/cpuinfo && printf '%s ' "$fl"; done)"
+    echo "cpu flags that matter: $(nnc_bench_cpu_flags)"
     echo "nncert: $("$NNCERT" version | head -n 1); paths: $(echo "${isas[*]}") ($("$NNCERT" version | sed -n 's/^instruction set: //p'))"
     echo "avx2 rows: NNC_ISA=avx2 OPENBLAS_CORETYPE=Haswell (nncert only; onnxruntime keeps its own dispatch)"
     echo "threads: nncert bench --threads 2; onnxruntime intraOpNumThreads=2"

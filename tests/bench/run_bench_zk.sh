@@ -13,6 +13,7 @@
 # the existing results/zk.csv, keeping every other row; the plot is redrawn
 # and the accuracy table is left as it is.
 set -e
+. tests/bench/machine.bash
 BUILD=${BUILD:-build}
 B=$BUILD/bench/bench_zk
 D=$BUILD/bench/zk
@@ -23,7 +24,7 @@ SNARKJS=tests/peers/node_modules/.bin/snarkjs
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!results' 2>/dev/null || echo ' (uncommitted changes)')"
 machine() {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-    echo "cpu flags: $(for f in avx2 fma avx512f avx512ifma bmi2 adx; do grep -qw "$f" /proc/cpuinfo && printf '%s ' "$f"; done)(setup's fixed-base combs and the NTT use IFMA where present)"
+    echo "cpu flags: $(nnc_bench_cpu_flags)(setup's fixed-base combs and the NTT use IFMA where present)"
     echo "commit: $COMMIT"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
