@@ -562,6 +562,9 @@ int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t)
 
 /* ---------------------------------------------------------------- commitments */
 
+/* an element's slots fill at most NNC_PRV_ZK_PACK_BITS bits: one integer of
+ * four limbs below r (nnc_prv_zk_commit packs them so) */
+_Static_assert(NNC_PRV_ZK_PACK_BITS <= 253, "packed commitment elements must stay below r");
 static int seg_slots(int bits) { return NNC_PRV_ZK_PACK_BITS / bits; }
 
 static int64_t n_elements(const nnc_prv_zk_segment *seg, int n_seg)
