@@ -66,6 +66,13 @@ void nnc_bbd_destroy(nnc_bbd *e)
 
 int64_t nnc_bbd_relu_count(const nnc_bbd *e) { return e->nr; }
 
+int nnc_bbd_is_dense(const nnc_bbd *e)
+{
+    for (int k = 0; k < e->L; k++)
+        if (e->ch->layers[k].w == NULL) return 0;
+    return 1;
+}
+
 int64_t nnc_bbd_model_relu_count(const nnc_bbd *e) { return e->ch->relu_src ? e->ch->n_model_relu : e->nr; }
 
 /* The leading elementwise maps of m's input by finite constants (Sub, Add,
@@ -847,6 +854,31 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
     }
 }
 
+/* sum_j lm_j (lm_j >= 0 ? lo_j : hi_j), the least of lm . x over the box,
+ * in float32: in eight partial sums, which the compiler vectorises (a
+ * single sum it may not reorder), combined in a fixed order, so the value
+ * is the same on every CPU. */
+static float concretise_f(const float *restrict lm, const float *restrict lo, const float *restrict hi, int K)
+{
+    float acc[8] = {0};
+    int j = 0;
+    for (; j + 8 <= K; j += 8)
+        for (int q = 0; q < 8; q++) {
+            float v = lm[j + q];
+            acc[q] += v * (v >= 0 ? lo[j + q] : hi[j + q]);
+        }
+    float c = 0;
+    for (; j < K; j++) c += lm[j] * (lm[j] >= 0 ? lo[j] : hi[j]);
+    return c + (((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])));
+}
+
+/* x_j = lo_j where lm_j >= 0, else hi_j: the box's corner that minimises
+ * lm . x. */
+static void corner_f(float *restrict x, const float *restrict lm, const float *restrict lo, const float *restrict hi, int n)
+{
+    for (int j = 0; j < n; j++) x[j] = lm[j] >= 0 ? lo[j] : hi[j];
+}
+
 /* The objective rows' bound in float32, without error terms (an estimate,
  * for the optimisation and the branching trials); leaves in w->lamf the
  * bound's coefficients on x and on every h. */
@@ -887,12 +919,7 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
         }
         if (k == 0) {
             if (ktop > 0 && e->np > 0) anderson_f(e, rt, R, ab, lam, ls, w);
-            for (int i = 0; i < R; i++) {
-                const float *lm = lam + (size_t)i * (size_t)ls;
-                float c = 0;
-                for (int j = 0; j < K; j++) c += lm[j] * (lm[j] >= 0 ? rt->lof[j] : rt->hif[j]);
-                w->cur[i] += c;
-            }
+            for (int i = 0; i < R; i++) w->cur[i] += concretise_f(lam + (size_t)i * (size_t)ls, rt->lof, rt->hif, K);
             break;
         }
         int64_t o = e->off[k - 1];
@@ -944,7 +971,7 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
     float *x = w->hhf;
     for (int i = 0; i < R; i++) {
         const float *lm = w->lamf + (size_t)i * (size_t)ls;
-        for (int j = 0; j < n; j++) x[(size_t)i * (size_t)n + (size_t)j] = lm[j] >= 0 ? rt->lof[j] : rt->hif[j];
+        corner_f(x + (size_t)i * (size_t)n, lm, rt->lof, rt->hif, n);
     }
     int and = ktop > 0 && e->np > 0;
     if (and) {
@@ -1368,46 +1395,71 @@ static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
     return 0;
 }
 
+/* Hidden-layer bounds re-tightened with optimised variables (tighten,
+ * iters > 0): items per pass at most, so that their variables (nv floats
+ * each: 12 KB on MNIST 256x6) stay within about 50 MB however large the
+ * batch. */
+#define BBD_TIGHT_ITEMS 4096
+
 /* Re-tighten the bounds of sub-problems batch[0..m) after their last split:
  * layer by layer from the first one it may change (kfrom), each unstable,
- * unsplit neuron's lower and upper bound by CROWN with the sub-problem's
- * splits and bounds of the layers before, intersected with the bounds it
- * has.  Out: dead[k] = 1 where the bounds cross (no point satisfies the
- * splits: the sub-problem is empty). */
+ * unsplit neuron's lower and upper bound with the sub-problem's splits and
+ * bounds of the layers before, intersected with the bounds it has.
+ * iters == 0: CROWN's slopes and no multipliers.  iters > 0: iters Adam
+ * steps of the bound's own slopes and split multipliers (beta-CROWN, as
+ * the objectives'), started from the variables the sub-problem inherited
+ * for its first open objective (its warm start; CROWN's slopes where it
+ * has none), then bounded soundly; a bound stops once it shows the neuron
+ * stable.  Out: dead[k] = 1 where the bounds cross (no point satisfies
+ * the splits: the sub-problem is empty). */
 static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *batch, int m,
-                          int *dead, bbd_buf *nb, bbd_ws *ws, int threads, double deadline)
+                          int *dead, int iters, bbd_buf *nb, bbd_ws *ws, int threads, double deadline)
 {
+    size_t vn = iters > 0 ? e->nv : 0;
     for (int k = 1; k + 1 < e->L; k++) {
-        size_t n = 0;
         int64_t o = e->off[k], N = e->off[k + 1] - o;
-        for (int d = 0; d < m; d++) {
-            if (dead[d] || batch[d].kfrom > k) continue;
-            for (int64_t j = 0; j < N; j++) {
-                int64_t f = o + j;
-                if (batch[d].s[f] || batch[d].b->state[f]) continue;
-                if (buf_reserve(nb, n + 2, 0)) return NNC_STATUS_NOMEM;
-                for (int sg = 1; sg >= -1; sg -= 2)
-                    nb->items[n++] = (bbd_item){batch[d].s, batch[d].b, -1, 0, (signed char)sg, -1, (int)j};
-            }
-        }
-        if (n == 0) continue;
-        /* chunks skipped at the deadline keep their bounds (lower -inf) */
-        bbd_pass ps = {e, rt, p, nb->items, NULL, nb->lower, NULL, -2, k, deadline};
-        run_pass(&ps, n, ws, threads);
-        size_t i = 0;
-        for (int d = 0; d < m; d++) {
-            if (dead[d] || batch[d].kfrom > k) continue;
-            bbd_bnd *b = batch[d].b;
-            for (; i < n && nb->items[i].b == b; i += 2) {
-                int64_t f = o + nb->items[i].nj;
-                double l = fmax(b->rl[f], nb->lower[i]), u = fmin(b->rh[f], -nb->lower[i + 1]);
-                if (l > u) {
-                    dead[d] = 1;
-                    continue;
+        size_t cap = vn ? BBD_TIGHT_ITEMS : SIZE_MAX;
+        if (cap < 2 * (size_t)N) cap = 2 * (size_t)N;
+        /* passes over the sub-problems [d0, d1), a sub-problem's items
+         * never divided between two */
+        for (int d0 = 0, d1; d0 < m; d0 = d1) {
+            size_t n = 0;
+            for (d1 = d0; d1 < m; d1++) {
+                if (dead[d1] || batch[d1].kfrom > k) continue;
+                const signed char *sp = batch[d1].s + o, *st = batch[d1].b->state + o;
+                size_t nu = 0;
+                for (int64_t j = 0; j < N; j++) nu += !sp[j] && !st[j];
+                if (n > 0 && n + 2 * nu > cap) break;
+                if (buf_reserve(nb, n + 2 * nu, vn)) return NNC_STATUS_NOMEM;
+                for (int64_t j = 0; j < N; j++) {
+                    if (sp[j] || st[j]) continue;
+                    for (int sg = 1; sg >= -1; sg -= 2, n++) {
+                        nb->items[n] = (bbd_item){batch[d1].s, batch[d1].b, -1, 0, (signed char)sg, -1, (int)j};
+                        if (vn == 0) continue;
+                        if (batch[d1].ab) memcpy(nb->ab + n * vn, batch[d1].ab->v, sizeof(float) * vn);
+                        else init_vars(e, batch[d1].b, nb->ab + n * vn);
+                    }
                 }
-                if (l != b->rl[f] || u != b->rh[f]) bnd_set(b, f, l, u);
             }
-            while (i < n && nb->items[i].b == b) i++; /* (after dead) */
+            if (n == 0) continue;
+            /* chunks skipped at the deadline keep their bounds (lower -inf) */
+            bbd_pass ps = {e, rt, p, nb->items, vn ? nb->ab : NULL, nb->lower, NULL, vn ? iters : -2, k, deadline};
+            run_pass(&ps, n, ws, threads);
+            size_t i = 0;
+            for (int d = d0; d < d1; d++) {
+                if (dead[d] || batch[d].kfrom > k) continue;
+                bbd_bnd *b = batch[d].b;
+                for (; i < n && nb->items[i].b == b; i += 2) {
+                    int64_t f = o + nb->items[i].nj;
+                    double l = fmax(b->rl[f], nb->lower[i]), u = fmin(b->rh[f], -nb->lower[i + 1]);
+                    if (l > u) {
+                        dead[d] = 1;
+                        continue;
+                    }
+                    if (l != b->rl[f] || u != b->rh[f]) bnd_set(b, f, l, u);
+                }
+                while (i < n && nb->items[i].b == b) i++; /* (after dead) */
+            }
         }
     }
     return NNC_STATUS_OK;
@@ -1854,7 +1906,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             dead[m] = 0;
             m++;
         }
-        if ((st = tighten(e, &rt, p, batch, m, dead, &nb, ws, threads, o->deadline))) {
+        if ((st = tighten(e, &rt, p, batch, m, dead, o->interm_iters > 0 ? o->interm_iters : 0, &nb, ws, threads, o->deadline))) {
             for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
             break;
         }

@@ -123,7 +123,15 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * unsplit neuron of the layers after the split gets CROWN's lower and upper
  * bound with the child's splits and bounds (one batched product per layer
  * over the round's sub-problems), intersected with what it had; bounds that
- * cross prove the child empty.  Every item's bound is then CROWN's
+ * cross prove the child empty.  With interm_iters, those bounds are
+ * optimised instead, each with its own slopes and the child's split
+ * multipliers (alpha-beta-CROWN's enable_opt_interm_bounds), started from
+ * the variables the child inherited for its first open objective: a split
+ * then narrows the later layers' bounds, where CROWN's rarely improves on
+ * what the root's refinement left (MNIST 256x4 prop_7 eps 0.05, 300 s: the
+ * share of the root's ReLU-split space closed by the end was 0.73 with
+ * CROWN, 0.93 with 5 steps from CROWN's slopes, 0.99 from the warm start,
+ * at a ninth of the sub-problems per second).  Every item's bound is then CROWN's
  * back-substitution with its own lower slopes alpha in [0, 1] and split
  * multipliers beta >= 0 (beta-CROWN: on s z >= 0, f >= f - beta s z),
  * optimised by projected Adam in float32 (gradient from the relaxed
@@ -195,6 +203,9 @@ void nnc_bbd_destroy(nnc_bbd *e);
  * for a residual net, whose chain carries earlier ReLU outputs through the
  * ReLU layers after them as extra neurons (nnc_smp_chain_extract_res). */
 int64_t nnc_bbd_relu_count(const nnc_bbd *e);
+/* 1 when every layer of the chain is a dense product (no convolution or
+ * other sparse layer), else 0. */
+int nnc_bbd_is_dense(const nnc_bbd *e);
 int64_t nnc_bbd_model_relu_count(const nnc_bbd *e);
 
 typedef struct nnc_bbd_opts {
@@ -216,6 +227,9 @@ typedef struct nnc_bbd_opts {
     size_t root_split_bytes; /* > 0: memory for the root splits' open leaves (default 256 MB);
                                 where their trees would not have room, only the neurons with the
                                 widest relaxations get one */
+    int interm_iters;   /* > 0: the hidden-layer bounds a sub-problem re-tightens after its
+                           split get this many Adam steps of their own slopes and multipliers,
+                           warm-started from the sub-problem's (see Bounds above); 0: CROWN's */
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the
