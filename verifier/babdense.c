@@ -1396,10 +1396,10 @@ static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
 }
 
 /* Hidden-layer bounds re-tightened with optimised variables (tighten,
- * iters > 0): items per pass at most, so that their variables (nv floats
- * each: 12 KB on MNIST 256x6) stay within about 50 MB however large the
- * batch. */
-#define BBD_TIGHT_ITEMS 4096
+ * iters > 0): the bytes of their variables per pass (nv floats an item:
+ * 12 KB on MNIST 256x6), however large the batch; one sub-problem's items
+ * always share a pass. */
+#define BBD_TIGHT_BYTES ((size_t)64 << 20)
 
 /* Re-tighten the bounds of sub-problems batch[0..m) after their last split:
  * layer by layer from the first one it may change (kfrom), each unstable,
@@ -1418,8 +1418,7 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
     size_t vn = iters > 0 ? e->nv : 0;
     for (int k = 1; k + 1 < e->L; k++) {
         int64_t o = e->off[k], N = e->off[k + 1] - o;
-        size_t cap = vn ? BBD_TIGHT_ITEMS : SIZE_MAX;
-        if (cap < 2 * (size_t)N) cap = 2 * (size_t)N;
+        size_t cap = vn ? BBD_TIGHT_BYTES / (sizeof(float) * vn) : SIZE_MAX;
         /* passes over the sub-problems [d0, d1), a sub-problem's items
          * never divided between two */
         for (int d0 = 0, d1; d0 < m; d0 = d1) {
@@ -1893,6 +1892,9 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         }
         stack[top++] = d0;
     }
+    /* when the sub-problems' hidden bounds start to be optimised */
+    double t_opt = nnc_rfn_now();
+    if (o->interm_share > 0) t_opt += o->interm_share * (o->deadline - t_opt);
     while (top > 0 && !failed && !st) {
         if (nnc_rfn_now() > o->deadline || *nodes >= o->max_nodes || held > NNC_BBD_MAX_BYTES) {
             failed = 1;
@@ -1906,7 +1908,8 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             dead[m] = 0;
             m++;
         }
-        if ((st = tighten(e, &rt, p, batch, m, dead, o->interm_iters > 0 ? o->interm_iters : 0, &nb, ws, threads, o->deadline))) {
+        int ti = o->interm_iters > 0 && nnc_rfn_now() >= t_opt ? o->interm_iters : 0;
+        if ((st = tighten(e, &rt, p, batch, m, dead, ti, &nb, ws, threads, o->deadline))) {
             for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
             break;
         }

@@ -131,7 +131,9 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * what the root's refinement left (MNIST 256x4 prop_7 eps 0.05, 300 s: the
  * share of the root's ReLU-split space closed by the end was 0.73 with
  * CROWN, 0.93 with 5 steps from CROWN's slopes, 0.99 from the warm start,
- * at a ninth of the sub-problems per second).  Every item's bound is then CROWN's
+ * at a ninth of the sub-problems per second).  With interm_share, the
+ * search's first share of its time keeps CROWN's bounds, so what they
+ * settle quickly is not slowed.  Every item's bound is then CROWN's
  * back-substitution with its own lower slopes alpha in [0, 1] and split
  * multipliers beta >= 0 (beta-CROWN: on s z >= 0, f >= f - beta s z),
  * optimised by projected Adam in float32 (gradient from the relaxed
@@ -230,6 +232,8 @@ typedef struct nnc_bbd_opts {
     int interm_iters;   /* > 0: the hidden-layer bounds a sub-problem re-tightens after its
                            split get this many Adam steps of their own slopes and multipliers,
                            warm-started from the sub-problem's (see Bounds above); 0: CROWN's */
+    double interm_share; /* with interm_iters: CROWN's bounds for this share of the time the
+                            search has after the root (0: none), optimised ones after it */
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the

@@ -71,15 +71,23 @@
  * way. */
 #define NNC_VRF_BBD_ROOT_MAX_S 120.0
 /* Adam steps for each hidden-layer bound a sub-problem of the search
- * re-tightens after its split (nnc_bbd_opts.interm_iters), on dense chains;
- * 0 elsewhere (CROWN's bounds).  MNIST 256x4 prop_7 eps 0.05 at 300 s (open
- * before): the share of the root's ReLU-split space closed by the deadline
- * was 0.73 with CROWN's bounds; from CROWN's slopes 0.79 with 2 steps, 0.93
- * with 5 or 12; warm-started, 0.99 with 5, and with the estimates' faster
- * sums it holds in 269 s (3 steps: 265 s).  The re-tightening is then about
- * 85% of the search's time.  A convolution's sub-problems have thousands
- * of such bounds, each optimised on its own: untried there. */
+ * re-tightens after its split (nnc_bbd_opts.interm_iters), on dense chains
+ * (0 elsewhere: CROWN's bounds), once the search has used this share of
+ * its time with CROWN's (interm_share).  MNIST 256x4 prop_7 eps 0.05 at
+ * 300 s, open with CROWN's bounds: the share of the root's ReLU-split space
+ * closed by the deadline was 0.73 with them; optimised from the start, from
+ * CROWN's slopes, 0.79 with 2 steps, 0.93 with 5 or 12; warm-started, 0.99
+ * with 5, and with the estimates' faster sums the instance held in 265 to
+ * 269 s of the 270 s the search may use (open in the bench run).  The
+ * re-tightening is then about 85% of the search's time, so instances the
+ * cheap bounds settle quickly got 2 to 3x slower (256x6 eps 0.05 prop_0
+ * 12.7 -> 35.3 s, prop_4 14.1 -> 32.8 s): the first quarter of the search
+ * keeps CROWN's.  At 300 s that quarter is at least 50 s, longer than any
+ * MNIST or ERAN instance that holds with CROWN's bounds took in all (43 s,
+ * 33 s); at 60 s it is about 10 s.  A convolution's sub-problems have
+ * thousands of such bounds, each optimised on its own: untried there. */
 #define NNC_VRF_BBD_INTERM_ITERS 5
+#define NNC_VRF_BBD_INTERM_SHARE 0.25
 /* leaves bounded per batch and worker thread */
 #define NNC_VRF_BATCH_PER_THREAD 16
 /* look-ahead split choice: candidate dimensions by default (lookahead()) */
@@ -386,7 +394,7 @@ static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, 
         int iters = c->o->alpha_iters >= 0 ? c->o->alpha_iters : NNC_VRF_BBD_ITERS;
         nnc_bbd_opts bo = {c->rsp_nbnd, batch, iters, NNC_BBD_FSB_CANDIDATES, iters, dl, UINT64_MAX, NNC_VRF_BBD_ROOT_SPLITS,
                            NULL, NULL, NNC_VRF_BBD_ROOT_MAX_S, 0,
-                           nnc_bbd_is_dense(c->bbd) ? NNC_VRF_BBD_INTERM_ITERS : 0};
+                           nnc_bbd_is_dense(c->bbd) ? NNC_VRF_BBD_INTERM_ITERS : 0, NNC_VRF_BBD_INTERM_SHARE};
         st = nnc_bbd_certify(c->bbd, box, box + n, rl, rh, p, &bo, cert, nodes);
     }
     free(rl);
