@@ -1342,7 +1342,8 @@ typedef struct bbd_buf {
     bbd_item *items;
     float *ab;
     double *lower;
-    size_t cap;
+    size_t cap;   /* items and lower */
+    size_t abcap; /* items' variables ab has room for (a buffer may be used without them first) */
 } bbd_buf;
 
 /* Branching trials: both children (the +1 side first) of each of the nc
@@ -1381,17 +1382,23 @@ static int64_t trial_pick(const double *lower, const int64_t *cand, int nc)
 
 static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
 {
-    if (n <= b->cap) return 0;
+    if (n <= b->cap && (vn == 0 || n <= b->abcap)) return 0;
     size_t c = b->cap ? b->cap : 256;
     while (c < n) c *= 2;
-    bbd_item *it = realloc(b->items, sizeof(bbd_item) * c);
-    if (it) b->items = it;
-    float *ab = vn ? realloc(b->ab, sizeof(float) * c * vn) : b->ab;
-    if (ab) b->ab = ab;
-    double *lw = realloc(b->lower, sizeof(double) * c);
-    if (lw) b->lower = lw;
-    if (!it || (vn && !ab) || !lw) return -1;
-    b->cap = c;
+    if (c > b->cap) {
+        bbd_item *it = realloc(b->items, sizeof(bbd_item) * c);
+        if (it) b->items = it;
+        double *lw = realloc(b->lower, sizeof(double) * c);
+        if (lw) b->lower = lw;
+        if (!it || !lw) return -1;
+        b->cap = c;
+    }
+    if (vn && b->abcap < c) {
+        float *ab = realloc(b->ab, sizeof(float) * c * vn);
+        if (ab == NULL) return -1;
+        b->ab = ab;
+        b->abcap = c;
+    }
     return 0;
 }
 
