@@ -1901,7 +1901,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     }
     /* when the sub-problems' hidden bounds start to be optimised */
     double t_opt = nnc_rfn_now();
-    if (o->interm_share > 0) t_opt += o->interm_share * (o->deadline - t_opt);
+    if (o->interm_share > 0 && o->deadline > t_opt) t_opt += o->interm_share * (o->deadline - t_opt);
     while (top > 0 && !failed && !st) {
         if (nnc_rfn_now() > o->deadline || *nodes >= o->max_nodes || held > NNC_BBD_MAX_BYTES) {
             failed = 1;
