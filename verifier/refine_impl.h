@@ -177,7 +177,8 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * kernels), never on the thread count; with root_splits, the root's bounds
  * also depend on how many splits the refinement fitted into its time
  * (refinement that stops on a budget alone, as in the unit tests, gives
- * the same tree on every run). */
+ * the same tree on every run), and with interm_share on when the search
+ * reached its switch to optimised hidden bounds. */
 #define NNC_BBD_FSB_CANDIDATES 8
 /* Memory of the stacked sub-problems (bounds, warm starts): past the first
  * children start cold; past the second the search ends uncertified.  The
