@@ -1209,6 +1209,7 @@ typedef struct bbd_dom {
     int nit;
     int *rows;
     bbd_warm *ab; /* nit x nv, or NULL */
+    bbd_warm *cf; /* nr: the parent's hardest row's coefficients on each h, or NULL */
 } bbd_dom;
 
 static void dom_free(bbd_dom *d, int64_t nr)
@@ -1217,6 +1218,8 @@ static void dom_free(bbd_dom *d, int64_t nr)
     bnd_release(d->b, nr);
     free(d->rows);
     warm_release(d->ab);
+    warm_release(d->cf);
+    d->cf = NULL;
     d->s = NULL;
     d->b = NULL;
     d->rows = NULL;
@@ -1337,6 +1340,20 @@ static int candidates(const bbd_bnd *b, const signed char *s, const float *coef,
     return nc;
 }
 
+/* A neuron's share of a bound's relaxation loss (BaBSR's score). */
+typedef struct bbd_score {
+    double v;
+    int j;
+} bbd_score;
+
+/* Larger scores first; ties by index, so the order is the same everywhere. */
+static int score_desc(const void *a, const void *b)
+{
+    const bbd_score *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? 1 : -1;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
 /* Scratch that grows with the round. */
 typedef struct bbd_buf {
     bbd_item *items;
@@ -1344,7 +1361,10 @@ typedef struct bbd_buf {
     double *lower;
     size_t cap;   /* items and lower */
     size_t abcap; /* items' variables ab has room for (a buffer may be used without them first) */
+    unsigned char *sel; /* tighten: one layer's neurons chosen (width of the widest layer) */
+    bbd_score *sc;      /* tighten: their scores (as wide) */
 } bbd_buf;
+
 
 /* Branching trials: both children (the +1 side first) of each of the nc
  * candidates of item it (its splits, bounds and objective), each with the
@@ -1419,10 +1439,51 @@ static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
  * has none), then bounded soundly; a bound stops once it shows the neuron
  * stable.  Out: dead[k] = 1 where the bounds cross (no point satisfies
  * the splits: the sub-problem is empty). */
+/* The unstable, unsplit neurons [o, o + N) of sub-problem d whose bounds
+ * tighten re-tightens, as sel[j] = 1 (else 0).  With share < 1 and the
+ * parent's coefficients, only the fewest, by largest score first, that
+ * carry that share of the layer's relaxation loss for the parent's hardest
+ * row (BaBSR's |coef| (-l u / (u - l)); always at least the first, never
+ * one of score 0); the others keep their bounds.  Returns how many. */
+static size_t choose(const bbd_dom *d, int64_t o, int64_t N, double share, unsigned char *sel, bbd_score *sc)
+{
+    const signed char *sp = d->s + o, *st = d->b->state + o;
+    size_t nu = 0;
+    for (int64_t j = 0; j < N; j++) nu += sel[j] = !sp[j] && !st[j];
+    if (!(share < 1) || d->cf == NULL) return nu;
+    const float *cf = d->cf->v + o;
+    const double *rl = d->b->rl + o, *rh = d->b->rh + o;
+    double tot = 0, cum = 0;
+    int ns = 0;
+    for (int64_t j = 0; j < N; j++) {
+        if (!sel[j]) continue;
+        double l = rl[j], u = rh[j];
+        sc[ns] = (bbd_score){fabs(cf[j]) * (-l * u / (u - l)), (int)j};
+        tot += sc[ns++].v;
+        sel[j] = 0;
+    }
+    qsort(sc, (size_t)ns, sizeof(sc[0]), score_desc);
+    nu = 0;
+    for (int q = 0; q < ns && sc[q].v > 0 && (q == 0 || cum < share * tot); q++) {
+        cum += sc[q].v;
+        sel[sc[q].j] = 1;
+        nu++;
+    }
+    return nu;
+}
+
 static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *batch, int m,
-                          int *dead, int iters, bbd_buf *nb, bbd_ws *ws, int threads, double deadline)
+                          int *dead, int iters, double lshare, bbd_buf *nb, bbd_ws *ws, int threads, double deadline)
 {
     size_t vn = iters > 0 ? e->nv : 0;
+    if (nb->sel == NULL) {
+        int64_t w = 0;
+        for (int k = 0; k + 1 < e->L; k++)
+            if (e->off[k + 1] - e->off[k] > w) w = e->off[k + 1] - e->off[k];
+        nb->sel = malloc((size_t)w);
+        nb->sc = malloc(sizeof(nb->sc[0]) * (size_t)w);
+        if (!nb->sel || !nb->sc) return NNC_STATUS_NOMEM;
+    }
     for (int k = 1; k + 1 < e->L; k++) {
         int64_t o = e->off[k], N = e->off[k + 1] - o;
         size_t cap = vn ? BBD_TIGHT_BYTES / (sizeof(float) * vn) : SIZE_MAX;
@@ -1432,13 +1493,11 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
             size_t n = 0;
             for (d1 = d0; d1 < m; d1++) {
                 if (dead[d1] || batch[d1].kfrom > k) continue;
-                const signed char *sp = batch[d1].s + o, *st = batch[d1].b->state + o;
-                size_t nu = 0;
-                for (int64_t j = 0; j < N; j++) nu += !sp[j] && !st[j];
+                size_t nu = choose(&batch[d1], o, N, vn ? lshare : 1, nb->sel, nb->sc);
                 if (n > 0 && n + 2 * nu > cap) break;
                 if (buf_reserve(nb, n + 2 * nu, vn)) return NNC_STATUS_NOMEM;
                 for (int64_t j = 0; j < N; j++) {
-                    if (sp[j] || st[j]) continue;
+                    if (!nb->sel[j]) continue;
                     for (int sg = 1; sg >= -1; sg -= 2, n++) {
                         nb->items[n] = (bbd_item){batch[d1].s, batch[d1].b, -1, 0, (signed char)sg, -1, (int)j};
                         if (vn == 0) continue;
@@ -1850,12 +1909,14 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     bbd_dom *batch = malloc(sizeof(bbd_dom) * (size_t)B);
     int64_t *cand = malloc(sizeof(int64_t) * (size_t)B * NNC_BBD_FSB_CANDIDATES);
     int *ncand = malloc(sizeof(int) * (size_t)B), *hard = malloc(sizeof(int) * (size_t)B);
+    int *hix = malloc(sizeof(int) * (size_t)B); /* a sub-problem's row in coef */
     int *dead = malloc(sizeof(int) * (size_t)B);
+    double lsh = o->interm_loss_share > 0 && o->interm_loss_share < 1 ? o->interm_loss_share : 1;
     int64_t *pick = malloc(sizeof(int64_t) * (size_t)B);
     size_t scap = 1024, top = 0, held = 0;
     bbd_dom *stack = malloc(sizeof(bbd_dom) * scap);
-    bbd_dom d0 = {calloc((size_t)nr + 1, 1), bnd_alloc(nr, &held), e->L, 0, malloc(sizeof(int) * (size_t)p->ndisj), NULL};
-    int ok = !st && ws && coef && batch && cand && ncand && hard && dead && pick && stack && d0.s && d0.b && d0.rows &&
+    bbd_dom d0 = {calloc((size_t)nr + 1, 1), bnd_alloc(nr, &held), e->L, 0, malloc(sizeof(int) * (size_t)p->ndisj), NULL, NULL};
+    int ok = !st && ws && coef && batch && cand && ncand && hard && hix && dead && pick && stack && d0.s && d0.b && d0.rows &&
              !buf_reserve(&ib, icap, vn) && !buf_reserve(&tb, (size_t)B * 2 * NNC_BBD_FSB_CANDIDATES, vn);
     for (int t = 0; t < threads && ok; t++) ok = ws_init(e, &ws[t]) == 0;
     if (!ok) {
@@ -1916,7 +1977,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             m++;
         }
         int ti = o->interm_iters > 0 && nnc_rfn_now() >= t_opt ? o->interm_iters : 0;
-        if ((st = tighten(e, &rt, p, batch, m, dead, ti, &nb, ws, threads, o->deadline))) {
+        if ((st = tighten(e, &rt, p, batch, m, dead, ti, lsh, &nb, ws, threads, o->deadline))) {
             for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
             break;
         }
@@ -1984,6 +2045,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             if (dead[k]) continue;
             if (hard[k] >= 0) {
                 ncand[k] = candidates(d->b, d->s, coef + nh * (size_t)nr, nr, o->fsb, cand + (size_t)k * NNC_BBD_FSB_CANDIDATES);
+                hix[k] = (int)nh;
                 nh++;
                 if (ncand[k] == 0) {
                     /* nothing left to split: the network is affine here and
@@ -2064,8 +2126,13 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             /* the children's warm start: one copy, shared */
             bbd_warm *wb = warm ? warm_alloc(vn * (size_t)keep, &held) : NULL;
             if (wb) wb->refs = 2;
-            bbd_dom c1 = {d->s, b1, kf, 0, malloc(sizeof(int) * (size_t)keep), wb};
-            bbd_dom c2 = {malloc((size_t)nr + 1), b2, kf, 0, malloc(sizeof(int) * (size_t)keep), wb};
+            bbd_warm *cw = NULL;
+            if (!share && o->interm_iters > 0 && lsh < 1 && (cw = warm_alloc((size_t)nr, &held))) {
+                cw->refs = 2;
+                memcpy(cw->v, coef + (size_t)hix[k] * (size_t)nr, sizeof(float) * (size_t)nr);
+            }
+            bbd_dom c1 = {d->s, b1, kf, 0, malloc(sizeof(int) * (size_t)keep), wb, cw};
+            bbd_dom c2 = {malloc((size_t)nr + 1), b2, kf, 0, malloc(sizeof(int) * (size_t)keep), wb, cw};
             d->s = NULL;
             if (!c1.rows || !c2.rows || !c2.s || !c1.b || !c2.b || (warm && !wb)) {
                 dom_free(&c1, nr);
@@ -2097,9 +2164,9 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
 out:
     for (size_t i = 0; stack && i < top; i++) dom_free(&stack[i], nr);
     for (int t = 0; ws && t < threads; t++) ws_free(&ws[t]);
-    free(ws); free(coef); free(batch); free(cand); free(ncand); free(hard); free(dead); free(pick); free(stack);
+    free(ws); free(coef); free(batch); free(cand); free(ncand); free(hard); free(hix); free(dead); free(pick); free(stack);
     free(ib.items); free(ib.ab); free(ib.lower); free(tb.items); free(tb.ab); free(tb.lower);
-    free(nb.items); free(nb.ab); free(nb.lower);
+    free(nb.items); free(nb.ab); free(nb.lower); free(nb.sel); free(nb.sc);
     root_free(&rt);
     free(xrl);
     return st;

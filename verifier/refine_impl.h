@@ -133,7 +133,12 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * CROWN, 0.93 with 5 steps from CROWN's slopes, 0.99 from the warm start,
  * at a ninth of the sub-problems per second).  With interm_share, the
  * search's first share of its time keeps CROWN's bounds, so what they
- * settle quickly is not slowed.  Every item's bound is then CROWN's
+ * settle quickly is not slowed.  With interm_loss_share, a layer's bounds
+ * are optimised only for the fewest neurons that carry that share of the
+ * relaxation loss of the parent's hardest objective (BaBSR's score, from
+ * the coefficients that chose the split), the others keeping theirs: most
+ * of the loss sits in a few neurons, so a sub-problem costs a fraction of
+ * the time for most of the narrowing.  Every item's bound is then CROWN's
  * back-substitution with its own lower slopes alpha in [0, 1] and split
  * multipliers beta >= 0 (beta-CROWN: on s z >= 0, f >= f - beta s z),
  * optimised by projected Adam in float32 (gradient from the relaxed
@@ -235,6 +240,9 @@ typedef struct nnc_bbd_opts {
                            warm-started from the sub-problem's (see Bounds above); 0: CROWN's */
     double interm_share; /* with interm_iters: CROWN's bounds for this share of the time the
                             search has after the root (0: none), optimised ones after it */
+    double interm_loss_share; /* with interm_iters, in (0, 1): in each layer only the neurons
+                                 that carry this share of the parent's hardest objective's
+                                 relaxation loss are re-tightened (see Bounds above); else all */
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the
