@@ -217,7 +217,9 @@ with open(new, "w", newline="") as f:
     w.writerows(merged)
 PY
 fi
-[ -f "$base-machine.txt" ] && grep -E '^(machine|date|nncert|settings):' "$base-machine.txt" >"$tmp/prev_head.txt" || true
+# the earlier run's head with its own re-run history, so a kept row's source
+# stays traceable through any number of partial re-runs
+[ -f "$base-machine.txt" ] && sed -n '/^openblas threads:/q;p' "$base-machine.txt" >"$tmp/prev_head.txt" || true
 mv "$tmp/rows.csv" "$out"
 python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
     --year "$(date -u +%Y)" ${CAP:+--cap "$CAP"} --out "$base-summary.csv" | tee "$tmp/summary.txt"
@@ -236,7 +238,7 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
         echo "partial re-run (BENCH_ONLY): the $total rows below were re-run now with these settings; every other row of"
         echo "  $out is kept from the earlier run (see that run's settings in git history):"
         sed 's/^/    /' "$ONLY"
-        echo "  the earlier run (of the kept rows):"
+        echo "  the earlier run (of the kept rows), with its own history:"
         [ -s "$tmp/prev_head.txt" ] && sed 's/^/    /' "$tmp/prev_head.txt"
     fi
     echo "openblas threads: ${OPENBLAS_NUM_THREADS:-default (all cores)}; nncert verify sets one while several workers run"
