@@ -1365,7 +1365,6 @@ typedef struct bbd_buf {
     bbd_score *sc;      /* tighten: their scores (as wide) */
 } bbd_buf;
 
-
 /* Branching trials: both children (the +1 side first) of each of the nc
  * candidates of item it (its splits, bounds and objective), each with the
  * item's optimised variables ab, into tb from index t.  Returns the index
@@ -1428,17 +1427,6 @@ static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
  * always share a pass. */
 #define BBD_TIGHT_BYTES ((size_t)64 << 20)
 
-/* Re-tighten the bounds of sub-problems batch[0..m) after their last split:
- * layer by layer from the first one it may change (kfrom), each unstable,
- * unsplit neuron's lower and upper bound with the sub-problem's splits and
- * bounds of the layers before, intersected with the bounds it has.
- * iters == 0: CROWN's slopes and no multipliers.  iters > 0: iters Adam
- * steps of the bound's own slopes and split multipliers (beta-CROWN, as
- * the objectives'), started from the variables the sub-problem inherited
- * for its first open objective (its warm start; CROWN's slopes where it
- * has none), then bounded soundly; a bound stops once it shows the neuron
- * stable.  Out: dead[k] = 1 where the bounds cross (no point satisfies
- * the splits: the sub-problem is empty). */
 /* The unstable, unsplit neurons [o, o + N) of sub-problem d whose bounds
  * tighten re-tightens, as sel[j] = 1 (else 0).  With share < 1 and the
  * parent's coefficients, only the fewest, by largest score first, that
@@ -1457,8 +1445,8 @@ static size_t choose(const bbd_dom *d, int64_t o, int64_t N, double share, unsig
     int ns = 0;
     for (int64_t j = 0; j < N; j++) {
         if (!sel[j]) continue;
-        double l = rl[j], u = rh[j];
-        sc[ns] = (bbd_score){fabs(cf[j]) * (-l * u / (u - l)), (int)j};
+        double l = rl[j], u = rh[j], v = fabs(cf[j]) * (-l * u / (u - l));
+        sc[ns] = (bbd_score){v > 0 && v < INFINITY ? v : 0, (int)j}; /* (NaN, inf: 0, so the order is total) */
         tot += sc[ns++].v;
         sel[j] = 0;
     }
@@ -1472,6 +1460,18 @@ static size_t choose(const bbd_dom *d, int64_t o, int64_t N, double share, unsig
     return nu;
 }
 
+/* Re-tighten the bounds of sub-problems batch[0..m) after their last split:
+ * layer by layer from the first one it may change (kfrom), each unstable,
+ * unsplit neuron's lower and upper bound with the sub-problem's splits and
+ * bounds of the layers before, intersected with the bounds it has.
+ * iters == 0: CROWN's slopes and no multipliers.  iters > 0: iters Adam
+ * steps of the bound's own slopes and split multipliers (beta-CROWN, as
+ * the objectives'), started from the variables the sub-problem inherited
+ * for its first open objective (its warm start; CROWN's slopes where it
+ * has none), then bounded soundly; a bound stops once it shows the neuron
+ * stable; with lshare < 1, only the neurons choose picks for that share.
+ * Out: dead[k] = 1 where the bounds cross (no point satisfies the splits:
+ * the sub-problem is empty). */
 static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, bbd_dom *batch, int m,
                           int *dead, int iters, double lshare, bbd_buf *nb, bbd_ws *ws, int threads, double deadline)
 {
