@@ -1304,8 +1304,12 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
     return skipped;
 }
 
+/* An unstable neuron's relaxation gap: the intercept -l u / (u - l) of the
+ * chord over [l, u]; BaBSR's score is |coef| times it (candidates, choose). */
+static double relax_gap(double l, double u) { return -l * u / (u - l); }
+
 /* The neurons to try (filtered smart branching): the kmax best by the score
- * |coef_f| (-l u / (u - l)) among unstable, unsplit neurons f < fend;
+ * |coef_f| relax_gap(l, u) among unstable, unsplit neurons f < fend;
  * unstable ones with a zero coefficient only when there is nothing else. */
 static int candidates(const bbd_bnd *b, const signed char *s, const float *coef, int64_t fend, int kmax,
                       int64_t *cand)
@@ -1317,7 +1321,7 @@ static int candidates(const bbd_bnd *b, const signed char *s, const float *coef,
     for (int64_t f = 0; f < fend; f++) {
         double l = b->rl[f], u = b->rh[f];
         if (s[f] || !(l < 0 && u > 0)) continue;
-        double gap = -l * u / (u - l), v = fabs(coef[f]) * gap;
+        double gap = relax_gap(l, u), v = fabs(coef[f]) * gap;
         if (gap > best_any) {
             best_any = gap;
             any = f;
@@ -1361,8 +1365,8 @@ typedef struct bbd_buf {
     double *lower;
     size_t cap;   /* items and lower */
     size_t abcap; /* items' variables ab has room for (a buffer may be used without them first) */
-    unsigned char *sel; /* tighten: one layer's neurons chosen (width of the widest layer) */
-    bbd_score *sc;      /* tighten: their scores (as wide) */
+    unsigned char *sel; /* tighten: one layer's neurons chosen (wmax) */
+    bbd_score *sc;      /* tighten: their scores (wmax) */
 } bbd_buf;
 
 /* Branching trials: both children (the +1 side first) of each of the nc
@@ -1431,7 +1435,7 @@ static int buf_reserve(bbd_buf *b, size_t n, size_t vn)
  * tighten re-tightens, as sel[j] = 1 (else 0).  With share < 1 and the
  * parent's coefficients, only the fewest, by largest score first, that
  * carry that share of the layer's relaxation loss for the parent's hardest
- * row (BaBSR's |coef| (-l u / (u - l)); always at least the first, never
+ * row (BaBSR's score; always at least the first, never
  * one of score 0); the others keep their bounds.  Returns how many. */
 static size_t choose(const bbd_dom *d, int64_t o, int64_t N, double share, unsigned char *sel, bbd_score *sc)
 {
@@ -1445,7 +1449,7 @@ static size_t choose(const bbd_dom *d, int64_t o, int64_t N, double share, unsig
     int ns = 0;
     for (int64_t j = 0; j < N; j++) {
         if (!sel[j]) continue;
-        double l = rl[j], u = rh[j], v = fabs(cf[j]) * (-l * u / (u - l));
+        double v = fabs(cf[j]) * relax_gap(rl[j], rh[j]);
         sc[ns] = (bbd_score){v > 0 && v < INFINITY ? v : 0, (int)j}; /* (NaN, inf: 0, so the order is total) */
         tot += sc[ns++].v;
         sel[j] = 0;
@@ -1476,14 +1480,6 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
                           int *dead, int iters, double lshare, bbd_buf *nb, bbd_ws *ws, int threads, double deadline)
 {
     size_t vn = iters > 0 ? e->nv : 0;
-    if (nb->sel == NULL) {
-        int64_t w = 0;
-        for (int k = 0; k + 1 < e->L; k++)
-            if (e->off[k + 1] - e->off[k] > w) w = e->off[k + 1] - e->off[k];
-        nb->sel = malloc((size_t)w);
-        nb->sc = malloc(sizeof(nb->sc[0]) * (size_t)w);
-        if (!nb->sel || !nb->sc) return NNC_STATUS_NOMEM;
-    }
     for (int k = 1; k + 1 < e->L; k++) {
         int64_t o = e->off[k], N = e->off[k + 1] - o;
         size_t cap = vn ? BBD_TIGHT_BYTES / (sizeof(float) * vn) : SIZE_MAX;
@@ -1905,6 +1901,8 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     size_t icap = (size_t)B * (size_t)p->ndisj;
     if (icap < (size_t)p->nrows) icap = (size_t)p->nrows;
     bbd_buf ib = {0}, tb = {0}, nb = {0}; /* items; branching trials; neuron bounds */
+    nb.sel = malloc((size_t)e->wmax);
+    nb.sc = malloc(sizeof(bbd_score) * (size_t)e->wmax);
     float *coef = malloc(sizeof(float) * (size_t)B * (size_t)nr);
     bbd_dom *batch = malloc(sizeof(bbd_dom) * (size_t)B);
     int64_t *cand = malloc(sizeof(int64_t) * (size_t)B * NNC_BBD_FSB_CANDIDATES);
@@ -1916,7 +1914,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     size_t scap = 1024, top = 0, held = 0;
     bbd_dom *stack = malloc(sizeof(bbd_dom) * scap);
     bbd_dom d0 = {calloc((size_t)nr + 1, 1), bnd_alloc(nr, &held), e->L, 0, malloc(sizeof(int) * (size_t)p->ndisj), NULL, NULL};
-    int ok = !st && ws && coef && batch && cand && ncand && hard && hix && dead && pick && stack && d0.s && d0.b && d0.rows &&
+    int ok = !st && ws && coef && batch && cand && ncand && hard && hix && nb.sel && nb.sc && dead && pick && stack && d0.s && d0.b && d0.rows &&
              !buf_reserve(&ib, icap, vn) && !buf_reserve(&tb, (size_t)B * 2 * NNC_BBD_FSB_CANDIDATES, vn);
     for (int t = 0; t < threads && ok; t++) ok = ws_init(e, &ws[t]) == 0;
     if (!ok) {
