@@ -78,7 +78,7 @@ nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *v, ch
     else if (name_is(name, "seed")) bad = nnc_parse_u64(v, &o->seed);
     else if (name_is(name, "max-leaves")) bad = nnc_parse_u64(v, &o->max_leaves) || o->max_leaves == 0;
     else if (name_is(name, "threads")) bad = parse_count(v, 0, 1, 256, &o->threads);
-    else if (name_is(name, "alpha-iters")) bad = parse_count(v, 1, 0, 10000, &o->alpha_iters);
+    else if (name_is(name, "alpha-iters")) bad = parse_count(v, 1, 0, 100000, &o->alpha_iters);
     else if (name_is(name, "relu-split-batch")) bad = parse_count(v, 1, 0, NNC_VRF_RELU_SPLIT_BATCH_MAX, &o->relu_split_batch);
     else if (name_is(name, "relu-split")) {
         bad = strcmp(v, "auto") && (b = parse_bool(v)) < 0;
