@@ -13,11 +13,17 @@
 
 /* Bytes of batched values per tile: a batch is evaluated in tiles of
  * rt->tile samples, each run through the whole graph while its values are
- * still in cache, the tiles in parallel.  The tile depends on the model and
- * the precision only (never on the threads or the batch), so a sample's
- * tile, and its result, do not depend on the thread count; with products
- * that BLAS runs over stacked samples it holds a multiple of NNC_GEMM_ROWS
- * samples, so neither does their row blocking (kernels_impl.h). */
+ * still in cache, the tiles in parallel.  A tile holds at most rt->tile
+ * samples, which depends on the model and the precision only; a run splits
+ * its batch into tiles as equal as that allows, as many as the threads (or
+ * a multiple) where the batch has room, so no thread waits on another's
+ * larger tile.  Every kernel computes a sample's values from that sample
+ * alone, in an order that does not depend on the other samples of its call,
+ * so a sample's result depends on neither its tile nor the thread count;
+ * products that BLAS runs over stacked samples are the exception (their row
+ * blocks of NNC_GEMM_ROWS count from the call's first row, kernels_impl.h),
+ * so with them every tile holds a multiple of NNC_GEMM_ROWS samples and
+ * their blocks fall where they would untiled. */
 #define NNC_RT_TILE_BYTES ((uint64_t)1 << 18)
 #define NNC_RT_THREADS 2 /* default threads of a runtime */
 
@@ -41,7 +47,8 @@ struct nnc_runtime {
     unsigned char *batched;  /* per value */
     unsigned char *owned;    /* per value: buf[v] allocated here */
     int *alias;              /* per value: value whose buffer it shares, or -1 */
-    int tile;                /* samples per tile (see NNC_RT_TILE_BYTES) */
+    int tile;                /* most samples per tile (see NNC_RT_TILE_BYTES) */
+    int granule;             /* a tile holds a multiple of this many samples */
     void **scratch;          /* per thread, scratch_bytes each (a tile's needs) */
     size_t scratch_bytes;
     void ***tbuf;            /* per thread: buf offset to its tile */
@@ -333,6 +340,7 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
     if (tile < 1) tile = 1;
     if (stacked) tile = tile < NNC_GEMM_ROWS ? NNC_GEMM_ROWS : tile / NNC_GEMM_ROWS * NNC_GEMM_ROWS;
     rt->tile = tile > (uint64_t)max_batch ? max_batch : (int)tile;
+    rt->granule = stacked ? NNC_GEMM_ROWS : 1;
     for (int t = 0; t < m->n_order; t++) {
         size_t sc = nnc_op_scratch_bytes(m, &m->nodes[m->order[t]], rt->tile, prec);
         if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
@@ -461,6 +469,22 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
     return 0;
 }
 
+/* Samples per tile for a batch run on `par` threads: at most rt->tile, a
+ * multiple of rt->granule (or the whole batch), and the tiles as many as
+ * the threads or a multiple of them where each can still hold a granule. */
+static int tile_size(const nnc_runtime *rt, int batch, int par)
+{
+    int cap = rt->tile, g = rt->granule;
+    int n = (batch + cap - 1) / cap, most = (batch + g - 1) / g;
+    if (par > 1 && n % par != 0) {
+        int up = (n + par - 1) / par * par;
+        if (up <= most) n = up;
+    }
+    int size = (batch + n - 1) / n;
+    size = (size + g - 1) / g * g;
+    return size < cap ? size : cap;
+}
+
 nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, void *const *outputs,
                       char *err, size_t errlen)
 {
@@ -473,14 +497,15 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
         for (int o = 0; o < n->n_out; o++)
             if (n->out[o] >= 0 && rt->alias[n->out[o]] >= 0) rt->buf[n->out[o]] = rt->buf[rt->alias[n->out[o]]];
     }
-    int ntiles = (batch + rt->tile - 1) / rt->tile, failed = 0;
     /* tiles in parallel, each on one thread; not with sparse products
      * (their plans are threaded, and a replacement kernel may not be
      * reentrant) */
-    int par = rt->threads < ntiles ? rt->threads : ntiles;
+    int par = rt->threads, failed = 0;
     if (rt->sp_a)
         for (int t = 0; t < m->n_order && par > 1; t++)
             if (rt->sp_a[t]) par = 1;
+    int size = tile_size(rt, batch, par), ntiles = (batch + size - 1) / size;
+    if (par > ntiles) par = ntiles;
     /* OpenBLAS single-threaded inside the tiles, however many run at once:
      * its threading splits a product's rows and may change their rounding,
      * which must depend on neither the batch nor the thread count */
@@ -488,7 +513,7 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
     openblas_set_num_threads(1);
     if (par <= 1) {
         for (int i = 0; i < ntiles && !failed; i++) {
-            int b0 = i * rt->tile, nb = batch - b0 < rt->tile ? batch - b0 : rt->tile;
+            int b0 = i * size, nb = batch - b0 < size ? batch - b0 : size;
             failed = run_tile(rt, 0, b0, nb, rt->threads);
         }
         openblas_set_num_threads(blas);
@@ -505,7 +530,7 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
 #else
             int k = 0;
 #endif
-            int b0 = i * rt->tile, nb = batch - b0 < rt->tile ? batch - b0 : rt->tile;
+            int b0 = i * size, nb = batch - b0 < size ? batch - b0 : size;
             rc[i] = run_tile(rt, k, b0, nb, 1);
         }
         openblas_set_num_threads(blas);

@@ -47,7 +47,8 @@ START_TEST(test_paths_bit_identical)
 {
     static const int64_t Ks[] = {1, 3, 17, 64, 200};
     static const int64_t Ns[] = {1, 10, 31, 32, 33, 70};
-    static const int64_t Ms[] = {1, 2, 11, 12, 13, 24, 37, 100};
+    /* tails of 1 to 3 rows take the row kernel, longer ones a padded block */
+    static const int64_t Ms[] = {1, 2, 3, 4, 11, 12, 13, 20, 24, 30, 37, 100};
     int levels = (int)nnc_isa_cpu() + 1;
     for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
         for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
@@ -81,7 +82,7 @@ START_TEST(test_paths_bit_identical)
                     }
             }
             nnc_isa_set_cap(-1);
-            /* a row alone (M = 1) equals the same row inside a large call */
+            /* a row alone (M = 1) equals the same row inside a call of many */
             for (int64_t i = 0; i < Mmax; i += 7) {
                 float row[70];
                 nnc_sgemm_packed(pb, 1, A + i * K, use_bias ? bias : NULL, relu, row, scratch, 1);
@@ -96,6 +97,51 @@ START_TEST(test_paths_bit_identical)
             free(want);
             free(got);
         }
+}
+END_TEST
+
+/* Products large enough that two threads split the row blocks (the last one
+ * padded or followed by row-kernel rows): the definition's bits on every
+ * path, on one and two threads. */
+START_TEST(test_threaded_blocks)
+{
+    const int64_t K = 700, N = 300;
+    static const int64_t Ms[] = {99, 100, 102, 107};
+    int levels = (int)nnc_isa_cpu() + 1;
+    double *B = malloc(sizeof(double) * (size_t)(K * N));
+    float *bias = malloc(sizeof(float) * (size_t)N), *A = malloc(sizeof(float) * (size_t)(107 * K));
+    float *want = malloc(sizeof(float) * (size_t)(107 * N)), *got = malloc(sizeof(float) * (size_t)(107 * N));
+    for (int64_t q = 0; q < K * N; q++) B[q] = rndf();
+    for (int64_t q = 0; q < N; q++) bias[q] = rndf();
+    for (int64_t q = 0; q < 107 * K; q++) A[q] = rndf();
+    nnc_sgemm_b *pb = nnc_sgemm_pack_b(B, K, N, 0);
+    ck_assert_ptr_nonnull(pb);
+    float *scratch = malloc(sizeof(float) * nnc_sgemm_scratch_floats(107, K));
+    for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++) {
+        int64_t M = Ms[mi];
+        ck_assert(2.0 * (double)M * (double)N * (double)K >= 4e7); /* sgemm.c's threshold for threads */
+        reference(A, B, 0, bias, 1, M, K, N, want);
+        for (int lv = 0; lv < levels; lv++)
+            for (int threads = 1; threads <= 2; threads++) {
+                nnc_isa_set_cap(lv);
+                memset(got, 0xff, sizeof(float) * (size_t)(107 * N));
+                nnc_sgemm_packed(pb, M, A, bias, 1, got, scratch, threads);
+                ck_assert_msg(memcmp(got, want, sizeof(float) * (size_t)(M * N)) == 0, "%s, M=%lld, threads=%d",
+                              nnc_isa_name((nnc_isa_level)lv), (long long)M, threads);
+                /* a padded block stores none of its padding rows */
+                for (int64_t q = M * N; q < 107 * N; q++)
+                    ck_assert_msg(((unsigned char *)got)[4 * q] == 0xff, "M=%lld: C row %lld written", (long long)M,
+                                  (long long)(q / N));
+            }
+    }
+    nnc_isa_set_cap(-1);
+    nnc_sgemm_free_b(pb);
+    free(scratch);
+    free(B);
+    free(bias);
+    free(A);
+    free(want);
+    free(got);
 }
 END_TEST
 
@@ -132,6 +178,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_paths_bit_identical);
+    tcase_add_test(tc, test_threaded_blocks);
     tcase_add_test(tc, test_isa_selection);
     suite_add_tcase(s, tc);
     return check_main_run(s);
