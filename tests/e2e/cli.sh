@@ -220,8 +220,10 @@ then
         "$NNCERT" spec linf --model "$TMP/b4.onnx" --input "$TMP/x4.json" --label 4 --eps $e --row 2 -o "$TMP/s$e.vnnlib" &&
             "$NNCERT" spec linf --model "$TMP/b1.onnx" --input "$TMP/x1.json" --label 4 --eps $e -o "$TMP/t$e.vnnlib" &&
             cmp -s "$TMP/s$e.vnnlib" "$TMP/t$e.vnnlib" || ok=0
-        "$NNCERT" verify "$TMP/b4.onnx" "$TMP/s$e.vnnlib" --row 2 --samples 20000 --json "$TMP/r4.json" >/dev/null 2>&1
-        "$NNCERT" verify "$TMP/b1.onnx" "$TMP/s$e.vnnlib" --samples 20000 --json "$TMP/r1.json" >/dev/null 2>&1
+        # (--timeout 5: at eps 0.3 the search would refine the violated
+        # fraction for the default 60 s; the verdict comes at once)
+        "$NNCERT" verify "$TMP/b4.onnx" "$TMP/s$e.vnnlib" --row 2 --samples 20000 --timeout 5 --json "$TMP/r4.json" >/dev/null 2>&1
+        "$NNCERT" verify "$TMP/b1.onnx" "$TMP/s$e.vnnlib" --samples 20000 --timeout 5 --json "$TMP/r1.json" >/dev/null 2>&1
         # the same verdict; violation intervals that overlap (sound both)
         "$PY" - "$TMP/r4.json" "$TMP/r1.json" "$e" <<'PY' || ok=0
 import json, sys
@@ -240,8 +242,8 @@ PY
     expect_error verify-row-without-batch 65 "--row picks a sample of a model whose input declares a fixed batch" \
         "$NNCERT" verify "$TMP/b1.onnx" "$TMP/s0.02.vnnlib" --row 1
     # the gate: "row" as --row (same verdicts), and without it the check errs naming it
-    printf '{"checks": [{"name": "r2", "type": "verify", "model": "%s", "spec": "%s", "row": 2, "max_violation": 0, "samples": 2000},
-      {"name": "r2v", "type": "verify", "model": "%s", "spec": "%s", "row": 2, "max_violation": 0, "samples": 2000},
+    printf '{"checks": [{"name": "r2", "type": "verify", "model": "%s", "spec": "%s", "row": 2, "max_violation": 0, "samples": 2000, "timeout": 5},
+      {"name": "r2v", "type": "verify", "model": "%s", "spec": "%s", "row": 2, "max_violation": 0, "samples": 2000, "timeout": 5},
       {"name": "norow", "type": "verify", "model": "%s", "spec": "%s"}]}' "$TMP/b4.onnx" "$TMP/s0.02.vnnlib" \
         "$TMP/b4.onnx" "$TMP/s0.3.vnnlib" "$TMP/b4.onnx" "$TMP/s0.02.vnnlib" >"$TMP/grow.json"
     "$NNCERT" gate "$TMP/grow.json" --summary "$TMP/grow_summary.json" >/dev/null 2>&1
