@@ -782,13 +782,54 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
 }
 
 /* Block m0 of NNC_DC_MB output channels of one image (dconv_image): the
- * strips, then the bias (and ReLU) into the output planes O. */
+ * strips, then the bias (and ReLU) into the output planes O; with pg (a
+ * MaxPool after the ReLU, every window inside, no padding or dilation), the
+ * pool's output planes instead: each window's maximum of the ReLU'd values.
+ * Those are +0 or above and never NaN, so the pool's own result (pool_px)
+ * has the same bits whatever the order, and relu(max of the non-NaN v)
+ * equals it: a v > 0 is its own ReLU, and with none the result is +0. */
 static inline void FN(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, FN(dcstrip) strip, int64_t M, const T *bias,
-                                   int relu, int64_t rows, int64_t rstep, int64_t rlen, int64_t m0, T *O)
+                                   int relu, const FN(geom) *pg, int64_t rows, int64_t rstep, int64_t rlen, int64_t m0,
+                                   T *O)
 {
     const FN(dcgeom) *d = &k->d;
     int64_t Qr = d->Qr, Wq = d->Wq, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
     strip(k->xp, k->toff, d->ntap, k->wp + m0 * d->ntap, k->acc + m0 * Qr, Qr, rows, rstep, rlen);
+    if (pg) {
+        /* relu(max v), the max skipping NaNs from -inf: the maximum of the
+         * relu(v) (+0 when no v > 0).  Per pool row, in chunks of columns:
+         * the window rows' maximum per column (contiguous, vectorised),
+         * then each window's columns */
+        enum { CW = NNC_DC_POOL_COLS };
+        T cm[CW];
+        int64_t span = CW - pg->kw < pg->sw ? 1 : (CW - pg->kw) / pg->sw + 1; /* outputs per chunk */
+        for (int64_t mo = m0; mo < m1; mo++) {
+            T bv = bias ? bias[mo] : (T)0;
+            const T *a = k->acc + mo * Qr;
+            T *o = O + mo * pg->oh * pg->ow;
+            for (int64_t py = 0; py < pg->oh; py++)
+                for (int64_t p0 = 0; p0 < pg->ow; p0 += span) {
+                    int64_t p1 = p0 + span < pg->ow ? p0 + span : pg->ow;
+                    int64_t ncol = (p1 - 1 - p0) * pg->sw + pg->kw;
+                    const T *w = a + py * pg->sh * Wq + p0 * pg->sw;
+                    for (int64_t c = 0; c < ncol; c++) cm[c] = -(T)INFINITY;
+                    for (int64_t ki = 0; ki < pg->kh; ki++) {
+                        const T *r = w + ki * Wq;
+                        for (int64_t c = 0; c < ncol; c++) {
+                            T v = r[c] + bv;
+                            cm[c] = v > cm[c] ? v : cm[c];
+                        }
+                    }
+                    for (int64_t px = p0; px < p1; px++) {
+                        const T *q = cm + (px - p0) * pg->sw;
+                        T mx = -(T)INFINITY;
+                        for (int64_t kj = 0; kj < pg->kw; kj++) mx = q[kj] > mx ? q[kj] : mx;
+                        o[py * pg->ow + px] = ACTF(relu)(mx);
+                    }
+                }
+        }
+        return;
+    }
     for (int64_t mo = m0; mo < m1; mo++) {
         T bv = bias ? bias[mo] : (T)0;
         for (int64_t oy = 0; oy < g->oh; oy++) {
@@ -805,7 +846,7 @@ static inline void FN(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, FN(dc
 /* One image: X its cg input planes of the group, O the M output planes;
  * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
 static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
-                            int relu, int intra, T *O)
+                            int relu, const FN(geom) *pg, int intra, T *O)
 {
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
@@ -849,9 +890,10 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
     if (par > 1) { /* (no OpenMP region at all otherwise: even an inactive one costs a team) */
 #pragma omp parallel for num_threads(par) schedule(static)
         for (int64_t bi = 0; bi < nblk; bi++)
-            FN(dconv_block)(g, k, strip, M, bias, relu, rows, rstep, rlen, bi * NNC_DC_MB, O);
+            FN(dconv_block)(g, k, strip, M, bias, relu, pg, rows, rstep, rlen, bi * NNC_DC_MB, O);
     } else
-        for (int64_t bi = 0; bi < nblk; bi++) FN(dconv_block)(g, k, strip, M, bias, relu, rows, rstep, rlen, bi * NNC_DC_MB, O);
+        for (int64_t bi = 0; bi < nblk; bi++)
+            FN(dconv_block)(g, k, strip, M, bias, relu, pg, rows, rstep, rlen, bi * NNC_DC_MB, O);
 }
 
 /* The prepared parts of Conv n's direct path for every group, malloc'd
@@ -968,6 +1010,15 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
     int64_t in_img = g.c * g.h * g.w, out_img = Mtot * P;
     int relu = x->relu_out > 0; /* a following Relu fused: write its output */
     if (FN(dconv_ok)(per_sample)) {
+        /* a MaxPool fused after that Relu: write the pool's output */
+        FN(geom) pgeo;
+        int64_t pimg = 0, PP = 0;
+        if (relu && x->pool) {
+            FN(geometry)(x->m, x->pool, &pgeo);
+            PP = pgeo.oh * pgeo.ow;
+            pimg = Mtot * PP;
+        }
+        const FN(geom) *pg = relu && x->pool ? &pgeo : NULL;
         for (int64_t gi = 0; gi < group; gi++) {
             FN(dcwork) k;
             /* the prepared part: the runtime's (x->prep, one per group), else
@@ -980,9 +1031,10 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
             k.acc = k.xp + cg * k.d.chan + NNC_DC_VW;
             for (int64_t gimg = 0; gimg < images; gimg++) {
                 int64_t b = gimg / g.n, nn = gimg % g.n;
+                T *O = pg ? TP(x->pool->out[0], b) + nn * pimg + gi * M * PP
+                          : FN(out_base)(x, n, b) + nn * out_img + gi * M * P;
                 FN(dconv_image)(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
-                                vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, x->intra,
-                                FN(out_base)(x, n, b) + nn * out_img + gi * M * P);
+                                vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, pg, x->intra, O);
             }
         }
         return 0;

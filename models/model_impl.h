@@ -127,6 +127,10 @@ nnc_status nnc_op_fold(nnc_model *m, nnc_node *n, char *err, size_t errlen);
  * batched[v] says whether it holds `batch` samples (stride numel) or one
  * shared copy (constants). Float values hold T = float or double by
  * precision; integer values hold int64_t. */
+/* Columns of a fused MaxPool's row buffer (kernels_impl.h, dconv_block):
+ * the runtime fuses only pools whose window is at most this wide. */
+#define NNC_DC_POOL_COLS 256
+
 typedef struct nnc_exec {
     const nnc_model *m;
     int batch;
@@ -138,6 +142,9 @@ typedef struct nnc_exec {
                               (its output written, with the ReLU), or 0 */
     const void *prep;      /* Conv only: its nnc_op_conv_prep_* data, or NULL */
     int intra;             /* threads a node may use inside (0 or 1: the caller's only) */
+    const nnc_node *pool;  /* Conv with relu_out only: a MaxPool fused after
+                              that Relu (the pool's output written instead of
+                              the Relu's; nnc_rt_create checks its window), or NULL */
 } nnc_exec;
 
 /* Whether Pad node n of m pads and crops nothing (its begin and end pads,

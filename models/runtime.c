@@ -55,6 +55,7 @@ struct nnc_runtime {
     fused_dense **dense;     /* per position in m->order, or NULL */
     unsigned char *skip;     /* per position in m->order: fused into an earlier node */
     int *relu_after;         /* per position: 1 + the value of the Relu fused after a Conv, or 0 */
+    int *pool_after;         /* per position: 1 + the position of a MaxPool fused after that Relu, or 0 */
     void **prep;             /* per position: a Conv's prepared filters (nnc_op_conv_prep_*), or NULL */
     int threads;
     /* float32 sparse products (MatMul with a sparse constant left operand) */
@@ -104,6 +105,7 @@ void nnc_rt_destroy(nnc_runtime *rt)
     free(rt->dense);
     free(rt->skip);
     free(rt->relu_after);
+    free(rt->pool_after);
     for (int t = 0; rt->prep && t < rt->m->n_order; t++) free(rt->prep[t]);
     free(rt->prep);
     if (rt->sp_a)
@@ -326,6 +328,28 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
         rt->relu_after[t] = r->out[0] + 1;
         rt->skip[next] = 1;
     }
+    /* Conv -> Relu -> MaxPool (the Relu's only use), the Conv direct (its
+     * filters prepared) and every window inside the Relu's output (no
+     * padding, dilation 1): the Conv writes the pool's output from its
+     * accumulators, and the Relu's output is never written.  The ReLU's
+     * values are +0 or above, never NaN, so their maximum has the same bits
+     * in any order (kernels_impl.h, dconv_block) */
+    if (!(rt->pool_after = calloc((size_t)m->n_order + 1, sizeof(int)))) goto nomem;
+    for (int t = 0, next; t < m->n_order; t++) {
+        next = -1;
+        if (!rt->relu_after[t] || !rt->prep[t] || uses(m, rt->relu_after[t] - 1, &next) != 1 || next < 0) continue;
+        const nnc_node *q = &m->nodes[m->order[next]];
+        if (q->op != NNC_OP_MAXPOOL || rt->skip[next] || rt->alias[q->out[0]] >= 0 || !rt->owned[q->out[0]]) continue;
+        const nnc_value *qi = &m->vals[q->in[0]], *qo = &m->vals[q->out[0]];
+        int two = q->p[11] == 2;
+        int inside = qi->rank == qo->rank && (qo->dims[2] - 1) * q->p[2] + q->p[0] <= qi->dims[2] &&
+                     (!two || (qo->dims[3] - 1) * q->p[3] + q->p[1] <= qi->dims[3]);
+        for (int k = 4; k < 8; k++) inside &= q->p[k] == 0;
+        inside &= q->p[8] == 1 && (!two || q->p[9] == 1) && (!two || q->p[1] <= NNC_DC_POOL_COLS);
+        if (!inside) continue;
+        rt->pool_after[t] = next + 1;
+        rt->skip[next] = 1;
+    }
     if (prec == NNC_PRECISION_F32 && plan_dense(rt) != 0) goto nomem;
     /* products that BLAS runs with the samples stacked into rows (Gemm and
      * MatMul other than the packed dense layers): their rows go in blocks
@@ -433,7 +457,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
                      ? (char *)rt->buf[v] + (size_t)b0 * (size_t)val->numel * elem_size(rt->prec, val->dtype)
                      : rt->buf[v];
     }
-    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL, intra};
+    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL, intra, NULL};
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (rt->skip && rt->skip[t]) continue;
@@ -462,6 +486,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
             continue;
         }
         x.relu_out = rt->relu_after[t];
+        x.pool = rt->pool_after[t] ? &m->nodes[m->order[rt->pool_after[t] - 1]] : NULL;
         x.prep = rt->prep[t];
         int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
         if (rc) return t + 1;

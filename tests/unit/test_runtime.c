@@ -364,6 +364,123 @@ START_TEST(test_conv_geometries)
 }
 END_TEST
 
+/* Conv -> Relu -> MaxPool with random geometries: where the runtime fuses
+ * the pool into the direct convolution's epilogue (no pool padding or
+ * dilation, every window inside), the pool's output equals the maximum,
+ * window by window, of the unfused Conv -> Relu's output, bit for bit, in
+ * float32 and float64; inputs include NaNs and infinities.  The fusion is
+ * seen happen: the pool's output can no longer be replaced
+ * (nnc_rt_set_value refuses a value a fused node would write). */
+static nnc_status crp_model(const conv_case *c, int pk[2], int ps[2], int pool, const float *wf, const float *bf,
+                            nnc_model **m, char *err, size_t errlen)
+{
+    static const char *in3[3] = {"x", "w", "b"}, *cy[1] = {"y"}, *ry[1] = {"r"}, *pr[1] = {"p"};
+    int cg = c->C / c->group;
+    int64_t xdims[4] = {1, c->C, c->H, c->W}, wdims[4] = {c->M, cg, c->kh, c->kw}, bdims[1] = {c->M};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 4, xdims);
+    mb_output(&b, pool ? "p" : "r");
+    b.inits[0] = tensor_floats("w", 4, wdims, wf, (size_t)(c->M * cg * c->kh * c->kw));
+    b.inits[1] = tensor_floats("b", 1, bdims, bf, (size_t)c->M);
+    b.graph.n_initializer = c->bias ? 2 : 1;
+    b.nodes[0] = node("Conv", "c", c->bias ? 3 : 2, in3, 1, cy);
+    int64_t k[2] = {c->kh, c->kw}, st[2] = {c->s, c->s}, pads[4] = {c->pt, c->pl, c->pb, c->pr}, dil[2] = {1, 1};
+    node_attr(b.nodes[0], attr_ints("kernel_shape", 2, k));
+    node_attr(b.nodes[0], attr_ints("strides", 2, st));
+    node_attr(b.nodes[0], attr_ints("pads", 4, pads));
+    node_attr(b.nodes[0], attr_ints("dilations", 2, dil));
+    node_attr(b.nodes[0], attr_int("group", c->group));
+    b.nodes[1] = node("Relu", "rl", 1, cy, 1, ry);
+    b.graph.n_node = 2;
+    if (pool) {
+        int64_t q[2] = {pk[0], pk[1]}, qs[2] = {ps[0], ps[1]};
+        b.nodes[2] = node("MaxPool", "mp", 1, ry, 1, pr);
+        node_attr(b.nodes[2], attr_ints("kernel_shape", 2, q));
+        node_attr(b.nodes[2], attr_ints("strides", 2, qs));
+        b.graph.n_node = 3;
+    }
+    return mb_load(&b, m, err, errlen);
+}
+
+START_TEST(test_conv_relu_maxpool)
+{
+    int fused = 0;
+    for (int it = 0; it < 120; it++) {
+        conv_case c = {0};
+        c.group = rnd() % 4 == 0 ? 2 : 1;
+        c.C = c.group * rndi(1, 3);
+        c.M = c.group * rndi(1, 11);
+        c.H = rndi(2, 14);
+        c.W = rndi(2, 14);
+        c.kh = rndi(1, 3);
+        c.kw = rndi(1, 3);
+        c.s = rnd() % 3 == 0 ? 2 : 1;
+        c.pt = rndi(0, 1);
+        c.pl = rndi(0, 1);
+        c.pb = rndi(0, 1);
+        c.pr = rndi(0, 1);
+        c.bias = (int)(rnd() & 1);
+        if (c.H + c.pt + c.pb < c.kh || c.W + c.pl + c.pr < c.kw) continue;
+        c.oh = ((int64_t)c.H + c.pt + c.pb - c.kh) / c.s + 1;
+        c.ow = ((int64_t)c.W + c.pl + c.pr - c.kw) / c.s + 1;
+        int pk[2] = {rndi(1, 4), rndi(1, 4)}, ps[2] = {rndi(1, 4), rndi(1, 4)};
+        if (pk[0] > c.oh || pk[1] > c.ow) continue;
+        int64_t ph = (c.oh - pk[0]) / ps[0] + 1, pw = (c.ow - pk[1]) / ps[1] + 1;
+        int cg = c.C / c.group;
+        int64_t nw = (int64_t)c.M * cg * c.kh * c.kw;
+        float *wf = malloc(sizeof(float) * (size_t)nw), bf[64];
+        for (int64_t q = 0; q < nw; q++) wf[q] = rndfull();
+        for (int q = 0; q < c.M; q++) bf[q] = rndfull();
+        char err[NNC_ERRBUF_SIZE];
+        nnc_model *mr, *mp;
+        ck_assert_msg(crp_model(&c, pk, ps, 0, wf, bf, &mr, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        ck_assert_msg(crp_model(&c, pk, ps, 1, wf, bf, &mp, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_runtime *rt;
+        ck_assert(nnc_rt_create(&rt, mp, NNC_PRECISION_F32, 1, err, sizeof err) == 0);
+        float dummy[1];
+        fused += nnc_rt_set_value(rt, "p", dummy, err, sizeof err) != NNC_STATUS_OK;
+        nnc_rt_destroy(rt);
+        int B = rndi(1, 3);
+        int64_t nin = (int64_t)c.C * c.H * c.W, nr = (int64_t)c.M * c.oh * c.ow, np = (int64_t)c.M * ph * pw;
+        double *xd = malloc(sizeof(double) * (size_t)(B * nin)), *rd = malloc(sizeof(double) * (size_t)(B * nr));
+        double *pd = malloc(sizeof(double) * (size_t)(B * np));
+        float *xf = malloc(sizeof(float) * (size_t)(B * nin)), *rf = malloc(sizeof(float) * (size_t)(B * nr));
+        float *pf = malloc(sizeof(float) * (size_t)(B * np));
+        for (int64_t q = 0; q < B * nin; q++) {
+            uint32_t r = rnd() % 64;
+            xd[q] = xf[q] = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : rndfull();
+        }
+        for (int prec = 0; prec < 2; prec++) {
+            run_model(mr, prec, B, 2, prec ? (const void *)xd : (const void *)xf, prec ? (void *)rd : (void *)rf);
+            run_model(mp, prec, B, 2, prec ? (const void *)xd : (const void *)xf, prec ? (void *)pd : (void *)pf);
+            for (int64_t bm = 0; bm < (int64_t)B * c.M; bm++)
+                for (int64_t py = 0; py < ph; py++)
+                    for (int64_t px = 0; px < pw; px++) {
+                        double want = -INFINITY;
+                        for (int ki = 0; ki < pk[0]; ki++)
+                            for (int kj = 0; kj < pk[1]; kj++) {
+                                int64_t o = bm * c.oh * c.ow + (py * ps[0] + ki) * c.ow + px * ps[1] + kj;
+                                double v = prec ? rd[o] : (double)rf[o];
+                                ck_assert(v == v && !signbit(v)); /* the ReLU's values: +0 or above */
+                                if (v > want) want = v;
+                            }
+                        int64_t o = (bm * ph + py) * pw + px;
+                        int ok = prec ? same_bits_d(pd[o], want) : same_bits_f(pf[o], (float)want);
+                        ck_assert_msg(ok, "%s C%d M%d g%d %dx%d k%dx%d s%d pool k%dx%d s%dx%d: (%lld,%lld,%lld) %.17g, want %.17g",
+                                      prec ? "f64" : "f32", c.C, c.M, c.group, c.H, c.W, c.kh, c.kw, c.s, pk[0], pk[1],
+                                      ps[0], ps[1], (long long)bm, (long long)py, (long long)px,
+                                      prec ? pd[o] : (double)pf[o], want);
+                    }
+        }
+        free(wf); free(xd); free(rd); free(pd); free(xf); free(rf); free(pf);
+        nnc_mdl_destroy(mr);
+        nnc_mdl_destroy(mp);
+    }
+    ck_assert_int_gt(fused, 60);
+}
+END_TEST
+
 /* A Conv of constants is folded at load time (float64, then rounded to
  * float32 as ONNX requires), by the direct path preparing its filters on
  * the fly: y = z + Conv(x0, w) with x0 and w initializers, run at z = 0. */
@@ -491,6 +608,7 @@ int main(void)
     tcase_add_test(tc, test_pad_constant);
     tcase_add_test(tc, test_conv_geometries);
     tcase_add_test(tc, test_conv_folded);
+    tcase_add_test(tc, test_conv_relu_maxpool);
     tcase_add_test(tc, test_tiles_threads);
     suite_add_tcase(s, tc);
     return check_main_run(s);
