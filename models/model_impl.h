@@ -123,14 +123,14 @@ nnc_status nnc_op_fold(nnc_model *m, nnc_node *n, char *err, size_t errlen);
 
 /* ---- execution ---- */
 
-/* Buffers of one evaluation.  For value v: buf[v] points to its data,
- * batched[v] says whether it holds `batch` samples (stride numel) or one
- * shared copy (constants). Float values hold T = float or double by
- * precision; integer values hold int64_t. */
 /* Columns of a fused MaxPool's row buffer (kernels_impl.h, dconv_block):
  * the runtime fuses only pools whose window is at most this wide. */
 #define NNC_DC_POOL_COLS 256
 
+/* Buffers of one evaluation.  For value v: buf[v] points to its data,
+ * batched[v] says whether it holds `batch` samples (stride numel) or one
+ * shared copy (constants). Float values hold T = float or double by
+ * precision; integer values hold int64_t. */
 typedef struct nnc_exec {
     const nnc_model *m;
     int batch;

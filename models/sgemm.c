@@ -293,10 +293,10 @@ static void run_blocks(const job *j)
             /* row by row: sequential reads, writes strided by MR; a
              * padded block's missing rows are zeros */
             for (int i = 0; i < MR; i++) {
-                const float *src = j->A + (blk * MR + i) * K;
-                if (i < rows)
+                if (i < rows) {
+                    const float *src = j->A + (blk * MR + i) * K;
                     for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = src[k];
-                else
+                } else
                     for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = 0.0f;
             }
         }
