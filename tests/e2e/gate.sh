@@ -406,10 +406,10 @@ if command -v script >/dev/null; then
     then pass verify-progress-phases-tty
     else fail "verify-progress-phases-tty: $(grep -c . "$TMP/pty.lines") lines, $(tr '\n' '|' <"$TMP/pty.lines" | head -c 300)"; fi
     # inside long passes: alpha-CROWN's steps (an alpha pass of 100000
-    # steps per objective, which no machine finishes before the 4 s deadline,
-    # so the pass is long on a fast CPU too; 3000 steps took under a second on
-    # one) and the batched search's chunks and steps (400 steps each) still
-    # give a line at least every second
+    # steps per objective, ended by the 4 s deadline: 10000 took 1.5 s on an
+    # AVX-512 EPYC, where 3000 took under a second and gave one line) and
+    # the batched search's chunks and steps (400 steps each) still give a
+    # line at least every second
     for args in "--relu-split off --alpha-iters 100000 --timeout 4:alpha" "--alpha-iters 400 --timeout 6:relu-split"; do
         a=${args%:*} ph=${args##*:}
         script -qc "$NNCERT verify $W/mlp.onnx $W/open.vnnlib --no-split $a --samples 1000" /dev/null >"$TMP/pty.out" 2>&1
