@@ -33,11 +33,13 @@
 
 #define MR NNC_SG_MR
 #define NR NNC_SG_NR
-/* Tail rows from which a padded block beats the row kernel: zoo MLP
- * (784-256-256-10) batch 1024 in tiles of 47 samples (11 tail rows each),
- * 2 threads, AVX-512 EPYC: 2.4e5 inferences/s with row kernels, against
- * 3.0e5 for tiles of 49 (1 tail row). */
-#define NNC_SG_TAIL_BLOCK 4
+/* Tail rows from which a padded block beats the row kernel.  Zoo MLP
+ * (784-256-256-10) on an AVX-512 EPYC, 1 thread, least batch latency, row
+ * kernel against padded block: batch 4 42/65 us, 5 51/65, 6 62/66, 7
+ * 73/66; batch 16 (12 + 4) 109/130 us, 28 (24 + 4) 173/195.  At 2 threads
+ * and batch 1024 in tiles of 47 (11 tail rows each): 2.4e5 inferences/s
+ * with row kernels, 3.0e5 for tiles of 49 (1 tail row). */
+#define NNC_SG_TAIL_BLOCK 7
 
 struct nnc_sgemm_b {
     int64_t K, N, panels;

@@ -47,8 +47,8 @@ START_TEST(test_paths_bit_identical)
 {
     static const int64_t Ks[] = {1, 3, 17, 64, 200};
     static const int64_t Ns[] = {1, 10, 31, 32, 33, 70};
-    /* tails of 1 to 3 rows take the row kernel, longer ones a padded block */
-    static const int64_t Ms[] = {1, 2, 3, 4, 11, 12, 13, 20, 24, 30, 37, 100};
+    /* tails of 1 to 6 rows take the row kernel, longer ones a padded block */
+    static const int64_t Ms[] = {1, 2, 3, 4, 6, 7, 11, 12, 13, 20, 24, 30, 31, 37, 100};
     int levels = (int)nnc_isa_cpu() + 1;
     for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
         for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
@@ -106,7 +106,7 @@ END_TEST
 START_TEST(test_threaded_blocks)
 {
     const int64_t K = 700, N = 300;
-    static const int64_t Ms[] = {99, 100, 102, 107};
+    static const int64_t Ms[] = {99, 102, 103, 104, 107};
     int levels = (int)nnc_isa_cpu() + 1;
     double *B = malloc(sizeof(double) * (size_t)(K * N));
     float *bias = malloc(sizeof(float) * (size_t)N), *A = malloc(sizeof(float) * (size_t)(107 * K));
