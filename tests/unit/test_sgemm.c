@@ -43,98 +43,55 @@ static void reference(const float *A, const double *B, int trans, const float *b
         }
 }
 
-START_TEST(test_paths_bit_identical)
+/* C = A op(B) (+ bias, ReLU) for each row count Ms[0..nM) against the
+ * definition, bit for bit, on every path this CPU has and on one and two
+ * threads; rows past M are never written (a padded block stores none of
+ * its padding rows); and a row alone (M = 1) equals the same row inside
+ * the call of the most rows. */
+static void check_products(int64_t K, int64_t N, const int64_t *Ms, size_t nM, int trans, int relu, int use_bias)
 {
-    static const int64_t Ks[] = {1, 3, 17, 64, 200};
-    static const int64_t Ns[] = {1, 10, 31, 32, 33, 70};
-    /* tails of 1 to 6 rows take the row kernel, longer ones a padded block */
-    static const int64_t Ms[] = {1, 2, 3, 4, 6, 7, 11, 12, 13, 20, 24, 30, 31, 37, 100};
     int levels = (int)nnc_isa_cpu() + 1;
-    for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
-        for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
-            int64_t K = Ks[ki], N = Ns[ni], Mmax = 100;
-            int trans = (int)(rnd() & 1), relu = (int)(rnd() & 1), use_bias = (int)(rnd() % 3 != 0);
-            double *B = malloc(sizeof(double) * (size_t)(K * N));
-            float *bias = malloc(sizeof(float) * (size_t)N), *A = malloc(sizeof(float) * (size_t)(Mmax * K));
-            float *want = malloc(sizeof(float) * (size_t)(Mmax * N)), *got = malloc(sizeof(float) * (size_t)(Mmax * N));
-            for (int64_t q = 0; q < K * N; q++) B[q] = rndf();
-            for (int64_t q = 0; q < N; q++) bias[q] = rndf();
-            for (int64_t q = 0; q < Mmax * K; q++) A[q] = rndf();
-            nnc_sgemm_b *pb = nnc_sgemm_pack_b(B, K, N, trans);
-            ck_assert_ptr_nonnull(pb);
-            float *scratch = malloc(sizeof(float) * nnc_sgemm_scratch_floats(Mmax, K));
-            for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++) {
-                int64_t M = Ms[mi];
-                reference(A, B, trans, use_bias ? bias : NULL, relu, M, K, N, want);
-                for (int lv = 0; lv < levels; lv++)
-                    for (int threads = 1; threads <= 2; threads++) {
-                        nnc_isa_set_cap(lv);
-                        ck_assert_int_eq(nnc_isa(), lv);
-                        memset(got, 0xff, sizeof(float) * (size_t)(M * N));
-                        nnc_sgemm_packed(pb, M, A, use_bias ? bias : NULL, relu, got, scratch, threads);
-                        for (int64_t q = 0; q < M * N; q++)
-                            ck_assert_msg(memcmp(&got[q], &want[q], sizeof(float)) == 0,
-                                          "%s, M=%lld K=%lld N=%lld trans=%d relu=%d bias=%d threads=%d: "
-                                          "C[%lld][%lld] = %a, want %a",
-                                          nnc_isa_name((nnc_isa_level)lv), (long long)M, (long long)K, (long long)N,
-                                          trans, relu, use_bias, threads, (long long)(q / N), (long long)(q % N),
-                                          (double)got[q], (double)want[q]);
-                    }
-            }
-            nnc_isa_set_cap(-1);
-            /* a row alone (M = 1) equals the same row inside a call of many */
-            for (int64_t i = 0; i < Mmax; i += 7) {
-                float row[70];
-                nnc_sgemm_packed(pb, 1, A + i * K, use_bias ? bias : NULL, relu, row, scratch, 1);
-                nnc_sgemm_packed(pb, Mmax, A, use_bias ? bias : NULL, relu, got, scratch, 2);
-                ck_assert(memcmp(row, got + i * N, sizeof(float) * (size_t)N) == 0);
-            }
-            nnc_sgemm_free_b(pb);
-            free(scratch);
-            free(B);
-            free(bias);
-            free(A);
-            free(want);
-            free(got);
-        }
-}
-END_TEST
-
-/* Products large enough that two threads split the row blocks (the last one
- * padded or followed by row-kernel rows): the definition's bits on every
- * path, on one and two threads. */
-START_TEST(test_threaded_blocks)
-{
-    const int64_t K = 700, N = 300;
-    static const int64_t Ms[] = {99, 102, 103, 104, 107};
-    int levels = (int)nnc_isa_cpu() + 1;
+    int64_t Mmax = 0;
+    for (size_t mi = 0; mi < nM; mi++) Mmax = Ms[mi] > Mmax ? Ms[mi] : Mmax;
     double *B = malloc(sizeof(double) * (size_t)(K * N));
-    float *bias = malloc(sizeof(float) * (size_t)N), *A = malloc(sizeof(float) * (size_t)(107 * K));
-    float *want = malloc(sizeof(float) * (size_t)(107 * N)), *got = malloc(sizeof(float) * (size_t)(107 * N));
+    float *bias = malloc(sizeof(float) * (size_t)N), *A = malloc(sizeof(float) * (size_t)(Mmax * K));
+    float *want = malloc(sizeof(float) * (size_t)(Mmax * N)), *got = malloc(sizeof(float) * (size_t)(Mmax * N));
+    float *row = malloc(sizeof(float) * (size_t)N);
     for (int64_t q = 0; q < K * N; q++) B[q] = rndf();
     for (int64_t q = 0; q < N; q++) bias[q] = rndf();
-    for (int64_t q = 0; q < 107 * K; q++) A[q] = rndf();
-    nnc_sgemm_b *pb = nnc_sgemm_pack_b(B, K, N, 0);
+    for (int64_t q = 0; q < Mmax * K; q++) A[q] = rndf();
+    nnc_sgemm_b *pb = nnc_sgemm_pack_b(B, K, N, trans);
     ck_assert_ptr_nonnull(pb);
-    float *scratch = malloc(sizeof(float) * nnc_sgemm_scratch_floats(107, K));
-    for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++) {
+    float *scratch = malloc(sizeof(float) * nnc_sgemm_scratch_floats(Mmax, K));
+    for (size_t mi = 0; mi < nM; mi++) {
         int64_t M = Ms[mi];
-        ck_assert(2.0 * (double)M * (double)N * (double)K >= 4e7); /* sgemm.c's threshold for threads */
-        reference(A, B, 0, bias, 1, M, K, N, want);
+        reference(A, B, trans, use_bias ? bias : NULL, relu, M, K, N, want);
         for (int lv = 0; lv < levels; lv++)
             for (int threads = 1; threads <= 2; threads++) {
                 nnc_isa_set_cap(lv);
-                memset(got, 0xff, sizeof(float) * (size_t)(107 * N));
-                nnc_sgemm_packed(pb, M, A, bias, 1, got, scratch, threads);
-                ck_assert_msg(memcmp(got, want, sizeof(float) * (size_t)(M * N)) == 0, "%s, M=%lld, threads=%d",
-                              nnc_isa_name((nnc_isa_level)lv), (long long)M, threads);
-                /* a padded block stores none of its padding rows */
-                for (int64_t q = M * N; q < 107 * N; q++)
-                    ck_assert_msg(((unsigned char *)got)[4 * q] == 0xff, "M=%lld: C row %lld written", (long long)M,
-                                  (long long)(q / N));
+                ck_assert_int_eq(nnc_isa(), lv);
+                memset(got, 0xff, sizeof(float) * (size_t)(Mmax * N));
+                nnc_sgemm_packed(pb, M, A, use_bias ? bias : NULL, relu, got, scratch, threads);
+                int64_t q = 0; /* the first element that differs from the definition */
+                while (q < M * N && memcmp(&got[q], &want[q], sizeof(float)) == 0) q++;
+                ck_assert_msg(q == M * N, /* (the message's operands are read only on failure) */
+                                  "%s, M=%lld K=%lld N=%lld trans=%d relu=%d bias=%d threads=%d: "
+                                  "C[%lld][%lld] = %a, want %a",
+                                  nnc_isa_name((nnc_isa_level)lv), (long long)M, (long long)K, (long long)N, trans,
+                                  relu, use_bias, threads, (long long)(q / N), (long long)(q % N), (double)got[q],
+                                  (double)want[q]);
+                int64_t w = M * N; /* the first element past row M - 1 that was written */
+                while (w < Mmax * N && ((unsigned char *)got)[4 * w] == 0xff) w++;
+                ck_assert_msg(w == Mmax * N, "%s, M=%lld: C row %lld written", nnc_isa_name((nnc_isa_level)lv),
+                              (long long)M, (long long)(w / N));
             }
     }
     nnc_isa_set_cap(-1);
+    nnc_sgemm_packed(pb, Mmax, A, use_bias ? bias : NULL, relu, got, scratch, 2);
+    for (int64_t i = 0; i < Mmax; i += 7) {
+        nnc_sgemm_packed(pb, 1, A + i * K, use_bias ? bias : NULL, relu, row, scratch, 1);
+        ck_assert(memcmp(row, got + i * N, sizeof(float) * (size_t)N) == 0);
+    }
     nnc_sgemm_free_b(pb);
     free(scratch);
     free(B);
@@ -142,6 +99,32 @@ START_TEST(test_threaded_blocks)
     free(A);
     free(want);
     free(got);
+    free(row);
+}
+
+START_TEST(test_paths_bit_identical)
+{
+    static const int64_t Ks[] = {1, 3, 17, 64, 200};
+    static const int64_t Ns[] = {1, 10, 31, 32, 33, 70};
+    /* tails of 1 to 6 rows take the row kernel, longer ones a padded block */
+    static const int64_t Ms[] = {1, 2, 3, 4, 6, 7, 11, 12, 13, 20, 24, 30, 31, 37, 100};
+    for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
+        for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
+            int trans = (int)(rnd() & 1), relu = (int)(rnd() & 1), use_bias = (int)(rnd() % 3 != 0);
+            check_products(Ks[ki], Ns[ni], Ms, sizeof Ms / sizeof Ms[0], trans, relu, use_bias);
+        }
+}
+END_TEST
+
+/* Products large enough that two threads split the row blocks (the last one
+ * padded or followed by row-kernel rows), as above. */
+START_TEST(test_threaded_blocks)
+{
+    const int64_t K = 700, N = 300;
+    static const int64_t Ms[] = {99, 102, 103, 104, 107};
+    for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++) /* sgemm.c's threshold for threads */
+        ck_assert(2.0 * (double)Ms[mi] * (double)N * (double)K >= 4e7);
+    check_products(K, N, Ms, sizeof Ms / sizeof Ms[0], 0, 1, 1);
 }
 END_TEST
 
