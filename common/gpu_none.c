@@ -50,6 +50,22 @@ nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox
     return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this nncert was built without CUDA (make GPU=0)");
 }
 
+nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma, char *err,
+                              size_t errlen)
+{
+    (void)layers; (void)n_layers; (void)gamma;
+    *out = NULL;
+    return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this nncert was built without CUDA (make GPU=0)");
+}
+
+void nnc_gpu_bab_destroy(nnc_gpu_bab *g) { (void)g; }
+
+nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen)
+{
+    (void)g; (void)ps;
+    return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this nncert was built without CUDA (make GPU=0)");
+}
+
 nnc_status nnc_gpu_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
                           char *err, size_t errlen)
 {

@@ -82,6 +82,73 @@ nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t sub0, int cnt
 nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox, const double *lo, const double *hi,
                              double *out_lo, double *out_hi, char *err, size_t errlen);
 
+/* ---- Verifier: batched beta-CROWN passes (gpu/bab.cu) ----
+ * The passes of verifier/babdense.c's branch and bound over ReLU splits
+ * for a chain of dense layers (every layer's w set; ReLU after every layer
+ * but the last), on many items at once: cuBLAS products (float64 for the
+ * sound bounds, float32 for the optimisation) and per-element kernels with
+ * the formulas of verifier/bab_math.h, which the CPU passes use too.  The
+ * sound pass bounds every rounding error as the CPU's does (any summation
+ * order), so its bounds hold on the device as on the host; they agree with
+ * the CPU's to within those error terms, and the optimised variables to
+ * within float32 rounding of a different summation order. */
+
+/* A sub-problem's bounds, one block of bytes laid out as nr1 = nr + 1
+ * entries each of: rl, rh, au, bu (double), auf, buf (float), state
+ * (signed char): the pre-activation bounds, the unstable neurons' upper
+ * lines, their float32 copies and -1 / +1 / 0 for inactive / active /
+ * unstable.  NNC_GPU_BAB_BND_BYTES(nr) bytes. */
+#define NNC_GPU_BAB_BND_BYTES(nr) ((size_t)((nr) + 1) * (4 * sizeof(double) + 2 * sizeof(float) + 1))
+
+/* One item of a pass. */
+typedef struct nnc_gpu_bab_item {
+    int32_t dom;           /* its sub-problem: an index into the pass's split and bnd */
+    int32_t row;           /* an objective row of C (target d[row]); -1: the bound of neuron nj of layer ktop */
+    int32_t nj;
+    signed char sgn;       /* neuron bounds: +1 the lower bound of z, -1 minus its upper bound */
+    signed char ovr_side;  /* with ovr >= 0: one more split of neuron ovr to this side (a trial) */
+    int64_t ovr;
+} nnc_gpu_bab_item;
+
+/* One pass over n items of one leaf (every item of a pass is an objective
+ * row, or every one a neuron bound).  mode >= 0: that many Adam steps on
+ * each item's variables (float32), the best kept, then its sound float64
+ * bound; -1: one float32 estimate (not sound); -2: the sound bound with
+ * CROWN's adaptive slopes and no multipliers (ab unused). */
+typedef struct nnc_gpu_bab_pass {
+    int mode, ktop;          /* ktop = L - 1: objective rows; else bounds of layer ktop's neurons */
+    size_t n;
+    const nnc_gpu_bab_item *items;
+    size_t ndom;
+    const signed char *const *split; /* per sub-problem: nr split signs (+1, -1, 0) */
+    const void *const *bnd;          /* per sub-problem: its bounds (NNC_GPU_BAB_BND_BYTES) */
+    int nrows, n_out;
+    const double *C, *d;             /* objectives: nrows rows of n_out coefficients; targets */
+    const double *lo, *hi, *xmag;    /* the leaf: its box (n_in each) and max |x| on it */
+    const float *lof, *hif;          /* float32 copies of lo, hi */
+    const double *ew;                /* error weights, per layer per output (sum of the layers' N) */
+    float *ab;     /* in/out, n x 2 nr: slopes (nr) then multipliers (nr) per item (mode != -2) */
+    double *lower; /* out, n */
+    float *coef;   /* out, n x nr: the last estimate's coefficient on each ReLU output; or NULL */
+    void (*tick)(void *ctx); /* or NULL: called between optimisation steps, on the calling thread */
+    void *tick_ctx;
+} nnc_gpu_bab_pass;
+
+typedef struct nnc_gpu_bab nnc_gpu_bab; /* device copies of the chain, cuBLAS handle, pass buffers */
+
+/* Upload the chain (layers[k].w all set, K of each = N of the one before),
+ * with gamma the dot-product error factor of its longest sum (as the CPU
+ * pass's).  Returns OK; INVALID for a chain without w or a ReLU layer count
+ * other than n_layers - 1; UNSUPPORTED without CUDA, a device or memory. */
+nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma, char *err,
+                              size_t errlen);
+void nnc_gpu_bab_destroy(nnc_gpu_bab *g);
+
+/* Run one pass.  Calls from several threads are serialised.  Returns OK,
+ * INVALID (bad sizes or indices), UNSUPPORTED (a CUDA / cuBLAS failure:
+ * err names the call). */
+nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen);
+
 /* ---- Groth16 prover kernels (gpu/msm.cu, gpu/ntt.cu) ----
  * Same inputs, outputs and conventions as the CPU functions in
  * prover/msm_impl.h and prover/ntt_impl.h, and byte-identical results

@@ -179,6 +179,26 @@ nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox
     return p->ibp_dense(layers, n_layers, nbox, lo, hi, out_lo, out_hi, err, errlen);
 }
 
+nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma, char *err,
+                              size_t errlen)
+{
+    *out = NULL;
+    PLUGIN_OR_RETURN(p);
+    return p->bab_create(out, layers, n_layers, gamma, err, errlen);
+}
+
+/* As nnc_gpu_smp_destroy: a non-NULL g came from the plugin. */
+void nnc_gpu_bab_destroy(nnc_gpu_bab *g)
+{
+    if (g) plugin_table->bab_destroy(g);
+}
+
+nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen)
+{
+    PLUGIN_OR_RETURN(p);
+    return p->bab_run(g, ps, err, errlen);
+}
+
 nnc_status nnc_gpu_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
                           char *err, size_t errlen)
 {

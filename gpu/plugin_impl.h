@@ -32,12 +32,13 @@ extern "C" {
 
 /* The sizes of the structs that cross the table, in the plugin's build: a
  * plugin built from sources with other layouts is refused, not called. */
-#define NNC_GPU_PLUGIN_NSIZES 10
+#define NNC_GPU_PLUGIN_NSIZES 13
 #define NNC_GPU_PLUGIN_SIZES                                                                                  \
     {                                                                                                         \
         sizeof(nnc_gpu_dense), sizeof(nnc_prv_g1), sizeof(nnc_prv_g2), sizeof(nnc_prv_fr),                    \
             sizeof(nnc_embbag_bags), sizeof(nnc_mdl_csr32), sizeof(nnc_dlrm_plan), sizeof(nnc_dlrm_cost),     \
-            sizeof(nnc_trace), sizeof(nnc_dlrm_opts)                                                          \
+            sizeof(nnc_trace), sizeof(nnc_dlrm_opts), sizeof(nnc_gpu_bab_item), sizeof(nnc_gpu_bab_pass),     \
+            NNC_GPU_BAB_BND_BYTES(0)                                                                          \
     }
 
 typedef struct nnc_gpu_plugin {
@@ -60,6 +61,10 @@ typedef struct nnc_gpu_plugin {
                           char *err, size_t errlen);
     nnc_status (*ibp_dense)(const nnc_gpu_dense *layers, int n_layers, int nbox, const double *lo, const double *hi,
                             double *out_lo, double *out_hi, char *err, size_t errlen);
+    nnc_status (*bab_create)(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma, char *err,
+                             size_t errlen);
+    void (*bab_destroy)(nnc_gpu_bab *g);
+    nnc_status (*bab_run)(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen);
     nnc_status (*g1_msm)(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n, char *err,
                          size_t errlen);
     nnc_status (*g2_msm)(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n, char *err,

@@ -3,6 +3,7 @@
 #include "verifier/refine_impl.h"
 
 #include "common/isa.h"
+#include "verifier/bab_math.h"
 #include "verifier/sample_impl.h"
 
 #include <cblas.h>
@@ -19,8 +20,8 @@
  * the rows of each product one thread forms. */
 #define BBD_CHUNK 64
 
-static double up(double x) { return x + fabs(x) * 4 * DBL_EPSILON + 4.9e-324; }
-static double down(double x) { return x - fabs(x) * 4 * DBL_EPSILON - 4.9e-324; }
+#define up nnc_bab_up
+#define down nnc_bab_down
 
 /* An elementwise map of the input before the chain (an input
  * normalisation): x op c, c one value or one per element. */
@@ -74,6 +75,17 @@ int nnc_bbd_is_dense(const nnc_bbd *e)
 }
 
 int64_t nnc_bbd_model_relu_count(const nnc_bbd *e) { return e->ch->relu_src ? e->ch->n_model_relu : e->nr; }
+
+int nnc_bbd_gpu_ok(const nnc_bbd *e) { return nnc_bbd_is_dense(e) && e->np == 0; }
+
+nnc_status nnc_bbd_gpu_create(const nnc_bbd *e, nnc_gpu_bab **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!nnc_bbd_gpu_ok(e))
+        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED,
+                       "GPU branch and bound: the chain has sparse layers (convolution, pooling)");
+    return nnc_gpu_bab_create(out, e->ch->layers, e->L, e->gamma, err, errlen);
+}
 
 /* The leading elementwise maps of m's input by finite constants (Sub, Add,
  * Mul, Div by a nonzero; views between them): *npre of them into pre (at
@@ -412,6 +424,8 @@ typedef struct bbd_root {
     int *layer_of;           /* nr: each neuron's layer */
     double *lb, *ub;         /* np: per term of a sparse first layer, its input's end where w x is least, most */
     float *lbf, *ubf;        /* float32 copies */
+    nnc_gpu_bab *gpu;        /* or NULL: the passes on the device (nnc_bbd_opts.gpu) */
+    char gpu_err[NNC_ERRBUF_SIZE]; /* why the device failed (then gpu is NULL), or "" */
 } bbd_root;
 
 static void root_free(bbd_root *r)
@@ -432,10 +446,12 @@ typedef struct bbd_bnd {
 
 static size_t bnd_bytes(int64_t nr);
 
+/* The data after the header is one block as the GPU passes take it
+ * (NNC_GPU_BAB_BND_BYTES: rl, rh, au, bu, auf, buf, state, nr + 1 each). */
 static bbd_bnd *bnd_alloc(int64_t nr, size_t *held)
 {
     size_t n = (size_t)nr + 1;
-    bbd_bnd *b = malloc(sizeof *b + n * (4 * sizeof(double) + 2 * sizeof(float) + 1));
+    bbd_bnd *b = malloc(sizeof *b + NNC_GPU_BAB_BND_BYTES(nr));
     if (b == NULL) return NULL;
     b->refs = 1;
     b->held = held;
@@ -450,8 +466,7 @@ static bbd_bnd *bnd_alloc(int64_t nr, size_t *held)
 
 static size_t bnd_bytes(int64_t nr)
 {
-    size_t n = (size_t)nr + 1;
-    return sizeof(bbd_bnd) + n * (4 * sizeof(double) + 2 * sizeof(float) + 1);
+    return sizeof(bbd_bnd) + NNC_GPU_BAB_BND_BYTES(nr);
 }
 
 /* Drop one sub-problem's share of b (freed with the last). */
@@ -466,8 +481,7 @@ static bbd_bnd *bnd_copy(const bbd_bnd *src, int64_t nr)
 {
     bbd_bnd *b = bnd_alloc(nr, src->held);
     if (b == NULL) return NULL;
-    size_t n = (size_t)nr + 1;
-    memcpy(b->rl, src->rl, n * (4 * sizeof(double) + 2 * sizeof(float) + 1));
+    memcpy(b->rl, src->rl, NNC_GPU_BAB_BND_BYTES(nr));
     return b;
 }
 
@@ -825,33 +839,23 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
             for (int j = 0; j < K; j++) {
                 int64_t f = o + j;
                 int s = split_of(&it[i], f);
-                double l = bd->rl[f], u = bd->rh[f], v = lm[j];
-                double bt = be ? be[f] : 0.0;
+                double l = bd->rl[f], u = bd->rh[f], v = lm[j], tb;
                 if (va) va[j] = 0;
-                if (s < 0) mu[j] = bt; /* h = 0, and -beta (-z) */
-                else if (s > 0) mu[j] = v - bt;
-                else if (u <= 0) mu[j] = 0;
-                else if (l >= 0) mu[j] = v;
-                else if (v >= 0) mu[j] = v * (al ? al[f] : u >= -l ? 1.0 : 0.0);
-                else if (va) {
+                if (va && s == 0 && l < 0 && u > 0 && v < 0) { /* Anderson's relaxation, below */
                     mu[j] = 0;
                     va[j] = v;
-                } else {
-                    mu[j] = v * bd->au[f];
-                    double tb = v * bd->bu[f];
-                    t += tb;
-                    ta += fabs(tb);
+                    continue;
                 }
+                mu[j] = nnc_bab_back_d(s, l, u, v, be ? be[f] : 0.0, al ? al[f] : u >= -l ? 1.0 : 0.0, bd->au[f],
+                                       bd->bu[f], &tb);
+                t += tb;
+                ta += fabs(tb);
             }
             w->cst[i] += t;
             w->aux[i] += fabs(t) + ta;
         }
     }
-    for (int i = 0; i < R; i++) {
-        double E = up(up(w->err[i] + g * w->aux[i]) * (1 + 2 * g));
-        double lw = down(w->cst[i] - E);
-        lower[i] = lw == lw ? lw : -INFINITY;
-    }
+    for (int i = 0; i < R; i++) lower[i] = nnc_bab_lower(w->cst[i], w->err[i], w->aux[i], g);
 }
 
 /* sum_j lm_j (lm_j >= 0 ? lo_j : hi_j), the least of lm . x over the box,
@@ -936,20 +940,15 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
             int64_t fo = it[i].ovr >= o && it[i].ovr < o + K ? it[i].ovr - o : -1; /* the trial split */
             for (int j = 0; j < K; j++) {
                 int s = j == fo ? it[i].ovr_side : sp[j];
-                float v = lm[j];
+                float v = lm[j], tb;
                 if (va) va[j] = 0;
-                if (s < 0) mu[j] = be[j];
-                else if (s > 0) mu[j] = v - be[j];
-                else if (st[j] < 0) mu[j] = 0;
-                else if (st[j] > 0) mu[j] = v;
-                else if (v >= 0) mu[j] = v * al[j];
-                else if (va) {
+                if (va && s == 0 && st[j] == 0 && v < 0) { /* Anderson's relaxation */
                     mu[j] = 0;
                     va[j] = v;
-                } else {
-                    mu[j] = v * au[j];
-                    t += v * bu[j];
+                    continue;
                 }
+                mu[j] = nnc_bab_back_f(s, st[j], v, be[j], al[j], au[j], bu[j], &tb);
+                t += tb;
             }
             w->cur[i] += t;
         }
@@ -1042,34 +1041,19 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
             const float *ha = and && k == 0 ? w->hand + (size_t)i * (size_t)N : NULL;
             float *ga = w->gr + (size_t)i * e->nv + o, *gb = ga + nr;
             for (int j = 0; j < N; j++) {
-                float zz = z[j] + bf[j];
-                int s = sp[j];
-                if (s < 0) {
-                    h[j] = 0;
-                    gb[j] = zz;
-                } else if (s > 0) {
-                    h[j] = zz;
-                    gb[j] = -zz;
-                } else if (st[j] < 0) h[j] = 0;
-                else if (st[j] > 0) h[j] = zz;
-                else if (lm[j] >= 0) {
-                    h[j] = al[j] * zz;
-                    ga[j] = lm[j] * zz;
-                } else {
-                    h[j] = ha ? ha[j] : au[j] * zz + bu[j];
-                    ga[j] = 0;
+                float gv;
+                int which;
+                h[j] = nnc_bab_fwd_f(sp[j], st[j], z[j] + bf[j], lm[j], al[j], au[j], bu[j], &gv, &which);
+                if (which == 2) gb[j] = gv;
+                else if (which == 1) {
+                    ga[j] = gv;
+                    if (ha && lm[j] < 0) h[j] = ha[j]; /* Anderson's upper bound in place of the line */
                 }
             }
         }
         x = w->hhf;
     }
 }
-
-/* Adam hyper-parameters (as alpha-beta-CROWN's defaults). */
-#define BBD_LR_ALPHA 0.1f
-#define BBD_LR_BETA 0.1f
-#define BBD_B1 0.9f
-#define BBD_B2 0.999f
 
 /* Optimise objective items it[0..R) (no trial splits) for iters steps in
  * float32, their variables ab left at the best estimate's; then bound them
@@ -1115,6 +1099,9 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         const int32_t *vi = w->vidx + (size_t)i * vs;
         float *aq = w->aq + (size_t)i * vs;
         for (int64_t q = 0; q < nv[i]; q++) aq[q] = a[vi[q]];
+        /* the best so far: the start (kept where no step's estimate is
+         * finite, as never read uninitialised) */
+        memcpy(w->best + (size_t)i * vs, aq, sizeof(float) * (size_t)nv[i]);
     }
     /* the learning rates decay to 0.98^20 of their start over the run (as
      * alpha-beta-CROWN's 0.98 a step over its 20 steps) */
@@ -1132,8 +1119,8 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
         }
         if (t >= iters || open == 0) break;
         forward_grad(e, rt, R, it, ktop, ab, w);
-        b1t *= BBD_B1;
-        b2t *= BBD_B2;
+        b1t *= NNC_BAB_B1;
+        b2t *= NNC_BAB_B2;
         float c1 = 1 / (1 - b1t), c2 = 1 / (1 - b2t);
         for (int i = 0; i < R; i++) {
             if (est[i] > tg[i]) continue; /* done: its variables stay */
@@ -1148,12 +1135,8 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
             for (int64_t q = 0; q < n; q++) {
                 int32_t f = vi[q];
                 int beta = f >= b0 && f < b1;
-                float gr = gq[q];
-                ma[q] = BBD_B1 * ma[q] + (1 - BBD_B1) * gr;
-                va[q] = BBD_B2 * va[q] + (1 - BBD_B2) * gr * gr;
-                float step = (beta ? BBD_LR_BETA : BBD_LR_ALPHA) * lr * (ma[q] * c1) / (sqrtf(va[q] * c2) + 1e-8f);
-                float nx = aq[q] + step;
-                aq[q] = beta ? (nx > 0 ? nx : 0) : (nx < 0 ? 0 : nx > 1 ? 1 : nx); /* slopes and Anderson's p in [0, 1] */
+                aq[q] = nnc_bab_adam(aq[q], gq[q], &ma[q], &va[q], (beta ? NNC_BAB_LR_BETA : NNC_BAB_LR_ALPHA) * lr,
+                                     c1, c2, beta);
             }
             for (int64_t q = 0; q < n; q++) a[vi[q]] = aq[q];
         }
@@ -1260,6 +1243,69 @@ typedef struct bbd_pass {
     double deadline; /* > 0: chunks not begun by then are skipped (their bounds -inf) */
 } bbd_pass;
 
+static void gpu_tick(void *ctx)
+{
+    const nnc_rfn_problem *p = ctx;
+    p->tick(p->tick_ctx, UINT64_MAX);
+}
+
+/* Items per call of the device's pass: the deadline is checked between. */
+#define BBD_GPU_GROUP 2048
+
+/* run_pass on the device (rt->gpu): items in groups of BBD_GPU_GROUP, each
+ * group's sub-problems listed once (an item's neighbours usually share
+ * it).  Returns the number of groups skipped past the deadline, or -1
+ * where the device failed (err says why; nothing of the pass is then
+ * trusted). */
+static int run_pass_gpu(const bbd_pass *ps, size_t n, int may_tick, char *err, size_t errlen)
+{
+    const nnc_bbd *e = ps->e;
+    const bbd_root *rt = ps->rt;
+    size_t G = n < BBD_GPU_GROUP ? n : BBD_GPU_GROUP;
+    nnc_gpu_bab_item *gi = malloc(sizeof *gi * G);
+    const signed char **sp = malloc(sizeof *sp * G);
+    const void **bp = malloc(sizeof *bp * G);
+    int skipped = 0;
+    if (!gi || !sp || !bp) {
+        free(gi); free(sp); free(bp);
+        nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        return -1;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += G) {
+        size_t R = n - i0 < G ? n - i0 : G, nd = 0;
+        if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
+            for (size_t i = 0; i < R; i++) ps->lower[i0 + i] = -INFINITY;
+            skipped++;
+            continue;
+        }
+        for (size_t i = 0; i < R; i++) {
+            const bbd_item *it = &ps->items[i0 + i];
+            if (nd == 0 || sp[nd - 1] != it->s || bp[nd - 1] != it->b->rl) {
+                sp[nd] = it->s;
+                bp[nd++] = it->b->rl;
+            }
+            gi[i] = (nnc_gpu_bab_item){.dom = (int32_t)(nd - 1), .row = it->row, .nj = it->nj, .sgn = it->sgn,
+                                       .ovr_side = it->ovr_side, .ovr = it->ovr};
+        }
+        nnc_gpu_bab_pass gp = {
+            .mode = ps->mode, .ktop = ps->ktop, .n = R, .items = gi, .ndom = nd, .split = sp, .bnd = bp,
+            .nrows = ps->p->nrows, .n_out = ps->p->n_out, .C = ps->p->C, .d = ps->p->d,
+            .lo = rt->lo, .hi = rt->hi, .xmag = rt->xmag, .lof = rt->lof, .hif = rt->hif, .ew = rt->ew,
+            .ab = ps->ab ? ps->ab + i0 * e->nv : NULL, .lower = ps->lower + i0,
+            .coef = ps->coef ? ps->coef + i0 * (size_t)e->nr : NULL,
+            .tick = may_tick ? gpu_tick : NULL, .tick_ctx = (void *)ps->p};
+        if (nnc_gpu_bab_run(rt->gpu, &gp, err, errlen) != NNC_STATUS_OK) {
+            skipped = -1;
+            break;
+        }
+        if (may_tick) ps->p->tick(ps->p->tick_ctx, UINT64_MAX);
+    }
+    free(gi);
+    free(sp);
+    free(bp);
+    return skipped;
+}
+
 /* Returns the number of chunks skipped past ps->deadline (0 without one). */
 static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 {
@@ -1275,6 +1321,16 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 #ifdef _OPENMP
     may_tick &= !omp_in_parallel();
 #endif
+    if (ps->rt->gpu && n > 0) {
+        char err[NNC_ERRBUF_SIZE];
+        int s = run_pass_gpu(ps, n, may_tick, err, sizeof err);
+        if (s >= 0) return s;
+        /* the device failed: this pass, and the search's later ones, on
+         * the CPU; nnc_bbd_certify reports it */
+        bbd_root *rt = (bbd_root *)ps->rt; /* one search's, on its thread */
+        snprintf(rt->gpu_err, sizeof rt->gpu_err, "%s", err);
+        rt->gpu = NULL;
+    }
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nch > 1) reduction(+ : skipped)
     for (size_t c = 0; c < nch; c++) {
         int t = 0;
@@ -1896,6 +1952,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     }
     bbd_root rt;
     nnc_status st = root_init(e, lo, hi, rl, rh, &rt);
+    if (!st && nnc_bbd_gpu_ok(e)) rt.gpu = o->gpu;
     bbd_ws *ws = calloc((size_t)threads, sizeof(bbd_ws));
     int B = o->batch > 0 ? o->batch : 1;
     size_t icap = (size_t)B * (size_t)p->ndisj;
@@ -2160,6 +2217,11 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     }
     if (!st && !failed && top == 0) *certified = 1;
 out:
+    if (rt.gpu_err[0]) { /* finished on the CPU, but the device was asked for */
+        if (o->gpu_err) snprintf(o->gpu_err, o->gpu_errlen, "%s", rt.gpu_err);
+        if (!st) st = NNC_STATUS_UNSUPPORTED;
+        *certified = 0;
+    }
     for (size_t i = 0; stack && i < top; i++) dom_free(&stack[i], nr);
     for (int t = 0; ws && t < threads; t++) ws_free(&ws[t]);
     free(ws); free(coef); free(batch); free(cand); free(ncand); free(hard); free(hix); free(dead); free(pick); free(stack);
@@ -2168,4 +2230,52 @@ out:
     root_free(&rt);
     free(xrl);
     return st;
+}
+
+nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
+                             const signed char *split, const nnc_rfn_problem *p, int ktop, int mode,
+                             nnc_gpu_bab *gpu, float *ab, double *lower, float *coef, char *err, size_t errlen)
+{
+    int64_t nr = e->nr;
+    int rows = ktop == e->L - 1;
+    if (ktop < 0 || ktop >= e->L || p->n_out != e->n_out || e->ch->relu_src || mode < -2)
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "test pass: bad arguments");
+    if (gpu && !nnc_bbd_gpu_ok(e)) return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "test pass: not for the GPU");
+    size_t n = rows ? (size_t)p->nrows : 2 * (size_t)e->ch->layers[ktop].N, held = 0;
+    bbd_root rt;
+    bbd_ws ws;
+    int wok = 0;
+    nnc_status st = root_init(e, lo, hi, rl, rh, &rt);
+    bbd_bnd *b = st ? NULL : bnd_alloc(nr, &held);
+    signed char *s = calloc((size_t)nr + 1, 1);
+    bbd_item *it = malloc(sizeof *it * n);
+    if (!st && (!b || !s || !it || (wok = ws_init(e, &ws) == 0) == 0)) st = NNC_STATUS_NOMEM;
+    if (!st) {
+        rt.gpu = gpu;
+        for (int64_t f = 0; f < nr; f++) bnd_set(b, f, rl[f], rh[f]);
+        if (split) memcpy(s, split, (size_t)nr);
+        for (size_t i = 0; i < n; i++)
+            it[i] = rows ? (bbd_item){s, b, -1, 0, 1, (int)i, 0}
+                         : (bbd_item){s, b, -1, 0, i % 2 ? -1 : 1, -1, (int)(i / 2)};
+        bbd_pass ps = {e, &rt, p, it, ab, lower, coef, mode, ktop, 0};
+        run_pass(&ps, n, &ws, 1);
+        if (rt.gpu_err[0]) st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "%s", rt.gpu_err);
+    }
+    if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory");
+    if (wok) ws_free(&ws);
+    free(it);
+    free(s);
+    bnd_release(b, nr);
+    root_free(&rt);
+    return st;
+}
+
+void nnc_bbd_test_init_vars(const nnc_bbd *e, const double *rl, const double *rh, float *ab)
+{
+    size_t held = 0;
+    bbd_bnd *b = bnd_alloc(e->nr, &held);
+    if (b == NULL) return;
+    for (int64_t f = 0; f < e->nr; f++) bnd_set(b, f, rl[f], rh[f]);
+    init_vars(e, b, ab);
+    bnd_release(b, e->nr);
 }

@@ -11,6 +11,7 @@
 #ifndef NNC_REFINE_IMPL_H
 #define NNC_REFINE_IMPL_H
 
+#include "gpu/gpu.h"
 #include "verifier/bounds_impl.h"
 
 /* The unsafe set of one case: a disjunction of conjunctions of rows
@@ -216,6 +217,30 @@ int64_t nnc_bbd_relu_count(const nnc_bbd *e);
  * other sparse layer), else 0. */
 int nnc_bbd_is_dense(const nnc_bbd *e);
 int64_t nnc_bbd_model_relu_count(const nnc_bbd *e);
+/* 1 when the search's passes can run on the GPU (gpu/gpu.h: a dense chain
+ * without Anderson's variables). */
+int nnc_bbd_gpu_ok(const nnc_bbd *e);
+/* Out: *out, a device context for e's passes (nnc_bbd_opts.gpu), freed with
+ * nnc_gpu_bab_destroy.  Returns OK; UNSUPPORTED where !nnc_bbd_gpu_ok or
+ * without CUDA or a device (err says which). */
+nnc_status nnc_bbd_gpu_create(const nnc_bbd *e, nnc_gpu_bab **out, char *err, size_t errlen);
+
+/* Test hooks (tests/unit/test_gpu_bab.c): one pass of the search over the
+ * box [lo, hi] (after the chain's input maps) with ReLU bounds rl, rh (nr
+ * each, the chain's neurons; not for residual chains) and splits split (nr,
+ * or NULL: none) on one thread, on the CPU (gpu NULL) or the device: items
+ * the objective rows of p (ktop = L - 1) or both bounds of every neuron of
+ * layer ktop (item 2j: the lower bound of z_j, 2j + 1: minus its upper);
+ * mode as a pass's (>= 0: that many Adam steps, then sound; -1: the float32
+ * estimate; -2: sound with CROWN's slopes).  ab: per item 2 nr variables
+ * (mode != -2; optimised in place); out: lower (per item), coef (per item nr,
+ * or NULL).  Returns OK, ARG, NOMEM, UNSUPPORTED (the device failed). */
+nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
+                             const signed char *split, const nnc_rfn_problem *p, int ktop, int mode,
+                             nnc_gpu_bab *gpu, float *ab, double *lower, float *coef, char *err, size_t errlen);
+/* CROWN's adaptive slopes and zero multipliers for the bounds rl, rh into
+ * ab (2 nr floats; the search's start). */
+void nnc_bbd_test_init_vars(const nnc_bbd *e, const double *rl, const double *rh, float *ab);
 
 typedef struct nnc_bbd_opts {
     int threads;        /* chunks of items bounded in parallel */
@@ -244,6 +269,11 @@ typedef struct nnc_bbd_opts {
     double interm_loss_share; /* with interm_iters, in (0, 1): in each layer only the neurons
                                  that carry this share of the parent's hardest objective's
                                  relaxation loss are re-tightened (see Bounds above); else all */
+    nnc_gpu_bab *gpu;   /* or NULL: the passes run on this device context (nnc_bbd_gpu_create;
+                           where nnc_bbd_gpu_ok); calls from several searches are serialised */
+    char *gpu_err;      /* with gpu: where the device failed, why (gpu_errlen bytes); the search
+                           then finishes on the CPU and returns UNSUPPORTED, nothing certified */
+    size_t gpu_errlen;
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the

@@ -181,6 +181,8 @@ typedef struct ctx {
     nnc_bnd *bnd;
     nnc_sfw *sfw;                     /* first bound of a leaf (small dense chains), or NULL */
     nnc_bbd *bbd;                     /* ReLU splits of wide ReLU chains (dense or conv), batched (shared, read-only), or NULL */
+    nnc_gpu_bab *gbab;                /* with bbd and --device gpu: its passes on the device (shared), or NULL */
+    char *gpu_err;                    /* with gbab: the first device failure's message (shared), or "" */
     nnc_xct *xct;                     /* with sfw: exact decision of leaves with few unstable ReLUs, or NULL */
     int sym_splits;                   /* with sfw: leaves bounded and split by the symbolic engine alone */
     int plain_split;                  /* with sfw: split dimension by influence score alone (no look-ahead) */
@@ -406,8 +408,15 @@ static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, 
         nnc_bbd_opts bo = {c->rsp_nbnd, batch, iters, NNC_BBD_FSB_CANDIDATES, iters, dl, UINT64_MAX, NNC_VRF_BBD_ROOT_SPLITS,
                            NULL, NULL, NNC_VRF_BBD_ROOT_MAX_S, 0,
                            nnc_bbd_is_dense(c->bbd) ? NNC_VRF_BBD_INTERM_ITERS : 0, NNC_VRF_BBD_INTERM_SHARE,
-                           NNC_VRF_BBD_INTERM_LOSS_SHARE};
+                           NNC_VRF_BBD_INTERM_LOSS_SHARE, c->gbab, NULL, 0};
+        char gerr[NNC_ERRBUF_SIZE] = "";
+        bo.gpu_err = gerr;
+        bo.gpu_errlen = sizeof gerr;
         st = nnc_bbd_certify(c->bbd, box, box + n, rl, rh, p, &bo, cert, nodes);
+        if (gerr[0]) {
+#pragma omp critical(nnc_vrf_gpu_err)
+            if (c->gpu_err[0] == 0) snprintf(c->gpu_err, NNC_ERRBUF_SIZE, "%s", gerr);
+        }
     }
     free(rl);
     return st;
@@ -1341,6 +1350,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     progress prog = {NULL, NULL, 0, 0, 0, -INFINITY, pthread_self()};
     ctx c;
     memset(&c, 0, sizeof c);
+    char gpu_err[NNC_ERRBUF_SIZE] = "";
+    c.gpu_err = gpu_err;
     c.m = m;
     c.s = spec;
     c.o = opts;
@@ -1387,6 +1398,11 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     if ((st = nnc_rt_create(&c.rt32, m, NNC_PRECISION_F32, 1, err, errlen))) goto out;
     if ((st = nnc_rt_create(&c.rt64b, m, NNC_PRECISION_F64, NNC_VRF_EVAL_BATCH, err, errlen))) goto out;
     if ((st = nnc_smp_create(&c.smp, m, opts->device, err, errlen))) goto out;
+    if (opts->device == NNC_VRF_DEVICE_GPU && c.bbd && nnc_bbd_gpu_ok(c.bbd)) {
+        /* the ReLU-split search's passes on the device too (the sampler
+         * has found one) */
+        if ((st = nnc_bbd_gpu_create(c.bbd, &c.gbab, err, errlen))) goto out;
+    }
     {
         /* a model the bound engine does not cover: no gradient falsification */
         char aerr[NNC_ERRBUF_SIZE];
@@ -1521,6 +1537,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         if (st) {
             mpq_clears(safe, unsafe, open, vk, NULL);
             if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in branch and bound");
+            else if (c.gpu_err[0]) nnc_err(err, errlen, st, "%s", c.gpu_err);
             else nnc_err(err, errlen, st, "bound computation failed");
             break;
         }
@@ -1617,6 +1634,7 @@ out:
     nnc_smp_destroy(c.smp);
     nnc_bnd_destroy(c.bnd);
     nnc_sfw_destroy(c.sfw);
+    nnc_gpu_bab_destroy(c.gbab);
     nnc_bbd_destroy(c.bbd);
     nnc_xct_destroy(c.xct);
     nnc_atk_destroy(c.atk);

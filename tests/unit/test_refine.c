@@ -655,7 +655,7 @@ START_TEST(test_bbd_certify)
              * only those of the neurons that carry half of the parent's
              * relaxation loss */
             nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 4000, trial % 4 == 3 ? 6 : 0, NULL, NULL, 0, 0,
-                              trial % 3 == 2 ? 3 : 0, trial % 6 == 5 ? 2e-6 : 0, trial % 9 == 2 || trial % 9 == 8 ? 0.5 : 0};
+                              trial % 3 == 2 ? 3 : 0, trial % 6 == 5 ? 2e-6 : 0, trial % 9 == 2 || trial % 9 == 8 ? 0.5 : 0, NULL, NULL, 0};
             bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 3, side == 1 && o.interm_share == 0, trial, cc, &nodes);
             if (side != 1) {
                 ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d side %d: certified a violated property", seed, trial, side);
@@ -721,13 +721,13 @@ START_TEST(test_bbd_root_splits)
         int dstart[2] = {0, 1}, cert = 1;
         nnc_rfn_problem p = {1, 1, t.w[3], C, &vmin, dstart, NULL, NULL};
         uint64_t nodes;
-        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 0, al, ah, 0, 0, 0, 0, 0};
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 0, al, ah, 0, 0, 0, 0, 0, NULL, NULL, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert_int_eq(cert, 0);
         /* one net in three: room for the trees of only one to three neurons
          * (the widest relaxations), a few leaves split per round */
         size_t lb = (size_t)nr + 1 + sizeof(float) * 2 * (size_t)nr, cap = trial % 3 == 0 ? 8 * lb * (2 + trial % 5) : 0;
-        o = (nnc_bbd_opts){1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 2 + trial % 15, sl, sh, 0, cap, 0, 0, 0};
+        o = (nnc_bbd_opts){1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 2 + trial % 15, sl, sh, 0, cap, 0, 0, 0, NULL, NULL, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert_int_eq(cert, 0);
         int nar = 0;
@@ -891,7 +891,7 @@ static void bbd_two_sides(nnc_bbd *e, nnc_bnd *b, const double *lo, const double
         uint64_t nodes = 0;
         /* every third trial: the sub-problems' hidden bounds optimised */
         nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 3000, trial % 4 == 3 ? 6 : 0, NULL, NULL, 0, 0,
-                          trial % 3 == 2 ? 3 : 0, 0, trial % 3 == 2 && trial % 2 ? 0.5 : 0};
+                          trial % 3 == 2 ? 3 : 0, 0, trial % 3 == 2 && trial % 2 ? 0.5 : 0, NULL, NULL, 0};
         bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 2, side == 1, trial, cc, &nodes);
         if (side == 0) {
             ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d: certified a violated property", seed, trial);
@@ -1151,7 +1151,7 @@ START_TEST(test_bbd_residual)
         int dstart[2] = {0, 1}, cert;
         uint64_t nodes;
         nnc_rfn_problem p = {1, 1, 3, C, &vmin, dstart, NULL, NULL};
-        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, trial % 2 ? 8 : 0, sl, sh, 0, 0, 0, 0, 0};
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, trial % 2 ? 8 : 0, sl, sh, 0, 0, 0, 0, 0, NULL, NULL, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert(!cert);
         for (int s = 0; s < 2000; s++) {
