@@ -51,6 +51,23 @@ else
     diff "$W/cpu.cmp" "$W/gpu.cmp" || true
     exit 1
 fi
+# Batched beta-CROWN passes (gpu/bab.cu) against the CPU's (verifier/babdense.c):
+# sound bounds to 1e-9, estimates and coefficients to 1e-3, optimised bounds
+# sound; then "time bab_pass ITEMS STEPS gpu_s cpu_s".
+make -j"$(nproc)" GPU=1 NVFLAGS="-O2 -std=c++17 -arch=native -Xcompiler -fPIC -I. -DNNC_HAVE_CUDA=1" build/tests/test_gpu_bab
+build/tests/test_gpu_bab
+# verify's ReLU-split search with its passes on the device: the zoo MLP at
+# eps 0.015 holds on the CPU after about 2e4 sub-problems; the same result
+# with --device gpu (the trees may differ: bounds agree to rounding only)
+bin/nncert spec linf --model models/zoo/mlp.onnx --input models/zoo/sample_input.json --label 9 --eps 0.015 --clip 0,1 --output "$W/b.vnnlib"
+for dev in cpu gpu; do
+    bin/nncert verify models/zoo/mlp.onnx "$W/b.vnnlib" --timeout 120 --device "$dev" --json "$W/b$dev.json" >/dev/null || [ $? -le 2 ]
+    echo "verify relu splits --device $dev: $(grep -h '"result"\|relu_split_nodes\|time_s' "$W/b$dev.json" | tr -d '\n ')"
+done
+if [ "$(grep '"result"' "$W/bcpu.json")" != "$(grep '"result"' "$W/bgpu.json")" ]; then
+    echo "FAIL: nncert verify's ReLU-split search gives another result with --device gpu"
+    exit 1
+fi
 # GNN aggregation: TC-GNN tiles on tensor cores (tf32, stated tolerance), the
 # CUDA-core CSR kernel and the NCCL multi-GPU path (bit for bit) against the
 # CPU SpMM, with "time spmm GRAPH F MODE gpu_ms cpu_ms" lines.
