@@ -7,13 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-/* Bytes of batched values per tile: a batch is evaluated in tiles of
- * rt->tile samples, each run through the whole graph while its values are
- * still in cache, the tiles in parallel.  A tile holds at most rt->tile
+/* Bytes of batched values per tile (tile_bytes: half a core's L2 cache): a
+ * batch is evaluated in tiles of rt->tile samples, each run through the
+ * whole graph while its values are still in cache, the tiles in parallel.  A tile holds at most rt->tile
  * samples, which depends on the model and the precision only; a run splits
  * its batch into tiles as equal as that allows, as many as the threads (or
  * a multiple) where the batch has room, so no thread waits on another's
@@ -23,8 +24,19 @@
  * products that BLAS runs over stacked samples are the exception (their row
  * blocks of NNC_GEMM_ROWS count from the call's first row, kernels_impl.h),
  * so with them every tile holds a multiple of NNC_GEMM_ROWS samples and
- * their blocks fall where they would untiled. */
-#define NNC_RT_TILE_BYTES ((uint64_t)1 << 18)
+ * their blocks fall where they would untiled.
+ *
+ * Two segments: where the values of a suffix of the order (those it writes,
+ * and those it reads from before it) take at most 1/NNC_RT_TAIL_RATIO of a
+ * sample's bytes, as a convolutional net's dense head after its Flatten,
+ * the batch goes through the prefix tile by tile and then through that
+ * suffix in tiles sized by its own bytes: its products then see many
+ * samples at once (a dense layer's weights read once per tile, not once per
+ * few samples).  Every batched value has a buffer of its own for the whole
+ * batch, so the suffix reads the prefix's results of every tile. */
+#define NNC_RT_TILE_MIN_BYTES ((uint64_t)1 << 18) /* where the L2 is unknown or smaller */
+#define NNC_RT_TILE_MAX_BYTES ((uint64_t)1 << 22)
+#define NNC_RT_TAIL_RATIO 8
 #define NNC_RT_THREADS 2 /* default threads of a runtime */
 
 /* A dense layer run by the packed float32 GEMM (models/sgemm.c): a Gemm or
@@ -47,8 +59,10 @@ struct nnc_runtime {
     unsigned char *batched;  /* per value */
     unsigned char *owned;    /* per value: buf[v] allocated here */
     int *alias;              /* per value: value whose buffer it shares, or -1 */
-    int tile;                /* most samples per tile (see NNC_RT_TILE_BYTES) */
+    int tile;                /* most samples per tile (see tile_bytes) */
     int granule;             /* a tile holds a multiple of this many samples */
+    int seg;                 /* > 0: the tail segment's first position in m->order (see above), else 0 */
+    int tile2;               /* with seg: most samples per tile of the tail */
     void **scratch;          /* per thread, scratch_bytes each (a tile's needs) */
     size_t scratch_bytes;
     void ***tbuf;            /* per thread: buf offset to its tile */
@@ -224,6 +238,71 @@ static int plan_dense(nnc_runtime *rt)
     return 0;
 }
 
+/* Returns: the bytes of a tile, half a core's L2 cache as the C library
+ * reports it, within [NNC_RT_TILE_MIN_BYTES, NNC_RT_TILE_MAX_BYTES].
+ * Measured on an Intel Xeon with 2 MiB of L2 (resnet_4b, 2 threads, batch
+ * 1024, with the tail segment): 76 ms a batch with 256 KiB tiles (one
+ * sample), 64 ms with 1 MiB, 68 ms with 2 MiB. */
+static uint64_t tile_bytes(void)
+{
+    long l2 = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    uint64_t b = l2 > 0 ? (uint64_t)l2 / 2 : NNC_RT_TILE_MIN_BYTES;
+    return b < NNC_RT_TILE_MIN_BYTES ? NNC_RT_TILE_MIN_BYTES : b > NNC_RT_TILE_MAX_BYTES ? NNC_RT_TILE_MAX_BYTES : b;
+}
+
+/* Samples per tile for values of `bytes` per sample: tile_bytes() worth, a
+ * multiple of the granule, at most max_batch. */
+static int tile_cap(uint64_t bytes, int max_batch, int granule)
+{
+    uint64_t tile = bytes ? tile_bytes() / bytes : (uint64_t)max_batch;
+    if (tile < 1) tile = 1;
+    if (granule > 1) tile = tile < (uint64_t)granule ? (uint64_t)granule : tile / (uint64_t)granule * (uint64_t)granule;
+    return tile > (uint64_t)max_batch ? max_batch : (int)tile;
+}
+
+/* The tail segment (see NNC_RT_TAIL_RATIO): the least position s > 0 such
+ * that the batched values written at positions >= s, and those read there
+ * but written before s (or inputs), take at most per_sample /
+ * NNC_RT_TAIL_RATIO bytes a sample (*bytes); 0 when there is none or the
+ * tail runs no node.  Quadratic in the nodes, once per runtime. */
+static int tail_start(const nnc_runtime *rt, uint64_t per_sample, uint64_t *bytes)
+{
+    const nnc_model *m = rt->m;
+    int *first = malloc(sizeof(int) * ((size_t)m->n_vals + 1)); /* the position writing each value, -1: input */
+    if (first == NULL) return 0;
+    for (int v = 0; v < m->n_vals; v++) first[v] = -1;
+    for (int t = 0; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        for (int o = 0; o < n->n_out; o++)
+            if (n->out[o] >= 0) first[n->out[o]] = t;
+    }
+    int best = 0;
+    for (int s = 1; s < m->n_order && !best; s++) {
+        uint64_t b = 0;
+        int runs = 0;
+        for (int v = 0; v < m->n_vals; v++) {
+            if (!rt->batched[v]) continue;
+            int w = rt->alias[v] >= 0 ? rt->alias[v] : v; /* a view's bytes are its source's */
+            int written = first[v] >= s && w == v, read = 0;
+            for (int t = s; t < m->n_order && !written && !read; t++) {
+                const nnc_node *n = &m->nodes[m->order[t]];
+                for (int i = 0; i < n->n_in && !read; i++) read = n->in[i] == v && first[v] < s;
+            }
+            if (written || read) b += (uint64_t)m->vals[v].numel * elem_size(rt->prec, m->vals[v].dtype);
+        }
+        for (int t = s; t < m->n_order; t++) runs |= !(rt->skip && rt->skip[t]);
+        if (runs && b * NNC_RT_TAIL_RATIO <= per_sample) {
+            best = s;
+            *bytes = b;
+        }
+    }
+    free(first);
+    return best;
+}
+
 nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision prec, int max_batch,
                          char *err, size_t errlen)
 {
@@ -360,13 +439,13 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
         nnc_op op = m->nodes[m->order[t]].op;
         stacked |= (op == NNC_OP_GEMM || op == NNC_OP_MATMUL) && !(rt->dense && rt->dense[t]) && !(rt->skip && rt->skip[t]);
     }
-    uint64_t tile = per_sample ? NNC_RT_TILE_BYTES / per_sample : (uint64_t)max_batch;
-    if (tile < 1) tile = 1;
-    if (stacked) tile = tile < NNC_GEMM_ROWS ? NNC_GEMM_ROWS : tile / NNC_GEMM_ROWS * NNC_GEMM_ROWS;
-    rt->tile = tile > (uint64_t)max_batch ? max_batch : (int)tile;
     rt->granule = stacked ? NNC_GEMM_ROWS : 1;
+    rt->tile = tile_cap(per_sample, max_batch, rt->granule);
+    uint64_t tail = 0;
+    if ((rt->seg = tail_start(rt, per_sample, &tail)) > 0) rt->tile2 = tile_cap(tail, max_batch, rt->granule);
     for (int t = 0; t < m->n_order; t++) {
-        size_t sc = nnc_op_scratch_bytes(m, &m->nodes[m->order[t]], rt->tile, prec);
+        int tl = rt->seg > 0 && t >= rt->seg ? rt->tile2 : rt->tile;
+        size_t sc = nnc_op_scratch_bytes(m, &m->nodes[m->order[t]], tl, prec);
         if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
     }
     if (prec == NNC_PRECISION_F32) {
@@ -374,7 +453,8 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             if (rt->dense[t]) {
                 const nnc_node *n = &m->nodes[m->order[t]];
                 int64_t K = m->vals[n->in[0]].numel / rt->dense[t]->rows;
-                size_t sc = nnc_sgemm_scratch_floats(rt->dense[t]->rows * rt->tile, K) * sizeof(float);
+                int tl = rt->seg > 0 && t >= rt->seg ? rt->tile2 : rt->tile;
+                size_t sc = nnc_sgemm_scratch_floats(rt->dense[t]->rows * tl, K) * sizeof(float);
                 if (sc > rt->scratch_bytes) rt->scratch_bytes = sc;
             }
         rt->sp_a = calloc((size_t)m->n_order + 1, sizeof *rt->sp_a);
@@ -444,10 +524,11 @@ nnc_status nnc_rt_set_threads(nnc_runtime *rt, int threads)
     return NNC_STATUS_OK;
 }
 
-/* Run samples [b0, b0 + nb) (one tile) through the graph with the buffers
- * and scratch of thread slot k; intra: threads for the products inside.
- * Returns 0, or the position in m->order of a node that failed. */
-static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
+/* Run samples [b0, b0 + nb) (one tile) through the nodes at positions
+ * [t0, t1) of the order with the buffers and scratch of thread slot k;
+ * intra: threads for the products inside.  Returns 0, or the position in
+ * m->order of a node that failed. */
+static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra, int t0, int t1)
 {
     const nnc_model *m = rt->m;
     void **buf = rt->tbuf[k];
@@ -458,7 +539,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
                      : rt->buf[v];
     }
     nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL, intra, NULL};
-    for (int t = 0; t < m->n_order; t++) {
+    for (int t = t0; t < t1; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (rt->skip && rt->skip[t]) continue;
         if (rt->ext && rt->ext[n->out[0]]) {
@@ -494,12 +575,12 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra)
     return 0;
 }
 
-/* Samples per tile for a batch run on `par` threads: at most rt->tile, a
+/* Samples per tile for a batch run on `par` threads: at most cap, a
  * multiple of rt->granule (or the whole batch), and the tiles as many as
  * the threads or a multiple of them where each can still hold a granule. */
-static int tile_size(const nnc_runtime *rt, int batch, int par)
+static int tile_size(const nnc_runtime *rt, int cap, int batch, int par)
 {
-    int cap = rt->tile, g = rt->granule;
+    int g = rt->granule;
     int n = (batch + cap - 1) / cap, most = (batch + g - 1) / g;
     if (par > 1 && n % par != 0) {
         int up = (n + par - 1) / par * par;
@@ -529,26 +610,32 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
     if (rt->sp_a)
         for (int t = 0; t < m->n_order && par > 1; t++)
             if (rt->sp_a[t]) par = 1;
-    int size = tile_size(rt, batch, par), ntiles = (batch + size - 1) / size;
-    if (par > ntiles) par = ntiles;
     /* OpenBLAS single-threaded inside the tiles, however many run at once:
      * its threading splits a product's rows and may change their rounding,
      * which must depend on neither the batch nor the thread count */
     int blas = openblas_get_num_threads();
     openblas_set_num_threads(1);
-    if (par <= 1) {
-        for (int i = 0; i < ntiles && !failed; i++) {
-            int b0 = i * size, nb = batch - b0 < size ? batch - b0 : size;
-            failed = run_tile(rt, 0, b0, nb, rt->threads);
+    int *rc = NULL;
+    /* the tail segment only where its tiles come out larger for this batch */
+    int size1 = tile_size(rt, rt->tile, batch, par), size2 = rt->seg > 0 ? tile_size(rt, rt->tile2, batch, par) : 0;
+    int nseg = size2 > size1 ? 2 : 1;
+    for (int sg = 0; sg < nseg && !failed; sg++) {
+        int t0 = sg ? rt->seg : 0, t1 = nseg == 2 && !sg ? rt->seg : m->n_order;
+        int size = sg ? size2 : size1, ntiles = (batch + size - 1) / size;
+        int p = par > ntiles ? ntiles : par;
+        if (p <= 1) {
+            for (int i = 0; i < ntiles && !failed; i++) {
+                int b0 = i * size, nb = batch - b0 < size ? batch - b0 : size;
+                failed = run_tile(rt, 0, b0, nb, rt->threads, t0, t1);
+            }
+            continue;
         }
-        openblas_set_num_threads(blas);
-    } else {
-        int *rc = calloc((size_t)ntiles, sizeof(int));
-        if (rc == NULL) {
+        free(rc);
+        if ((rc = calloc((size_t)ntiles, sizeof(int))) == NULL) {
             openblas_set_num_threads(blas);
             return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         }
-#pragma omp parallel for num_threads(par) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(p) schedule(dynamic, 1)
         for (int i = 0; i < ntiles; i++) {
 #ifdef _OPENMP
             int k = omp_get_thread_num();
@@ -556,12 +643,12 @@ nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, voi
             int k = 0;
 #endif
             int b0 = i * size, nb = batch - b0 < size ? batch - b0 : size;
-            rc[i] = run_tile(rt, k, b0, nb, 1);
+            rc[i] = run_tile(rt, k, b0, nb, 1, t0, t1);
         }
-        openblas_set_num_threads(blas);
         for (int i = 0; i < ntiles && !failed; i++) failed = rc[i];
-        free(rc);
     }
+    free(rc);
+    openblas_set_num_threads(blas);
     if (failed) {
         const nnc_node *n = &m->nodes[m->order[failed - 1]];
         return nnc_err(err, errlen, NNC_STATUS_INVALID, "node '%s' (%s): an index in the input is out of range", n->name,

@@ -593,7 +593,7 @@ static void tiles_case(const char *path, int B, int singles)
 
 START_TEST(test_tiles_threads)
 {
-    tiles_case("models/zoo/cnn.onnx", 77, 0);
+    tiles_case("models/zoo/cnn.onnx", 77, 1);
     tiles_case("models/zoo/mlp.onnx", 777, 1);
 }
 END_TEST
