@@ -789,8 +789,8 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
  * has the same bits whatever the order, and relu(max of the non-NaN v)
  * equals it: a v > 0 is its own ReLU, and with none the result is +0. */
 static inline void FN(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, FN(dcstrip) strip, int64_t M, const T *bias,
-                                   int relu, const FN(geom) *pg, int64_t rows, int64_t rstep, int64_t rlen, int64_t m0,
-                                   T *O)
+                                   int relu, const FN(geom) *pg, const T *R, int64_t rows, int64_t rstep, int64_t rlen,
+                                   int64_t m0, T *O)
 {
     const FN(dcgeom) *d = &k->d;
     int64_t Qr = d->Qr, Wq = d->Wq, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
@@ -835,7 +835,12 @@ static inline void FN(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, FN(dc
         for (int64_t oy = 0; oy < g->oh; oy++) {
             const T *a = k->acc + mo * Qr + oy * Wq;
             T *o = O + (mo * g->oh + oy) * g->ow;
-            if (relu)
+            const T *r = R ? R + (mo * g->oh + oy) * g->ow : NULL; /* a fused residual Add's operand */
+            if (r && relu)
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)((a[ox] + bv) + r[ox]);
+            else if (r)
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = (a[ox] + bv) + r[ox];
+            else if (relu)
                 for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
             else
                 for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
@@ -846,7 +851,7 @@ static inline void FN(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, FN(dc
 /* One image: X its cg input planes of the group, O the M output planes;
  * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
 static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
-                            int relu, const FN(geom) *pg, int intra, T *O)
+                            int relu, const FN(geom) *pg, const T *R, int intra, T *O)
 {
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
@@ -890,10 +895,10 @@ static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, 
     if (par > 1) { /* (no OpenMP region at all otherwise: even an inactive one costs a team) */
 #pragma omp parallel for num_threads(par) schedule(static)
         for (int64_t bi = 0; bi < nblk; bi++)
-            FN(dconv_block)(g, k, strip, M, bias, relu, pg, rows, rstep, rlen, bi * NNC_DC_MB, O);
+            FN(dconv_block)(g, k, strip, M, bias, relu, pg, R, rows, rstep, rlen, bi * NNC_DC_MB, O);
     } else
         for (int64_t bi = 0; bi < nblk; bi++)
-            FN(dconv_block)(g, k, strip, M, bias, relu, pg, rows, rstep, rlen, bi * NNC_DC_MB, O);
+            FN(dconv_block)(g, k, strip, M, bias, relu, pg, R, rows, rstep, rlen, bi * NNC_DC_MB, O);
 }
 
 /* The prepared parts of Conv n's direct path for every group, malloc'd
@@ -988,10 +993,11 @@ NNC_KERN_CLONES static void FN(im2col)(const FN(geom) *gp, const T *X, int64_t c
 }
 
 /* Where sample b of node n's output goes: the output of the Relu fused
- * after it (x->relu_out), else its own. */
+ * after it (x->relu_out), or of the Add fused after it (x->add_out), else
+ * its own. */
 static T *FN(out_base)(const nnc_exec *x, const nnc_node *n, int64_t b)
 {
-    return x->relu_out > 0 ? TP(x->relu_out - 1, b) : TP(n->out[0], b);
+    return x->relu_out > 0 ? TP(x->relu_out - 1, b) : x->add_out > 0 ? TP(x->add_out - 1, b) : TP(n->out[0], b);
 }
 
 static int FN(conv)(const nnc_exec *x, const nnc_node *n)
@@ -1033,8 +1039,9 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
                 int64_t b = gimg / g.n, nn = gimg % g.n;
                 T *O = pg ? TP(x->pool->out[0], b) + nn * pimg + gi * M * PP
                           : FN(out_base)(x, n, b) + nn * out_img + gi * M * P;
+                const T *R = x->add_in > 0 ? TP(x->add_in - 1, b) + nn * out_img + gi * M * P : NULL;
                 FN(dconv_image)(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
-                                vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, pg, x->intra, O);
+                                vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, pg, R, x->intra, O);
             }
         }
         return 0;

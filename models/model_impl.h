@@ -145,6 +145,11 @@ typedef struct nnc_exec {
     const nnc_node *pool;  /* Conv with relu_out only: a MaxPool fused after
                               that Relu (the pool's output written instead of
                               the Relu's; nnc_rt_create checks its window), or NULL */
+    int add_in;            /* Conv only: 1 + the value a residual Add fused after
+                              it adds to its output (same shape), or 0; the
+                              sum is then written to the Relu's output with
+                              the ReLU (relu_out) or to the Add's (add_out) */
+    int add_out;           /* with add_in and no relu_out: 1 + the Add's output */
 } nnc_exec;
 
 /* Whether Pad node n of m pads and crops nothing (its begin and end pads,

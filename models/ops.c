@@ -789,7 +789,7 @@ nnc_status nnc_op_fold(nnc_model *m, nnc_node *n, char *err, size_t errlen)
         if (sc == NULL) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory while folding node '%s'", n->name);
     }
     if (!st) {
-        nnc_exec x = {m, 1, buf, batched, sc, scratch, 0, NULL, 1, NULL};
+        nnc_exec x = {m, 1, buf, batched, sc, scratch, 0, NULL, 1, NULL, 0, 0};
         if (nnc_op_exec_f64(&x, n) != 0)
             st = nnc_err(err, errlen, NNC_STATUS_INVALID, "node '%s' (%s): an index is out of range", n->name, n->op_type);
         for (int o = 0; o < n->n_out; o++) {

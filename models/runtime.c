@@ -69,6 +69,7 @@ struct nnc_runtime {
     fused_dense **dense;     /* per position in m->order, or NULL */
     unsigned char *skip;     /* per position in m->order: fused into an earlier node */
     int *relu_after;         /* per position: 1 + the value of the Relu fused after a Conv, or 0 */
+    int *add_in, *add_out;   /* per position: a Conv's fused residual Add (see nnc_exec), or 0 */
     int *pool_after;         /* per position: 1 + the position of a MaxPool fused after that Relu, or 0 */
     void **prep;             /* per position: a Conv's prepared filters (nnc_op_conv_prep_*), or NULL */
     int threads;
@@ -119,6 +120,8 @@ void nnc_rt_destroy(nnc_runtime *rt)
     free(rt->dense);
     free(rt->skip);
     free(rt->relu_after);
+    free(rt->add_in);
+    free(rt->add_out);
     free(rt->pool_after);
     for (int t = 0; rt->prep && t < rt->m->n_order; t++) free(rt->prep[t]);
     free(rt->prep);
@@ -407,6 +410,43 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
         rt->relu_after[t] = r->out[0] + 1;
         rt->skip[next] = 1;
     }
+    /* Conv -> Add (the Conv's only use) -> Relu (the Add's only use, or
+     * none), the Conv direct: the Conv's epilogue adds the Add's other
+     * operand (same shape, written at an earlier position, so ready when
+     * the Conv runs) and applies the ReLU, writing the last node's output;
+     * the Add's and the Relu's nodes are skipped.  a + r has the bits of
+     * r + a, so the sum is the Add's in either operand order */
+    if (!(rt->add_in = calloc((size_t)m->n_order + 1, sizeof(int))) ||
+        !(rt->add_out = calloc((size_t)m->n_order + 1, sizeof(int))))
+        goto nomem;
+    for (int t = 0, next, rn; t < m->n_order; t++) {
+        const nnc_node *n = &m->nodes[m->order[t]];
+        next = rn = -1;
+        if (n->op != NNC_OP_CONV || rt->skip[t] || rt->relu_after[t] || !rt->prep[t] || uses(m, n->out[0], &next) != 1 ||
+            next < 0)
+            continue;
+        const nnc_node *a = &m->nodes[m->order[next]];
+        if (a->op != NNC_OP_ADD || a->n_in != 2 || rt->skip[next] || rt->alias[a->out[0]] >= 0 || !rt->owned[a->out[0]])
+            continue;
+        int r = a->in[0] == n->out[0] ? a->in[1] : a->in[0];
+        const nnc_value *rv = &m->vals[r], *cv = &m->vals[n->out[0]];
+        int same = r != n->out[0] && rt->batched[r] && !rv->sparse && rv->dtype == cv->dtype && rv->rank == cv->rank;
+        for (int k = 0; same && k < cv->rank; k++) same = rv->dims[k] == cv->dims[k];
+        int ready = m->vals[r].kind == NNC_VAL_INPUT;
+        for (int u = 0; u < t && !ready; u++) ready = m->nodes[m->order[u]].out[0] == r && m->nodes[m->order[u]].n_out == 1;
+        if (!same || !ready) continue;
+        rt->add_in[t] = r + 1;
+        rt->add_out[t] = a->out[0] + 1;
+        rt->skip[next] = 1;
+        if (uses(m, a->out[0], &rn) == 1 && rn >= 0) {
+            const nnc_node *q = &m->nodes[m->order[rn]];
+            if (q->op == NNC_OP_RELU && !rt->skip[rn] && rt->alias[q->out[0]] < 0 && rt->owned[q->out[0]]) {
+                rt->relu_after[t] = q->out[0] + 1;
+                rt->add_out[t] = 0;
+                rt->skip[rn] = 1;
+            }
+        }
+    }
     /* Conv -> Relu -> MaxPool (the Relu's only use), the Conv direct (its
      * filters prepared) and every window inside the Relu's output (no
      * padding, dilation 1): the Conv writes the pool's output from its
@@ -416,7 +456,9 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
     if (!(rt->pool_after = calloc((size_t)m->n_order + 1, sizeof(int)))) goto nomem;
     for (int t = 0, next; t < m->n_order; t++) {
         next = -1;
-        if (!rt->relu_after[t] || !rt->prep[t] || uses(m, rt->relu_after[t] - 1, &next) != 1 || next < 0) continue;
+        if (!rt->relu_after[t] || rt->add_in[t] || !rt->prep[t] || uses(m, rt->relu_after[t] - 1, &next) != 1 ||
+            next < 0)
+            continue;
         const nnc_node *q = &m->nodes[m->order[next]];
         if (q->op != NNC_OP_MAXPOOL || rt->skip[next] || rt->alias[q->out[0]] >= 0 || !rt->owned[q->out[0]]) continue;
         const nnc_value *qi = &m->vals[q->in[0]], *qo = &m->vals[q->out[0]];
@@ -538,7 +580,7 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra, int t0, i
                      ? (char *)rt->buf[v] + (size_t)b0 * (size_t)val->numel * elem_size(rt->prec, val->dtype)
                      : rt->buf[v];
     }
-    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL, intra, NULL};
+    nnc_exec x = {m, nb, buf, rt->batched, rt->scratch[k], rt->scratch_bytes, 0, NULL, intra, NULL, 0, 0};
     for (int t = t0; t < t1; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (rt->skip && rt->skip[t]) continue;
@@ -567,6 +609,8 @@ static int run_tile(nnc_runtime *rt, int k, int b0, int nb, int intra, int t0, i
             continue;
         }
         x.relu_out = rt->relu_after[t];
+        x.add_in = rt->add_in[t];
+        x.add_out = rt->add_out[t];
         x.pool = rt->pool_after[t] ? &m->nodes[m->order[rt->pool_after[t] - 1]] : NULL;
         x.prep = rt->prep[t];
         int rc = rt->prec == NNC_PRECISION_F32 ? nnc_op_exec_f32(&x, n) : nnc_op_exec_f64(&x, n);
@@ -675,7 +719,7 @@ nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data,
         if (m->nodes[m->order[t]].out[0] == v) break;
     /* only a node's whole, separately stored output can be replaced */
     if (t == m->n_order || m->nodes[m->order[t]].n_out != 1 || !rt->owned[v] || (rt->skip && rt->skip[t]) ||
-        (rt->dense && rt->dense[t]) || rt->relu_after[t])
+        (rt->dense && rt->dense[t]) || rt->relu_after[t] || rt->add_in[t])
         return nnc_err(err, errlen, NNC_STATUS_ARG, "value '%s' is not the output of a single-output node", name);
     if (rt->ext == NULL && (rt->ext = calloc((size_t)m->n_vals + 1, sizeof *rt->ext)) == NULL)
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");

@@ -481,6 +481,138 @@ START_TEST(test_conv_relu_maxpool)
 }
 END_TEST
 
+/* x -> Conv -> "c"; s -> Tanh -> "n" (before the Conv in the node order, or
+ * after it: kind 1, 2), or s itself (kind 0); Add(c, that) or Add(that, c)
+ * -> "a"; then Relu -> "y" (relu) or "a" the output.  With c_out, "c" is a
+ * graph output too (two uses: nothing fused, the reference). */
+static nnc_status cra_model(const conv_case *c, int kind, int swap, int relu, int c_out, const float *wf, const float *bf,
+                            nnc_model **m, char *err, size_t errlen)
+{
+    static const char *in3[3] = {"x", "w", "b"}, *cy[1] = {"c"}, *sx[1] = {"s"}, *nx[1] = {"n"}, *ay[1] = {"a"},
+                      *yy[1] = {"y"};
+    static const char *add_cn[2] = {"c", "n"}, *add_nc[2] = {"n", "c"}, *add_cs[2] = {"c", "s"}, *add_sc[2] = {"s", "c"};
+    int cg = c->C / c->group;
+    int64_t xdims[4] = {1, c->C, c->H, c->W}, sdims[4] = {1, c->M, c->oh, c->ow}, wdims[4] = {c->M, cg, c->kh, c->kw},
+            bdims[1] = {c->M};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 4, xdims);
+    mb_input(&b, "s", 4, sdims);
+    mb_output(&b, relu ? "y" : "a");
+    if (c_out) mb_output(&b, "c");
+    b.inits[0] = tensor_floats("w", 4, wdims, wf, (size_t)(c->M * cg * c->kh * c->kw));
+    b.inits[1] = tensor_floats("b", 1, bdims, bf, (size_t)c->M);
+    b.graph.n_initializer = c->bias ? 2 : 1;
+    int nn = 0;
+    if (kind == 1) b.nodes[nn++] = node("Tanh", "ng", 1, sx, 1, nx);
+    Onnx__NodeProto *cv = b.nodes[nn++] = node("Conv", "cv", c->bias ? 3 : 2, in3, 1, cy);
+    int64_t k[2] = {c->kh, c->kw}, st[2] = {c->s, c->s}, pads[4] = {c->pt, c->pl, c->pb, c->pr}, dil[2] = {1, 1};
+    node_attr(cv, attr_ints("kernel_shape", 2, k));
+    node_attr(cv, attr_ints("strides", 2, st));
+    node_attr(cv, attr_ints("pads", 4, pads));
+    node_attr(cv, attr_ints("dilations", 2, dil));
+    node_attr(cv, attr_int("group", c->group));
+    if (kind == 2) b.nodes[nn++] = node("Tanh", "ng", 1, sx, 1, nx);
+    b.nodes[nn++] = node("Add", "ad", 2, kind ? (swap ? add_nc : add_cn) : (swap ? add_sc : add_cs), 1, ay);
+    if (relu) b.nodes[nn++] = node("Relu", "rl", 1, ay, 1, yy);
+    b.graph.n_node = (size_t)nn;
+    return mb_load(&b, m, err, errlen);
+}
+
+/* Conv -> Add -> Relu fused (the residual operand written before the Conv
+ * runs): the same bits as unfused, on random geometries, operand orders and
+ * producers of the operand, in float32 and float64, with NaN and infinities
+ * among the inputs; fused exactly where the operand is ready (detected by
+ * nnc_rt_set_value, which refuses a fused Conv's output). */
+START_TEST(test_conv_add_relu)
+{
+    int fused = 0, cases = 0;
+    for (int it = 0; it < 120; it++) {
+        conv_case c = {0};
+        c.group = rnd() % 4 == 0 ? 2 : 1;
+        c.C = c.group * rndi(1, 3);
+        c.M = c.group * rndi(1, 11);
+        c.H = rndi(2, 14);
+        c.W = rndi(2, 14);
+        c.kh = rndi(1, 3);
+        c.kw = rndi(1, 3);
+        c.s = rnd() % 3 == 0 ? 2 : 1;
+        c.pt = rndi(0, 1);
+        c.pl = rndi(0, 1);
+        c.pb = rndi(0, 1);
+        c.pr = rndi(0, 1);
+        c.bias = (int)(rnd() & 1);
+        if (c.H + c.pt + c.pb < c.kh || c.W + c.pl + c.pr < c.kw) continue;
+        c.oh = ((int64_t)c.H + c.pt + c.pb - c.kh) / c.s + 1;
+        c.ow = ((int64_t)c.W + c.pl + c.pr - c.kw) / c.s + 1;
+        int kind = (int)(rnd() % 3), swap = (int)(rnd() & 1), relu = rnd() % 4 != 0;
+        int cg = c.C / c.group;
+        int64_t nw = (int64_t)c.M * cg * c.kh * c.kw;
+        float *wf = malloc(sizeof(float) * (size_t)nw), bf[64];
+        for (int64_t q = 0; q < nw; q++) wf[q] = rndfull();
+        for (int q = 0; q < c.M; q++) bf[q] = rndfull();
+        char err[NNC_ERRBUF_SIZE];
+        nnc_model *mf, *mr;
+        ck_assert_msg(cra_model(&c, kind, swap, relu, 0, wf, bf, &mf, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        ck_assert_msg(cra_model(&c, kind, swap, relu, 1, wf, bf, &mr, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_runtime *rt;
+        float dummy[1];
+        ck_assert(nnc_rt_create(&rt, mf, NNC_PRECISION_F32, 1, err, sizeof err) == 0);
+        int fz = nnc_rt_set_value(rt, "c", dummy, err, sizeof err) != NNC_STATUS_OK;
+        nnc_rt_destroy(rt);
+        ck_assert(nnc_rt_create(&rt, mr, NNC_PRECISION_F32, 1, err, sizeof err) == 0);
+        ck_assert_msg(nnc_rt_set_value(rt, "c", dummy, err, sizeof err) == NNC_STATUS_OK, "reference fused: %s", err);
+        nnc_rt_destroy(rt);
+        ck_assert_msg(fz == (kind != 2), "kind %d: fused %d", kind, fz); /* an operand written after the Conv: not */
+        fused += fz;
+        cases++;
+        int B = rndi(1, 3);
+        int64_t nin = (int64_t)c.C * c.H * c.W, no = (int64_t)c.M * c.oh * c.ow;
+        double *xd = malloc(sizeof(double) * (size_t)(B * nin)), *sd = malloc(sizeof(double) * (size_t)(B * no));
+        float *xf = malloc(sizeof(float) * (size_t)(B * nin)), *sf = malloc(sizeof(float) * (size_t)(B * no));
+        double *yd[2], *cd = malloc(sizeof(double) * (size_t)(B * no));
+        float *yf[2], *cf = malloc(sizeof(float) * (size_t)(B * no));
+        for (int k = 0; k < 2; k++) {
+            yd[k] = malloc(sizeof(double) * (size_t)(B * no));
+            yf[k] = malloc(sizeof(float) * (size_t)(B * no));
+        }
+        for (int64_t q = 0; q < B * nin; q++) {
+            uint32_t r = rnd() % 64;
+            xd[q] = xf[q] = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : rndfull();
+        }
+        for (int64_t q = 0; q < B * no; q++) {
+            uint32_t r = rnd() % 64;
+            sd[q] = sf[q] = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : rndfull();
+        }
+        for (int prec = 0; prec < 2; prec++) {
+            nnc_model *ms[2] = {mf, mr};
+            for (int k = 0; k < 2; k++) {
+                nnc_runtime *r2;
+                ck_assert(nnc_rt_create(&r2, ms[k], prec ? NNC_PRECISION_F64 : NNC_PRECISION_F32, B, err, sizeof err) == 0);
+                const void *ins[2] = {prec ? (const void *)xd : (const void *)xf, prec ? (const void *)sd : (const void *)sf};
+                void *outs[2] = {prec ? (void *)yd[k] : (void *)yf[k], prec ? (void *)cd : (void *)cf};
+                ck_assert_msg(nnc_rt_run(r2, B, ins, outs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+                nnc_rt_destroy(r2);
+            }
+            for (int64_t q = 0; q < B * no; q++) {
+                int ok = prec ? same_bits_d(yd[0][q], yd[1][q]) : same_bits_f(yf[0][q], yf[1][q]);
+                ck_assert_msg(ok, "%s C%d M%d g%d %dx%d k%dx%d s%d kind %d swap %d relu %d: %lld: %.17g, want %.17g",
+                              prec ? "f64" : "f32", c.C, c.M, c.group, c.H, c.W, c.kh, c.kw, c.s, kind, swap, relu,
+                              (long long)q, prec ? yd[0][q] : (double)yf[0][q], prec ? yd[1][q] : (double)yf[1][q]);
+            }
+        }
+        for (int k = 0; k < 2; k++) {
+            free(yd[k]);
+            free(yf[k]);
+        }
+        free(wf); free(xd); free(sd); free(xf); free(sf); free(cd); free(cf);
+        nnc_mdl_destroy(mf);
+        nnc_mdl_destroy(mr);
+    }
+    ck_assert_int_gt(fused, cases / 2);
+}
+END_TEST
+
 /* A Conv of constants is folded at load time (float64, then rounded to
  * float32 as ONNX requires), by the direct path preparing its filters on
  * the fly: y = z + Conv(x0, w) with x0 and w initializers, run at z = 0. */
@@ -609,6 +741,7 @@ int main(void)
     tcase_add_test(tc, test_conv_geometries);
     tcase_add_test(tc, test_conv_folded);
     tcase_add_test(tc, test_conv_relu_maxpool);
+    tcase_add_test(tc, test_conv_add_relu);
     tcase_add_test(tc, test_tiles_threads);
     suite_add_tcase(s, tc);
     return check_main_run(s);
