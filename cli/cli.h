@@ -78,6 +78,14 @@ int64_t nnc_cli_declared_batch(const struct nnc_model *m);
  * otherwise: with row >= 0 the spec is of sample row. */
 int nnc_cli_pick_row(const struct nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what);
 
+/* --device for the provers (cpu or gpu): *out NULL for the CPU; for the GPU,
+ * *be filled with the CUDA kernels (gpu/gpu.h) and *out = be, once a CUDA
+ * device answers.  Returns 0, or the exit code after printing why (usage
+ * for another name; 69 without CUDA or a device). */
+struct nnc_prv_backend;
+int nnc_cli_prover_device(const char *cmd, const char *device, struct nnc_prv_backend *be,
+                          const struct nnc_prv_backend **out);
+
 /* cli/cmd_gate.c: the CI gate, signing keys, attestation checks. */
 int nnc_cmd_gate(int argc, char **argv);
 int nnc_cmd_keygen(int argc, char **argv);

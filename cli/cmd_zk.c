@@ -39,7 +39,7 @@ static const char compile_help[] =
 static const char prove_help[] =
     "usage: nncert prove MODEL --input FILE [--key KEY.zkey] -o PROOF.json --public PUBLIC.json\n"
     "                    [--bits B] [--private P] [--calib FILE] [--vk VK.json]\n"
-    "                    [--zkey-out KEY.zkey] [--wtns FILE] [--r1cs FILE]\n"
+    "                    [--zkey-out KEY.zkey] [--wtns FILE] [--r1cs FILE] [--device cpu|gpu]\n"
     "\n"
     "Quantise MODEL and FILE as 'nncert compile' does, run the integer reference\n"
     "runtime, build the circuit with its witness (the proven outputs must equal\n"
@@ -48,6 +48,8 @@ static const char prove_help[] =
     "needs a ceremony): use --zkey-out and --vk to keep its keys.  A key that is\n"
     "not kept is held without its coefficient section (A w and B w come from\n"
     "the circuit), which saves about 48 bytes per R1CS term.\n"
+    "--device gpu runs the proof's MSMs and NTTs on an NVIDIA GPU (CUDA builds;\n"
+    "the same results as the CPU's).\n"
     "Exit 75 when the key is too small for the model (the message names the\n"
     "constraints and wires needed).\n";
 
@@ -69,7 +71,7 @@ static const char check_help[] =
 
 /* Options shared by the three commands. */
 typedef struct zk_opts {
-    const char *model, *input, *calib, *out, *public_out, *key, *vk, *zkey_out, *wtns, *r1cs, *ptau;
+    const char *model, *input, *calib, *out, *public_out, *key, *vk, *zkey_out, *wtns, *r1cs, *ptau, *device;
     const char *pos[2];
     int n_pos;
     int bits;
@@ -93,7 +95,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const 
             continue;
         }
         static const char *const valued[] = {"--bits", "--private", "--calib", "--input", "-o", "--public", "--key",
-                                             "--vk", "--zkey-out", "--wtns", "--r1cs", "--model", "--ptau"};
+                                             "--vk", "--zkey-out", "--wtns", "--r1cs", "--model", "--ptau", "--device"};
         int k = -1;
         for (int j = 0; j < (int)(sizeof valued / sizeof *valued); j++)
             if (strcmp(a, valued[j]) == 0) k = j;
@@ -134,6 +136,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const 
         case 10: o->r1cs = v; break;
         case 11: o->model = v; break;
         case 12: o->ptau = v; break;
+        case 13: o->device = v; break;
         }
     }
     return 0;
@@ -260,6 +263,7 @@ int nnc_cmd_compile(int argc, char **argv)
     int rc = parse_opts("compile", argc, argv, &o, compile_help);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (o.n_pos != 1 || (!o.out && !o.count_only)) return nnc_cli_usage_error("compile", "usage: nncert compile MODEL -o MODEL.r1cs");
+    if (o.device) return nnc_cli_unknown_option("compile", "--device");
     if ((o.priv & NNC_PRV_ZK_PRIVATE_WEIGHTS) && !(o.priv & NNC_PRV_ZK_PRIVATE_INPUT) && !o.input)
         return nnc_cli_usage_error("compile", "--private weights makes the input a circuit constant: give it with --input");
     zk_job j;
@@ -333,6 +337,9 @@ int nnc_cmd_prove(int argc, char **argv)
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (o.n_pos != 1 || !o.input || !o.out || !o.public_out)
         return nnc_cli_usage_error("prove", "usage: nncert prove MODEL --input FILE -o PROOF.json --public PUBLIC.json");
+    nnc_prv_backend gpu;
+    const nnc_prv_backend *be; /* where the MSMs and NTTs run (NULL: the CPU) */
+    if ((rc = nnc_cli_prover_device("prove", o.device ? o.device : "cpu", &gpu, &be))) return rc;
     zk_job j;
     if ((rc = job_load(&j, &o, o.pos[0], 1))) return rc;
     char err[NNC_ERRBUF_SIZE];
@@ -412,7 +419,7 @@ int nnc_cmd_prove(int argc, char **argv)
     }
     nnc_prv_g16_proof proof;
     t0 = now_s();
-    if ((st = nnc_prv_g16_prove_r1cs(&proof, &pub, &z, o.key ? NULL : &r, &w, 0, NULL, NULL, err, sizeof err))) {
+    if ((st = nnc_prv_g16_prove_on(&proof, &pub, &z, o.key ? NULL : &r, &w, 0, be, NULL, NULL, err, sizeof err))) {
         rc = nnc_cli_fail(st, err);
         goto done;
     }
@@ -457,6 +464,7 @@ int nnc_cmd_check(int argc, char **argv)
         return nnc_cli_usage_error("check", "usage: nncert check (--key KEY.zkey | --vk VK.json) PROOF.json PUBLIC.json "
                                             "[--model MODEL --ptau POT.ptau]");
     if (o.vk && o.key) return nnc_cli_usage_error("check", "give --key or --vk, not both");
+    if (o.device) return nnc_cli_unknown_option("check", "--device");
     if (o.model && (!o.key || !o.ptau))
         return nnc_cli_usage_error("check", "--model needs --key KEY.zkey and --ptau POT.ptau: a verification key alone "
                                             "cannot be tied to MODEL (anyone can make one that accepts a false output)");

@@ -1,5 +1,6 @@
 /* Shared helpers of the command-line front end (see cli/cli.h). */
 #include "cli/cli.h"
+#include "gpu/gpu.h"
 #include "verifier/verifier.h"
 #include "models/model.h"
 
@@ -221,4 +222,19 @@ int nnc_cli_pick_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t s
     char msg[NNC_ERRBUF_SIZE];
     nnc_status st = nnc_vrf_check_row(m, row, spec_in, spec_out, what, "--row", msg, sizeof msg);
     return st ? nnc_cli_fail(st, msg) : EXIT_OK;
+}
+
+int nnc_cli_prover_device(const char *cmd, const char *device, nnc_prv_backend *be, const nnc_prv_backend **out)
+{
+    *out = NULL;
+    if (strcmp(device, "cpu") == 0) return 0;
+    if (strcmp(device, "gpu") != 0) return nnc_cli_usage_error(cmd, "--device must be cpu or gpu");
+    char err[NNC_ERRBUF_SIZE] = "";
+    int count = 0;
+    nnc_status st = nnc_gpu_device_count(&count, err, sizeof err);
+    if (st == NNC_STATUS_OK && count < 1) st = nnc_err(err, sizeof err, NNC_STATUS_UNSUPPORTED, "--device gpu: no CUDA device found");
+    if (st) return nnc_cli_fail(st, err);
+    *be = (nnc_prv_backend){nnc_gpu_g1_msm, nnc_gpu_g2_msm, nnc_gpu_ntt, nnc_gpu_coset_ntt};
+    *out = be;
+    return 0;
 }

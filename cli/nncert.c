@@ -953,7 +953,7 @@ static const char groth16_help[] =
     "       nncert zkey beacon OLD.zkey NEW.zkey BEACONHASH EXP [--name N]\n"
     "       nncert zkey verify CIRCUIT.r1cs POT.ptau KEY.zkey\n"
     "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--r1cs CIRCUIT.r1cs]\n"
-    "                            [--threads N]\n"
+    "                            [--threads N] [--device cpu|gpu]\n"
     "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
     "       nncert zkey export verificationkey KEY.zkey VK.json\n"
     "       nncert zkey export solidityverifier KEY.zkey VERIFIER.sol\n"
@@ -984,7 +984,9 @@ static const char groth16_help[] =
     "prove with --r1cs first checks the witness against the circuit and refuses\n"
     "one that violates a constraint, naming the first one (exit 65); a .zkey\n"
     "alone does not hold the C matrix, so without it a bad witness yields a\n"
-    "proof that does not verify.\n"
+    "proof that does not verify.  --device gpu runs its MSMs and NTTs on an\n"
+    "NVIDIA GPU (CUDA builds; the same results as the CPU's; exit 69 without a\n"
+    "device).\n"
     "\n"
     "zkey export solidityverifier writes a Solidity contract Groth16Verifier\n"
     "(nncert's own, on the EVM's BN254 precompiles) whose verifyProof takes the\n"
@@ -1045,7 +1047,7 @@ static int cmd_groth16(int argc, char **argv)
     }
     if (strcmp(argv[0], "prove") == 0) {
         int threads = 0;
-        const char *pos[4], *r1cs_path = NULL;
+        const char *pos[4], *r1cs_path = NULL, *device = "cpu";
         int np = 0;
         for (int i = 1; i < argc; i++) {
             if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
@@ -1053,6 +1055,8 @@ static int cmd_groth16(int argc, char **argv)
                 if (threads < 1 || threads > 256) return nnc_cli_usage_error("groth16", "--threads must be 1..256");
             } else if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
                 r1cs_path = argv[++i];
+            } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+                device = argv[++i];
             } else if (np < 4) {
                 pos[np++] = argv[i];
             } else {
@@ -1060,6 +1064,10 @@ static int cmd_groth16(int argc, char **argv)
             }
         }
         if (np != 4) return nnc_cli_usage_error("groth16", "prove takes KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json");
+        nnc_prv_backend gpu;
+        const nnc_prv_backend *be; /* where the MSMs and NTTs run (NULL: the CPU) */
+        int drc = nnc_cli_prover_device("groth16", device, &gpu, &be);
+        if (drc) return drc;
         nnc_prv_zkey z;
         nnc_prv_fr_vec w, pub;
         nnc_prv_g16_proof proof;
@@ -1083,8 +1091,8 @@ static int cmd_groth16(int argc, char **argv)
             }
         }
         prove_progress_state pp = {now_s(), 0};
-        st = nnc_prv_g16_prove_progress(&proof, &pub, &z, &w, threads, isatty(2) ? prove_progress : NULL, &pp, err,
-                                        sizeof err);
+        st = nnc_prv_g16_prove_on(&proof, &pub, &z, NULL, &w, threads, be, isatty(2) ? prove_progress : NULL, &pp, err,
+                                  sizeof err);
         if (isatty(2)) fputs("\r\033[K", stderr);
         nnc_prv_zkey_clear(&z);
         nnc_prv_fr_vec_clear(&w);

@@ -68,6 +68,23 @@ if [ "$(grep '"result"' "$W/bcpu.json")" != "$(grep '"result"' "$W/bgpu.json")" 
     echo "FAIL: nncert verify's ReLU-split search gives another result with --device gpu"
     exit 1
 fi
+# Proofs with --device gpu (the MSMs and NTTs on the CUDA kernels, which
+# test_gpu_prover checks bit for bit): the zoo MLP proved on each device
+# with one key; both proofs verify; then groth16 prove on the kept key and
+# witness; "prove N s" lines give the times.
+bin/nncert prove models/zoo/mlp.onnx --input models/zoo/sample_input.json -o "$W/pc.json" --public "$W/pubc.json" \
+    --zkey-out "$W/k.zkey" --vk "$W/vk.json" --wtns "$W/w.wtns" --device cpu
+bin/nncert prove models/zoo/mlp.onnx --input models/zoo/sample_input.json -o "$W/pg.json" --public "$W/pubg.json" \
+    --key "$W/k.zkey" --device gpu
+bin/nncert groth16 verify "$W/vk.json" "$W/pubc.json" "$W/pc.json"
+bin/nncert groth16 verify "$W/vk.json" "$W/pubg.json" "$W/pg.json"
+cmp "$W/pubc.json" "$W/pubg.json"
+for dev in cpu gpu; do
+    t0=$(date +%s%N)
+    bin/nncert groth16 prove "$W/k.zkey" "$W/w.wtns" "$W/g$dev.json" "$W/gpub$dev.json" --device "$dev"
+    echo "time groth16_prove $dev $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    bin/nncert groth16 verify "$W/vk.json" "$W/gpub$dev.json" "$W/g$dev.json"
+done
 # GNN aggregation: TC-GNN tiles on tensor cores (tf32, stated tolerance), the
 # CUDA-core CSR kernel and the NCCL multi-GPU path (bit for bit) against the
 # CPU SpMM, with "time spmm GRAPH F MODE gpu_ms cpu_ms" lines.

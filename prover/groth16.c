@@ -188,6 +188,64 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
                                   void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                   char *err, size_t errlen)
 {
+    return nnc_prv_g16_prove_on(proof, pub, z, cs, w, threads, NULL, progress, progress_ctx, err, errlen);
+}
+
+/* The prover's MSMs and NTTs on the backend be, or the CPU (be NULL). */
+static nnc_status g1_msm_on(const nnc_prv_backend *be, nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *s,
+                            size_t n, int threads, char *err, size_t errlen)
+{
+    if (be) return be->g1_msm(out, p, s, n, err, errlen);
+    nnc_prv_g1_msm(out, p, s, n, threads);
+    return NNC_STATUS_OK;
+}
+
+static nnc_status g2_msm_on(const nnc_prv_backend *be, nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *s,
+                            size_t n, int threads, char *err, size_t errlen)
+{
+    if (be) return be->g2_msm(out, p, s, n, err, errlen);
+    nnc_prv_g2_msm(out, p, s, n, threads);
+    return NNC_STATUS_OK;
+}
+
+/* *out = [s1] p1 + [s2] p2 (sums of n1 and n2 terms): the CPU's one run. */
+static nnc_status g1_msm2_on(const nnc_prv_backend *be, nnc_prv_g1 *out, const nnc_prv_g1 *p1, const nnc_prv_fr *s1,
+                             size_t n1, const nnc_prv_g1 *p2, const nnc_prv_fr *s2, size_t n2, int threads, char *err,
+                             size_t errlen)
+{
+    if (be == NULL) {
+        nnc_prv_g1_msm2(out, p1, s1, n1, p2, s2, n2, threads);
+        return NNC_STATUS_OK;
+    }
+    nnc_prv_g1 t;
+    nnc_status st = be->g1_msm(out, p1, s1, n1, err, errlen);
+    if (st == NNC_STATUS_OK) st = be->g1_msm(&t, p2, s2, n2, err, errlen);
+    if (st == NNC_STATUS_OK) nnc_prv_g1_add(out, out, &t);
+    return st;
+}
+
+/* Values on the domain -> values on the coset g H, for np polynomials. */
+static nnc_status to_coset_on(const nnc_prv_backend *be, nnc_fr *const *polys, int np, uint32_t n, const nnc_fr *g,
+                              int threads, char *err, size_t errlen)
+{
+    nnc_status st = NNC_STATUS_OK;
+    if (be == NULL) {
+        if ((st = nnc_prv_ntt_to_coset(polys, np, n, g, threads))) nnc_err(err, errlen, st, "NTT failed");
+        return st;
+    }
+    for (int p = 0; p < np && st == NNC_STATUS_OK; p++) {
+        st = be->ntt(polys[p], n, 1, err, errlen);
+        if (st == NNC_STATUS_OK) st = be->coset_ntt(polys[p], n, 0, g, err, errlen);
+    }
+    return st;
+}
+
+nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
+                                const nnc_prv_backend *be,
+                                void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                char *err, size_t errlen)
+{
     memset(proof, 0, sizeof *proof);
     memset(pub, 0, sizeof *pub);
     if (threads < 1) threads = nnc_prv_online_threads();
@@ -201,6 +259,7 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     if (k < 0 || k > 27) return nnc_err(err, errlen, NNC_STATUS_INVALID, "domain size %u is not a power of two <= 2^27", n);
     nnc_fr *a = calloc(n, sizeof(nnc_fr)), *b = calloc(n, sizeof(nnc_fr)), *c = calloc(n, sizeof(nnc_fr));
     nnc_prv_g1 *cpts = NULL;
+    nnc_fr r, s, rs; /* the blinding */
     nnc_status st = NNC_STATUS_OK;
     if (!a || !b || !c) {
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
@@ -219,10 +278,7 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     double work_done = 0, ntt_units = 6.0 * n * (k + 1) / 2, total = ntt_units + 200.0 * 5.0 * z->n_vars +
                                                                   200.0 * ((double)z->n_vars - z->n_public - 1 + n);
     G16_PROGRESS("polynomials", 0);
-    if ((st = nnc_prv_ntt_to_coset(polys, 3, n, &g, threads))) {
-        nnc_err(err, errlen, st, "NTT failed");
-        goto done;
-    }
+    if ((st = to_coset_on(be, polys, 3, n, &g, threads, err, errlen))) goto done;
     G16_PROGRESS("NTT", ntt_units);
     for (uint32_t i = 0; i < n; i++) {
         nnc_fr t;
@@ -230,33 +286,33 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
         nnc_fr_sub(&a[i], &t, &c[i]); /* a now holds P = A*B - C on the coset */
     }
     /* blinding */
-    nnc_fr r, s, rs;
     nnc_prv_fr_random(&r);
     nnc_prv_fr_random(&s);
     nnc_fr_mul(&rs, &r, &s);
     nnc_prv_g1 t1, t2;
     /* pi_a */
-    nnc_prv_g1_msm(&t1, z->a, w->v, z->n_vars, threads);
+    if ((st = g1_msm_on(be, &t1, z->a, w->v, z->n_vars, threads, err, errlen))) goto done;
     G16_PROGRESS("MSM A", 200.0 * z->n_vars);
     nnc_prv_g1_add(&t1, &t1, &z->alpha1);
     nnc_prv_g1_mul(&t2, &z->delta1, &r);
     nnc_prv_g1_add(&proof->a, &t1, &t2);
     /* pi_b in G2 and G1 */
     nnc_prv_g2 u1, u2;
-    nnc_prv_g2_msm(&u1, z->b2, w->v, z->n_vars, threads);
+    if ((st = g2_msm_on(be, &u1, z->b2, w->v, z->n_vars, threads, err, errlen))) goto done;
     G16_PROGRESS("MSM B2", 600.0 * z->n_vars);
     nnc_prv_g2_add(&u1, &u1, &z->beta2);
     nnc_prv_g2_mul(&u2, &z->delta2, &s);
     nnc_prv_g2_add(&proof->b, &u1, &u2);
     nnc_prv_g1 b1;
-    nnc_prv_g1_msm(&t1, z->b1, w->v, z->n_vars, threads);
+    if ((st = g1_msm_on(be, &t1, z->b1, w->v, z->n_vars, threads, err, errlen))) goto done;
     G16_PROGRESS("MSM B1", 200.0 * z->n_vars);
     nnc_prv_g1_add(&t1, &t1, &z->beta1);
     nnc_prv_g1_mul(&t2, &z->delta1, &s);
     nnc_prv_g1_add(&b1, &t1, &t2);
     /* pi_c */
     uint32_t npriv = z->n_vars - z->n_public - 1;
-    nnc_prv_g1_msm2(&t1, z->c, w->v + z->n_public + 1, npriv, z->h, a, n, threads); /* one run: C and H */
+    /* one run on the CPU: C and H */
+    if ((st = g1_msm2_on(be, &t1, z->c, w->v + z->n_public + 1, npriv, z->h, a, n, threads, err, errlen))) goto done;
     G16_PROGRESS("MSM C+H", 200.0 * ((double)npriv + n));
     nnc_prv_g1_mul(&t2, &proof->a, &s);
     nnc_prv_g1_add(&t1, &t1, &t2);
@@ -265,9 +321,6 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     nnc_fr_neg(&rs, &rs);
     nnc_prv_g1_mul(&t2, &z->delta1, &rs);
     nnc_prv_g1_add(&proof->c, &t1, &t2);
-    sodium_memzero(&r, sizeof r);
-    sodium_memzero(&s, sizeof s);
-    sodium_memzero(&rs, sizeof rs);
     /* public signals: wires 1 .. n_public */
     pub->v = malloc(sizeof(nnc_fr) * (z->n_public + 1));
     if (pub->v == NULL) {
@@ -277,7 +330,14 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     pub->n = z->n_public;
     memcpy(pub->v, w->v + 1, sizeof(nnc_fr) * z->n_public);
 done:
+    /* the blinding, wherever the proof stopped */
+    sodium_memzero(&r, sizeof r);
+    sodium_memzero(&s, sizeof s);
+    sodium_memzero(&rs, sizeof rs);
+    /* A w, B w, C w: the witness's images */
     if (a) sodium_memzero(a, sizeof(nnc_fr) * n);
+    if (b) sodium_memzero(b, sizeof(nnc_fr) * n);
+    if (c) sodium_memzero(c, sizeof(nnc_fr) * n);
     free(a);
     free(b);
     free(c);

@@ -580,6 +580,30 @@ nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
                                   void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                   char *err, size_t errlen);
 
+/* Where a proof's MSMs and NTTs run, other than this CPU: functions with
+ * the contracts of nnc_prv_g1_msm, nnc_prv_g2_msm, nnc_prv_ntt and
+ * nnc_prv_coset_ntt (as gpu/gpu.h's nnc_gpu_g1_msm, nnc_gpu_g2_msm,
+ * nnc_gpu_ntt and nnc_gpu_coset_ntt, which give the CPU's results bit for
+ * bit), returning OK or a status with err set. */
+typedef struct nnc_prv_backend {
+    nnc_status (*g1_msm)(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n, char *err,
+                         size_t errlen);
+    nnc_status (*g2_msm)(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n, char *err,
+                         size_t errlen);
+    nnc_status (*ntt)(nnc_prv_fr *a, size_t n, int inverse, char *err, size_t errlen);
+    nnc_status (*coset_ntt)(nnc_prv_fr *a, size_t n, int inverse, const nnc_prv_fr *shift, char *err, size_t errlen);
+} nnc_prv_backend;
+
+/* As nnc_prv_g16_prove_r1cs, with the MSMs (A, B in G2 and G1, C, H) and
+ * the quotient's NTTs (each of A w, B w, C w: inverse NTT, then coset NTT)
+ * on be; be NULL: the CPU.  A status from be ends the proof with it (err
+ * from be). */
+nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
+                                const nnc_prv_backend *be,
+                                void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                char *err, size_t errlen);
+
 /* Out: *valid = 1 when the proof verifies.  Returns INVALID (and *valid = 0)
  * for a wrong number of public inputs or points off the curve or subgroup. */
 nnc_status nnc_prv_g16_verify(int *valid, const nnc_prv_g16_vk *vk, const nnc_prv_fr_vec *pub,
