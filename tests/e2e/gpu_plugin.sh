@@ -20,6 +20,11 @@ if grep -q "built without CUDA" "$TMP/probe"; then
     # make GPU=0: no plugin, --device gpu refused as before
     expect_error gpu0-device-gpu-refused 69 "^nncert: error: --device gpu: this nncert was built without CUDA" \
         "$NNCERT" "${VERIFY[@]}" --device gpu
+    for cmd in "groth16 prove K W P Q" "prove $Z/mlp.onnx --input X -o P --public Q"; do
+        # shellcheck disable=SC2086 # the words of cmd are its arguments
+        expect_error "gpu0-${cmd%% *}-device-gpu-refused" 69 \
+            "^nncert: error: --device gpu: this nncert was built without CUDA" "$NNCERT" $cmd --device gpu
+    done
     if [ -e "$PLUGIN" ]; then fail "gpu0-no-plugin ($PLUGIN exists in a build without CUDA)"; else pass gpu0-no-plugin; fi
     skip "gpu-plugin (built without CUDA: no plugin to load)"
     exit 0
@@ -57,6 +62,15 @@ if [ -f "$BUILD/libnncert.so" ]; then
         env NNCERT_GPU_PLUGIN="$BUILD/libnncert.so" "$NNCERT" "${VERIFY[@]}" --device gpu
 fi
 
+# the provers' --device gpu: refused the same way, before any file is read
+for cmd in "groth16 prove K W P Q" "prove $Z/mlp.onnx --input X -o P --public Q"; do
+    # shellcheck disable=SC2086 # the words of cmd are its arguments
+    expect_error "gpu-plugin-missing-${cmd%% *}" 69 \
+        "^nncert: error: --device gpu: cannot load the CUDA plugin $TMP/missing/libnncert-gpu.so: .*No such file" \
+        env NNCERT_GPU_PLUGIN="$TMP/missing/libnncert-gpu.so" "$NNCERT" $cmd --device gpu
+done
+expect_error gpu-device-name-prove 64 "device must be cpu or gpu" "$NNCERT" groth16 prove K W P Q --device tpu
+
 # the CPU path needs no plugin and loads none
 expect_exit gpu-plugin-cpu-without-plugin 0 env NNCERT_GPU_PLUGIN="$TMP/missing/libnncert-gpu.so" "$NNCERT" "${VERIFY[@]}" --device cpu
 env -u NNCERT_GPU_PLUGIN LD_DEBUG=files "$NNCERT" "${VERIFY[@]}" --device cpu >/dev/null 2>"$TMP/ld_cpu"
@@ -82,6 +96,8 @@ for where in build install; do
     else
         expect_error "gpu-plugin-found-$where" 69 "^nncert: error: --device gpu: no CUDA device found$" \
             env -u NNCERT_GPU_PLUGIN "$bin" "${VERIFY[@]}" --device gpu
+        expect_error "gpu-plugin-found-$where-groth16" 69 "^nncert: error: --device gpu: no CUDA device found$" \
+            env -u NNCERT_GPU_PLUGIN "$bin" groth16 prove K W P Q --device gpu
     fi
 done
 # a copy of nncert with no plugin anywhere near it
