@@ -458,6 +458,13 @@ extern "C" nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense 
             goto fail;
         }
         g->have_blas = 1;
+        /* IEEE float64 products as the sound pass's error terms assume (no
+         * emulated or reduced-precision GEMM), float32 without TF32 */
+        if ((bs = cublasSetMathMode(g->blas, CUBLAS_PEDANTIC_MATH)) != CUBLAS_STATUS_SUCCESS) {
+            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "cuBLAS: cublasSetMathMode failed: %s",
+                         cublasGetStatusString(bs));
+            goto fail;
+        }
     }
     free(hf);
     free(hb);
@@ -568,6 +575,7 @@ extern "C" nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps
 {
     nnc_status st = NNC_STATUS_OK;
     std::lock_guard<std::mutex> hold(g->lock);
+    (void)cudaGetLastError(); /* an error left by an earlier call is not this pass's */
     int L = g->L, ktop = ps->ktop;
     int64_t nr = g->nr;
     size_t nv = 2 * (size_t)nr, ls = (size_t)g->n_in + (size_t)nr, W = (size_t)g->wmax;
@@ -594,11 +602,21 @@ extern "C" nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps
         g->stage = s;
         g->stage_cap = dbytes;
     }
+    memset(g->stage, 0, dbytes); /* the padding too */
     for (size_t q = 0; q < ps->ndom; q++) {
         memcpy(g->stage + q * dstride, ps->bnd[q], NNC_GPU_BAB_BND_BYTES(nr));
         memcpy(g->stage + q * dstride + bnd_bytes, ps->split[q], (size_t)nr);
     }
     size_t G = ps->n < B_GROUP ? ps->n : B_GROUP, n_in = (size_t)g->n_in;
+    {
+        /* items per group: at most half the device's free memory for their buffers */
+        size_t fb = 0, tb = 0, per = 5 * nv * sizeof(float) + ls * sizeof(float) + W * (2 * sizeof(double) + 3 * sizeof(float)) +
+                                     8 * sizeof(double) + sizeof(nnc_gpu_bab_item);
+        cudaError_t e = cudaMemGetInfo(&fb, &tb);
+        if (e != cudaSuccess) return NNC_CUDA_ERROR(e, "cudaMemGetInfo");
+        size_t cap = fb / 2 / per;
+        if (G > cap) G = cap > 0 ? cap : 1;
+    }
     size_t nobj = rows ? (size_t)ps->nrows : 0;
     NNC_CUDA_CHECK_GOTO(reserve(&g->dom, dbytes), fail);
     NNC_CUDA_CHECK_GOTO(reserve(&g->items, sizeof(nnc_gpu_bab_item) * G), fail);
@@ -668,9 +686,10 @@ extern "C" nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps
             k_targets<<<blocks_for((size_t)R), B_THREADS>>>(R, (const nnc_gpu_bab_item *)g->items.p,
                                                             (const double *)g->d.p, (double *)g->tg.p,
                                                             (double *)g->est.p);
-            int iters = ps->mode;
+            int iters = nv == 0 || g->off[ktop] == 0 ? 0 : ps->mode; /* no variables: the estimate once */
             float b1t = 1, b2t = 1, lr = 1, decay = (float)pow(0.98, 20.0 / (iters > 0 ? iters : 1));
             for (int t = 0;; t++) {
+                if (ps->tick) ps->tick(ps->tick_ctx);
                 if ((st = estimate(g, R, ktop, rows, ps->n_out, dstride, bnd_bytes, ab, err, errlen))) goto fail;
                 int open = 0;
                 NNC_CUDA_CHECK_GOTO(cudaMemset(g->open.p, 0, sizeof(int)), fail);
@@ -678,7 +697,6 @@ extern "C" nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps
                                          (float *)g->best.p, (int *)g->open.p);
                 NNC_CUDA_CHECK_GOTO(cudaMemcpy(&open, g->open.p, sizeof(int), cudaMemcpyDeviceToHost), fail);
                 if (t >= iters || open == 0) break;
-                if (ps->tick) ps->tick(ps->tick_ctx);
                 if ((st = gradient(g, R, ktop, dstride, bnd_bytes, ab, err, errlen))) goto fail;
                 b1t *= NNC_BAB_B1;
                 b2t *= NNC_BAB_B2;
@@ -697,7 +715,7 @@ extern "C" nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps
         NNC_CUDA_CHECK_GOTO(cudaGetLastError(), fail);
         NNC_CUDA_CHECK_GOTO(cudaMemcpy(ps->lower + i0, g->lower.p, sizeof(double) * (size_t)R, cudaMemcpyDeviceToHost),
                             fail);
-        if (ps->coef && ps->mode != -2)
+        if (ps->coef && ps->mode != -2 && nr > 0)
             NNC_CUDA_CHECK_GOTO(cudaMemcpy2D(ps->coef + i0 * (size_t)nr, sizeof(float) * (size_t)nr,
                                              (const float *)g->lamf.p + g->n_in, sizeof(float) * ls,
                                              sizeof(float) * (size_t)nr, (size_t)R, cudaMemcpyDeviceToHost), fail);
