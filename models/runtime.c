@@ -14,8 +14,9 @@
 
 /* Bytes of batched values per tile (tile_bytes: half a core's L2 cache): a
  * batch is evaluated in tiles of rt->tile samples, each run through the
- * whole graph while its values are still in cache, the tiles in parallel.  A tile holds at most rt->tile
- * samples, which depends on the model and the precision only; a run splits
+ * whole graph while its values are still in cache, the tiles in parallel.
+ * A tile holds at most rt->tile samples, which depends on the model, the
+ * precision and the CPU's cache only; a run splits
  * its batch into tiles as equal as that allows, as many as the threads (or
  * a multiple) where the batch has room, so no thread waits on another's
  * larger tile.  Every kernel computes a sample's values from that sample
@@ -270,39 +271,39 @@ static int tile_cap(uint64_t bytes, int max_batch, int granule)
  * that the batched values written at positions >= s, and those read there
  * but written before s (or inputs), take at most per_sample /
  * NNC_RT_TAIL_RATIO bytes a sample (*bytes); 0 when there is none or the
- * tail runs no node.  Quadratic in the nodes, once per runtime. */
+ * tail runs no node.  O(nodes x values), once per runtime. */
 static int tail_start(const nnc_runtime *rt, uint64_t per_sample, uint64_t *bytes)
 {
     const nnc_model *m = rt->m;
-    int *first = malloc(sizeof(int) * ((size_t)m->n_vals + 1)); /* the position writing each value, -1: input */
-    if (first == NULL) return 0;
-    for (int v = 0; v < m->n_vals; v++) first[v] = -1;
+    /* per value, the position writing it (-1: an input) and the last reading it (-1: none) */
+    int *first = malloc(sizeof(int) * ((size_t)m->n_vals + 1)), *last = malloc(sizeof(int) * ((size_t)m->n_vals + 1));
+    int best = 0, runs_from = m->n_order; /* the first position at or after which a node runs */
+    if (first == NULL || last == NULL) goto out;
+    for (int v = 0; v < m->n_vals; v++) first[v] = last[v] = -1;
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         for (int o = 0; o < n->n_out; o++)
             if (n->out[o] >= 0) first[n->out[o]] = t;
+        for (int i = 0; i < n->n_in; i++)
+            if (n->in[i] >= 0) last[n->in[i]] = t;
     }
-    int best = 0;
-    for (int s = 1; s < m->n_order && !best; s++) {
+    for (int t = m->n_order - 1; t >= 0 && rt->skip && rt->skip[t]; t--) runs_from = t;
+    for (int s = 1; s < runs_from && !best; s++) {
         uint64_t b = 0;
-        int runs = 0;
         for (int v = 0; v < m->n_vals; v++) {
             if (!rt->batched[v]) continue;
-            int w = rt->alias[v] >= 0 ? rt->alias[v] : v; /* a view's bytes are its source's */
-            int written = first[v] >= s && w == v, read = 0;
-            for (int t = s; t < m->n_order && !written && !read; t++) {
-                const nnc_node *n = &m->nodes[m->order[t]];
-                for (int i = 0; i < n->n_in && !read; i++) read = n->in[i] == v && first[v] < s;
-            }
-            if (written || read) b += (uint64_t)m->vals[v].numel * elem_size(rt->prec, m->vals[v].dtype);
+            int own = rt->alias[v] < 0; /* a view's bytes are its source's */
+            if ((first[v] >= s && own) || (first[v] < s && last[v] >= s))
+                b += (uint64_t)m->vals[v].numel * elem_size(rt->prec, m->vals[v].dtype);
         }
-        for (int t = s; t < m->n_order; t++) runs |= !(rt->skip && rt->skip[t]);
-        if (runs && b * NNC_RT_TAIL_RATIO <= per_sample) {
+        if (b * NNC_RT_TAIL_RATIO <= per_sample) {
             best = s;
             *bytes = b;
         }
     }
+out:
     free(first);
+    free(last);
     return best;
 }
 

@@ -20,8 +20,8 @@
  * the rows of each product one thread forms. */
 #define BBD_CHUNK 64
 
-#define up nnc_bab_up
-#define down nnc_bab_down
+#define up(x) nnc_bab_up(x)
+#define down(x) nnc_bab_down(x)
 
 /* An elementwise map of the input before the chain (an input
  * normalisation): x op c, c one value or one per element. */
