@@ -139,7 +139,8 @@ typedef struct nnc_gpu_bab nnc_gpu_bab; /* device copies of the chain, cuBLAS ha
 /* Upload the chain (layers[k].w all set, K of each = N of the one before),
  * with gamma the dot-product error factor of its longest sum (as the CPU
  * pass's).  Returns OK; INVALID for a chain without w or a ReLU layer count
- * other than n_layers - 1; UNSUPPORTED without CUDA, a device or memory. */
+ * other than n_layers - 1; NOMEM; UNSUPPORTED without CUDA or a device, or
+ * for a CUDA / cuBLAS failure (device memory included; err names the call). */
 nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma, char *err,
                               size_t errlen);
 void nnc_gpu_bab_destroy(nnc_gpu_bab *g);
