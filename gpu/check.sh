@@ -61,7 +61,7 @@ build/tests/test_gpu_bab
 # with --device gpu (the trees may differ: bounds agree to rounding only)
 bin/nncert spec linf --model models/zoo/mlp.onnx --input models/zoo/sample_input.json --label 9 --eps 0.015 --clip 0,1 --output "$W/b.vnnlib"
 for dev in cpu gpu; do
-    bin/nncert verify models/zoo/mlp.onnx "$W/b.vnnlib" --timeout 120 --device "$dev" --json "$W/b$dev.json" >/dev/null || [ $? -le 2 ]
+    bin/nncert verify models/zoo/mlp.onnx "$W/b.vnnlib" --timeout 60 --device "$dev" --json "$W/b$dev.json" >/dev/null || [ $? -le 2 ]
     echo "verify relu splits --device $dev: $(grep -h '"result"\|relu_split_nodes\|time_s' "$W/b$dev.json" | tr -d '\n ')"
 done
 if [ "$(grep '"result"' "$W/bcpu.json")" != "$(grep '"result"' "$W/bgpu.json")" ]; then
