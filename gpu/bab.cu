@@ -21,15 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define B_BLAS(call)                                                                                          \
-    do {                                                                                                      \
-        cublasStatus_t b_ = (call);                                                                           \
-        if (b_ != CUBLAS_STATUS_SUCCESS) {                                                                    \
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "cuBLAS: %s failed at %s:%d: %s", #call, __FILE__, \
-                         __LINE__, cublasGetStatusString(b_));                                                \
-            goto fail;                                                                                        \
-        }                                                                                                     \
-    } while (0)
+#define B_BLAS(call) NNC_CUBLAS_CHECK_GOTO(call, fail)
 
 #define B_THREADS 256 // per block; a power of two (block_sum)
 #define B_GROUP 2048  // items bounded together: the pass's buffers hold this many

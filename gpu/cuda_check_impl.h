@@ -30,4 +30,16 @@
         }                                        \
     } while (0)
 
+// A cuBLAS call (cublas_v2.h included by the user), the same way: its
+// statement, file, line and cuBLAS's message, status in `st`, then `label`.
+#define NNC_CUBLAS_CHECK_GOTO(call, label)                                                                       \
+    do {                                                                                                         \
+        cublasStatus_t b_ = (call);                                                                              \
+        if (b_ != CUBLAS_STATUS_SUCCESS) {                                                                       \
+            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "cuBLAS: %s failed at %s:%d: %s", #call, __FILE__, \
+                         __LINE__, cublasGetStatusString(b_));                                                   \
+            goto label;                                                                                          \
+        }                                                                                                        \
+    } while (0)
+
 #endif

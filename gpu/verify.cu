@@ -27,15 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define V_BLAS(call)                                                                                          \
-    do {                                                                                                      \
-        cublasStatus_t b_ = (call);                                                                           \
-        if (b_ != CUBLAS_STATUS_SUCCESS) {                                                                    \
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "cuBLAS: %s failed at %s:%d: %s", #call, __FILE__, \
-                         __LINE__, cublasGetStatusString(b_));                                                \
-            goto fail;                                                                                        \
-        }                                                                                                     \
-    } while (0)
+#define V_BLAS(call) NNC_CUBLAS_CHECK_GOTO(call, fail)
 
 #define V_THREADS 256
 

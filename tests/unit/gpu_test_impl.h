@@ -28,6 +28,23 @@ static inline int gpu_test_devices_or_skip(void)
     return count;
 }
 
+/* The tests' counters of checks made and failed, and CHECK(cond, fmt, ...):
+ * count, and on failure print "FAIL file:line: " and the message (a test
+ * with a CHECK of its own defines NNC_GPU_TEST_OWN_CHECK first). */
+__attribute__((unused)) static int failures, checks;
+#ifndef NNC_GPU_TEST_OWN_CHECK
+#define CHECK(cond, ...)                                  \
+    do {                                                  \
+        checks++;                                         \
+        if (!(cond)) {                                    \
+            failures++;                                   \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);   \
+            printf(__VA_ARGS__);                          \
+            printf("\n");                                 \
+        }                                                 \
+    } while (0)
+#endif
+
 /* Monotonic wall-clock time in seconds, for the tests' timing lines. */
 static inline double gpu_test_now(void)
 {

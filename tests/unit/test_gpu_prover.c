@@ -6,6 +6,7 @@
  * ([1]G + [2]G = [3]G) runs first.  Without a CUDA build or a device the
  * program prints "skipped" and exits 77, which tests/run_all.sh counts as
  * a skip, never a pass.  NNC_TEST_SEED=<n> replays the random inputs. */
+#define NNC_GPU_TEST_OWN_CHECK /* prover_test_util.h's */
 #include "gpu_test_impl.h"
 #include "prover/prover.h"
 #include "prover/msm_impl.h"

@@ -15,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures, checks;
-
 static void check_graph(const char *name, const nnc_mdl_csr32 *a, int ndev)
 {
     static const int64_t Fs[] = {1, 16, 33, 64, 128, 256};

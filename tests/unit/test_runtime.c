@@ -371,6 +371,32 @@ END_TEST
  * float32 and float64; inputs include NaNs and infinities.  The fusion is
  * seen happen: the pool's output can no longer be replaced
  * (nnc_rt_set_value refuses a value a fused node would write). */
+/* A random geometry for the fusion tests: groups 1 or 2, up to 3 input
+ * and 11 output channels, 2-14 rows and columns, kernels up to 3x3,
+ * stride 1 or 2, padding 0 or 1, no dilation, bias or not.  Returns 0, or
+ * -1 where the kernel does not fit the padded input (draw again). */
+static int fused_conv_case(conv_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->group = rnd() % 4 == 0 ? 2 : 1;
+    c->C = c->group * rndi(1, 3);
+    c->M = c->group * rndi(1, 11);
+    c->H = rndi(2, 14);
+    c->W = rndi(2, 14);
+    c->kh = rndi(1, 3);
+    c->kw = rndi(1, 3);
+    c->s = rnd() % 3 == 0 ? 2 : 1;
+    c->pt = rndi(0, 1);
+    c->pl = rndi(0, 1);
+    c->pb = rndi(0, 1);
+    c->pr = rndi(0, 1);
+    c->bias = (int)(rnd() & 1);
+    if (c->H + c->pt + c->pb < c->kh || c->W + c->pl + c->pr < c->kw) return -1;
+    c->oh = ((int64_t)c->H + c->pt + c->pb - c->kh) / c->s + 1;
+    c->ow = ((int64_t)c->W + c->pl + c->pr - c->kw) / c->s + 1;
+    return 0;
+}
+
 static nnc_status crp_model(const conv_case *c, int pk[2], int ps[2], int pool, const float *wf, const float *bf,
                             nnc_model **m, char *err, size_t errlen)
 {
@@ -407,23 +433,8 @@ START_TEST(test_conv_relu_maxpool)
 {
     int fused = 0;
     for (int it = 0; it < 120; it++) {
-        conv_case c = {0};
-        c.group = rnd() % 4 == 0 ? 2 : 1;
-        c.C = c.group * rndi(1, 3);
-        c.M = c.group * rndi(1, 11);
-        c.H = rndi(2, 14);
-        c.W = rndi(2, 14);
-        c.kh = rndi(1, 3);
-        c.kw = rndi(1, 3);
-        c.s = rnd() % 3 == 0 ? 2 : 1;
-        c.pt = rndi(0, 1);
-        c.pl = rndi(0, 1);
-        c.pb = rndi(0, 1);
-        c.pr = rndi(0, 1);
-        c.bias = (int)(rnd() & 1);
-        if (c.H + c.pt + c.pb < c.kh || c.W + c.pl + c.pr < c.kw) continue;
-        c.oh = ((int64_t)c.H + c.pt + c.pb - c.kh) / c.s + 1;
-        c.ow = ((int64_t)c.W + c.pl + c.pr - c.kw) / c.s + 1;
+        conv_case c;
+        if (fused_conv_case(&c)) continue;
         int pk[2] = {rndi(1, 4), rndi(1, 4)}, ps[2] = {rndi(1, 4), rndi(1, 4)};
         if (pk[0] > c.oh || pk[1] > c.ow) continue;
         int64_t ph = (c.oh - pk[0]) / ps[0] + 1, pw = (c.ow - pk[1]) / ps[1] + 1;
@@ -528,23 +539,8 @@ START_TEST(test_conv_add_relu)
 {
     int fused = 0, cases = 0;
     for (int it = 0; it < 120; it++) {
-        conv_case c = {0};
-        c.group = rnd() % 4 == 0 ? 2 : 1;
-        c.C = c.group * rndi(1, 3);
-        c.M = c.group * rndi(1, 11);
-        c.H = rndi(2, 14);
-        c.W = rndi(2, 14);
-        c.kh = rndi(1, 3);
-        c.kw = rndi(1, 3);
-        c.s = rnd() % 3 == 0 ? 2 : 1;
-        c.pt = rndi(0, 1);
-        c.pl = rndi(0, 1);
-        c.pb = rndi(0, 1);
-        c.pr = rndi(0, 1);
-        c.bias = (int)(rnd() & 1);
-        if (c.H + c.pt + c.pb < c.kh || c.W + c.pl + c.pr < c.kw) continue;
-        c.oh = ((int64_t)c.H + c.pt + c.pb - c.kh) / c.s + 1;
-        c.ow = ((int64_t)c.W + c.pl + c.pr - c.kw) / c.s + 1;
+        conv_case c;
+        if (fused_conv_case(&c)) continue;
         int kind = (int)(rnd() % 3), swap = (int)(rnd() & 1), relu = rnd() % 4 != 0;
         int cg = c.C / c.group;
         int64_t nw = (int64_t)c.M * cg * c.kh * c.kw;
