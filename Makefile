@@ -49,8 +49,10 @@ BASELIBS := -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm
 LIBS     := $(BASELIBS) -fopenmp
 
 # MPI (Open MPI from Debian) for the multi-process runs: built in when mpicc is
-# found (MPI=0 leaves it out); the code lives in gpu/*.c with the other
-# multi-device dispatch and is compiled with mpicc's flags.
+# found (MPI=0 leaves it out); the code lives in dist/*.c (the team that
+# runs one verification over ranks), gpu/*.c (the multi-device dispatch) and
+# cli/mpi.c (MPI_Init: only the command line initialises MPI), compiled with
+# mpicc's flags.
 MPI      ?= $(if $(shell command -v mpicc 2>/dev/null),1,0)
 ifeq ($(MPI),1)
 MPI_CFLAGS := $(shell mpicc --showme:compile) -DNNC_HAVE_MPI=1
@@ -59,7 +61,7 @@ CPPFLAGS   += -DNNC_HAVE_MPI=1
 LIBS       += $(MPI_LIBS)
 endif
 
-LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c gpu/*.c gate/*.c)
+LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c gpu/*.c dist/*.c gate/*.c)
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
@@ -130,7 +132,7 @@ $(BUILD)/obj/verifier/babdense.o: CFLAGS += -ffp-contract=off $(if $(filter 1,$(
 # the generated code computes the same values.
 $(BUILD)/obj/prover/msm.o: CFLAGS += $(if $(findstring clang,$(CC)),,-fno-tree-pta)
 # multi-device code (gpu/*.c) sees the MPI headers
-$(BUILD)/obj/gpu/%.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/obj/gpu/%.o $(BUILD)/obj/dist/%.o $(BUILD)/obj/cli/mpi.o: CPPFLAGS += $(MPI_CFLAGS)
 # and so does the multi-process aggregation check run under mpirun
 $(BUILD)/tools/dist_gnn_check: CPPFLAGS += $(MPI_CFLAGS)
 # the packed GEMM splits its row blocks over OpenMP's persistent threads

@@ -102,6 +102,21 @@ int nnc_cmd_bench(int argc, char **argv);
 /* cli/cmd_bounds.c: sound output bounds over a box (ibp, crown, alpha). */
 int nnc_cmd_bounds(int argc, char **argv);
 
+/* Multi-process runs (cli/mpi.c): the command line alone initialises MPI. */
+struct nnc_team;
+/* Whether an MPI launcher (mpirun, srun) started this process, by the
+ * variables it sets (Open MPI, PMIx, PMI). */
+int nnc_cli_mpi_launched(void);
+/* MPI_Init and a team over MPI_COMM_WORLD (wait_s: nnc_dist_team_create's).
+ * Returns EXIT_OK (*team, *rank set), or an exit code after a one-line error
+ * (no MPI in this build, MPI_Init failed). */
+int nnc_cli_mpi_begin(const char *cmd, double wait_s, struct nnc_team **team, int *rank);
+/* The job ends after a failure on this rank (the others may be waiting for
+ * it in an exchange): MPI_Abort with code. */
+void nnc_cli_mpi_abort(int code);
+/* The team released, MPI_Finalize. */
+void nnc_cli_mpi_end(struct nnc_team *team);
+
 /* The Groth16 trust chain (cli/cmd_mpc.c). */
 struct nnc_prv_mpc;
 /* TITLE, then the 64 bytes as 4 lines of 4 big-endian 32-bit hex groups

@@ -407,6 +407,7 @@ static const char verify_help[] =
     "                     [--exact auto|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "                     [--trace FILE [--sample K]] [--vnncomp-result FILE] [--row R]\n"
+    "                     [--distributed]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
@@ -475,6 +476,15 @@ static const char verify_help[] =
     "                      trace sample K (--sample, 1-based, default 1); the spec then\n"
     "                      covers the dense inputs.  Without it a DLRM's spec covers\n"
     "                      every input in input order, the ids fixed (equal bounds)\n"
+    "  --distributed       several processes, one verification: implied when an MPI\n"
+    "                      launcher started nncert (mpirun -np R, srun).  Every rank\n"
+    "                      holds the same queue and bounds its share of each batch\n"
+    "                      of leaves (--threads T each); the sampling stage splits\n"
+    "                      the samples.  The report is that of one process with\n"
+    "                      --threads R*T (for a leaf budget; times aside) and records\n"
+    "                      \"ranks\": R; rank 0 prints it and writes the files.  A\n"
+    "                      rank that fails ends the job; one that does not answer\n"
+    "                      within --timeout + 300 s of the others is named in the error\n"
     "  --vnncomp-result FILE  VNN-COMP mode (vnncomp/run_instance.sh): write FILE as\n"
     "                      the competition's results file: sat (then the validated\n"
     "                      counterexample as ((X_0 v) ... (Y_0 v))), unsat, unknown\n"
@@ -664,7 +674,7 @@ static int verify_takes_value(const char *a)
     return 0;
 }
 
-static int cmd_verify(int argc, char **argv)
+static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
 {
     const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "sweep";
     const char *trace = NULL; /* DLRM: categorical ids from this trace's sample */
@@ -687,6 +697,8 @@ static int cmd_verify(int argc, char **argv)
             o.crown = 0;
         } else if (strcmp(a, "--stop-on-counterexample") == 0) {
             o.stop_on_counterexample = 1;
+        } else if (strcmp(a, "--distributed") == 0) {
+            /* cmd_verify's: the team */
         } else if (a[0] == '-' && a[1] == '-') {
             if (!verify_takes_value(a)) return nnc_cli_unknown_option("verify", a);
             if (i + 1 >= argc) return nnc_cli_needs_value("verify", a);
@@ -750,7 +762,10 @@ static int cmd_verify(int argc, char **argv)
         clash = "--vnncomp-result and --sweep-eps: the competition's results file is about one run";
     else if (row >= 0 && trace)
         clash = "--row picks a sample of a declared batch; --trace fixes a DLRM's ids (one sample already)";
+    else if (team && sweep)
+        clash = "--sweep-eps runs in one process (run it without mpirun or --distributed)";
     if (clash) return nnc_cli_usage_error("verify", clash);
+    o.team = team;
     if (strcmp(device, "gpu") == 0) o.device = NNC_VRF_DEVICE_GPU;
     else if (strcmp(device, "cpu") != 0) {
         return nnc_cli_usage_error("verify", "--device must be cpu or gpu");
@@ -784,7 +799,7 @@ static int cmd_verify(int argc, char **argv)
         return orc;
     }
     progress_state pstate = {o.timeout_s, -1, 0};
-    if (isatty(2)) {
+    if (isatty(2) && rank == 0) {
         o.progress = progress_line;
         o.progress_ctx = &pstate;
     }
@@ -811,7 +826,21 @@ static int cmd_verify(int argc, char **argv)
     if (st) {
         nnc_spc_destroy(spec);
         nnc_mdl_destroy(m);
+        if (team && team->size > 1) {
+            char rerr[NNC_ERRBUF_SIZE + 32];
+            snprintf(rerr, sizeof rerr, "rank %d: %s", rank, err);
+            return nnc_cli_fail(st, rerr);
+        }
         return nnc_cli_fail(st, err);
+    }
+    int rc = r.result == NNC_VRF_HOLDS ? 0 : r.result == NNC_VRF_VIOLATED ? 1 : 2;
+    if (o.max_violation >= 0) rc = r.max_violation_met == 1 ? 0 : r.max_violation_met == 0 ? 1 : 2;
+    if (rank != 0) {
+        /* rank 0 prints the report and writes the files */
+        nnc_vrf_report_free(&r);
+        nnc_spc_destroy(spec);
+        nnc_mdl_destroy(m);
+        return rc;
     }
     /* with --json -, standard output carries the JSON alone */
     FILE *hf = json && strcmp(json, "-") == 0 ? stderr : stdout;
@@ -826,10 +855,9 @@ static int cmd_verify(int argc, char **argv)
     fprintf(hf, "samples:           %llu, %llu violating (seed %llu)\n", (unsigned long long)r.samples,
            (unsigned long long)r.sample_violations, (unsigned long long)r.seed);
     if (r.has_counterexample) fprintf(hf, "counterexample:    validated in float64 and float32 (case %d)\n", r.counterexample_case);
+    if (r.ranks > 1) fprintf(hf, "ranks:             %d\n", r.ranks);
     fprintf(hf, "time:              %.3f s\n", r.time_s);
-    int rc = r.result == NNC_VRF_HOLDS ? 0 : r.result == NNC_VRF_VIOLATED ? 1 : 2;
     if (o.max_violation >= 0) {
-        rc = r.max_violation_met == 1 ? 0 : r.max_violation_met == 0 ? 1 : 2;
         fprintf(hf, "max violation %g:  %s\n", o.max_violation, rc == 0 ? "met" : rc == 1 ? "exceeded" : "undecided");
     }
     if (json) {
@@ -848,6 +876,31 @@ static int cmd_verify(int argc, char **argv)
     nnc_vrf_report_free(&r);
     nnc_spc_destroy(spec);
     nnc_mdl_destroy(m);
+    return rc;
+}
+
+/* nncert verify: alone, or (--distributed, or started by an MPI launcher)
+ * one rank of a team over MPI_COMM_WORLD. */
+static int cmd_verify(int argc, char **argv)
+{
+    int dist = nnc_cli_mpi_launched(), help = 0;
+    double budget = 60; /* --timeout's default; the ranks' wait limit grows with it */
+    for (int i = 0; i < argc; i++) {
+        if (nnc_cli_is_help(argv[i])) help = 1;
+        else if (strcmp(argv[i], "--distributed") == 0) dist = 1;
+        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &budget);
+        else if (verify_takes_value(argv[i])) i++;
+    }
+    if (!dist || help) return verify_main(argc, argv, NULL, 0);
+    nnc_team *team = NULL;
+    int rank = 0;
+    int rc = nnc_cli_mpi_begin("verify", (budget > 0 && budget < 1e9 ? budget : 0) + 300.0, &team, &rank);
+    if (rc) return rc;
+    rc = verify_main(argc, argv, team, rank);
+    fflush(stdout);
+    /* a failed rank ends the job: the others may be waiting for it */
+    if (rc >= EXIT_USAGE && team->size > 1) nnc_cli_mpi_abort(rc);
+    nnc_cli_mpi_end(team);
     return rc;
 }
 

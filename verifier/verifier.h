@@ -38,6 +38,7 @@
 #define NNC_VERIFIER_H
 
 #include "common/nnc.h"
+#include "common/team.h"
 #include "models/model.h"
 #include "specs/spec.h"
 
@@ -135,6 +136,20 @@ typedef struct nnc_vrf_opts {
                                 the sampling stage draws and evaluates (same report) */
     const double *box_lo, *box_hi; /* NULL, or a box replacing the spec's (one-case
                                       specs only; used by the epsilon sweep) */
+    /* NULL (the default): this process alone.  Else the ranks that run this
+     * verification together (mpirun -np R; dist/dist.h), every rank calling
+     * nnc_vrf_run with the same model, spec and options: each holds the same
+     * queue and bounds its share of every batch of leaves (the leaves of
+     * threads rank*T .. rank*T+T-1 of R*T, with T = threads), the batch's
+     * outcomes are exchanged, and the sampling stage's samples are split
+     * into R ranges of Philox counters.  The report is then the report of
+     * one process with threads = R*T, times (and "ranks") aside: the same
+     * leaves, verdicts, samples and counterexample, wherever the search
+     * stops on a leaf budget rather than on time.  Time decisions (the
+     * deadline, phase ends) use the slowest rank's clock, so the ranks
+     * always agree.  ReLU-split sub-problems of a batch of one leaf run on
+     * rank 0's threads (not yet spread across ranks). */
+    const nnc_team *team;
     void (*progress)(void *ctx, const nnc_vrf_progress *p); /* may be NULL */
     void *progress_ctx;
 } nnc_vrf_opts;
@@ -189,6 +204,7 @@ typedef struct nnc_vrf_report {
     double *cex_output;                /* n_out values (owned), or NULL */
     int n_in, n_out;
     double time_s;
+    int ranks;                         /* processes that ran it (opts.team), 1 alone */
     uint64_t seed;
     uint8_t model_sha256[32];
 } nnc_vrf_report;

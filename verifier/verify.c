@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <math.h>
 #include <mpfr.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,7 +222,100 @@ typedef struct ctx {
     uint64_t rsp_nodes;
     uint64_t rsp_tick_nodes; /* the current leaf's sub-problems at the last tick */
     progress *prog;
+    /* a team (opts.team), or NULL: this rank's workers are global workers
+     * gbase .. gbase + nthreads - 1 of G (G = nthreads alone); tclock the
+     * slowest rank's elapsed time as of the last exchange; team_err the
+     * first exchange failure's message (shared), tlens the ranks' lengths */
+    const nnc_team *team;
+    int G, gbase;
+    double tclock;
+    char *team_err;
+    size_t *tlens;
 } ctx;
+
+/* The clock of the decisions every rank must take alike (a batch past the
+ * deadline, a phase's end): alone the wall clock; in a team the slowest
+ * rank's, as of the last exchange. */
+static double vnow(const ctx *c) { return c->team ? c->t0 + c->tclock : now_s(); }
+
+/* A team exchange (collective: every rank, in the same order): mine, len
+ * bytes, to every rank.  Out: *all (malloc'd) every rank's bytes in rank
+ * order, c->tlens[q] rank q's length.  Each rank's elapsed time travels with
+ * its bytes and moves the agreed clock (vnow) to the slowest rank's. */
+static nnc_status team_gather(ctx *c, const void *mine, size_t len, unsigned char **all)
+{
+    const nnc_team *t = c->team;
+    const size_t tl = sizeof(double);
+    *all = NULL;
+    unsigned char *buf = malloc(len + tl), *raw = NULL;
+    if (buf == NULL) return nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
+    if (len) memcpy(buf, mine, len);
+    double el = now_s() - c->t0;
+    memcpy(buf + len, &el, tl);
+    nnc_status st = t->allgather(t->ctx, buf, len + tl, &raw, c->tlens, c->team_err, NNC_ERRBUF_SIZE);
+    free(buf);
+    if (st) return st;
+    size_t in = 0, out = 0;
+    for (int q = 0; q < t->size; q++) {
+        if (c->tlens[q] < tl) {
+            free(raw);
+            return nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a malformed exchange", q);
+        }
+        size_t l = c->tlens[q] - tl;
+        memmove(raw + out, raw + in, l);
+        double e;
+        memcpy(&e, raw + in + l, tl);
+        if (e > c->tclock && isfinite(e)) c->tclock = e;
+        c->tlens[q] = l;
+        in += l + tl;
+        out += l;
+    }
+    *all = raw;
+    return NNC_STATUS_OK;
+}
+
+/* A counterexample as exchanged: status, flag, case, then n_in + n_out
+ * doubles (zero without one). */
+static size_t cex_rec_bytes(const ctx *c) { return 3 * sizeof(int32_t) + sizeof(double) * (size_t)(c->n_in + c->n_out); }
+
+static void cex_pack(const ctx *c, unsigned char *p, nnc_status st, const double *in, const double *out, int kcase)
+{
+    int32_t h[3] = {(int32_t)st, in != NULL && out != NULL, kcase};
+    memcpy(p, h, sizeof h);
+    p += sizeof h;
+    size_t ni = sizeof(double) * (size_t)c->n_in, no = sizeof(double) * (size_t)c->n_out;
+    if (h[1]) {
+        memcpy(p, in, ni);
+        memcpy(p + ni, out, no);
+    } else {
+        memset(p, 0, ni + no);
+    }
+}
+
+/* A packed counterexample into the report (which has none).  Returns the
+ * packed status; NOMEM where the copy fails. */
+static nnc_status cex_unpack(ctx *c, const unsigned char *p)
+{
+    int32_t h[3];
+    memcpy(h, p, sizeof h);
+    p += sizeof h;
+    nnc_vrf_report *r = c->rep;
+    if (h[0] || !h[1] || r->has_counterexample) return (nnc_status)h[0];
+    size_t ni = sizeof(double) * (size_t)c->n_in, no = sizeof(double) * (size_t)c->n_out;
+    r->cex_input = malloc(ni + 8);
+    r->cex_output = malloc(no + 8);
+    if (!r->cex_input || !r->cex_output) {
+        free(r->cex_input);
+        free(r->cex_output);
+        r->cex_input = r->cex_output = NULL;
+        return NNC_STATUS_NOMEM;
+    }
+    memcpy(r->cex_input, p, ni);
+    memcpy(r->cex_output, p + ni, no);
+    r->has_counterexample = 1;
+    r->counterexample_case = h[2];
+    return NNC_STATUS_OK;
+}
 
 /* A progress report in phase (sd, stot: samples drawn and wanted), at a
  * phase change or NNC_VRF_PROGRESS_S after the last; only from the calling
@@ -837,6 +931,7 @@ static nnc_status run_attack(ctx *c, int k, const double *box, const double *sta
     nnc_atk_opts ao = {restarts, NNC_VRF_ATTACK_CORNERS, NNC_VRF_ATTACK_STEPS, c->o->seed ^ 0xa77ac4a77ac4ULL,
                        ((uint64_t)(k + 1) << 48) + c->atk_sub, deadline, attack_tick, c};
     c->atk_sub += (uint64_t)restarts;
+    if (c->team && c->team->rank != 0) return NNC_STATUS_OK; /* rank 0's, shared: team_from_rank0 */
     atk_check_ctx cc = {c, k};
     int found = 0, n = c->n_in;
     uint64_t evals = 0;
@@ -858,6 +953,114 @@ static nnc_status run_attack(ctx *c, int k, const double *box, const double *sta
     return st;
 }
 
+/* A team's first exchange: every rank must run the same model with the same
+ * options (a mismatch would split the ranks' queues); the time budget is
+ * rank 0's (each rank's caller may have measured what is left of it a little
+ * differently).  Out: *timeout. */
+static nnc_status team_handshake(ctx *c, const uint8_t sha[32], double *timeout)
+{
+    const nnc_vrf_opts *o = c->o;
+    struct {
+        uint8_t sha[32];
+        double timeout, confidence;
+        uint64_t seed, samples, max_leaves;
+        int32_t threads, n_in, n_out, cases;
+    } me, q0;
+    memset(&me, 0, sizeof me);
+    memcpy(me.sha, sha, 32);
+    me.timeout = o->timeout_s;
+    me.confidence = o->confidence;
+    me.seed = o->seed;
+    me.samples = o->samples;
+    me.max_leaves = o->max_leaves;
+    me.threads = c->nthreads;
+    me.n_in = c->n_in;
+    me.n_out = c->n_out;
+    me.cases = nnc_spc_num_cases(c->s);
+    unsigned char *all = NULL;
+    nnc_status st = team_gather(c, &me, sizeof me, &all);
+    for (int q = 0; !st && q < c->team->size; q++) {
+        if (c->tlens[q] != sizeof me) {
+            st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a malformed exchange", q);
+            break;
+        }
+        memcpy(&q0, all + sizeof me * (size_t)q, sizeof me);
+        q0.timeout = me.timeout;
+        if (q > 0 && memcmp(&q0, all, sizeof me) != 0)
+            st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID,
+                         "rank %d runs another model, spec or options than rank 0 (every rank must run the same command)", q);
+    }
+    if (!st) memcpy(timeout, all + offsetof(__typeof__(me), timeout), sizeof *timeout);
+    free(all);
+    return st;
+}
+
+/* In a team, rank 0's status st0 and counterexample (what it alone
+ * computed) to every rank.  Returns rank 0's status, or the exchange's. */
+static nnc_status team_from_rank0(ctx *c, nnc_status st0)
+{
+    size_t rb = cex_rec_bytes(c);
+    unsigned char *mine = malloc(rb), *all = NULL;
+    if (mine == NULL) return nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
+    const nnc_vrf_report *r = c->rep;
+    cex_pack(c, mine, st0, r->has_counterexample ? r->cex_input : NULL, r->has_counterexample ? r->cex_output : NULL,
+             r->counterexample_case);
+    nnc_status st = team_gather(c, mine, c->team->rank == 0 ? rb : 0, &all);
+    free(mine);
+    if (!st && c->tlens[0] != rb) st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank 0 sent a malformed exchange");
+    if (!st) st = cex_unpack(c, all);
+    free(all);
+    return st;
+}
+
+/* In a team, after each rank's share of a case's samples (st its status):
+ * the counts summed, and, where the report had no counterexample before the
+ * samples (had = 0), the lowest rank's validated one, which is the first in
+ * sample order, as one process would have kept.  Returns the first failing
+ * rank's status, or the exchange's. */
+static nnc_status team_samples(ctx *c, nnc_status st, int had, uint64_t *hits, uint64_t *drawn)
+{
+    size_t cb = cex_rec_bytes(c), rec = 2 * sizeof(uint64_t) + cb;
+    unsigned char *mine = malloc(rec), *all = NULL;
+    if (mine == NULL) return nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
+    nnc_vrf_report *r = c->rep;
+    int found = !had && r->has_counterexample;
+    uint64_t cnt[2] = {*hits, *drawn};
+    memcpy(mine, cnt, sizeof cnt);
+    cex_pack(c, mine + sizeof cnt, st, found ? r->cex_input : NULL, found ? r->cex_output : NULL, r->counterexample_case);
+    nnc_status xs = team_gather(c, mine, rec, &all);
+    free(mine);
+    if (xs) return xs;
+    if (found) {
+        /* ours goes back; the lowest rank's comes in below */
+        free(r->cex_input);
+        free(r->cex_output);
+        r->cex_input = r->cex_output = NULL;
+        r->has_counterexample = 0;
+    }
+    *hits = *drawn = 0;
+    nnc_status first = NNC_STATUS_OK;
+    for (int q = 0; q < c->team->size; q++) {
+        if (c->tlens[q] != rec) {
+            free(all);
+            return nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a malformed exchange", q);
+        }
+        const unsigned char *p = all + rec * (size_t)q;
+        memcpy(cnt, p, sizeof cnt);
+        *hits += cnt[0];
+        *drawn += cnt[1];
+        nnc_status sq = had ? NNC_STATUS_OK : cex_unpack(c, p + sizeof cnt);
+        if (had) {
+            int32_t h0;
+            memcpy(&h0, p + sizeof cnt, sizeof h0);
+            sq = (nnc_status)h0;
+        }
+        if (sq && !first) first = sq;
+    }
+    free(all);
+    return first;
+}
+
 /* A batch leaf's outcome. */
 typedef struct leaf_res {
     nnc_status st;
@@ -867,12 +1070,14 @@ typedef struct leaf_res {
     double *cex_in, *cex_out; /* a counterexample the leaf's candidates validated (owned), or NULL */
 } leaf_res;
 
-/* Bound the nb leaves bx[] on the workers: leaf i on worker i % nthreads,
- * each worker's leaves in batch order, so that the outcomes (and every
- * worker's heuristic state) depend only on the batch, never on timing.
- * Workers see the report's counterexample as it was at the batch start and
- * record new ones in res (merged in batch order by the caller). */
-static void classify_batch(ctx *c, int k, double *const *bx, int nb, leaf_res *res)
+/* Bound leaves of the batch bx[0..nb) on the workers: all of them (idx
+ * NULL), leaf i on worker i % nthreads, or (a team's share) leaves idx[j],
+ * j < nl, on worker j % nthreads; each worker's leaves in batch order, so
+ * that the outcomes (and every worker's heuristic state) depend only on the
+ * batch, never on timing.  Workers see the report's counterexample as it was
+ * at the batch start and record new ones in res (merged in batch order by
+ * the caller). */
+static void classify_batch(ctx *c, int k, double *const *bx, int nb, const int *idx, int nl, leaf_res *res)
 {
     int T = c->nthreads;
     for (int t = 0; t < T; t++) {
@@ -889,9 +1094,9 @@ static void classify_batch(ctx *c, int k, double *const *bx, int nb, leaf_res *r
         w->rsp_nbnd = nb == 1 ? T : 1;
     }
     const nnc_vrf_report *g = c->rep;
-#pragma omp parallel for num_threads(T) schedule(static, 1) if (T > 1 && nb > 1)
-    for (int i = 0; i < nb; i++) {
-        int t = 0;
+#pragma omp parallel for num_threads(T) schedule(static, 1) if (T > 1 && nl > 1)
+    for (int j = 0; j < nl; j++) {
+        int i = idx ? idx[j] : j, t = 0;
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
@@ -913,6 +1118,73 @@ static void classify_batch(ctx *c, int k, double *const *bx, int nb, leaf_res *r
         r->has_counterexample = 0;
         r->cex_input = r->cex_output = NULL;
     }
+}
+
+/* A team's batch: this rank bounds the leaves of its global workers (leaf
+ * i on global worker i % G, as one process with G threads would), then the
+ * ranks exchange every leaf's outcome and its bytes (a leaf's bounding
+ * writes its ReLU caps into it), so that each rank holds the whole batch's
+ * res[] and leaves, as one process would. */
+static nnc_status classify_team(ctx *c, int k, double *const *bx, int nb, leaf_res *res, size_t leaf_bytes)
+{
+    int T = c->nthreads, G = c->G, g0 = c->gbase, nl = 0;
+    size_t cb = cex_rec_bytes(c), rec = sizeof(int32_t) * 3 + cb + leaf_bytes;
+    int *idx = malloc(sizeof(int) * (size_t)nb);
+    unsigned char *mine = NULL, *all = NULL;
+    if (idx == NULL) return nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
+    for (int i = 0; i < nb; i++) {
+        res[i].cex_in = res[i].cex_out = NULL; /* (the others' until unpacked: freeable on failure) */
+        if (i % G >= g0 && i % G < g0 + T) idx[nl++] = i;
+    }
+    classify_batch(c, k, bx, nb, idx, nl, res);
+    nnc_status st = NNC_STATUS_OK;
+    if ((mine = malloc(rec * (size_t)nl + 1)) == NULL) st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
+    for (int j = 0; j < nl && !st; j++) {
+        const leaf_res *o = &res[idx[j]];
+        unsigned char *p = mine + rec * (size_t)j;
+        int32_t h[3] = {idx[j], (int32_t)o->kind, o->dim};
+        memcpy(p, h, sizeof h);
+        cex_pack(c, p + sizeof h, o->st, o->cex_in, o->cex_out, o->cex_case);
+        memcpy(p + sizeof h + cb, bx[idx[j]], leaf_bytes);
+    }
+    if (!st) st = team_gather(c, mine, rec * (size_t)nl, &all);
+    free(mine);
+    size_t off = 0;
+    for (int q = 0; q < c->team->size && !st; q++) {
+        if (c->tlens[q] % rec != 0) {
+            st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a malformed exchange", q);
+            break;
+        }
+        for (size_t j = 0; j < c->tlens[q] / rec && !st; j++) {
+            const unsigned char *p = all + off + rec * j;
+            int32_t h[3];
+            memcpy(h, p, sizeof h);
+            int i = h[0];
+            if (i < 0 || i >= nb || (i % G) / T != q) {
+                st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a leaf it does not own", q);
+                break;
+            }
+            if (q == c->team->rank) continue; /* ours: res[i] and the leaf are as bounded here */
+            leaf_res *o = &res[i];
+            o->kind = (leaf_kind)h[1];
+            o->dim = h[2];
+            o->cex_in = o->cex_out = NULL;
+            /* the leaf's counterexample through a scratch report */
+            nnc_vrf_report *keep = c->rep, tmp;
+            memset(&tmp, 0, sizeof tmp);
+            c->rep = &tmp;
+            o->st = cex_unpack(c, p + sizeof h);
+            c->rep = keep;
+            o->cex_in = tmp.cex_input;
+            o->cex_out = tmp.cex_output;
+            o->cex_case = tmp.counterexample_case;
+            memcpy(bx[i], p + sizeof h + cb, leaf_bytes);
+        }
+        off += c->tlens[q];
+    }
+    free(all);
+    free(idx);
+    return st;
 }
 
 /* A frontier of leaves (see leaf), each malloc'd and owned by the list. */
@@ -1000,10 +1272,11 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
      * the centre, corners and random points of the box (once per case) */
     if (!c->atk_done && !c->rep->has_counterexample) {
         c->atk_done = 1;
-        double now = now_s();
+        double now = vnow(c);
         report_progress(c, "falsification", 0, 0);
         double budget = fmin(NNC_VRF_ATTACK_TIME_SHARE * (bb_deadline - now), NNC_VRF_ATTACK_MAX_S);
         nnc_status ast = run_attack(c, k, root, NULL, 0, NNC_VRF_ATTACK_RESTARTS, now + budget);
+        if (c->team) ast = team_from_rank0(c, ast);
         if (ast) {
             free(root);
             return ast;
@@ -1036,7 +1309,7 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
     size_t nopen = 0, open_cap = 0;
     uint64_t processed = 0;
     double batch_s = 0; /* the last batch's wall time */
-    int bmax = NNC_VRF_BATCH_PER_THREAD * c->nthreads;
+    int bmax = NNC_VRF_BATCH_PER_THREAD * c->G;
     double **bx = malloc(sizeof(double *) * (size_t)bmax);
     leaf_res *res = malloc(sizeof(leaf_res) * (size_t)bmax);
     if (!bx || !res) st = NNC_STATUS_NOMEM;
@@ -1049,13 +1322,24 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
          * not begun (its leaves stay open): on wide nets a leaf's bounds
          * take seconds before any deadline is checked (resnet_4b: batches
          * begun just before it ended runs 6-14 s late) */
-        double tb = now_s();
+        double tb = vnow(c);
         int past0 = tb > bb_deadline || (processed > 0 && tb + batch_s > bb_deadline) ||
                     (c->o->stop_on_counterexample && c->rep->has_counterexample);
         int bounded = !(past0 && processed > 0);
         if (bounded) {
-            classify_batch(c, k, bx, nb, res);
-            batch_s = now_s() - tb;
+            if (c->team) {
+                if ((st = classify_team(c, k, bx, nb, res, leaf_bytes))) {
+                    for (int j = 0; j < nb; j++) {
+                        free(res[j].cex_in);
+                        free(res[j].cex_out);
+                        if (bx[j] != root) free(bx[j]);
+                    }
+                    break;
+                }
+            } else {
+                classify_batch(c, k, bx, nb, NULL, nb, res);
+            }
+            batch_s = vnow(c) - tb;
         }
         /* merge in batch order */
         int i;
@@ -1211,11 +1495,20 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
         double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n);
         unsigned char *hit = malloc((size_t)B);
         char err[NNC_ERRBUF_SIZE];
+        /* in a team, rank q draws samples [s_lo, s_hi): the q-th of R
+         * contiguous ranges, the first rem one longer */
+        uint64_t s_lo = 0, s_hi = samples;
+        int had = c->rep->has_counterexample;
+        if (c->team) {
+            uint64_t R = (uint64_t)c->team->size, q = (uint64_t)c->team->rank, per = samples / R, rem = samples % R;
+            s_lo = q * per + (q < rem ? q : rem);
+            s_hi = s_lo + per + (q < rem ? 1 : 0);
+        }
         if (!xs || !hit) st = NNC_STATUS_NOMEM;
         else if (nnc_smp_case_begin(c->smp, &sc, err, sizeof err)) st = NNC_STATUS_INVALID;
-        for (uint64_t s0 = 0; s0 < samples && !st; s0 += (uint64_t)B) {
+        for (uint64_t s0 = s_lo; s0 < s_hi && !st; s0 += (uint64_t)B) {
             /* sample number s0+s of case k: Philox subsequence (k << 40) + s0 + s */
-            int cnt = (int)(samples - s0 < (uint64_t)B ? samples - s0 : (uint64_t)B);
+            int cnt = (int)(s_hi - s0 < (uint64_t)B ? s_hi - s0 : (uint64_t)B);
             if (nnc_smp_batch(c->smp, s0, cnt, xs, hit, err, sizeof err)) {
                 st = NNC_STATUS_INVALID;
                 break;
@@ -1231,10 +1524,11 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
                 c->prog->leaves = c->rep->leaves;
                 c->prog->open = nopen;
             }
-            report_progress(c, "sampling", *drawn, samples);
+            report_progress(c, "sampling", *drawn, s_hi - s_lo);
         }
         free(xs);
         free(hit);
+        if (c->team) st = team_samples(c, st, had, hits, drawn);
     }
     free(cum);
     for (size_t i = 0; i < nopen; i++)
@@ -1279,6 +1573,7 @@ static nnc_status workers_create(ctx *c, int nthreads, char *err, size_t errlen)
         w->rt64b = NULL;
         w->o = c->o;
         w->rep = &w->wrep;
+        w->team = NULL; /* the exchanges are the calling thread's */
         memset(&w->wrep, 0, sizeof w->wrep);
         if (t == 0) continue;
         w->bnd = NULL;
@@ -1333,6 +1628,9 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     if (!(opts->timeout_s >= 0)) return nnc_err(err, errlen, NNC_STATUS_ARG, "timeout must be non-negative");
     if (opts->relu_split_batch < -1 || opts->relu_split_batch > NNC_VRF_RELU_SPLIT_BATCH_MAX)
         return nnc_err(err, errlen, NNC_STATUS_ARG, "relu_split_batch must be -1 or in [0, %d]", NNC_VRF_RELU_SPLIT_BATCH_MAX);
+    if (opts->team && (opts->team->size < 1 || opts->team->rank < 0 || opts->team->rank >= opts->team->size ||
+                       opts->team->allgather == NULL))
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "bad team (rank %d of %d)", opts->team->rank, opts->team->size);
     if ((opts->box_lo != NULL) != (opts->box_hi != NULL) || (opts->box_lo && nnc_spc_num_cases(spec) != 1))
         return nnc_err(err, errlen, NNC_STATUS_ARG, "a replacement box needs both bounds and a spec with one case");
     if (opts->box_lo)
@@ -1350,8 +1648,11 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     progress prog = {NULL, NULL, 0, 0, 0, -INFINITY, pthread_self()};
     ctx c;
     memset(&c, 0, sizeof c);
-    char gpu_err[NNC_ERRBUF_SIZE] = "";
+    char gpu_err[NNC_ERRBUF_SIZE] = "", team_err[NNC_ERRBUF_SIZE] = "";
     c.gpu_err = gpu_err;
+    c.team_err = team_err;
+    c.team = opts->team;
+    rep->ranks = c.team ? c.team->size : 1;
     c.m = m;
     c.s = spec;
     c.o = opts;
@@ -1426,9 +1727,20 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         goto out;
     }
     if ((st = workers_create(&c, workers, err, errlen))) goto out;
+    c.G = workers * (c.team ? c.team->size : 1);
+    c.gbase = c.team ? c.team->rank * workers : 0;
+    if (c.team && (c.tlens = malloc(sizeof(size_t) * (size_t)c.team->size)) == NULL) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+        goto out;
+    }
     rep->seed = opts->seed;
     rep->confidence = opts->confidence;
     nnc_mdl_sha256(m, rep->model_sha256);
+    double timeout = opts->timeout_s;
+    if (c.team && (st = team_handshake(&c, rep->model_sha256, &timeout))) {
+        nnc_err(err, errlen, st, "%s", c.team_err);
+        goto out;
+    }
     int K = nnc_spc_num_cases(spec);
     double conf_k = 1.0 - (1.0 - opts->confidence) / K;
     /* total volume: each case's box has weight vol(box_k); fractions are
@@ -1462,7 +1774,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
             if (mpq_sgn(w) > 0) mpq_mul(vk, vk, w); /* degenerate dims: measure taken in the others */
         }
         mpq_clears(w, t, NULL);
-        double deadline = t0 + opts->timeout_s * (double)(k + 1) / K;
+        double deadline = t0 + timeout * (double)(k + 1) / K;
         uint64_t hits = 0, drawn = 0;
         c.atk_done = 0;
         c.atk_sub = 0;
@@ -1503,7 +1815,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
             ph[nph].sym = 0, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
         }
         leaf_list frontier = {NULL, 0};
-        double case_t0 = now_s();
+        double case_t0 = vnow(&c);
         for (int p = 0; p < nph && !st; p++) {
             int last = p == nph - 1;
             uint64_t l0 = rep->leaves, ls = rep->leaves_safe, lu = rep->leaves_unsafe, lo0 = rep->leaves_open;
@@ -1536,7 +1848,8 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         leaf_list_free(&frontier);
         if (st) {
             mpq_clears(safe, unsafe, open, vk, NULL);
-            if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in branch and bound");
+            if (c.team_err[0]) nnc_err(err, errlen, st, "%s", c.team_err);
+            else if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory in branch and bound");
             else if (c.gpu_err[0]) nnc_err(err, errlen, st, "%s", c.gpu_err);
             else nnc_err(err, errlen, st, "bound computation failed");
             break;
@@ -1626,8 +1939,23 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     free(case_lo); free(case_hi); free(case_vol);
     mpq_clears(tot_safe, tot_unsafe, tot_open, tot_vol, NULL);
 out:
-    rep->time_s = now_s() - t0;
     for (int t = 0; c.workers && t < c.nthreads; t++) rep->relu_split_nodes += c.workers[t].rsp_nodes;
+    if (!st && c.team) {
+        /* every rank's sub-problems */
+        unsigned char *all = NULL;
+        uint64_t mine = rep->relu_split_nodes, q64;
+        if ((st = team_gather(&c, &mine, sizeof mine, &all))) nnc_err(err, errlen, st, "%s", c.team_err);
+        for (int q = 0; !st && q < c.team->size; q++) {
+            if (c.tlens[q] != sizeof q64) {
+                st = nnc_err(err, errlen, NNC_STATUS_INVALID, "rank %d sent a malformed exchange", q);
+                break;
+            }
+            memcpy(&q64, all + sizeof q64 * (size_t)q, sizeof q64);
+            if (q != c.team->rank) rep->relu_split_nodes += q64;
+        }
+        free(all);
+    }
+    rep->time_s = now_s() - t0;
     nnc_rt_destroy(c.rt64);
     nnc_rt_destroy(c.rt32);
     nnc_rt_destroy(c.rt64b);
@@ -1641,6 +1969,7 @@ out:
     workers_destroy(&c);
     openblas_set_num_threads(blas_threads);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy); free(c.cap_tmp);
+    free(c.tlens);
     if (st) nnc_vrf_report_free(rep);
     return st;
 }
@@ -1672,6 +2001,7 @@ nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *r, char *err
             (unsigned long long)r->leaves, (unsigned long long)r->leaves_safe, (unsigned long long)r->leaves_unsafe,
             (unsigned long long)r->leaves_open);
     fprintf(f, "  \"relu_split_nodes\": %llu,\n", (unsigned long long)r->relu_split_nodes);
+    fprintf(f, "  \"ranks\": %d,\n", r->ranks > 0 ? r->ranks : 1);
     fputs("  \"counterexample\": ", f);
     if (r->has_counterexample && r->cex_input) {
         fprintf(f, "{\"case\": %d, \"input\": [", r->counterexample_case);

@@ -1,0 +1,72 @@
+/* The command line's side of multi-process runs: it alone initialises and
+ * ends MPI, and hands the library a team over MPI_COMM_WORLD (dist/dist.h). */
+#include "cli/cli.h"
+#include "dist/dist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int nnc_cli_mpi_launched(void)
+{
+    /* Open MPI's mpirun, PMIx launchers (Open MPI 5, Slurm's srun
+     * --mpi=pmix), PMI-1/2 launchers (MPICH's hydra, srun --mpi=pmi2) */
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i]) != NULL) return 1;
+    return 0;
+}
+
+#ifdef NNC_HAVE_MPI
+
+int nnc_cli_mpi_begin(const char *cmd, double wait_s, nnc_team **team, int *rank)
+{
+    *team = NULL;
+    *rank = 0;
+    int init = 0, provided = 0;
+    MPI_Initialized(&init);
+    if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "nncert %s: --distributed: MPI_Init failed\n", cmd);
+        return EXIT_UNAVAILABLE;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    char err[NNC_ERRBUF_SIZE];
+    nnc_status st = nnc_dist_team_create(team, MPI_COMM_WORLD, wait_s, err, sizeof err);
+    if (st) {
+        fprintf(stderr, "nncert %s: --distributed: %s\n", cmd, err);
+        MPI_Finalize();
+        return nnc_cli_exit_code(st);
+    }
+    return EXIT_OK;
+}
+
+void nnc_cli_mpi_abort(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+void nnc_cli_mpi_end(nnc_team *team)
+{
+    nnc_dist_team_destroy(team);
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Finalize();
+}
+
+#else
+
+int nnc_cli_mpi_begin(const char *cmd, double wait_s, nnc_team **team, int *rank)
+{
+    (void)wait_s;
+    *team = NULL;
+    *rank = 0;
+    fprintf(stderr, "nncert %s: --distributed: this build has no MPI (install libopenmpi-dev and rebuild)\n", cmd);
+    return EXIT_UNAVAILABLE;
+}
+
+void nnc_cli_mpi_abort(int code) { exit(code); }
+
+void nnc_cli_mpi_end(nnc_team *team) { (void)team; }
+
+#endif
