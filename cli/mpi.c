@@ -3,8 +3,11 @@
 #include "cli/cli.h"
 #include "dist/dist.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int nnc_cli_mpi_launched(void)
 {
@@ -35,6 +38,14 @@ int nnc_cli_mpi_begin(const char *cmd, double wait_s, nnc_team **team, int *rank
         fprintf(stderr, "nncert %s: --distributed: %s\n", cmd, err);
         MPI_Finalize();
         return nnc_cli_exit_code(st);
+    }
+    /* test hook (tests/e2e/mpi.sh): NNCERT_TEST_RANK_FAULT=R:die kills rank
+     * R here, R:stall:S makes it S seconds late for the first exchange */
+    const char *f = getenv("NNCERT_TEST_RANK_FAULT");
+    int fr = -1, secs = 0;
+    if (f && sscanf(f, "%d:", &fr) == 1 && fr == *rank) {
+        if (strstr(f, ":die")) raise(SIGKILL);
+        if (sscanf(f, "%*d:stall:%d", &secs) == 1 && secs > 0) sleep((unsigned)secs);
     }
     return EXIT_OK;
 }

@@ -407,7 +407,7 @@ static const char verify_help[] =
     "                     [--exact auto|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "                     [--trace FILE [--sample K]] [--vnncomp-result FILE] [--row R]\n"
-    "                     [--distributed]\n"
+    "                     [--distributed [--rank-wait S]]\n"
     "\n"
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
@@ -484,7 +484,8 @@ static const char verify_help[] =
     "                      --threads R*T (for a leaf budget; times aside) and records\n"
     "                      \"ranks\": R; rank 0 prints it and writes the files.  A\n"
     "                      rank that fails ends the job; one that does not answer\n"
-    "                      within --timeout + 300 s of the others is named in the error\n"
+    "                      within --rank-wait S of the others (default --timeout + 300)\n"
+    "                      is named in the error\n"
     "  --vnncomp-result FILE  VNN-COMP mode (vnncomp/run_instance.sh): write FILE as\n"
     "                      the competition's results file: sat (then the validated\n"
     "                      counterexample as ((X_0 v) ... (Y_0 v))), unsat, unknown\n"
@@ -668,7 +669,7 @@ static int verify_takes_value(const char *a)
     static const char *const names[] = {"--samples", "--seed", "--confidence", "--timeout", "--device", "--max-violation",
                                         "--json", "--max-leaves", "--threads", "--alpha-iters", "--relu-split", "--relu-split-batch",
                                         "--symbolic", "--exact", "--sweep-eps", "--clip", "--sweep-out", "--trace",
-                                        "--sample", "--vnncomp-result", "--row"};
+                                        "--sample", "--vnncomp-result", "--row", "--rank-wait"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++)
         if (strcmp(a, names[k]) == 0) return 1;
     return 0;
@@ -680,7 +681,7 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
     const char *trace = NULL; /* DLRM: categorical ids from this trace's sample */
     const char *vnncomp = NULL; /* VNN-COMP mode: the results file */
     double t_start = now_s(); /* VNN-COMP mode: --timeout counts from here */
-    int alpha_set = 0, sample_set = 0, clip_set = 0, sweep_out_set = 0, samples_set = 0; /* given on the command line */
+    int alpha_set = 0, sample_set = 0, clip_set = 0, sweep_out_set = 0, samples_set = 0, rank_wait_set = 0; /* given on the command line */
     uint64_t trace_sample = 1;
     int64_t row = -1; /* --row: one sample of a declared batch */
     double clip_lo = -INFINITY, clip_hi = INFINITY;
@@ -721,6 +722,11 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
             else if (strcmp(a, "--vnncomp-result") == 0) vnncomp = v;
             else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0, sample_set = 1;
             else if (strcmp(a, "--clip") == 0) clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi);
+            else if (strcmp(a, "--rank-wait") == 0) {
+                double w = 0; /* cmd_verify's: the team's */
+                bad = nnc_cli_parse_double(v, &w) || !(w > 0);
+                rank_wait_set = 1;
+            }
             else if (strcmp(a, "--row") == 0) {
                 uint64_t r = 0;
                 bad = nnc_cli_parse_u64(v, &r) || r > INT32_MAX;
@@ -764,6 +770,8 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
         clash = "--row picks a sample of a declared batch; --trace fixes a DLRM's ids (one sample already)";
     else if (team && sweep)
         clash = "--sweep-eps runs in one process (run it without mpirun or --distributed)";
+    else if (rank_wait_set && team == NULL)
+        clash = "--rank-wait applies to --distributed runs (under mpirun)";
     if (clash) return nnc_cli_usage_error("verify", clash);
     o.team = team;
     if (strcmp(device, "gpu") == 0) o.device = NNC_VRF_DEVICE_GPU;
@@ -880,21 +888,27 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
 }
 
 /* nncert verify: alone, or (--distributed, or started by an MPI launcher)
- * one rank of a team over MPI_COMM_WORLD. */
+ * one rank of a team over MPI_COMM_WORLD.  A rank waits for the others at an
+ * exchange up to --rank-wait, by default the budget plus this (a batch of
+ * one wide leaf keeps rank 0 busy up to the budget; the sampling stage's
+ * ranks end within their share's spread). */
+#define NNC_CLI_RANK_WAIT_SLACK_S 300.0
 static int cmd_verify(int argc, char **argv)
 {
     int dist = nnc_cli_mpi_launched(), help = 0;
-    double budget = 60; /* --timeout's default; the ranks' wait limit grows with it */
+    double budget = 60, wait = 0; /* --timeout (its default), --rank-wait */
     for (int i = 0; i < argc; i++) {
         if (nnc_cli_is_help(argv[i])) help = 1;
         else if (strcmp(argv[i], "--distributed") == 0) dist = 1;
         else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &budget);
+        else if (strcmp(argv[i], "--rank-wait") == 0 && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &wait);
         else if (verify_takes_value(argv[i])) i++;
     }
     if (!dist || help) return verify_main(argc, argv, NULL, 0);
+    if (!(wait > 0)) wait = (budget > 0 && budget < 1e9 ? budget : 0) + NNC_CLI_RANK_WAIT_SLACK_S;
     nnc_team *team = NULL;
     int rank = 0;
-    int rc = nnc_cli_mpi_begin("verify", (budget > 0 && budget < 1e9 ? budget : 0) + 300.0, &team, &rank);
+    int rc = nnc_cli_mpi_begin("verify", wait, &team, &rank);
     if (rc) return rc;
     rc = verify_main(argc, argv, team, rank);
     fflush(stdout);

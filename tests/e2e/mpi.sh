@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# One verification over MPI ranks (mpirun -np R nncert verify): the report
+# equals one process's with R times the threads, byte for byte but for the
+# times and "ranks" (leaves, verdicts, volumes, samples, counterexample), on
+# a small dense ReLU net made here (5 inputs, no ../shared needed) whose box
+# is partly safe, partly unsafe and partly left open for the sampling stage,
+# and on ACAS Xu 4_2 prop_2 when ../shared has it; ranks that run other
+# options, stall or die end the job with an error naming the rank.
+. "$(dirname "$0")/lib.bash"
+PY=/usr/bin/python3
+if ! command -v mpirun >/dev/null; then
+    skip mpi-verify "mpirun not installed (Debian: openmpi-bin)"
+    exit 0
+fi
+if ! $PY -c 'import onnx, numpy' 2>/dev/null; then
+    skip mpi-verify "python3-onnx not installed"
+    exit 0
+fi
+
+# a 5-16-16-16-3 ReLU net with fixed random weights, and a spec: the box
+# [-1, 1]^5, unsafe where y0 >= y1 + q
+($PY - "$TMP/net.onnx" <<'PYEOF'
+import sys, numpy as np
+from onnx import helper, TensorProto, numpy_helper, save
+rng = np.random.default_rng(7)
+sizes = [5, 16, 16, 16, 3]
+nodes, inits, x = [], [], "x"
+for l in range(4):
+    w = rng.normal(0, 1 / np.sqrt(sizes[l]), (sizes[l + 1], sizes[l])).astype(np.float32)
+    b = rng.normal(0, 0.1, sizes[l + 1]).astype(np.float32)
+    inits += [numpy_helper.from_array(w, f"w{l}"), numpy_helper.from_array(b, f"b{l}")]
+    y = "y" if l == 3 else f"h{l}"
+    nodes.append(helper.make_node("Gemm", [x, f"w{l}", f"b{l}"], [y if l == 3 else y + "p"], transB=1))
+    if l < 3:
+        nodes.append(helper.make_node("Relu", [y + "p"], [y]))
+    x = y
+g = helper.make_graph(nodes, "mpi_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])], inits)
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+# the unsafe set's threshold: a 0.6 quantile of y0 - y1 over the box, so
+# that two fifths of it are violated
+xs = rng.uniform(-1, 1, (20000, 5))
+h = xs
+for l in range(4):
+    w = numpy_helper.to_array(inits[2 * l]).astype(np.float64)
+    b = numpy_helper.to_array(inits[2 * l + 1]).astype(np.float64)
+    h = h @ w.T + b
+    if l < 3:
+        h = np.maximum(h, 0)
+print("%.4f" % np.quantile(h[:, 0] - h[:, 1], 0.6))
+PYEOF
+) >"$TMP/q.txt"
+q=$(cat "$TMP/q.txt")
+{
+    for i in 0 1 2 3 4; do echo "(declare-const X_$i Real)"; done
+    for i in 0 1 2; do echo "(declare-const Y_$i Real)"; done
+    for i in 0 1 2 3 4; do echo "(assert (>= X_$i -1))"; echo "(assert (<= X_$i 1))"; done
+    echo "(assert (>= Y_0 (+ Y_1 $q)))"
+} >"$TMP/net.vnnlib"
+
+# same_report NAME A.json B.json R: equal but for time_s and ranks, B with ranks R
+same_report() {
+    if diff <(grep -v -e '"time_s"' -e '"ranks"' "$2") <(grep -v -e '"time_s"' -e '"ranks"' "$3") >"$TMP/diff" &&
+       grep -q "\"ranks\": $4," "$3"; then pass "$1"
+    else fail "$1 $(head -c 400 "$TMP/diff")"; fi
+}
+
+V=(verify "$TMP/net.onnx" "$TMP/net.vnnlib" --max-leaves 3000 --symbolic cascade --exact off --timeout 600 --samples 30000)
+for T in 1 2 3 4; do
+    "$NNCERT" "${V[@]}" --threads $T --json "$TMP/one$T.json" >/dev/null 2>&1
+done
+# the instance covers what the ranks exchange: a validated counterexample,
+# safe, unsafe and open leaves, violating samples
+if $PY - "$TMP/one1.json" <<'PY'; then pass mpi-instance-mixed; else fail "mpi-instance-mixed $(head -c 300 "$TMP/one1.json")"; fi
+import json, sys
+r = json.load(open(sys.argv[1]))
+l = r["leaves"]
+assert r["result"] == "violated" and r["counterexample"] is not None, r["result"]
+assert l["safe"] > 0 and l["unsafe"] > 0 and l["open"] > 0, l
+assert r["sample_violations"] > 0 and r["samples"] == 30000, r["samples"]
+PY
+for np in 1 2 3; do
+    if "${MPIRUN[@]}" -np $np "$NNCERT" "${V[@]}" --threads 1 --json "$TMP/mpi$np.json" >"$TMP/mpi.out" 2>&1 ||
+       [ $? = 1 ]; then
+        same_report "mpi-np$np-threads1-equals-threads$np" "$TMP/one$np.json" "$TMP/mpi$np.json" $np
+    else fail "mpi-np$np-threads1 $(tail -3 "$TMP/mpi.out")"; fi
+done
+# two ranks of two threads: one process of four
+"${MPIRUN[@]}" -np 2 "$NNCERT" "${V[@]}" --threads 2 --json "$TMP/mpi2x2.json" >"$TMP/mpi.out" 2>&1
+same_report mpi-np2-threads2-equals-threads4 "$TMP/one4.json" "$TMP/mpi2x2.json" 2
+check_schema mpi-report-schema schema/verify-report.schema.json "$TMP/mpi2x2.json"
+# rank 0 alone prints the summary
+if [ "$(grep -c '^result:' "$TMP/mpi.out")" = 1 ] && grep -q '^ranks: *2$' "$TMP/mpi.out"; then pass mpi-rank0-prints
+else fail "mpi-rank0-prints $(head -c 300 "$TMP/mpi.out")"; fi
+
+# ACAS Xu 4_2 prop_2 (../shared): a budget of 1500 leaves, 2 ranks = 2 threads
+A=$SHARED/data/verification/acasxu
+if [ -f "$A/onnx/ACASXU_run2a_4_2_batch_2000.onnx" ]; then
+    AV=(verify "$A/onnx/ACASXU_run2a_4_2_batch_2000.onnx" "$A/vnnlib/prop_2.vnnlib" --max-leaves 1500 --symbolic cascade
+        --timeout 600 --samples 20000)
+    "$NNCERT" "${AV[@]}" --threads 2 --json "$TMP/acas1.json" >/dev/null 2>&1
+    "${MPIRUN[@]}" -np 2 "$NNCERT" "${AV[@]}" --threads 1 --json "$TMP/acas2.json" >"$TMP/mpi.out" 2>&1
+    same_report mpi-acasxu-4_2-prop_2-np2 "$TMP/acas1.json" "$TMP/acas2.json" 2
+else
+    skip mpi-acasxu "../shared/data/verification/acasxu not present"
+fi
+
+# faults: other options on one rank, a rank late beyond --rank-wait, a dead rank
+B=(verify "$TMP/net.onnx" "$TMP/net.vnnlib" --max-leaves 100 --samples 100)
+timeout 120 "${MPIRUN[@]}" -np 1 "$NNCERT" "${B[@]}" --seed 1 : -np 1 "$NNCERT" "${B[@]}" --seed 2 >"$TMP/f.out" 2>&1
+rc=$?
+if [ $rc -ge 64 ] && [ $rc != 124 ] && grep -q "rank 1 runs another model, spec or options than rank 0" "$TMP/f.out"; then
+    pass mpi-mismatched-options-refused
+else fail "mpi-mismatched-options-refused (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
+NNCERT_TEST_RANK_FAULT=1:stall:30 timeout 60 "${MPIRUN[@]}" -x NNCERT_TEST_RANK_FAULT -np 2 "$NNCERT" "${B[@]}" --rank-wait 2 \
+    >"$TMP/f.out" 2>&1
+rc=$?
+if [ $rc -ge 64 ] && [ $rc != 124 ] && grep -q "rank 1 did not answer within 2 s" "$TMP/f.out"; then pass mpi-stalled-rank-named
+else fail "mpi-stalled-rank-named (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
+NNCERT_TEST_RANK_FAULT=1:die timeout 60 "${MPIRUN[@]}" -x NNCERT_TEST_RANK_FAULT -np 2 "$NNCERT" "${B[@]}" >"$TMP/f.out" 2>&1
+rc=$?
+if [ $rc != 0 ] && [ $rc != 124 ] && grep -q "rank 1" "$TMP/f.out"; then pass mpi-dead-rank-named
+else fail "mpi-dead-rank-named (exit $rc: $(tail -3 "$TMP/f.out" | head -c 300))"; fi
+
+# usage: a sweep stays one process; --rank-wait needs a team
+"${MPIRUN[@]}" -np 1 "$NNCERT" "${B[@]}" --sweep-eps 0:0.1:2 >"$TMP/f.out" 2>&1
+rc=$?
+if [ $rc = 64 ] && grep -q "^nncert verify: --sweep-eps runs in one process" "$TMP/f.out"; then pass mpi-sweep-refused
+else fail "mpi-sweep-refused (exit $rc: $(head -c 300 "$TMP/f.out"))"; fi
+expect_error rank-wait-alone-refused 64 "rank-wait applies to --distributed" "$NNCERT" "${B[@]}" --rank-wait 5
