@@ -59,6 +59,14 @@ void nnc_cli_mpi_abort(int code)
 
 void nnc_cli_mpi_end(nnc_team *team)
 {
+    if (team && getenv("NNCERT_DIST_STATS")) {
+        /* for benchmarks (tests/bench/bench_verify_mpi.sh): the share of
+         * this rank's time spent in exchanges */
+        uint64_t n = 0;
+        double s = 0;
+        nnc_dist_team_stats(team, &n, &s);
+        fprintf(stderr, "nncert: rank %d: %llu exchanges, %.3f s in them\n", team->rank, (unsigned long long)n, s);
+    }
     nnc_dist_team_destroy(team);
     int fin = 0;
     MPI_Finalized(&fin);

@@ -30,6 +30,10 @@ nnc_status nnc_dist_team_create(nnc_team **out, MPI_Comm comm, double wait_s, ch
 
 void nnc_dist_team_destroy(nnc_team *t);
 
+/* Out: the exchanges a team of nnc_dist_team_create made so far, and the
+ * wall seconds this rank spent in them (waiting for the others included). */
+void nnc_dist_team_stats(const nnc_team *t, uint64_t *exchanges, double *seconds);
+
 /* Whether this build has MPI (NNC_HAVE_MPI). */
 int nnc_dist_have_mpi(void);
 

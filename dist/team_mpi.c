@@ -28,6 +28,13 @@ int nnc_dist_have_mpi(void)
 
 void nnc_dist_team_destroy(nnc_team *t) { (void)t; }
 
+void nnc_dist_team_stats(const nnc_team *t, uint64_t *exchanges, double *seconds)
+{
+    (void)t;
+    *exchanges = 0;
+    *seconds = 0;
+}
+
 #else
 
 enum { TAG_LEN = 0x6e6e, TAG_DATA = 0x6e6f };
@@ -39,6 +46,8 @@ typedef struct mpi_team {
     uint64_t *lens;   /* size: the lengths received */
     int *peer;        /* 2 (size - 1): the rank of each request */
     MPI_Request *req; /* 2 (size - 1) */
+    uint64_t n_ex;    /* exchanges so far, and the seconds spent in them */
+    double ex_s;
 } mpi_team;
 
 static double mono_s(void)
@@ -87,10 +96,23 @@ static nnc_status wait_all(mpi_team *t, int n, const char *what, char *err, size
     return NNC_STATUS_OK;
 }
 
+static nnc_status exchange(mpi_team *t, const void *mine, size_t len, unsigned char **all, size_t *lens, char *err,
+                           size_t errlen);
+
 static nnc_status mpi_allgather(void *ctx, const void *mine, size_t len, unsigned char **all, size_t *lens, char *err,
                                 size_t errlen)
 {
     mpi_team *t = ctx;
+    double t0 = mono_s();
+    nnc_status st = exchange(t, mine, len, all, lens, err, errlen);
+    t->n_ex++;
+    t->ex_s += mono_s() - t0;
+    return st;
+}
+
+static nnc_status exchange(mpi_team *t, const void *mine, size_t len, unsigned char **all, size_t *lens, char *err,
+                           size_t errlen)
+{
     int me = t->pub.rank, R = t->pub.size, n = 0, rc;
     *all = NULL;
     if (len > INT_MAX) return nnc_err(err, errlen, NNC_STATUS_LIMIT, "an exchange of %zu bytes (at most %d)", len, INT_MAX);
@@ -175,6 +197,13 @@ nnc_status nnc_dist_team_create(nnc_team **out, MPI_Comm comm, double wait_s, ch
     t->pub.ctx = t;
     *out = &t->pub;
     return NNC_STATUS_OK;
+}
+
+void nnc_dist_team_stats(const nnc_team *pub, uint64_t *exchanges, double *seconds)
+{
+    const mpi_team *t = (const mpi_team *)pub;
+    *exchanges = t->n_ex;
+    *seconds = t->ex_s;
 }
 
 void nnc_dist_team_destroy(nnc_team *pub)

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# make bench-verify-mpi: one verification over MPI ranks against one process,
+# in the same run: time to decide for 1 process of 1 thread, 2 ranks of 1
+# thread (mpirun -np 2), and 1 process of 2 threads (what this 2-core machine
+# gives without MPI), on ACAS Xu's hardest instances for nncert (its longest
+# times in results/verify-vnncomp.csv) and on cifar10_resnet instances, at
+# the official timeouts.  Each rank's time in the exchanges (waiting for the
+# others included; NNCERT_DIST_STATS) shows whether one rank serialises the
+# search.
+#
+# Writes results/verify-mpi.csv (one row per instance and configuration)
+# and results/verify-mpi-machine.txt.
+#
+# Environment: NNCERT (default bin/nncert), BENCH_DATA (default
+# ../shared/data/verification), BENCH_MPI_INSTANCES (a file of
+# "family,onnx,vnnlib,timeout" lines replacing the default list).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/bench/machine.bash
+
+NNCERT=${NNCERT:-bin/nncert}
+DATA=${BENCH_DATA:-../shared/data/verification}
+if [ ! -d "$DATA" ]; then
+    echo "bench-verify-mpi: $DATA not found"
+    exit 1
+fi
+if ! command -v mpirun >/dev/null; then
+    echo "bench-verify-mpi: mpirun not found (Debian: openmpi-bin)"
+    exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x NNCERT_DIST_STATS)
+export NNCERT_DIST_STATS=1
+
+if [ -n "${BENCH_MPI_INSTANCES:-}" ]; then
+    cp "$BENCH_MPI_INSTANCES" "$tmp/list"
+else
+    cat >"$tmp/list" <<'EOF'
+acasxu,onnx/ACASXU_run2a_4_7_batch_2000.onnx,vnnlib/prop_1.vnnlib,116
+acasxu,onnx/ACASXU_run2a_4_2_batch_2000.onnx,vnnlib/prop_2.vnnlib,116
+acasxu,onnx/ACASXU_run2a_3_3_batch_2000.onnx,vnnlib/prop_2.vnnlib,116
+acasxu,onnx/ACASXU_run2a_5_6_batch_2000.onnx,vnnlib/prop_1.vnnlib,116
+acasxu,onnx/ACASXU_run2a_1_1_batch_2000.onnx,vnnlib/prop_6.vnnlib,116
+cifar10_resnet,onnx/resnet_2b.onnx,vnnlib_properties_pgd_filtered/resnet2b_pgd_filtered/prop_10_eps_0.008.vnnlib,300
+EOF
+fi
+
+out=results/verify-mpi.csv
+echo "family,onnx,vnnlib,timeout_s,config,processes,threads_each,result,time_s,leaves,relu_split_nodes,exchange_s_rank0,exchange_s_rank1,speedup_vs_1x1" >"$tmp/csv"
+while IFS=, read -r fam onnx spec to; do
+    [ -n "$fam" ] || continue
+    M="$DATA/$fam/$onnx" S="$DATA/$fam/$spec"
+    base=""
+    for cfg in 1x1 mpi2x1 1x2; do
+        rm -f "$tmp/r.json" "$tmp/err"
+        case $cfg in
+        1x1) "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 1 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
+        1x2) "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 2 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
+        mpi2x1) "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 1 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
+        esac
+        if [ ! -s "$tmp/r.json" ]; then
+            echo "bench-verify-mpi: $fam $onnx $spec $cfg: no report ($(tail -2 "$tmp/err"))"
+            exit 1
+        fi
+        row=$(python3 - "$tmp/r.json" "$tmp/err" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+ex = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"nncert: rank (\d+): \d+ exchanges, ([0-9.]+) s in them", line)
+    if m:
+        ex[int(m.group(1))] = m.group(2)
+print(",".join([r["result"], "%.3f" % r["time_s"], str(r["leaves"]["total"]), str(r["relu_split_nodes"]),
+                ex.get(0, ""), ex.get(1, "")]))
+PY
+)
+        t=$(echo "$row" | cut -d, -f2)
+        [ -n "$base" ] || base=$t
+        sp=$(python3 -c "print('%.2f' % ($base / $t) if $t > 0 else '')")
+        procs=1 th=1
+        case $cfg in mpi2x1) procs=2 ;; 1x2) th=2 ;; esac
+        echo "$fam,$onnx,$spec,$to,$cfg,$procs,$th,$row,$sp" >>"$tmp/csv"
+        echo "$fam $(basename "$onnx") $(basename "$spec") $cfg: $row speedup $sp"
+    done
+done <"$tmp/list"
+cp "$tmp/csv" "$out"
+{
+    echo "bench-verify-mpi ($(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
+    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), CPU flags: $(nnc_bench_cpu_flags)"
+    echo "  load average at the end $(cut -d" " -f1-3 /proc/loadavg); $(mpirun --version | head -1)"
+    echo "configs: 1x1 = nncert verify --threads 1; mpi2x1 = mpirun -np 2 nncert verify --threads 1;"
+    echo "  1x2 = nncert verify --threads 2.  --samples 0, --timeout the official one."
+    echo "time_s: the report's (rank 0's for mpi2x1); speedup_vs_1x1: the 1x1 time over this one."
+    echo "exchange_s_rankN: seconds rank N spent in the ranks' exchanges (NNCERT_DIST_STATS), waiting"
+    echo "  for the slowest rank included: every rank keeps the same queue, none serves the others."
+    echo "Notes: a batch of one leaf (image nets: the whole box is one leaf) runs its ReLU-split"
+    echo "  search on rank 0's threads only, so cifar10_resnet gains nothing from a second rank yet."
+} >results/verify-mpi-machine.txt
+echo "bench-verify-mpi: wrote $out"
