@@ -135,7 +135,7 @@ $(BUILD)/obj/prover/msm.o: CFLAGS += $(if $(findstring clang,$(CC)),,-fno-tree-p
 # multi-device code (gpu/*.c) sees the MPI headers
 $(BUILD)/obj/gpu/%.o $(BUILD)/obj/dist/%.o $(BUILD)/obj/cli/mpi.o: CPPFLAGS += $(MPI_CFLAGS)
 # and so does the multi-process aggregation check run under mpirun
-$(BUILD)/tools/dist_gnn_check: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/tools/dist_gnn_check $(BUILD)/tools/dist_prove_check: CPPFLAGS += $(MPI_CFLAGS)
 # the packed GEMM splits its row blocks over OpenMP's persistent threads
 $(BUILD)/obj/models/sgemm.o $(BUILD)/obj/models/runtime.o: CFLAGS += -fopenmp
 # sampling: Philox blocks vectorised across lanes (-O3), samples over two threads
@@ -299,7 +299,7 @@ bench-zk:
 # Groth16 proving time and peak memory against snarkjs on the same keys,
 # 2^12, 2^16 and 2^20 constraints (BENCH_PROVE_* in the script): results/prove.csv
 bench-prove: setup
-	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/bench/gen_chain
+	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/tools/gen_chain
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_prove.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a | $(GPU_PLUGIN)

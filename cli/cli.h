@@ -116,6 +116,13 @@ int nnc_cli_mpi_begin(const char *cmd, double wait_s, struct nnc_team **team, in
 void nnc_cli_mpi_abort(int code);
 /* The team released, MPI_Finalize. */
 void nnc_cli_mpi_end(struct nnc_team *team);
+/* body(argc, argv, team, rank): alone (team NULL, rank 0) unless dist or an
+ * MPI launcher started this process; then as one rank of a team over
+ * MPI_COMM_WORLD (wait_s: nnc_dist_team_create's), MPI ended after it, and
+ * the job aborted when this rank fails (exit code 64 or above).
+ * Returns body's exit code, or nnc_cli_mpi_begin's. */
+int nnc_cli_mpi_run(const char *cmd, int dist, double wait_s, int (*body)(int, char **, const struct nnc_team *, int),
+                    int argc, char **argv);
 
 /* The Groth16 trust chain (cli/cmd_mpc.c). */
 struct nnc_prv_mpc;

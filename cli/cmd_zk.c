@@ -40,6 +40,7 @@ static const char prove_help[] =
     "usage: nncert prove MODEL --input FILE [--key KEY.zkey] -o PROOF.json --public PUBLIC.json\n"
     "                    [--bits B] [--private P] [--calib FILE] [--vk VK.json]\n"
     "                    [--zkey-out KEY.zkey] [--wtns FILE] [--r1cs FILE] [--device cpu|gpu]\n"
+    "                    [--distributed]\n"
     "\n"
     "Quantise MODEL and FILE as 'nncert compile' does, run the integer reference\n"
     "runtime, build the circuit with its witness (the proven outputs must equal\n"
@@ -49,7 +50,9 @@ static const char prove_help[] =
     "not kept is held without its coefficient section (A w and B w come from\n"
     "the circuit), which saves about 48 bytes per R1CS term.\n"
     "--device gpu runs the proof's MSMs and NTTs on an NVIDIA GPU (CUDA builds;\n"
-    "the same results as the CPU's).\n"
+    "the same results as the CPU's).  Under mpirun -np R (or with --distributed)\n"
+    "the ranks prove together as in 'nncert groth16 prove' (every rank compiles\n"
+    "the circuit; --key is then required; rank 0 writes the files).\n"
     "Exit 75 when the key is too small for the model (the message names the\n"
     "constraints and wires needed).\n";
 
@@ -77,6 +80,7 @@ typedef struct zk_opts {
     int bits;
     int priv;
     int count_only;
+    int distributed; /* --distributed (prove) */
 } zk_opts;
 
 static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const char *help)
@@ -92,6 +96,10 @@ static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const 
         }
         if (strcmp(a, "--count-only") == 0) {
             o->count_only = 1;
+            continue;
+        }
+        if (strcmp(a, "--distributed") == 0) {
+            o->distributed = 1;
             continue;
         }
         static const char *const valued[] = {"--bits", "--private", "--calib", "--input", "-o", "--public", "--key",
@@ -264,6 +272,7 @@ int nnc_cmd_compile(int argc, char **argv)
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (o.n_pos != 1 || (!o.out && !o.count_only)) return nnc_cli_usage_error("compile", "usage: nncert compile MODEL -o MODEL.r1cs");
     if (o.device) return nnc_cli_unknown_option("compile", "--device");
+    if (o.distributed) return nnc_cli_unknown_option("compile", "--distributed");
     if ((o.priv & NNC_PRV_ZK_PRIVATE_WEIGHTS) && !(o.priv & NNC_PRV_ZK_PRIVATE_INPUT) && !o.input)
         return nnc_cli_usage_error("compile", "--private weights makes the input a circuit constant: give it with --input");
     zk_job j;
@@ -330,13 +339,19 @@ static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, int
                    (unsigned long long)(key_coefs ? ab + npub + 1 : 0), __builtin_ctzll(domain), (double)mem / gib);
 }
 
-int nnc_cmd_prove(int argc, char **argv)
+/* nncert prove: alone, or as one rank of a team (every rank compiles the
+ * circuit and its witness, the proof is split over the ranks as in
+ * groth16 prove; rank 0 writes the files and prints). */
+static int prove_main(int argc, char **argv, const nnc_team *team, int rank)
 {
     zk_opts o;
     int rc = parse_opts("prove", argc, argv, &o, prove_help);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (o.n_pos != 1 || !o.input || !o.out || !o.public_out)
         return nnc_cli_usage_error("prove", "usage: nncert prove MODEL --input FILE -o PROOF.json --public PUBLIC.json");
+    if (team && !o.key)
+        return nnc_cli_usage_error("prove", "several ranks prove with one key: give it with --key KEY.zkey (each rank "
+                                            "would set up a key of its own)");
     nnc_prv_backend gpu;
     const nnc_prv_backend *be; /* where the MSMs and NTTs run (NULL: the CPU) */
     if ((rc = nnc_cli_prover_device("prove", o.device ? o.device : "cpu", &gpu, &be))) return rc;
@@ -375,8 +390,8 @@ int nnc_cmd_prove(int argc, char **argv)
         rc = EXIT_SOFTWARE;
         goto done;
     }
-    if (o.r1cs && (rc = write_atomic(o.r1cs, w_r1cs, &r))) goto done;
-    if (o.wtns && (rc = write_atomic(o.wtns, w_wtns, &w))) goto done;
+    if (rank == 0 && o.r1cs && (rc = write_atomic(o.r1cs, w_r1cs, &r))) goto done;
+    if (rank == 0 && o.wtns && (rc = write_atomic(o.wtns, w_wtns, &w))) goto done;
     /* a key set up here for this proof only keeps no coefficient section
      * (A w and B w then come from the circuit): the largest part of a big
      * model's key */
@@ -410,7 +425,7 @@ int nnc_cmd_prove(int argc, char **argv)
         if (o.zkey_out && (rc = write_atomic(o.zkey_out, w_zkey, &z))) goto done;
     }
     double t_setup = now_s() - t0;
-    if (o.vk) {
+    if (o.vk && rank == 0) {
         nnc_prv_g16_vk vk;
         if ((st = nnc_prv_g16_vk_from_zkey(&vk, &z))) { rc = nnc_cli_fail(st, "cannot build the verification key"); goto done; }
         rc = write_atomic(o.vk, w_vk, &vk);
@@ -419,11 +434,12 @@ int nnc_cmd_prove(int argc, char **argv)
     }
     nnc_prv_g16_proof proof;
     t0 = now_s();
-    if ((st = nnc_prv_g16_prove_on(&proof, &pub, &z, o.key ? NULL : &r, &w, 0, be, NULL, NULL, err, sizeof err))) {
+    if ((st = nnc_prv_g16_prove_team(&proof, &pub, &z, o.key ? NULL : &r, &w, 0, be, team, NULL, NULL, err, sizeof err))) {
         rc = nnc_cli_fail(st, err);
         goto done;
     }
     double t_prove = now_s() - t0;
+    if (rank != 0) goto done; /* rank 0 writes and prints */
     if ((rc = write_atomic(o.out, w_proof, &proof)) || (rc = write_atomic(o.public_out, w_public, &pub))) goto done;
     printf("constraints %u, wires %u, witness %.3f s, %s %.3f s, prove %.3f s\n", r.n_constraints, r.n_wires, t_wit,
            o.key ? "key read" : "setup", t_setup, t_prove);
@@ -455,6 +471,15 @@ done:
     return rc;
 }
 
+int nnc_cmd_prove(int argc, char **argv)
+{
+    int dist = 0;
+    for (int i = 0; i < argc; i++) dist |= strcmp(argv[i], "--distributed") == 0;
+    /* ranks wait for each other up to 600 s at an exchange (their circuits
+     * are compiled alike; the MSM shares differ little) */
+    return nnc_cli_mpi_run("prove", dist, 600.0, prove_main, argc, argv);
+}
+
 int nnc_cmd_check(int argc, char **argv)
 {
     zk_opts o;
@@ -465,6 +490,7 @@ int nnc_cmd_check(int argc, char **argv)
                                             "[--model MODEL --ptau POT.ptau]");
     if (o.vk && o.key) return nnc_cli_usage_error("check", "give --key or --vk, not both");
     if (o.device) return nnc_cli_unknown_option("check", "--device");
+    if (o.distributed) return nnc_cli_unknown_option("check", "--distributed");
     if (o.model && (!o.key || !o.ptau))
         return nnc_cli_usage_error("check", "--model needs --key KEY.zkey and --ptau POT.ptau: a verification key alone "
                                             "cannot be tied to MODEL (anyone can make one that accepts a false output)");

@@ -89,3 +89,19 @@ void nnc_cli_mpi_abort(int code) { exit(code); }
 void nnc_cli_mpi_end(nnc_team *team) { (void)team; }
 
 #endif
+
+int nnc_cli_mpi_run(const char *cmd, int dist, double wait_s, int (*body)(int, char **, const nnc_team *, int), int argc,
+                    char **argv)
+{
+    if (!dist && !nnc_cli_mpi_launched()) return body(argc, argv, NULL, 0);
+    nnc_team *team = NULL;
+    int rank = 0;
+    int rc = nnc_cli_mpi_begin(cmd, wait_s, &team, &rank);
+    if (rc) return rc;
+    rc = body(argc, argv, team, rank);
+    fflush(stdout);
+    /* a failed rank ends the job: the others may be waiting for it */
+    if (rc >= EXIT_USAGE && team->size > 1) nnc_cli_mpi_abort(rc);
+    nnc_cli_mpi_end(team);
+    return rc;
+}

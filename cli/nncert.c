@@ -895,7 +895,7 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
 #define NNC_CLI_RANK_WAIT_SLACK_S 300.0
 static int cmd_verify(int argc, char **argv)
 {
-    int dist = nnc_cli_mpi_launched(), help = 0;
+    int dist = 0, help = 0;
     double budget = 60, wait = 0; /* --timeout (its default), --rank-wait */
     for (int i = 0; i < argc; i++) {
         if (nnc_cli_is_help(argv[i])) help = 1;
@@ -904,18 +904,9 @@ static int cmd_verify(int argc, char **argv)
         else if (strcmp(argv[i], "--rank-wait") == 0 && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &wait);
         else if (verify_takes_value(argv[i])) i++;
     }
-    if (!dist || help) return verify_main(argc, argv, NULL, 0);
+    if (help) return verify_main(argc, argv, NULL, 0);
     if (!(wait > 0)) wait = (budget > 0 && budget < 1e9 ? budget : 0) + NNC_CLI_RANK_WAIT_SLACK_S;
-    nnc_team *team = NULL;
-    int rank = 0;
-    int rc = nnc_cli_mpi_begin("verify", wait, &team, &rank);
-    if (rc) return rc;
-    rc = verify_main(argc, argv, team, rank);
-    fflush(stdout);
-    /* a failed rank ends the job: the others may be waiting for it */
-    if (rc >= EXIT_USAGE && team->size > 1) nnc_cli_mpi_abort(rc);
-    nnc_cli_mpi_end(team);
-    return rc;
+    return nnc_cli_mpi_run("verify", dist, wait, verify_main, argc, argv);
 }
 
 static int cmd_spec(int argc, char **argv)
@@ -1020,7 +1011,7 @@ static const char groth16_help[] =
     "       nncert zkey beacon OLD.zkey NEW.zkey BEACONHASH EXP [--name N]\n"
     "       nncert zkey verify CIRCUIT.r1cs POT.ptau KEY.zkey\n"
     "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--r1cs CIRCUIT.r1cs]\n"
-    "                            [--threads N] [--device cpu|gpu]\n"
+    "                            [--threads N] [--device cpu|gpu] [--distributed]\n"
     "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
     "       nncert zkey export verificationkey KEY.zkey VK.json\n"
     "       nncert zkey export solidityverifier KEY.zkey VERIFIER.sol\n"
@@ -1053,7 +1044,12 @@ static const char groth16_help[] =
     "alone does not hold the C matrix, so without it a bad witness yields a\n"
     "proof that does not verify.  --device gpu runs its MSMs and NTTs on an\n"
     "NVIDIA GPU (CUDA builds; the same results as the CPU's; exit 69 without a\n"
-    "device).\n"
+    "device).  Under mpirun -np R (or with --distributed) the ranks prove\n"
+    "together: each MSM split into R index ranges, the quotient's three\n"
+    "polynomials over the ranks; every rank reads the key and the witness, rank\n"
+    "0 writes the proof, the same proof one process makes with the blinding\n"
+    "rank 0 draws.  A rank that fails or does not answer within 600 s ends the\n"
+    "job naming it.\n"
     "\n"
     "zkey export solidityverifier writes a Solidity contract Groth16Verifier\n"
     "(nncert's own, on the EVM's BN254 precompiles) whose verifyProof takes the\n"
@@ -1081,6 +1077,86 @@ static void prove_progress(void *ctx, const char *stage, double f)
     else if (f >= 1) snprintf(eta, sizeof eta, "ETA 0s");
     fprintf(stderr, "\r\033[K  prove: %s done (%d)  %.0f%%  %.1fs  %s", stage, ++ps->stages, 100 * f, el, eta);
     fflush(stderr);
+}
+
+/* How long a rank of groth16 prove waits for the others at an exchange: the
+ * ranks' shares of one MSM differ little, loading a key may take a minute. */
+#define NNC_CLI_PROVE_RANK_WAIT_S 600.0
+
+/* groth16 prove KEY WITNESS PROOF PUBLIC (argv[0] "prove"): alone, or as
+ * one rank of a team (the MSMs and the quotient split over the ranks; rank 0
+ * writes the files). */
+static int g16_prove_main(int argc, char **argv, const nnc_team *team, int rank)
+{
+    nnc_status st;
+    char err[NNC_ERRBUF_SIZE];
+    int threads = 0;
+    const char *pos[4], *r1cs_path = NULL, *device = "cpu";
+    int np = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            threads = atoi(argv[++i]);
+            if (threads < 1 || threads > 256) return nnc_cli_usage_error("groth16", "--threads must be 1..256");
+        } else if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
+            r1cs_path = argv[++i];
+        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+            device = argv[++i];
+        } else if (strcmp(argv[i], "--distributed") == 0) {
+            /* cmd_groth16's: the team */
+        } else if (np < 4) {
+            pos[np++] = argv[i];
+        } else {
+            return nnc_cli_usage_error("groth16", "too many arguments");
+        }
+    }
+    if (np != 4) return nnc_cli_usage_error("groth16", "prove takes KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json");
+    nnc_prv_backend gpu;
+    const nnc_prv_backend *be; /* where the MSMs and NTTs run (NULL: the CPU) */
+    int drc = nnc_cli_prover_device("groth16", device, &gpu, &be);
+    if (drc) return drc;
+    nnc_prv_zkey z;
+    nnc_prv_fr_vec w, pub;
+    nnc_prv_g16_proof proof;
+    if ((st = nnc_prv_zkey_read_file(&z, pos[0], 0, err, sizeof err))) return g16_fail(st, err);
+    if ((st = nnc_prv_wtns_read_file(&w, pos[1], err, sizeof err))) {
+        nnc_prv_zkey_clear(&z);
+        return g16_fail(st, err);
+    }
+    if (r1cs_path) {
+        nnc_prv_r1cs cs;
+        uint32_t bad;
+        st = nnc_prv_r1cs_read_file(&cs, r1cs_path, err, sizeof err);
+        if (st == NNC_STATUS_OK) {
+            st = nnc_prv_r1cs_check_witness(&bad, &cs, w.v, w.n, err, sizeof err);
+            nnc_prv_r1cs_clear(&cs);
+        }
+        if (st) {
+            nnc_prv_zkey_clear(&z);
+            nnc_prv_fr_vec_clear(&w);
+            return g16_fail(st, err);
+        }
+    }
+    prove_progress_state pp = {now_s(), 0};
+    int show = isatty(2) && rank == 0;
+    st = nnc_prv_g16_prove_team(&proof, &pub, &z, NULL, &w, threads, be, team, show ? prove_progress : NULL, &pp, err,
+                                sizeof err);
+    if (show) fputs("\r\033[K", stderr);
+    nnc_prv_zkey_clear(&z);
+    nnc_prv_fr_vec_clear(&w);
+    if (st) return g16_fail(st, err);
+    int rc = EXIT_OK;
+    if (rank != 0) {
+        /* rank 0 writes the files */
+        nnc_prv_fr_vec_clear(&pub);
+        return rc;
+    }
+    if (nnc_prv_g16_proof_write_file(pos[2], &proof, err, sizeof err) ||
+        nnc_prv_public_write_file(pos[3], &pub, err, sizeof err)) {
+        fprintf(stderr, "nncert: error: %s\n", err);
+        rc = EXIT_CANTCREAT;
+    }
+    nnc_prv_fr_vec_clear(&pub);
+    return rc;
 }
 
 static int cmd_groth16(int argc, char **argv)
@@ -1113,65 +1189,9 @@ static int cmd_groth16(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(argv[0], "prove") == 0) {
-        int threads = 0;
-        const char *pos[4], *r1cs_path = NULL, *device = "cpu";
-        int np = 0;
-        for (int i = 1; i < argc; i++) {
-            if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-                threads = atoi(argv[++i]);
-                if (threads < 1 || threads > 256) return nnc_cli_usage_error("groth16", "--threads must be 1..256");
-            } else if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
-                r1cs_path = argv[++i];
-            } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-                device = argv[++i];
-            } else if (np < 4) {
-                pos[np++] = argv[i];
-            } else {
-                return nnc_cli_usage_error("groth16", "too many arguments");
-            }
-        }
-        if (np != 4) return nnc_cli_usage_error("groth16", "prove takes KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json");
-        nnc_prv_backend gpu;
-        const nnc_prv_backend *be; /* where the MSMs and NTTs run (NULL: the CPU) */
-        int drc = nnc_cli_prover_device("groth16", device, &gpu, &be);
-        if (drc) return drc;
-        nnc_prv_zkey z;
-        nnc_prv_fr_vec w, pub;
-        nnc_prv_g16_proof proof;
-        if ((st = nnc_prv_zkey_read_file(&z, pos[0], 0, err, sizeof err))) return g16_fail(st, err);
-        if ((st = nnc_prv_wtns_read_file(&w, pos[1], err, sizeof err))) {
-            nnc_prv_zkey_clear(&z);
-            return g16_fail(st, err);
-        }
-        if (r1cs_path) {
-            nnc_prv_r1cs cs;
-            uint32_t bad;
-            st = nnc_prv_r1cs_read_file(&cs, r1cs_path, err, sizeof err);
-            if (st == NNC_STATUS_OK) {
-                st = nnc_prv_r1cs_check_witness(&bad, &cs, w.v, w.n, err, sizeof err);
-                nnc_prv_r1cs_clear(&cs);
-            }
-            if (st) {
-                nnc_prv_zkey_clear(&z);
-                nnc_prv_fr_vec_clear(&w);
-                return g16_fail(st, err);
-            }
-        }
-        prove_progress_state pp = {now_s(), 0};
-        st = nnc_prv_g16_prove_on(&proof, &pub, &z, NULL, &w, threads, be, isatty(2) ? prove_progress : NULL, &pp, err,
-                                  sizeof err);
-        if (isatty(2)) fputs("\r\033[K", stderr);
-        nnc_prv_zkey_clear(&z);
-        nnc_prv_fr_vec_clear(&w);
-        if (st) return g16_fail(st, err);
-        int rc = EXIT_OK;
-        if (nnc_prv_g16_proof_write_file(pos[2], &proof, err, sizeof err) ||
-            nnc_prv_public_write_file(pos[3], &pub, err, sizeof err)) {
-            fprintf(stderr, "nncert: error: %s\n", err);
-            rc = EXIT_CANTCREAT;
-        }
-        nnc_prv_fr_vec_clear(&pub);
-        return rc;
+        int dist = 0;
+        for (int i = 1; i < argc; i++) dist |= strcmp(argv[i], "--distributed") == 0;
+        return nnc_cli_mpi_run("groth16 prove", dist, NNC_CLI_PROVE_RANK_WAIT_S, g16_prove_main, argc, argv);
     }
     if (strcmp(argv[0], "verify") == 0) {
         if (argc != 4) return nnc_cli_usage_error("groth16", "verify takes VK.json PUBLIC.json PROOF.json");

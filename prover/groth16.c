@@ -240,11 +240,170 @@ static nnc_status to_coset_on(const nnc_prv_backend *be, nnc_fr *const *polys, i
     return st;
 }
 
+/* ---- a team of ranks (common/team.h): the MSMs split by index ranges,
+ * the quotient's polynomials by rank; every rank ends with the proof ---- */
+
+/* Rank q's share [*lo, *hi) of n terms: contiguous ranges, the first n % R
+ * one longer. */
+static void team_share(const nnc_team *t, size_t n, size_t *lo, size_t *hi)
+{
+    size_t R = (size_t)t->size, q = (size_t)t->rank, per = n / R, rem = n % R;
+    *lo = q * per + (q < rem ? q : rem);
+    *hi = *lo + per + (q < rem ? 1 : 0);
+}
+
+/* Every rank's sz-byte value; each rank's at all + q * sz.  Returns OK or
+ * the exchange's status (INVALID for a rank that sent another size). */
+static nnc_status team_all(const nnc_team *t, const void *mine, size_t sz, unsigned char **all, char *err, size_t errlen)
+{
+    size_t *lens = malloc(sizeof(size_t) * (size_t)t->size);
+    if (lens == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    nnc_status st = t->allgather(t->ctx, mine, sz, all, lens, err, errlen);
+    for (int q = 0; st == NNC_STATUS_OK && q < t->size; q++)
+        if (lens[q] != sz) st = nnc_err(err, errlen, NNC_STATUS_INVALID, "rank %d sent %zu bytes where %zu were due", q, lens[q], sz);
+    if (st) {
+        free(*all);
+        *all = NULL;
+    }
+    free(lens);
+    return st;
+}
+
+/* *acc <- the sum over the ranks of their *acc (G1 or G2: add). */
+static nnc_status team_sum(const nnc_team *t, void *acc, size_t sz, void (*add)(void *, const void *, const void *),
+                           char *err, size_t errlen)
+{
+    unsigned char *all = NULL;
+    nnc_status st = team_all(t, acc, sz, &all, err, errlen);
+    if (st) return st;
+    memcpy(acc, all, sz);
+    for (int q = 1; q < t->size; q++) add(acc, acc, all + sz * (size_t)q);
+    free(all);
+    return NNC_STATUS_OK;
+}
+
+static void g1_add_v(void *o, const void *a, const void *b) { nnc_prv_g1_add(o, a, b); }
+static void g2_add_v(void *o, const void *a, const void *b) { nnc_prv_g2_add(o, a, b); }
+
+static nnc_status g1_msm_team(const nnc_team *t, const nnc_prv_backend *be, nnc_prv_g1 *out, const nnc_prv_g1 *p,
+                              const nnc_prv_fr *s, size_t n, int threads, char *err, size_t errlen)
+{
+    if (t == NULL) return g1_msm_on(be, out, p, s, n, threads, err, errlen);
+    size_t lo, hi;
+    team_share(t, n, &lo, &hi);
+    nnc_status st = g1_msm_on(be, out, p + lo, s + lo, hi - lo, threads, err, errlen);
+    return st ? st : team_sum(t, out, sizeof *out, g1_add_v, err, errlen);
+}
+
+static nnc_status g2_msm_team(const nnc_team *t, const nnc_prv_backend *be, nnc_prv_g2 *out, const nnc_prv_g2 *p,
+                              const nnc_prv_fr *s, size_t n, int threads, char *err, size_t errlen)
+{
+    if (t == NULL) return g2_msm_on(be, out, p, s, n, threads, err, errlen);
+    size_t lo, hi;
+    team_share(t, n, &lo, &hi);
+    nnc_status st = g2_msm_on(be, out, p + lo, s + lo, hi - lo, threads, err, errlen);
+    return st ? st : team_sum(t, out, sizeof *out, g2_add_v, err, errlen);
+}
+
+static nnc_status g1_msm2_team(const nnc_team *t, const nnc_prv_backend *be, nnc_prv_g1 *out, const nnc_prv_g1 *p1,
+                               const nnc_prv_fr *s1, size_t n1, const nnc_prv_g1 *p2, const nnc_prv_fr *s2, size_t n2,
+                               int threads, char *err, size_t errlen)
+{
+    if (t == NULL) return g1_msm2_on(be, out, p1, s1, n1, p2, s2, n2, threads, err, errlen);
+    size_t l1, h1, l2, h2;
+    team_share(t, n1, &l1, &h1);
+    team_share(t, n2, &l2, &h2);
+    nnc_status st = g1_msm2_on(be, out, p1 + l1, s1 + l1, h1 - l1, p2 + l2, s2 + l2, h2 - l2, threads, err, errlen);
+    return st ? st : team_sum(t, out, sizeof *out, g1_add_v, err, errlen);
+}
+
+/* to_coset_on in a team: polynomial p on rank p % R, then every rank gets
+ * every polynomial's values (n field elements each). */
+static nnc_status to_coset_team(const nnc_team *t, const nnc_prv_backend *be, nnc_fr *const *polys, int np, uint32_t n,
+                                const nnc_fr *g, int threads, char *err, size_t errlen)
+{
+    if (t == NULL || t->size == 1) return to_coset_on(be, polys, np, n, g, threads, err, errlen);
+    nnc_status st = NNC_STATUS_OK;
+    size_t pb = sizeof(nnc_fr) * (size_t)n, *lens = malloc(sizeof(size_t) * (size_t)t->size);
+    unsigned char *mine = malloc(pb * (size_t)np + 1), *all = NULL;
+    int nm = 0;
+    if (!lens || !mine) st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    for (int p = t->rank; p < np && !st; p += t->size) {
+        if ((st = to_coset_on(be, &polys[p], 1, n, g, threads, err, errlen))) break;
+        memcpy(mine + pb * (size_t)nm++, polys[p], pb);
+    }
+    if (!st) st = t->allgather(t->ctx, mine, pb * (size_t)nm, &all, lens, err, errlen);
+    size_t off = 0;
+    for (int q = 0; q < t->size && !st; q++) {
+        int want = q < np ? (np - 1 - q) / t->size + 1 : 0;
+        if (lens[q] != pb * (size_t)want) {
+            st = nnc_err(err, errlen, NNC_STATUS_INVALID, "rank %d sent %zu bytes of polynomials", q, lens[q]);
+            break;
+        }
+        for (int j = 0; j < want; j++) memcpy(polys[q + j * t->size], all + off + pb * (size_t)j, pb);
+        off += lens[q];
+    }
+    /* the witness's images: wiped as the polynomials are */
+    if (mine) sodium_memzero(mine, pb * (size_t)nm);
+    if (all) sodium_memzero(all, off);
+    free(mine);
+    free(all);
+    free(lens);
+    return st;
+}
+
+/* The blinding r, s: drawn here, or by rank 0 of a team and sent to the
+ * others (who hold the witness already), or fixed (rs_fixed: tests). */
+static nnc_status blinding(const nnc_team *t, const nnc_fr *rs_fixed, nnc_fr *r, nnc_fr *s, char *err, size_t errlen)
+{
+    if (rs_fixed) {
+        *r = rs_fixed[0];
+        *s = rs_fixed[1];
+        return NNC_STATUS_OK;
+    }
+    nnc_prv_fr_random(r);
+    nnc_prv_fr_random(s);
+    if (t == NULL || t->size == 1) return NNC_STATUS_OK;
+    nnc_fr both[2] = {*r, *s};
+    size_t *lens = malloc(sizeof(size_t) * (size_t)t->size);
+    unsigned char *all = NULL;
+    nnc_status st = lens ? t->allgather(t->ctx, both, t->rank == 0 ? sizeof both : 0, &all, lens, err, errlen)
+                         : nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    if (!st && lens[0] != sizeof both) st = nnc_err(err, errlen, NNC_STATUS_INVALID, "rank 0 sent no blinding");
+    if (!st) {
+        memcpy(r, all, sizeof *r);
+        memcpy(s, all + sizeof *r, sizeof *s);
+    }
+    sodium_memzero(both, sizeof both);
+    if (all) sodium_memzero(all, sizeof both);
+    free(all);
+    free(lens);
+    return st;
+}
+
 nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
                                 const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
                                 const nnc_prv_backend *be,
                                 void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                 char *err, size_t errlen)
+{
+    return nnc_prv_g16_prove_full(proof, pub, z, cs, w, threads, be, NULL, NULL, progress, progress_ctx, err, errlen);
+}
+
+nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
+                                  const nnc_team *team,
+                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                  char *err, size_t errlen)
+{
+    return nnc_prv_g16_prove_full(proof, pub, z, cs, w, threads, be, team, NULL, progress, progress_ctx, err, errlen);
+}
+
+nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
+                                  const nnc_team *team, const nnc_prv_fr *rs_fixed,
+                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                  char *err, size_t errlen)
 {
     memset(proof, 0, sizeof *proof);
     memset(pub, 0, sizeof *pub);
@@ -278,7 +437,7 @@ nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, c
     double work_done = 0, ntt_units = 6.0 * n * (k + 1) / 2, total = ntt_units + 200.0 * 5.0 * z->n_vars +
                                                                   200.0 * ((double)z->n_vars - z->n_public - 1 + n);
     G16_PROGRESS("polynomials", 0);
-    if ((st = to_coset_on(be, polys, 3, n, &g, threads, err, errlen))) goto done;
+    if ((st = to_coset_team(team, be, polys, 3, n, &g, threads, err, errlen))) goto done;
     G16_PROGRESS("NTT", ntt_units);
     for (uint32_t i = 0; i < n; i++) {
         nnc_fr t;
@@ -286,25 +445,24 @@ nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, c
         nnc_fr_sub(&a[i], &t, &c[i]); /* a now holds P = A*B - C on the coset */
     }
     /* blinding */
-    nnc_prv_fr_random(&r);
-    nnc_prv_fr_random(&s);
+    if ((st = blinding(team, rs_fixed, &r, &s, err, errlen))) goto done;
     nnc_fr_mul(&rs, &r, &s);
     nnc_prv_g1 t1, t2;
     /* pi_a */
-    if ((st = g1_msm_on(be, &t1, z->a, w->v, z->n_vars, threads, err, errlen))) goto done;
+    if ((st = g1_msm_team(team, be, &t1, z->a, w->v, z->n_vars, threads, err, errlen))) goto done;
     G16_PROGRESS("MSM A", 200.0 * z->n_vars);
     nnc_prv_g1_add(&t1, &t1, &z->alpha1);
     nnc_prv_g1_mul(&t2, &z->delta1, &r);
     nnc_prv_g1_add(&proof->a, &t1, &t2);
     /* pi_b in G2 and G1 */
     nnc_prv_g2 u1, u2;
-    if ((st = g2_msm_on(be, &u1, z->b2, w->v, z->n_vars, threads, err, errlen))) goto done;
+    if ((st = g2_msm_team(team, be, &u1, z->b2, w->v, z->n_vars, threads, err, errlen))) goto done;
     G16_PROGRESS("MSM B2", 600.0 * z->n_vars);
     nnc_prv_g2_add(&u1, &u1, &z->beta2);
     nnc_prv_g2_mul(&u2, &z->delta2, &s);
     nnc_prv_g2_add(&proof->b, &u1, &u2);
     nnc_prv_g1 b1;
-    if ((st = g1_msm_on(be, &t1, z->b1, w->v, z->n_vars, threads, err, errlen))) goto done;
+    if ((st = g1_msm_team(team, be, &t1, z->b1, w->v, z->n_vars, threads, err, errlen))) goto done;
     G16_PROGRESS("MSM B1", 200.0 * z->n_vars);
     nnc_prv_g1_add(&t1, &t1, &z->beta1);
     nnc_prv_g1_mul(&t2, &z->delta1, &s);
@@ -312,7 +470,8 @@ nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, c
     /* pi_c */
     uint32_t npriv = z->n_vars - z->n_public - 1;
     /* one run on the CPU: C and H */
-    if ((st = g1_msm2_on(be, &t1, z->c, w->v + z->n_public + 1, npriv, z->h, a, n, threads, err, errlen))) goto done;
+    if ((st = g1_msm2_team(team, be, &t1, z->c, w->v + z->n_public + 1, npriv, z->h, a, n, threads, err, errlen)))
+        goto done;
     G16_PROGRESS("MSM C+H", 200.0 * ((double)npriv + n));
     nnc_prv_g1_mul(&t2, &proof->a, &s);
     nnc_prv_g1_add(&t1, &t1, &t2);

@@ -13,6 +13,15 @@
  * Out: z->coefs (room for all of them, allocated by the caller), z->n_coefs. */
 void nnc_prv_g16_coefs(nnc_prv_zkey *z, const nnc_prv_r1cs *cs);
 
+/* nnc_prv_g16_prove_team with the blinding given: rs_fixed[0] = r,
+ * rs_fixed[1] = s (NULL: drawn).  For tests that compare proofs only: a
+ * blinding used twice, or known, gives the witness away. */
+nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
+                                  const nnc_team *team, const nnc_prv_fr *rs_fixed,
+                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                  char *err, size_t errlen);
+
 /* Returns: the number of online CPUs, 1 .. 64. */
 int nnc_prv_online_threads(void);
 /* Out: *out, a uniformly random nonzero Fr element (libsodium's

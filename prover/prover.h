@@ -22,6 +22,7 @@
 #define NNC_PROVER_H
 
 #include "common/nnc.h"
+#include "common/team.h"
 
 #include <stdio.h>
 
@@ -603,6 +604,19 @@ nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, c
                                 const nnc_prv_backend *be,
                                 void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                 char *err, size_t errlen);
+
+/* As nnc_prv_g16_prove_on, by the ranks of team (common/team.h; NULL: this
+ * process alone), every rank calling it with the same key and witness: each
+ * MSM is split into the ranks' contiguous index ranges and its partial sums
+ * added, the quotient's three polynomials are transformed on ranks p % R and
+ * exchanged, and rank 0 draws the blinding r, s and sends it to the others
+ * (which hold the witness already).  Every rank ends with the same proof,
+ * the one a single process gives for that r and s. */
+nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
+                                  const nnc_team *team,
+                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                                  char *err, size_t errlen);
 
 /* Out: *valid = 1 when the proof verifies.  Returns INVALID (and *valid = 0)
  * for a wrong number of public inputs or points off the curve or subgroup. */

@@ -48,7 +48,7 @@ fi
 
 out=results/verify-mpi.csv
 echo "family,onnx,vnnlib,timeout_s,config,processes,threads_each,result,time_s,leaves,relu_split_nodes,exchange_s_rank0,exchange_s_rank1,speedup_vs_1x1" >"$tmp/csv"
-while IFS=, read -r fam onnx spec to; do
+while IFS=, read -r fam onnx spec to <&3; do
     [ -n "$fam" ] || continue
     M="$DATA/$fam/$onnx" S="$DATA/$fam/$spec"
     base=""
@@ -57,7 +57,7 @@ while IFS=, read -r fam onnx spec to; do
         case $cfg in
         1x1) "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 1 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
         1x2) "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 2 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
-        mpi2x1) "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 1 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
+        mpi2x1) "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 1 --json "$tmp/r.json" </dev/null >/dev/null 2>"$tmp/err" || true ;;
         esac
         if [ ! -s "$tmp/r.json" ]; then
             echo "bench-verify-mpi: $fam $onnx $spec $cfg: no report ($(tail -2 "$tmp/err"))"
@@ -83,7 +83,7 @@ PY
         echo "$fam,$onnx,$spec,$to,$cfg,$procs,$th,$row,$sp" >>"$tmp/csv"
         echo "$fam $(basename "$onnx") $(basename "$spec") $cfg: $row speedup $sp"
     done
-done <"$tmp/list"
+done 3<"$tmp/list"
 cp "$tmp/csv" "$out"
 {
     echo "bench-verify-mpi ($(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench-prove: Groth16 proving time and peak memory of nncert and
 # snarkjs (the peer, tests/peers) on the same .zkey and .wtns, for synthetic
-# circuits with QAP domains of 2^12, 2^16 and 2^20 (tests/bench/gen_chain.c;
+# circuits with QAP domains of 2^12, 2^16 and 2^20 (tests/tools/gen_chain.c;
 # keys from `nncert groth16 setup`, which snarkjs accepts, so no powers of
 # tau ceremony is needed at 2^20).  Every proof is checked with
 # `snarkjs groth16 verify`.
@@ -60,7 +60,7 @@ echo "$HEADER" >"$CSV"
 setup_log=""
 for k in $LOG2; do
     n=$(( (1 << k) - 4 ))
-    "$BUILD/bench/gen_chain" "$n" "$W/c.r1cs" "$W/c.wtns"
+    "$BUILD/tools/gen_chain" "$n" "$W/c.r1cs" "$W/c.wtns"
     read -r st_wall st_kib st_rc < <(run_timed "$SETUP_LIMIT" "$NNCERT" groth16 setup "$W/c.r1cs" "$W/c.zkey")
     [ "$st_rc" -eq 0 ] || { echo "bench-prove: nncert groth16 setup failed at 2^$k (exit $st_rc): $(head -c 300 "$W/run.out")"; exit 1; }
     setup_log="$setup_log 2^$k: setup ${st_wall}s ${st_kib}KiB;"

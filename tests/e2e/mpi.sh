@@ -5,7 +5,8 @@
 # a small dense ReLU net made here (5 inputs, no ../shared needed) whose box
 # is partly safe, partly unsafe and partly left open for the sampling stage,
 # and on ACAS Xu 4_2 prop_2 when ../shared has it; ranks that run other
-# options, stall or die end the job with an error naming the rank.
+# options, stall or die end the job with an error naming the rank.  Groth16
+# proving over ranks: the one-process proof, verified by nncert and snarkjs.
 . "$(dirname "$0")/lib.bash"
 PY=/usr/bin/python3
 if ! command -v mpirun >/dev/null; then
@@ -121,6 +122,36 @@ NNCERT_TEST_RANK_FAULT=1:die timeout 60 "${MPIRUN[@]}" -x NNCERT_TEST_RANK_FAULT
 rc=$?
 if [ $rc != 0 ] && [ $rc != 124 ] && grep -q "rank 1" "$TMP/f.out"; then pass mpi-dead-rank-named
 else fail "mpi-dead-rank-named (exit $rc: $(tail -3 "$TMP/f.out" | head -c 300))"; fi
+
+# Groth16 over ranks on a 2^16 domain (tests/tools/gen_chain: 50001
+# constraints): with a fixed blinding the team's proof is one process's, a
+# drawn one is the same on every rank and verifies, a tampered witness's
+# proof does not (tests/tools/dist_prove_check); mpirun nncert groth16 prove
+# writes a proof that nncert and snarkjs verify
+"$BUILD/tools/gen_chain" 50000 "$TMP/c.r1cs" "$TMP/c.wtns" >/dev/null &&
+    "$NNCERT" groth16 setup "$TMP/c.r1cs" "$TMP/c.zkey" >/dev/null 2>&1 &&
+    "$NNCERT" zkey export verificationkey "$TMP/c.zkey" "$TMP/vk.json" >/dev/null 2>&1 || fail "mpi-prove-setup"
+for np in 2 3; do
+    timeout 300 "${MPIRUN[@]}" -np $np "$BUILD/tools/dist_prove_check" "$TMP/c.zkey" "$TMP/c.wtns" >"$TMP/dp.out" 2>&1
+    case $? in
+    0) grep -q "ranks $np ok" "$TMP/dp.out" && pass "mpi-prove-np$np-equals-one-process" ||
+           fail "mpi-prove-np$np-equals-one-process $(tail -3 "$TMP/dp.out")" ;;
+    77) skip "mpi-prove-np$np (built without MPI)" ;;
+    *) fail "mpi-prove-np$np-equals-one-process $(tail -3 "$TMP/dp.out")" ;;
+    esac
+done
+if timeout 300 "${MPIRUN[@]}" -np 2 "$NNCERT" groth16 prove "$TMP/c.zkey" "$TMP/c.wtns" "$TMP/p.json" "$TMP/pub.json"        >"$TMP/dp.out" 2>&1 &&
+   "$NNCERT" groth16 verify "$TMP/vk.json" "$TMP/pub.json" "$TMP/p.json" | grep -q '^OK'; then
+    pass mpi-groth16-prove-verifies
+else fail "mpi-groth16-prove-verifies $(tail -3 "$TMP/dp.out")"; fi
+SNARKJS=tests/peers/node_modules/.bin/snarkjs
+if [ -x "$SNARKJS" ] && [ -s "$TMP/p.json" ]; then
+    if "$SNARKJS" groth16 verify "$TMP/vk.json" "$TMP/pub.json" "$TMP/p.json" 2>&1 | grep -q "OK"; then
+        pass mpi-groth16-prove-snarkjs-verifies
+    else fail mpi-groth16-prove-snarkjs-verifies; fi
+else
+    skip mpi-groth16-prove-snarkjs "snarkjs not installed (tests/setup.sh)"
+fi
 
 # usage: a sweep stays one process; --rank-wait needs a team
 "${MPIRUN[@]}" -np 1 "$NNCERT" "${B[@]}" --sweep-eps 0:0.1:2 >"$TMP/f.out" 2>&1
