@@ -8,6 +8,7 @@
 #   make bench-verify   VNN-COMP instances against the official results (results/verify-vnncomp*.csv)
 #   make bench-crown    CROWN margins against auto_LiRPA (results/crown-mnist.csv)
 #   make bench-verify-mpi  one verification over 2 MPI ranks vs one process (results/verify-mpi.csv)
+#   make bench-prove-mpi   Groth16 proving over 2 MPI ranks vs one process (results/prove-mpi.csv)
 #   make bench-acas-leaves  ACAS Xu leaf throughput: CROWN vs symbolic bounds (results/verify-acas-leaves.csv)
 #   make bench-alpha    alpha-CROWN margins against CROWN and auto_LiRPA (results/alpha-mnist.csv)
 #   make bench-prove    Groth16 proving time and peak memory against snarkjs, 2^12..2^20 (results/prove.csv)
@@ -89,7 +90,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: test-arm64 all lib test check demo bench bench-verify bench-verify-mpi bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-isa bench-zk fuzz setup clean install
+.PHONY: test-arm64 all lib test check demo bench bench-verify bench-verify-mpi bench-prove-mpi bench-acas-leaves bench-crown bench-alpha bench-prove bench-sampling bench-msm bench-dlrm bench-dlrm-bounds bench-gnn bench-isa bench-zk fuzz setup clean install
 all: bin/nncert $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 
 $(GEN)/onnx.pb-c.c $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
@@ -223,6 +224,12 @@ bench-verify: setup
 	@NNCERT=$(NNCERT) tests/bench/bench_verify.sh
 
 # ACAS Xu branch-and-bound leaves per CPU second and time to a result, full
+# Groth16 proving over 2 MPI ranks against 1 process of 1 and of 2 threads:
+# results/prove-mpi.csv
+bench-prove-mpi: setup
+	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/tools/gen_chain
+	@NNCERT=$(NNCERT) BUILD=$(BUILD) tests/bench/bench_prove_mpi.sh
+
 # one verification over 2 MPI ranks against 1 process of 1 and of 2 threads:
 # results/verify-mpi.csv
 bench-verify-mpi: setup
