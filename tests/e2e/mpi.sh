@@ -153,6 +153,23 @@ else
     skip mpi-groth16-prove-snarkjs "snarkjs not installed (tests/setup.sh)"
 fi
 
+# nncert prove over ranks: the zoo MLP with a key made by one process; the
+# proof checks; without --key each rank would make a key of its own: refused
+Z=models/zoo
+if "$NNCERT" prove $Z/mlp.onnx --calib $Z/sample_batch.npy --input $Z/sample_input.json -o "$TMP/m1.json" \
+       --public "$TMP/mpub1.json" --vk "$TMP/mvk.json" --zkey-out "$TMP/m.zkey" >/dev/null 2>"$TMP/err" &&
+   timeout 300 "${MPIRUN[@]}" -np 2 "$NNCERT" prove $Z/mlp.onnx --calib $Z/sample_batch.npy --input $Z/sample_input.json \
+       --key "$TMP/m.zkey" -o "$TMP/m2.json" --public "$TMP/mpub2.json" >"$TMP/dp.out" 2>&1 &&
+   [ "$(grep -c '^constraints' "$TMP/dp.out")" = 1 ] &&
+   "$NNCERT" check --vk "$TMP/mvk.json" "$TMP/m2.json" "$TMP/mpub2.json" >/dev/null; then pass mpi-prove-model-checks
+else fail "mpi-prove-model-checks $(tail -3 "$TMP/dp.out" "$TMP/err" | head -c 300)"; fi
+"${MPIRUN[@]}" -np 2 "$NNCERT" prove $Z/mlp.onnx --calib $Z/sample_batch.npy --input $Z/sample_input.json \
+    -o "$TMP/m3.json" --public "$TMP/mpub3.json" >"$TMP/f.out" 2>&1
+rc=$?
+if [ $rc = 64 ] && grep -q "several ranks prove with one key" "$TMP/f.out" && [ ! -e "$TMP/m3.json" ]; then
+    pass mpi-prove-without-key-refused
+else fail "mpi-prove-without-key-refused (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
+
 # usage: a sweep stays one process; --rank-wait needs a team
 "${MPIRUN[@]}" -np 1 "$NNCERT" "${B[@]}" --sweep-eps 0:0.1:2 >"$TMP/f.out" 2>&1
 rc=$?
