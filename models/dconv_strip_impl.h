@@ -3,16 +3,18 @@
  *   DC_NAME   the function's name
  *   DC_BYTES  the vector width in bytes (16, 32 or 64)
  *   DC_ATTR   its target attribute (or nothing)
+ *   DC_FMA(a, w, v)  a <- fma(w, v, a) lane by lane (w a scalar), one rounding
  * and T as kernels_impl.h does.
  *
  * DC_NAME(xp, toff, ntap, wp, acc, ld, rows, rstep, rlen): acc[j ld + q]
  * for q = r rstep + x, r in [0, rows), x in [0, rlen) rounded up to the
  * vector width, and the NNC_DC_MB channels j of the block
- * whose filters wp holds ([tap][NNC_DC_MB]): s = 0; s = s + w_t x_t over the
- * taps t in order, one rounding per product and per sum (the file is built
- * with -ffp-contract=off), so every path and every width gives the same
- * bits.  The eight accumulators, the input vector and a product fit the
- * sixteen vector registers of SSE2 and AVX2 (AVX-512 has 32). */
+ * whose filters wp holds ([tap][NNC_DC_MB]): s = 0; s = fma(w_t, x_t, s)
+ * over the taps t in order, one rounding per tap (DC_FMA: the AVX paths'
+ * fused multiply-add instructions, the generic path libm's fma, which is
+ * correctly rounded), so every path and every width gives the same bits.
+ * The eight accumulators and the input vector fit the sixteen vector
+ * registers of SSE2 and AVX2 (AVX-512 has 32). */
 
 DC_ATTR static void DC_NAME(const T *xp, const int64_t *toff, int64_t ntap, const T *wp, T *acc, int64_t ld,
                             int64_t rows, int64_t rstep, int64_t rlen)
@@ -26,14 +28,14 @@ DC_ATTR static void DC_NAME(const T *xp, const int64_t *toff, int64_t ntap, cons
             vec v;
             memcpy(&v, xp + toff[t] + q0, sizeof v);
             const T *w = wp + t * NNC_DC_MB;
-            a0 = a0 + w[0] * v;
-            a1 = a1 + w[1] * v;
-            a2 = a2 + w[2] * v;
-            a3 = a3 + w[3] * v;
-            a4 = a4 + w[4] * v;
-            a5 = a5 + w[5] * v;
-            a6 = a6 + w[6] * v;
-            a7 = a7 + w[7] * v;
+            DC_FMA(a0, w[0], v);
+            DC_FMA(a1, w[1], v);
+            DC_FMA(a2, w[2], v);
+            DC_FMA(a3, w[3], v);
+            DC_FMA(a4, w[4], v);
+            DC_FMA(a5, w[5], v);
+            DC_FMA(a6, w[6], v);
+            DC_FMA(a7, w[7], v);
         }
         T *o = acc + q0;
         memcpy(o + 0 * ld, &a0, sizeof a0);
@@ -50,3 +52,4 @@ DC_ATTR static void DC_NAME(const T *xp, const int64_t *toff, int64_t ntap, cons
 #undef DC_NAME
 #undef DC_BYTES
 #undef DC_ATTR
+#undef DC_FMA

@@ -6,6 +6,10 @@
 #define TEXP exp
 #define TTANH tanh
 #define ACTF(f) nnc_##f##_f64
+/* fused multiply-add, as in kernels_f32.c */
+#define TFMA fma
+#define TVFMA256(w, v, a) _mm256_fmadd_pd(_mm256_set1_pd(w), (v), (a))
+#define TVFMA512(w, v, a) _mm512_fmadd_pd(_mm512_set1_pd(w), (v), (a))
 #include "models/kernels_impl.h"
 
 int nnc_op_exec_f64(const nnc_exec *x, const nnc_node *n) { return exec_f64(x, n); }

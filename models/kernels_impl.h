@@ -709,16 +709,25 @@ typedef void (*FN(dcstrip))(const T *, const int64_t *, int64_t, const T *, T *,
 #define DC_NAME FN(dconv_strip_generic)
 #define DC_BYTES 16
 #define DC_ATTR
+/* lane by lane through libm's fma (TFMA): correctly rounded, in hardware
+ * where the CPU has it */
+#define DC_FMA(a, w, v)                                                                                                \
+    do {                                                                                                               \
+        for (int l_ = 0; l_ < (int)(DC_BYTES / sizeof(T)); l_++) (a)[l_] = TFMA((w), (v)[l_], (a)[l_]);                  \
+    } while (0)
 #include "models/dconv_strip_impl.h"
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define NNC_DC_X86 1
+#include <immintrin.h>
 #define DC_NAME FN(dconv_strip_avx2)
 #define DC_BYTES 32
-#define DC_ATTR __attribute__((target("avx2")))
+#define DC_ATTR __attribute__((target("avx2,fma")))
+#define DC_FMA(a, w, v) ((a) = TVFMA256((w), (v), (a)))
 #include "models/dconv_strip_impl.h"
 #define DC_NAME FN(dconv_strip_avx512)
 #define DC_BYTES 64
 #define DC_ATTR __attribute__((target("avx512f")))
+#define DC_FMA(a, w, v) ((a) = TVFMA512((w), (v), (a)))
 #include "models/dconv_strip_impl.h"
 #endif
 
