@@ -223,7 +223,6 @@ bench-verify: setup
 	@$(MAKE) --no-print-directory bin/nncert
 	@NNCERT=$(NNCERT) tests/bench/bench_verify.sh
 
-# ACAS Xu branch-and-bound leaves per CPU second and time to a result, full
 # Groth16 proving over 2 MPI ranks against 1 process of 1 and of 2 threads:
 # results/prove-mpi.csv
 bench-prove-mpi: setup
@@ -236,6 +235,7 @@ bench-verify-mpi: setup
 	@$(MAKE) --no-print-directory $(NNCERT)
 	@NNCERT=$(NNCERT) tests/bench/bench_verify_mpi.sh
 
+# ACAS Xu branch-and-bound leaves per CPU second and time to a result, full
 # CROWN against the symbolic leaf bounds, same run: results/verify-acas-leaves.csv
 bench-acas-leaves: setup
 	@$(MAKE) --no-print-directory bin/nncert

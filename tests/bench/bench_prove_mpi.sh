@@ -45,7 +45,7 @@ for k in $LOG2; do
             ex0=$(sed -n 's/^nncert: rank 0: [0-9]* exchanges, \([0-9.]*\) s in them$/\1/p' "$W/err")
             ex1=$(sed -n 's/^nncert: rank 1: [0-9]* exchanges, \([0-9.]*\) s in them$/\1/p' "$W/err")
         done
-        med=$(python3 -c "import statistics,sys; print('%.3f' % statistics.median(map(float, sys.argv[1:])))" $ts)
+        med=$(python3 -c "import statistics,sys; print('%.3f' % statistics.median(map(float, sys.argv[1:])))" $ts)  # (word splitting wanted: one argument per run)
         [ -n "$base" ] || base=$med
         sp=$(python3 -c "print('%.2f' % ($base / $med))")
         procs=1 th=1
