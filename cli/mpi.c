@@ -36,6 +36,9 @@ int nnc_cli_mpi_begin(const char *cmd, double wait_s, nnc_team **team, int *rank
     nnc_status st = nnc_dist_team_create(team, MPI_COMM_WORLD, wait_s, err, sizeof err);
     if (st) {
         fprintf(stderr, "nncert %s: --distributed: %s\n", cmd, err);
+        int size = 1;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (size > 1) nnc_cli_mpi_abort(nnc_cli_exit_code(st)); /* the others would wait for this rank */
         MPI_Finalize();
         return nnc_cli_exit_code(st);
     }
@@ -93,7 +96,9 @@ void nnc_cli_mpi_end(nnc_team *team) { (void)team; }
 int nnc_cli_mpi_run(const char *cmd, int dist, double wait_s, int (*body)(int, char **, const nnc_team *, int), int argc,
                     char **argv)
 {
-    if (!dist && !nnc_cli_mpi_launched()) return body(argc, argv, NULL, 0);
+    /* a build without MPI under a launcher's variables (a single-task srun)
+     * runs alone unless --distributed asks for the team */
+    if (!dist && (!nnc_cli_mpi_launched() || !nnc_dist_have_mpi())) return body(argc, argv, NULL, 0);
     nnc_team *team = NULL;
     int rank = 0;
     int rc = nnc_cli_mpi_begin(cmd, wait_s, &team, &rank);

@@ -905,7 +905,8 @@ static int cmd_verify(int argc, char **argv)
         else if (verify_takes_value(argv[i])) i++;
     }
     if (help) return verify_main(argc, argv, NULL, 0);
-    if (!(wait > 0)) wait = (budget > 0 && budget < 1e9 ? budget : 0) + NNC_CLI_RANK_WAIT_SLACK_S;
+    /* (a budget of 10^9 s or more: no practical limit on the wait either) */
+    if (!(wait > 0)) wait = (budget > 0 ? fmin(budget, 1e9) : 0) + NNC_CLI_RANK_WAIT_SLACK_S;
     return nnc_cli_mpi_run("verify", dist, wait, verify_main, argc, argv);
 }
 

@@ -23,7 +23,7 @@ typedef struct nnc_team {
     /* All-gather: every rank's len bytes (lengths may differ by rank).
      * Out: *all, malloc'd (the caller frees it), holds them in rank order;
      *      lens[q] (size entries, the caller's) rank q's length.
-     * Returns OK, NOMEM, LIMIT (more than INT_MAX bytes from one rank), IO
+     * Returns OK, NOMEM, IO
      * (a rank failed or did not answer in time: err names the rank). */
     nnc_status (*allgather)(void *ctx, const void *mine, size_t len, unsigned char **all, size_t *lens, char *err,
                             size_t errlen);

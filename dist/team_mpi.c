@@ -10,6 +10,7 @@
 #include "dist/dist.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,12 @@ typedef struct mpi_team {
     MPI_Comm comm;
     double wait_s;
     uint64_t *lens;   /* size: the lengths received */
-    int *peer;        /* 2 (size - 1): the rank of each request */
-    MPI_Request *req; /* 2 (size - 1) */
+    int *peer;        /* rcap: the rank of each request */
+    MPI_Request *req; /* rcap */
+    size_t rcap;
+    unsigned char *sbuf; /* scap: this rank's bytes of the exchange under way */
+    size_t scap;
+    uint64_t mylen;      /* their length, as sent */
     uint64_t n_ex;    /* exchanges so far, and the seconds spent in them */
     double ex_s;
 } mpi_team;
@@ -110,62 +115,94 @@ static nnc_status mpi_allgather(void *ctx, const void *mine, size_t len, unsigne
     return st;
 }
 
+/* Room for n requests (the arrays grow; on failure they stay as they were). */
+static int reserve(mpi_team *t, size_t n)
+{
+    if (n <= t->rcap) return 0;
+    size_t cap = t->rcap ? t->rcap : 16;
+    while (cap < n) cap *= 2;
+    int *np = realloc(t->peer, sizeof(int) * cap);
+    if (np == NULL) return -1;
+    t->peer = np;
+    MPI_Request *nr = realloc(t->req, sizeof(MPI_Request) * cap);
+    if (nr == NULL) return -1;
+    t->req = nr;
+    t->rcap = cap;
+    return 0;
+}
+
+/* Messages of at most CHUNK bytes (MPI counts are ints): a longer block
+ * travels as consecutive chunks on one tag, which arrive in order. */
+#define CHUNK ((size_t)1 << 30)
+
+static size_t chunks(size_t len) { return (len + CHUNK - 1) / CHUNK; }
+
 static nnc_status exchange(mpi_team *t, const void *mine, size_t len, unsigned char **all, size_t *lens, char *err,
                            size_t errlen)
 {
-    int me = t->pub.rank, R = t->pub.size, n = 0, rc;
+    int me = t->pub.rank, R = t->pub.size, rc;
+    size_t n = 0;
     *all = NULL;
-    if (len > INT_MAX) return nnc_err(err, errlen, NNC_STATUS_LIMIT, "an exchange of %zu bytes (at most %d)", len, INT_MAX);
-    uint64_t ml = len;
+    /* what is sent lives in the team until the next exchange: on a failure
+     * the job is aborted with requests still posted, never into freed memory */
+    if (len > t->scap) {
+        unsigned char *nb = realloc(t->sbuf, len);
+        if (nb == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory (%zu bytes to send)", len);
+        t->sbuf = nb;
+        t->scap = len;
+    }
+    if (len) memcpy(t->sbuf, mine, len);
+    t->mylen = len;
+    if (reserve(t, 2 * (size_t)R)) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     for (int q = 0; q < R; q++) {
         if (q == me) continue;
         t->peer[n] = q;
         if ((rc = MPI_Irecv(&t->lens[q], 1, MPI_UINT64_T, q, TAG_LEN, t->comm, &t->req[n++])) != MPI_SUCCESS)
             return mpi_fail(err, errlen, "receiving a length", q, rc);
         t->peer[n] = q;
-        if ((rc = MPI_Isend(&ml, 1, MPI_UINT64_T, q, TAG_LEN, t->comm, &t->req[n++])) != MPI_SUCCESS)
+        if ((rc = MPI_Isend(&t->mylen, 1, MPI_UINT64_T, q, TAG_LEN, t->comm, &t->req[n++])) != MPI_SUCCESS)
             return mpi_fail(err, errlen, "sending a length", q, rc);
     }
-    nnc_status st = wait_all(t, n, "exchanging lengths", err, errlen);
+    nnc_status st = wait_all(t, (int)n, "exchanging lengths", err, errlen);
     if (st) return st;
-    t->lens[me] = ml;
-    size_t total = 0;
+    t->lens[me] = len;
+    size_t total = 0, nreq = 0;
     for (int q = 0; q < R; q++) {
-        if (t->lens[q] > INT_MAX) return nnc_err(err, errlen, NNC_STATUS_IO, "rank %d announced %llu bytes", q, (unsigned long long)t->lens[q]);
+        if (t->lens[q] > SIZE_MAX / 2 - total)
+            return nnc_err(err, errlen, NNC_STATUS_IO, "rank %d announced %llu bytes", q, (unsigned long long)t->lens[q]);
         lens[q] = (size_t)t->lens[q];
         total += lens[q];
+        if (q != me) nreq += chunks(lens[q]) + chunks(len);
     }
+    if (nreq > INT_MAX || reserve(t, nreq)) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     unsigned char *buf = malloc(total + 1);
     if (buf == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory (%zu bytes from the ranks)", total);
     size_t off = 0;
     n = 0;
-    for (int q = 0; q < R; q++) {
+    for (int q = 0; q < R && !st; q++) {
         if (q == me) {
             if (len) memcpy(buf + off, mine, len);
-        } else {
-            if (lens[q] > 0) {
-                t->peer[n] = q;
-                if ((rc = MPI_Irecv(buf + off, (int)lens[q], MPI_BYTE, q, TAG_DATA, t->comm, &t->req[n++])) != MPI_SUCCESS) {
-                    st = mpi_fail(err, errlen, "receiving", q, rc);
-                    break;
-                }
-            }
-            if (len > 0) {
-                t->peer[n] = q;
-                if ((rc = MPI_Isend(mine, (int)len, MPI_BYTE, q, TAG_DATA, t->comm, &t->req[n++])) != MPI_SUCCESS) {
-                    st = mpi_fail(err, errlen, "sending", q, rc);
-                    break;
-                }
-            }
+            off += lens[q];
+            continue;
+        }
+        for (size_t c0 = 0; c0 < lens[q] && !st; c0 += CHUNK) {
+            size_t cl = lens[q] - c0 < CHUNK ? lens[q] - c0 : CHUNK;
+            t->peer[n] = q;
+            if ((rc = MPI_Irecv(buf + off + c0, (int)cl, MPI_BYTE, q, TAG_DATA, t->comm, &t->req[n++])) != MPI_SUCCESS)
+                st = mpi_fail(err, errlen, "receiving", q, rc);
+        }
+        for (size_t c0 = 0; c0 < len && !st; c0 += CHUNK) {
+            size_t cl = len - c0 < CHUNK ? len - c0 : CHUNK;
+            t->peer[n] = q;
+            if ((rc = MPI_Isend(t->sbuf + c0, (int)cl, MPI_BYTE, q, TAG_DATA, t->comm, &t->req[n++])) != MPI_SUCCESS)
+                st = mpi_fail(err, errlen, "sending", q, rc);
         }
         off += lens[q];
     }
-    if (!st) st = wait_all(t, n, "exchanging data", err, errlen);
-    if (st) {
-        /* the job ends (the caller aborts it): the posted requests with it */
-        free(buf);
-        return st;
-    }
+    if (!st) st = wait_all(t, (int)n, "exchanging data", err, errlen);
+    /* the bytes sent may be secret (the prover's polynomials) */
+    if (len) explicit_bzero(t->sbuf, len);
+    if (st) return st; /* buf stays allocated: receives may still be posted into it (the job is aborted) */
     *all = buf;
     return NNC_STATUS_OK;
 }
@@ -187,9 +224,7 @@ nnc_status nnc_dist_team_create(nnc_team **out, MPI_Comm comm, double wait_s, ch
     int R = t->pub.size;
     t->wait_s = wait_s;
     t->lens = malloc(sizeof(uint64_t) * (size_t)R);
-    t->peer = malloc(sizeof(int) * (size_t)(2 * R));
-    t->req = malloc(sizeof(MPI_Request) * (size_t)(2 * R));
-    if (!t->lens || !t->peer || !t->req) {
+    if (!t->lens || reserve(t, 2 * (size_t)R)) {
         nnc_dist_team_destroy(&t->pub);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
@@ -214,6 +249,7 @@ void nnc_dist_team_destroy(nnc_team *pub)
     free(t->lens);
     free(t->peer);
     free(t->req);
+    free(t->sbuf);
     free(t);
 }
 

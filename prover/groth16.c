@@ -278,6 +278,8 @@ static nnc_status team_sum(const nnc_team *t, void *acc, size_t sz, void (*add)(
     if (st) return st;
     memcpy(acc, all, sz);
     for (int q = 1; q < t->size; q++) add(acc, acc, all + sz * (size_t)q);
+    /* partial sums of witness terms, unblinded */
+    sodium_memzero(all, sz * (size_t)t->size);
     free(all);
     return NNC_STATUS_OK;
 }
@@ -333,7 +335,8 @@ static nnc_status to_coset_team(const nnc_team *t, const nnc_prv_backend *be, nn
         memcpy(mine + pb * (size_t)nm++, polys[p], pb);
     }
     if (!st) st = t->allgather(t->ctx, mine, pb * (size_t)nm, &all, lens, err, errlen);
-    size_t off = 0;
+    size_t off = 0, got = 0;
+    for (int q = 0; all && q < t->size; q++) got += lens[q];
     for (int q = 0; q < t->size && !st; q++) {
         int want = q < np ? (np - 1 - q) / t->size + 1 : 0;
         if (lens[q] != pb * (size_t)want) {
@@ -345,10 +348,38 @@ static nnc_status to_coset_team(const nnc_team *t, const nnc_prv_backend *be, nn
     }
     /* the witness's images: wiped as the polynomials are */
     if (mine) sodium_memzero(mine, pb * (size_t)nm);
-    if (all) sodium_memzero(all, off);
+    if (all) sodium_memzero(all, got);
     free(mine);
     free(all);
     free(lens);
+    return st;
+}
+
+/* A team's first exchange: every rank must prove with the same key and
+ * witness (else the partial sums make a proof that does not verify).  A
+ * digest (BLAKE2b) of the witness and of the key's sizes and fixed points
+ * (alpha, beta, gamma, delta: a key made by another setup has others). */
+static nnc_status team_same_inputs(const nnc_team *t, const nnc_prv_zkey *z, const nnc_prv_fr_vec *w, char *err,
+                                   size_t errlen)
+{
+    if (t == NULL || t->size == 1) return NNC_STATUS_OK;
+    unsigned char d[32], *all = NULL;
+    crypto_generichash_state h;
+    crypto_generichash_init(&h, NULL, 0, sizeof d);
+    uint32_t dims[3] = {z->n_vars, z->n_public, z->domain_size};
+    crypto_generichash_update(&h, (const unsigned char *)dims, sizeof dims);
+    crypto_generichash_update(&h, (const unsigned char *)&z->alpha1, sizeof z->alpha1);
+    crypto_generichash_update(&h, (const unsigned char *)&z->beta1, sizeof z->beta1);
+    crypto_generichash_update(&h, (const unsigned char *)&z->beta2, sizeof z->beta2);
+    crypto_generichash_update(&h, (const unsigned char *)&z->delta1, sizeof z->delta1);
+    crypto_generichash_update(&h, (const unsigned char *)&z->delta2, sizeof z->delta2);
+    crypto_generichash_update(&h, (const unsigned char *)w->v, sizeof(nnc_fr) * (size_t)w->n);
+    crypto_generichash_final(&h, d, sizeof d);
+    nnc_status st = team_all(t, d, sizeof d, &all, err, errlen);
+    for (int q = 1; !st && q < t->size; q++)
+        if (memcmp(all + sizeof d * (size_t)q, all, sizeof d) != 0)
+            st = nnc_err(err, errlen, NNC_STATUS_INVALID, "rank %d proves with another key or witness than rank 0", q);
+    free(all);
     return st;
 }
 
@@ -375,7 +406,9 @@ static nnc_status blinding(const nnc_team *t, const nnc_fr *rs_fixed, nnc_fr *r,
         memcpy(s, all + sizeof *r, sizeof *s);
     }
     sodium_memzero(both, sizeof both);
-    if (all) sodium_memzero(all, sizeof both);
+    size_t got = 0;
+    for (int q = 0; all && q < t->size; q++) got += lens[q];
+    if (all) sodium_memzero(all, got);
     free(all);
     free(lens);
     return st;
@@ -413,6 +446,8 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     nnc_fr one;
     nnc_fr_set_one(&one);
     if (!nnc_fr_eq(&w->v[0], &one)) return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness wire 0 is not 1");
+    nnc_status ist = team_same_inputs(team, z, w, err, errlen);
+    if (ist) return ist;
     uint32_t n = z->domain_size;
     int k = log2_exact(n);
     if (k < 0 || k > 27) return nnc_err(err, errlen, NNC_STATUS_INVALID, "domain size %u is not a power of two <= 2^27", n);

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <mpfr.h>
 #include <stddef.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,8 +236,9 @@ typedef struct ctx {
 
 /* The clock of the decisions every rank must take alike (a batch past the
  * deadline, a phase's end): alone the wall clock; in a team the slowest
- * rank's, as of the last exchange. */
-static double vnow(const ctx *c) { return c->team ? c->t0 + c->tclock : now_s(); }
+ * rank's elapsed time as of the last exchange, counted from 0 (the deadlines
+ * then too: tbase), so that every rank compares the same doubles. */
+static double vnow(const ctx *c) { return c->team ? c->tclock : now_s(); }
 
 /* A team exchange (collective: every rank, in the same order): mine, len
  * bytes, to every rank.  Out: *all (malloc'd) every rank's bytes in rank
@@ -953,6 +955,36 @@ static nnc_status run_attack(ctx *c, int k, const double *box, const double *sta
     return st;
 }
 
+/* A digest (BLAKE2b, 32 bytes) of what the run checks: every case's box
+ * (opts' replacement box included) and its constraint rows. */
+static void spec_digest(const ctx *c, uint8_t out[32])
+{
+    crypto_generichash_state h;
+    crypto_generichash_init(&h, NULL, 0, 32);
+    const nnc_spec *sp = c->s;
+    double *row = malloc(sizeof(double) * (size_t)(c->n_out + 1));
+    for (int k = 0; k < nnc_spc_num_cases(sp); k++) {
+        const double *lo = c->o->box_lo ? c->o->box_lo : nnc_spc_case_lo(sp, k);
+        const double *hi = c->o->box_hi ? c->o->box_hi : nnc_spc_case_hi(sp, k);
+        crypto_generichash_update(&h, (const unsigned char *)lo, sizeof(double) * (size_t)c->n_in);
+        crypto_generichash_update(&h, (const unsigned char *)hi, sizeof(double) * (size_t)c->n_in);
+        for (int j = 0; row && j < nnc_spc_case_num_disjuncts(sp, k); j++) {
+            int32_t sz = nnc_spc_disjunct_size(sp, k, j);
+            crypto_generichash_update(&h, (const unsigned char *)&sz, sizeof sz);
+            for (int i = 0; i < sz; i++) {
+                nnc_spc_lin l;
+                nnc_spc_disjunct_con(sp, k, j, i, &l);
+                memset(row, 0, sizeof(double) * (size_t)(c->n_out + 1));
+                nnc_spc_lin_dense(&l, row, c->n_out);
+                row[c->n_out] = l.rhs;
+                crypto_generichash_update(&h, (const unsigned char *)row, sizeof(double) * (size_t)(c->n_out + 1));
+            }
+        }
+    }
+    free(row);
+    crypto_generichash_final(&h, out, 32);
+}
+
 /* A team's first exchange: every rank must run the same model with the same
  * options (a mismatch would split the ranks' queues); the time budget is
  * rank 0's (each rank's caller may have measured what is left of it a little
@@ -961,22 +993,32 @@ static nnc_status team_handshake(ctx *c, const uint8_t sha[32], double *timeout)
 {
     const nnc_vrf_opts *o = c->o;
     struct {
-        uint8_t sha[32];
-        double timeout, confidence;
-        uint64_t seed, samples, max_leaves;
-        int32_t threads, n_in, n_out, cases;
-    } me, q0;
+        uint8_t sha[32];  /* the model's */
+        uint8_t spec[32]; /* the boxes and constraints the run uses */
+        double timeout, confidence, max_violation;
+        uint64_t seed, samples, max_leaves, own_leaves;
+        int32_t threads, n_in, n_out, cases, opt[13];
+    } me, q0, r0;
     memset(&me, 0, sizeof me);
     memcpy(me.sha, sha, 32);
+    spec_digest(c, me.spec);
     me.timeout = o->timeout_s;
     me.confidence = o->confidence;
+    me.max_violation = o->max_violation;
     me.seed = o->seed;
     me.samples = o->samples;
     me.max_leaves = o->max_leaves;
+    me.own_leaves = o->symbolic_own_leaves;
     me.threads = c->nthreads;
     me.n_in = c->n_in;
     me.n_out = c->n_out;
     me.cases = nnc_spc_num_cases(c->s);
+    /* the options and the engines this rank could build (an engine left out
+     * for want of memory changes the leaves and the phases) */
+    int32_t opt[13] = {o->crown, o->split, o->stop_on_counterexample, o->alpha_iters, o->relu_split, o->relu_split_batch,
+                       o->symbolic, o->split_lookahead, o->exact, o->device, c->sfw != NULL, c->ncap, (c->bbd != NULL) |
+                       (c->xct != NULL) << 1 | (c->atk != NULL) << 2 | (c->gbab != NULL) << 3};
+    memcpy(me.opt, opt, sizeof opt);
     unsigned char *all = NULL;
     nnc_status st = team_gather(c, &me, sizeof me, &all);
     for (int q = 0; !st && q < c->team->size; q++) {
@@ -984,9 +1026,11 @@ static nnc_status team_handshake(ctx *c, const uint8_t sha[32], double *timeout)
             st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a malformed exchange", q);
             break;
         }
+        /* all but the budget, which is rank 0's */
         memcpy(&q0, all + sizeof me * (size_t)q, sizeof me);
-        q0.timeout = me.timeout;
-        if (q > 0 && memcmp(&q0, all, sizeof me) != 0)
+        memcpy(&r0, all, sizeof me);
+        q0.timeout = r0.timeout = 0;
+        if (memcmp(&q0, &r0, sizeof me) != 0)
             st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID,
                          "rank %d runs another model, spec or options than rank 0 (every rank must run the same command)", q);
     }
@@ -1138,13 +1182,15 @@ static nnc_status classify_team(ctx *c, int k, double *const *bx, int nb, leaf_r
     }
     classify_batch(c, k, bx, nb, idx, nl, res);
     nnc_status st = NNC_STATUS_OK;
-    if ((mine = malloc(rec * (size_t)nl + 1)) == NULL) st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
+    unsigned char *seen = calloc((size_t)nb, 1); /* every leaf from its owner, once */
+    if ((mine = malloc(rec * (size_t)nl + 1)) == NULL || seen == NULL)
+        st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
     for (int j = 0; j < nl && !st; j++) {
         const leaf_res *o = &res[idx[j]];
         unsigned char *p = mine + rec * (size_t)j;
         int32_t h[3] = {idx[j], (int32_t)o->kind, o->dim};
         memcpy(p, h, sizeof h);
-        cex_pack(c, p + sizeof h, o->st, o->cex_in, o->cex_out, o->cex_case);
+        cex_pack(c, p + sizeof h, o->st, o->cex_in, o->cex_out, o->cex_in ? o->cex_case : 0);
         memcpy(p + sizeof h + cb, bx[idx[j]], leaf_bytes);
     }
     if (!st) st = team_gather(c, mine, rec * (size_t)nl, &all);
@@ -1160,10 +1206,11 @@ static nnc_status classify_team(ctx *c, int k, double *const *bx, int nb, leaf_r
             int32_t h[3];
             memcpy(h, p, sizeof h);
             int i = h[0];
-            if (i < 0 || i >= nb || (i % G) / T != q) {
+            if (i < 0 || i >= nb || (i % G) / T != q || seen[i] || h[2] < -1 || h[2] >= c->n_in) {
                 st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a leaf it does not own", q);
                 break;
             }
+            seen[i] = 1;
             if (q == c->team->rank) continue; /* ours: res[i] and the leaf are as bounded here */
             leaf_res *o = &res[i];
             o->kind = (leaf_kind)h[1];
@@ -1182,6 +1229,9 @@ static nnc_status classify_team(ctx *c, int k, double *const *bx, int nb, leaf_r
         }
         off += c->tlens[q];
     }
+    for (int i = 0; i < nb && !st; i++)
+        if (!seen[i]) st = nnc_err(c->team_err, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d left leaf %d out", (i % G) / T, i);
+    free(seen);
     free(all);
     free(idx);
     return st;
@@ -1275,7 +1325,8 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
         double now = vnow(c);
         report_progress(c, "falsification", 0, 0);
         double budget = fmin(NNC_VRF_ATTACK_TIME_SHARE * (bb_deadline - now), NNC_VRF_ATTACK_MAX_S);
-        nnc_status ast = run_attack(c, k, root, NULL, 0, NNC_VRF_ATTACK_RESTARTS, now + budget);
+        /* (the attack's own clock is the wall clock: rank 0's in a team) */
+        nnc_status ast = run_attack(c, k, root, NULL, 0, NNC_VRF_ATTACK_RESTARTS, now_s() + budget);
         if (c->team) ast = team_from_rank0(c, ast);
         if (ast) {
             free(root);
@@ -1774,7 +1825,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
             if (mpq_sgn(w) > 0) mpq_mul(vk, vk, w); /* degenerate dims: measure taken in the others */
         }
         mpq_clears(w, t, NULL);
-        double deadline = t0 + timeout * (double)(k + 1) / K;
+        double deadline = (c.team ? 0 : t0) + timeout * (double)(k + 1) / K;
         uint64_t hits = 0, drawn = 0;
         c.atk_done = 0;
         c.atk_sub = 0;

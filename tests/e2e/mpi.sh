@@ -106,6 +106,14 @@ else
     skip mpi-acasxu "../shared/data/verification/acasxu not present"
 fi
 
+# VNN-COMP mode: each rank measures the budget left from its own start; the
+# ranks take rank 0's (they are not refused as running other options)
+if "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$TMP/net.onnx" "$TMP/net.vnnlib" --timeout 30 --vnncomp-result "$TMP/vr.txt" \
+       >"$TMP/f.out" 2>&1 || [ $? = 1 ]; then
+    if [ "$(head -n 1 "$TMP/vr.txt")" = sat ]; then pass mpi-vnncomp-mode
+    else fail "mpi-vnncomp-mode ($(head -c 200 "$TMP/vr.txt"))"; fi
+else fail "mpi-vnncomp-mode $(grep nncert "$TMP/f.out" | head -c 300)"; fi
+
 # faults: other options on one rank, a rank late beyond --rank-wait, a dead rank
 B=(verify "$TMP/net.onnx" "$TMP/net.vnnlib" --max-leaves 100 --samples 100)
 timeout 120 "${MPIRUN[@]}" -np 1 "$NNCERT" "${B[@]}" --seed 1 : -np 1 "$NNCERT" "${B[@]}" --seed 2 >"$TMP/f.out" 2>&1
@@ -144,6 +152,19 @@ if timeout 300 "${MPIRUN[@]}" -np 2 "$NNCERT" groth16 prove "$TMP/c.zkey" "$TMP/
    "$NNCERT" groth16 verify "$TMP/vk.json" "$TMP/pub.json" "$TMP/p.json" | grep -q '^OK'; then
     pass mpi-groth16-prove-verifies
 else fail "mpi-groth16-prove-verifies $(tail -3 "$TMP/dp.out")"; fi
+# a rank with another witness (one value changed): refused by name, nothing written
+python3 - "$TMP/c.wtns" "$TMP/c2.wtns" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[-32] ^= 1  # the last value's lowest byte
+open(sys.argv[2], "wb").write(b)
+PY
+timeout 120 "${MPIRUN[@]}" -np 1 "$NNCERT" groth16 prove "$TMP/c.zkey" "$TMP/c.wtns" "$TMP/px.json" "$TMP/pubx.json" : \
+    -np 1 "$NNCERT" groth16 prove "$TMP/c.zkey" "$TMP/c2.wtns" "$TMP/px.json" "$TMP/pubx.json" >"$TMP/f.out" 2>&1
+rc=$?
+if [ $rc -ge 64 ] && [ $rc != 124 ] && grep -q "rank 1 proves with another key or witness than rank 0" "$TMP/f.out" &&
+   [ ! -e "$TMP/px.json" ]; then pass mpi-prove-other-witness-refused
+else fail "mpi-prove-other-witness-refused (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
 SNARKJS=tests/peers/node_modules/.bin/snarkjs
 if [ -x "$SNARKJS" ] && [ -s "$TMP/p.json" ]; then
     if "$SNARKJS" groth16 verify "$TMP/vk.json" "$TMP/pub.json" "$TMP/p.json" 2>&1 | grep -q "OK"; then
