@@ -30,6 +30,15 @@ typedef struct nnc_team {
     void *ctx;
 } nnc_team;
 
+/* Rank t->rank's share [*lo, *hi) of n items split among the ranks: R
+ * contiguous ranges in rank order, the first n % R one longer. */
+static inline void nnc_team_share(const nnc_team *t, uint64_t n, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t R = (uint64_t)t->size, q = (uint64_t)t->rank, per = n / R, rem = n % R;
+    *lo = q * per + (q < rem ? q : rem);
+    *hi = *lo + per + (q < rem ? 1 : 0);
+}
+
 #ifdef __cplusplus
 }
 #endif

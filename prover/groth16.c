@@ -243,15 +243,6 @@ static nnc_status to_coset_on(const nnc_prv_backend *be, nnc_fr *const *polys, i
 /* ---- a team of ranks (common/team.h): the MSMs split by index ranges,
  * the quotient's polynomials by rank; every rank ends with the proof ---- */
 
-/* Rank q's share [*lo, *hi) of n terms: contiguous ranges, the first n % R
- * one longer. */
-static void team_share(const nnc_team *t, size_t n, size_t *lo, size_t *hi)
-{
-    size_t R = (size_t)t->size, q = (size_t)t->rank, per = n / R, rem = n % R;
-    *lo = q * per + (q < rem ? q : rem);
-    *hi = *lo + per + (q < rem ? 1 : 0);
-}
-
 /* Every rank's sz-byte value; each rank's at all + q * sz.  Returns OK or
  * the exchange's status (INVALID for a rank that sent another size). */
 static nnc_status team_all(const nnc_team *t, const void *mine, size_t sz, unsigned char **all, char *err, size_t errlen)
@@ -291,8 +282,8 @@ static nnc_status g1_msm_team(const nnc_team *t, const nnc_prv_backend *be, nnc_
                               const nnc_prv_fr *s, size_t n, int threads, char *err, size_t errlen)
 {
     if (t == NULL) return g1_msm_on(be, out, p, s, n, threads, err, errlen);
-    size_t lo, hi;
-    team_share(t, n, &lo, &hi);
+    uint64_t lo, hi;
+    nnc_team_share(t, n, &lo, &hi);
     nnc_status st = g1_msm_on(be, out, p + lo, s + lo, hi - lo, threads, err, errlen);
     return st ? st : team_sum(t, out, sizeof *out, g1_add_v, err, errlen);
 }
@@ -301,8 +292,8 @@ static nnc_status g2_msm_team(const nnc_team *t, const nnc_prv_backend *be, nnc_
                               const nnc_prv_fr *s, size_t n, int threads, char *err, size_t errlen)
 {
     if (t == NULL) return g2_msm_on(be, out, p, s, n, threads, err, errlen);
-    size_t lo, hi;
-    team_share(t, n, &lo, &hi);
+    uint64_t lo, hi;
+    nnc_team_share(t, n, &lo, &hi);
     nnc_status st = g2_msm_on(be, out, p + lo, s + lo, hi - lo, threads, err, errlen);
     return st ? st : team_sum(t, out, sizeof *out, g2_add_v, err, errlen);
 }
@@ -312,9 +303,9 @@ static nnc_status g1_msm2_team(const nnc_team *t, const nnc_prv_backend *be, nnc
                                int threads, char *err, size_t errlen)
 {
     if (t == NULL) return g1_msm2_on(be, out, p1, s1, n1, p2, s2, n2, threads, err, errlen);
-    size_t l1, h1, l2, h2;
-    team_share(t, n1, &l1, &h1);
-    team_share(t, n2, &l2, &h2);
+    uint64_t l1, h1, l2, h2;
+    nnc_team_share(t, n1, &l1, &h1);
+    nnc_team_share(t, n2, &l2, &h2);
     nnc_status st = g1_msm2_on(be, out, p1 + l1, s1 + l1, h1 - l1, p2 + l2, s2 + l2, h2 - l2, threads, err, errlen);
     return st ? st : team_sum(t, out, sizeof *out, g1_add_v, err, errlen);
 }

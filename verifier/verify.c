@@ -240,6 +240,26 @@ typedef struct ctx {
  * then too: tbase), so that every rank compares the same doubles. */
 static double vnow(const ctx *c) { return c->team ? c->tclock : now_s(); }
 
+/* The report's counterexample (it has none): case kcase, copies of the
+ * doubles at in (n_in) and out (n_out), which need not be aligned (an
+ * exchange's bytes).  Returns 0, or -1 (no memory: still none). */
+static int report_cex(nnc_vrf_report *r, int n_in, int n_out, int kcase, const void *in, const void *out)
+{
+    r->cex_input = malloc(sizeof(double) * (size_t)n_in + 8);
+    r->cex_output = malloc(sizeof(double) * (size_t)n_out + 8);
+    if (!r->cex_input || !r->cex_output) {
+        free(r->cex_input);
+        free(r->cex_output);
+        r->cex_input = r->cex_output = NULL;
+        return -1;
+    }
+    memcpy(r->cex_input, in, sizeof(double) * (size_t)n_in);
+    memcpy(r->cex_output, out, sizeof(double) * (size_t)n_out);
+    r->has_counterexample = 1;
+    r->counterexample_case = kcase;
+    return 0;
+}
+
 /* A team exchange (collective: every rank, in the same order): mine, len
  * bytes, to every rank.  Out: *all (malloc'd) every rank's bytes in rank
  * order, c->tlens[q] rank q's length.  Each rank's elapsed time travels with
@@ -303,20 +323,8 @@ static nnc_status cex_unpack(ctx *c, const unsigned char *p)
     p += sizeof h;
     nnc_vrf_report *r = c->rep;
     if (h[0] || !h[1] || r->has_counterexample) return (nnc_status)h[0];
-    size_t ni = sizeof(double) * (size_t)c->n_in, no = sizeof(double) * (size_t)c->n_out;
-    r->cex_input = malloc(ni + 8);
-    r->cex_output = malloc(no + 8);
-    if (!r->cex_input || !r->cex_output) {
-        free(r->cex_input);
-        free(r->cex_output);
-        r->cex_input = r->cex_output = NULL;
-        return NNC_STATUS_NOMEM;
-    }
-    memcpy(r->cex_input, p, ni);
-    memcpy(r->cex_output, p + ni, no);
-    r->has_counterexample = 1;
-    r->counterexample_case = h[2];
-    return NNC_STATUS_OK;
+    return report_cex(r, c->n_in, c->n_out, h[2], p, p + sizeof(double) * (size_t)c->n_in) ? NNC_STATUS_NOMEM
+                                                                                         : NNC_STATUS_OK;
 }
 
 /* A progress report in phase (sd, stot: samples drawn and wanted), at a
@@ -400,22 +408,7 @@ static int try_candidate(ctx *c, int k, const double *x)
     if (nnc_rt_run(c->rt64, 1, in64, out64, err, sizeof err)) return 0;
     if (nnc_spc_unsafe_disjunct(c->s, k, y64) < 0) return 0;
     nnc_vrf_report *r = c->rep;
-    if (!r->has_counterexample) {
-        r->has_counterexample = 1;
-        r->counterexample_case = k;
-        r->cex_input = malloc(sizeof(double) * (size_t)c->n_in);
-        r->cex_output = malloc(sizeof(double) * (size_t)c->n_out);
-        if (r->cex_input && r->cex_output) {
-            memcpy(r->cex_input, xd, sizeof(double) * (size_t)c->n_in);
-            memcpy(r->cex_output, y64, sizeof(double) * (size_t)c->n_out);
-        } else {
-            free(r->cex_input);
-            free(r->cex_output);
-            r->cex_input = r->cex_output = NULL;
-            r->has_counterexample = 0;
-            return 0;
-        }
-    }
+    if (!r->has_counterexample && report_cex(r, c->n_in, c->n_out, k, xd, y64)) return 0;
     return 1;
 }
 
@@ -1546,15 +1539,10 @@ static nnc_status run_case(ctx *c, int k, double bb_deadline, uint64_t samples, 
         double *xs = malloc(sizeof(double) * (size_t)B * (size_t)n);
         unsigned char *hit = malloc((size_t)B);
         char err[NNC_ERRBUF_SIZE];
-        /* in a team, rank q draws samples [s_lo, s_hi): the q-th of R
-         * contiguous ranges, the first rem one longer */
+        /* in a team, this rank draws samples [s_lo, s_hi) (nnc_team_share) */
         uint64_t s_lo = 0, s_hi = samples;
         int had = c->rep->has_counterexample;
-        if (c->team) {
-            uint64_t R = (uint64_t)c->team->size, q = (uint64_t)c->team->rank, per = samples / R, rem = samples % R;
-            s_lo = q * per + (q < rem ? q : rem);
-            s_hi = s_lo + per + (q < rem ? 1 : 0);
-        }
+        if (c->team) nnc_team_share(c->team, samples, &s_lo, &s_hi);
         if (!xs || !hit) st = NNC_STATUS_NOMEM;
         else if (nnc_smp_case_begin(c->smp, &sc, err, sizeof err)) st = NNC_STATUS_INVALID;
         for (uint64_t s0 = s_lo; s0 < s_hi && !st; s0 += (uint64_t)B) {

@@ -87,7 +87,7 @@ done 3<"$tmp/list"
 cp "$tmp/csv" "$out"
 {
     echo "bench-verify-mpi ($(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
-    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), CPU flags: $(nnc_bench_cpu_flags)"
+    nnc_bench_machine
     echo "  load average at the end $(cut -d" " -f1-3 /proc/loadavg); $(mpirun --version | head -1)"
     echo "configs: 1x1 = nncert verify --threads 1; mpi2x1 = mpirun -np 2 nncert verify --threads 1;"
     echo "  1x2 = nncert verify --threads 2.  --samples 0, --timeout the official one."

@@ -11,3 +11,8 @@ nnc_bench_cpu_flags() {
     done
     return 0
 }
+
+# One line for a machine file: cores, CPU model and the flags above.
+nnc_bench_machine() {
+    echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), CPU flags: $(nnc_bench_cpu_flags)"
+}

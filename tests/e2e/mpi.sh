@@ -59,6 +59,15 @@ q=$(cat "$TMP/q.txt")
     echo "(assert (>= Y_0 (+ Y_1 $q)))"
 } >"$TMP/net.vnnlib"
 
+# job_refused NAME PATTERN [FILE]: the job just run ($rc, output in
+# $TMP/f.out) ended with an error (exit 64 or above, not the time-out) whose
+# message matches PATTERN, and wrote no FILE
+job_refused() {
+    if [ "$rc" -ge 64 ] && [ "$rc" != 124 ] && grep -q "$2" "$TMP/f.out" && { [ -z "${3:-}" ] || [ ! -e "$3" ]; }; then
+        pass "$1"
+    else fail "$1 (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
+}
+
 # same_report NAME A.json B.json R: equal but for time_s and ranks, B with ranks R
 same_report() {
     if diff <(grep -v -e '"time_s"' -e '"ranks"' "$2") <(grep -v -e '"time_s"' -e '"ranks"' "$3") >"$TMP/diff" &&
@@ -118,14 +127,11 @@ else fail "mpi-vnncomp-mode $(grep nncert "$TMP/f.out" | head -c 300)"; fi
 B=(verify "$TMP/net.onnx" "$TMP/net.vnnlib" --max-leaves 100 --samples 100)
 timeout 120 "${MPIRUN[@]}" -np 1 "$NNCERT" "${B[@]}" --seed 1 : -np 1 "$NNCERT" "${B[@]}" --seed 2 >"$TMP/f.out" 2>&1
 rc=$?
-if [ $rc -ge 64 ] && [ $rc != 124 ] && grep -q "rank 1 runs another model, spec or options than rank 0" "$TMP/f.out"; then
-    pass mpi-mismatched-options-refused
-else fail "mpi-mismatched-options-refused (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
+job_refused mpi-mismatched-options-refused "rank 1 runs another model, spec or options than rank 0"
 NNCERT_TEST_RANK_FAULT=1:stall:30 timeout 60 "${MPIRUN[@]}" -x NNCERT_TEST_RANK_FAULT -np 2 "$NNCERT" "${B[@]}" --rank-wait 2 \
     >"$TMP/f.out" 2>&1
 rc=$?
-if [ $rc -ge 64 ] && [ $rc != 124 ] && grep -q "rank 1 did not answer within 2 s" "$TMP/f.out"; then pass mpi-stalled-rank-named
-else fail "mpi-stalled-rank-named (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
+job_refused mpi-stalled-rank-named "rank 1 did not answer within 2 s"
 NNCERT_TEST_RANK_FAULT=1:die timeout 60 "${MPIRUN[@]}" -x NNCERT_TEST_RANK_FAULT -np 2 "$NNCERT" "${B[@]}" >"$TMP/f.out" 2>&1
 rc=$?
 if [ $rc != 0 ] && [ $rc != 124 ] && grep -q "rank 1" "$TMP/f.out"; then pass mpi-dead-rank-named
@@ -162,9 +168,7 @@ PY
 timeout 120 "${MPIRUN[@]}" -np 1 "$NNCERT" groth16 prove "$TMP/c.zkey" "$TMP/c.wtns" "$TMP/px.json" "$TMP/pubx.json" : \
     -np 1 "$NNCERT" groth16 prove "$TMP/c.zkey" "$TMP/c2.wtns" "$TMP/px.json" "$TMP/pubx.json" >"$TMP/f.out" 2>&1
 rc=$?
-if [ $rc -ge 64 ] && [ $rc != 124 ] && grep -q "rank 1 proves with another key or witness than rank 0" "$TMP/f.out" &&
-   [ ! -e "$TMP/px.json" ]; then pass mpi-prove-other-witness-refused
-else fail "mpi-prove-other-witness-refused (exit $rc: $(grep nncert "$TMP/f.out" | head -c 300))"; fi
+job_refused mpi-prove-other-witness-refused "rank 1 proves with another key or witness than rank 0" "$TMP/px.json"
 SNARKJS=tests/peers/node_modules/.bin/snarkjs
 if [ -x "$SNARKJS" ] && [ -s "$TMP/p.json" ]; then
     if "$SNARKJS" groth16 verify "$TMP/vk.json" "$TMP/pub.json" "$TMP/p.json" 2>&1 | grep -q "OK"; then

@@ -30,12 +30,30 @@ static int verifies(const nnc_prv_g16_vk *vk, const nnc_prv_fr_vec *pub, const n
     return nnc_prv_g16_verify(&valid, vk, pub, p, err, sizeof err) == NNC_STATUS_OK && valid;
 }
 
+static int s_rank;
+
+/* A failed check (ok = 0): said on stderr; returns 1 then, else 0. */
+static int failed(int ok, const char *what)
+{
+    if (!ok) fprintf(stderr, "dist_prove_check: rank %d: %s\n", s_rank, what);
+    return !ok;
+}
+
+/* A failed call (st): said with its error, and the job ends. */
+static void or_abort(nnc_status st, const char *err)
+{
+    if (st == NNC_STATUS_OK) return;
+    fprintf(stderr, "dist_prove_check: rank %d: %s\n", s_rank, err);
+    MPI_Abort(MPI_COMM_WORLD, 70);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank, size, bad = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    s_rank = rank;
     if (argc != 3) {
         if (rank == 0) fprintf(stderr, "usage: dist_prove_check KEY.zkey WITNESS.wtns\n");
         MPI_Finalize();
@@ -56,60 +74,35 @@ int main(int argc, char **argv)
     nnc_prv_fr rs[2];
     if (!nnc_fr_from_int(&rs[0], ri) || !nnc_fr_from_int(&rs[1], si)) MPI_Abort(MPI_COMM_WORLD, 70);
     nnc_prv_g16_proof one, tp, tr;
-    if (nnc_prv_g16_prove_full(&one, &pub1, &z, NULL, &w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err) ||
-        nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err)) {
-        fprintf(stderr, "dist_prove_check: rank %d: %s\n", rank, err);
-        MPI_Abort(MPI_COMM_WORLD, 70);
-    }
-    if (!same_proof(&one, &tp)) {
-        fprintf(stderr, "dist_prove_check: rank %d: the team's proof differs from one process's (same r, s)\n", rank);
-        bad = 1;
-    }
-    if (!verifies(&vk, &pubt, &tp)) {
-        fprintf(stderr, "dist_prove_check: rank %d: the team's proof (fixed r, s) does not verify\n", rank);
-        bad = 1;
-    }
+    or_abort(nnc_prv_g16_prove_full(&one, &pub1, &z, NULL, &w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err), err);
+    or_abort(nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err), err);
+    bad |= failed(same_proof(&one, &tp), "the team's proof differs from one process's (same r, s)");
+    bad |= failed(verifies(&vk, &pubt, &tp), "the team's proof (fixed r, s) does not verify");
     nnc_prv_fr_vec_clear(&pub1);
     nnc_prv_fr_vec_clear(&pubt);
     /* the blinding rank 0 draws: the same proof everywhere, valid */
-    if (nnc_prv_g16_prove_team(&tr, &pubt, &z, NULL, &w, 1, NULL, team, NULL, NULL, err, sizeof err)) {
-        fprintf(stderr, "dist_prove_check: rank %d: %s\n", rank, err);
-        MPI_Abort(MPI_COMM_WORLD, 70);
-    }
+    or_abort(nnc_prv_g16_prove_team(&tr, &pubt, &z, NULL, &w, 1, NULL, team, NULL, NULL, err, sizeof err), err);
     unsigned char *all = NULL;
     size_t *lens = malloc(sizeof(size_t) * (size_t)size);
     if (lens == NULL || team->allgather(team->ctx, &tr, sizeof tr, &all, lens, err, sizeof err)) MPI_Abort(MPI_COMM_WORLD, 70);
     for (int q = 0; q < size; q++) {
         nnc_prv_g16_proof pq;
         memcpy(&pq, all + sizeof tr * (size_t)q, sizeof pq);
-        if (lens[q] != sizeof tr || !same_proof(&pq, &tr)) {
-            fprintf(stderr, "dist_prove_check: rank %d: rank %d ended with another proof\n", rank, q);
-            bad = 1;
-        }
+        char what[64];
+        snprintf(what, sizeof what, "rank %d ended with another proof", q);
+        bad |= failed(lens[q] == sizeof tr && same_proof(&pq, &tr), what);
     }
     free(all);
     free(lens);
-    if (same_proof(&tr, &tp)) {
-        fprintf(stderr, "dist_prove_check: rank %d: a drawn blinding gave the fixed one's proof\n", rank);
-        bad = 1;
-    }
-    if (!verifies(&vk, &pubt, &tr)) {
-        fprintf(stderr, "dist_prove_check: rank %d: the team's proof does not verify\n", rank);
-        bad = 1;
-    }
+    bad |= failed(!same_proof(&tr, &tp), "a drawn blinding gave the fixed one's proof");
+    bad |= failed(verifies(&vk, &pubt, &tr), "the team's proof does not verify");
     nnc_prv_fr_vec_clear(&pubt);
     /* a witness value changed on every rank: the team's proof must fail */
     nnc_fr one_fr;
     nnc_fr_set_one(&one_fr);
     nnc_fr_add(&w.v[w.n - 1], &w.v[w.n - 1], &one_fr);
-    if (nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err)) {
-        fprintf(stderr, "dist_prove_check: rank %d: %s\n", rank, err);
-        MPI_Abort(MPI_COMM_WORLD, 70);
-    }
-    if (verifies(&vk, &pubt, &tp)) {
-        fprintf(stderr, "dist_prove_check: rank %d: a proof of a tampered witness verifies\n", rank);
-        bad = 1;
-    }
+    or_abort(nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err), err);
+    bad |= failed(!verifies(&vk, &pubt, &tp), "a proof of a tampered witness verifies");
     nnc_prv_fr_vec_clear(&pubt);
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -392,6 +392,17 @@ static int fused_conv_case(conv_case *c)
     return 0;
 }
 
+/* Random full-mantissa filters of case c (malloc'd, returned) and biases
+ * bf[0..M) (M <= 22), drawn in that order. */
+static float *fused_conv_weights(const conv_case *c, float *bf)
+{
+    int64_t nw = (int64_t)c->M * (c->C / c->group) * c->kh * c->kw;
+    float *wf = malloc(sizeof(float) * (size_t)nw);
+    for (int64_t q = 0; q < nw; q++) wf[q] = rndfull();
+    for (int q = 0; q < c->M; q++) bf[q] = rndfull();
+    return wf;
+}
+
 static nnc_status crp_model(const conv_case *c, int pk[2], int ps[2], int pool, const float *wf, const float *bf,
                             nnc_model **m, char *err, size_t errlen)
 {
@@ -433,11 +444,7 @@ START_TEST(test_conv_relu_maxpool)
         int pk[2] = {rndi(1, 4), rndi(1, 4)}, ps[2] = {rndi(1, 4), rndi(1, 4)};
         if (pk[0] > c.oh || pk[1] > c.ow) continue;
         int64_t ph = (c.oh - pk[0]) / ps[0] + 1, pw = (c.ow - pk[1]) / ps[1] + 1;
-        int cg = c.C / c.group;
-        int64_t nw = (int64_t)c.M * cg * c.kh * c.kw;
-        float *wf = malloc(sizeof(float) * (size_t)nw), bf[64];
-        for (int64_t q = 0; q < nw; q++) wf[q] = rndfull();
-        for (int q = 0; q < c.M; q++) bf[q] = rndfull();
+        float bf[64], *wf = fused_conv_weights(&c, bf);
         char err[NNC_ERRBUF_SIZE];
         nnc_model *mr, *mp;
         ck_assert_msg(crp_model(&c, pk, ps, 0, wf, bf, &mr, err, sizeof err) == NNC_STATUS_OK, "%s", err);
@@ -537,11 +544,7 @@ START_TEST(test_conv_add_relu)
         conv_case c;
         if (fused_conv_case(&c)) continue;
         int kind = (int)(rnd() % 3), swap = (int)(rnd() & 1), relu = rnd() % 4 != 0;
-        int cg = c.C / c.group;
-        int64_t nw = (int64_t)c.M * cg * c.kh * c.kw;
-        float *wf = malloc(sizeof(float) * (size_t)nw), bf[64];
-        for (int64_t q = 0; q < nw; q++) wf[q] = rndfull();
-        for (int q = 0; q < c.M; q++) bf[q] = rndfull();
+        float bf[64], *wf = fused_conv_weights(&c, bf);
         char err[NNC_ERRBUF_SIZE];
         nnc_model *mf, *mr;
         ck_assert_msg(cra_model(&c, kind, swap, relu, 0, wf, bf, &mf, err, sizeof err) == NNC_STATUS_OK, "%s", err);
