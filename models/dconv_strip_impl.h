@@ -1,12 +1,18 @@
-/* One instruction-set path of the direct convolution's inner kernel,
- * included by kernels_impl.h once per path.  Define before including:
- *   DC_NAME   the function's name
- *   DC_BYTES  the vector width in bytes (16, 32 or 64)
- *   DC_ATTR   its target attribute (or nothing)
+/* One instruction-set path of the direct convolution (kernels_impl.h's
+ * dconv_image and the two functions under it), included by kernels_impl.h
+ * once per path, so that the epilogue and the phase planes are compiled
+ * for the path's vectors too, not only the inner kernel.  Define before
+ * including:
+ *   DC_SFX(x)  the path's name for function x (FN(x##_avx2), ...)
+ *   DC_BYTES   the vector width in bytes (16, 32 or 64)
+ *   DC_ATTR    its target attribute (or nothing)
  *   DC_FMA(a, w, v)  a <- fma(w, v, a) lane by lane (w a scalar), one rounding
+ *   DC_PAIR, DC_FMA2(a, c, w, v, u)  optional: two strips at a time (below)
+ *   DC_ROW512  optional: the phase planes' rows in AVX-512 vectors (phase_row)
+ *   DC_GATHER(base, ip)  optional: a vector of base[ip[l]], 0 where ip[l] < 0 (phase_map)
  * and T as kernels_impl.h does.
  *
- * DC_NAME(xp, toff, ntap, wp, acc, ld, rows, rstep, rlen): acc[j ld + q]
+ * dconv_strip(xp, toff, ntap, wp, acc, ld, rows, rstep, rlen): acc[j ld + q]
  * for q = r rstep + x, r in [0, rows), x in [0, rlen) rounded up to the
  * vector width, and the NNC_DC_MB channels j of the block
  * whose filters wp holds ([tap][NNC_DC_MB]): s = 0; s = fma(w_t, x_t, s)
@@ -14,14 +20,56 @@
  * fused multiply-add instructions, the generic path libm's fma, which is
  * correctly rounded), so every path and every width gives the same bits.
  * The eight accumulators and the input vector fit the sixteen vector
- * registers of SSE2 and AVX2 (AVX-512 has 32). */
+ * registers of SSE2 and AVX2.  With DC_PAIR defined (AVX-512, 32
+ * registers), two strips go together: sixteen accumulators, two input
+ * vectors and the eight weights broadcast once for both, so a tap's
+ * sixteen products need ten loads where two single strips need twenty
+ * (each product's own broadcast); each output's sum is the same. */
 
-DC_ATTR static void DC_NAME(const T *xp, const int64_t *toff, int64_t ntap, const T *wp, T *acc, int64_t ld,
-                            int64_t rows, int64_t rstep, int64_t rlen)
+/* the eight accumulators x0 .. x7 into rows o, o + ld, ... */
+#define DC_STORE8(o, x)                                                                                                \
+    do {                                                                                                               \
+        memcpy((o) + 0 * ld, &x##0, sizeof x##0);                                                                      \
+        memcpy((o) + 1 * ld, &x##1, sizeof x##1);                                                                      \
+        memcpy((o) + 2 * ld, &x##2, sizeof x##2);                                                                      \
+        memcpy((o) + 3 * ld, &x##3, sizeof x##3);                                                                      \
+        memcpy((o) + 4 * ld, &x##4, sizeof x##4);                                                                      \
+        memcpy((o) + 5 * ld, &x##5, sizeof x##5);                                                                      \
+        memcpy((o) + 6 * ld, &x##6, sizeof x##6);                                                                      \
+        memcpy((o) + 7 * ld, &x##7, sizeof x##7);                                                                      \
+    } while (0)
+
+DC_ATTR static void DC_SFX(dconv_strip)(const T *xp, const int64_t *toff, int64_t ntap, const T *wp, T *acc,
+                                        int64_t ld, int64_t rows, int64_t rstep, int64_t rlen)
 {
     typedef T vec __attribute__((vector_size(DC_BYTES)));
     const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
-    for (int64_t i = 0, n = (rlen + W - 1) / W; i < rows * n; i++) {
+    int64_t n = (rlen + W - 1) / W, i = 0;
+#ifdef DC_PAIR
+    for (; i + 1 < rows * n; i += 2) {
+        int64_t q0 = i / n * rstep + i % n * W, q1 = (i + 1) / n * rstep + (i + 1) % n * W;
+        vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0};
+        vec c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0}, c6 = {0}, c7 = {0};
+        for (int64_t t = 0; t < ntap; t++) {
+            vec v, u;
+            memcpy(&v, xp + toff[t] + q0, sizeof v);
+            memcpy(&u, xp + toff[t] + q1, sizeof u);
+            const T *w = wp + t * NNC_DC_MB;
+            DC_FMA2(a0, c0, w[0], v, u);
+            DC_FMA2(a1, c1, w[1], v, u);
+            DC_FMA2(a2, c2, w[2], v, u);
+            DC_FMA2(a3, c3, w[3], v, u);
+            DC_FMA2(a4, c4, w[4], v, u);
+            DC_FMA2(a5, c5, w[5], v, u);
+            DC_FMA2(a6, c6, w[6], v, u);
+            DC_FMA2(a7, c7, w[7], v, u);
+        }
+        T *o = acc + q0, *p = acc + q1;
+        DC_STORE8(o, a);
+        DC_STORE8(p, c);
+    }
+#endif
+    for (; i < rows * n; i++) {
         int64_t q0 = i / n * rstep + i % n * W;
         vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0};
         for (int64_t t = 0; t < ntap; t++) {
@@ -38,18 +86,189 @@ DC_ATTR static void DC_NAME(const T *xp, const int64_t *toff, int64_t ntap, cons
             DC_FMA(a7, w[7], v);
         }
         T *o = acc + q0;
-        memcpy(o + 0 * ld, &a0, sizeof a0);
-        memcpy(o + 1 * ld, &a1, sizeof a1);
-        memcpy(o + 2 * ld, &a2, sizeof a2);
-        memcpy(o + 3 * ld, &a3, sizeof a3);
-        memcpy(o + 4 * ld, &a4, sizeof a4);
-        memcpy(o + 5 * ld, &a5, sizeof a5);
-        memcpy(o + 6 * ld, &a6, sizeof a6);
-        memcpy(o + 7 * ld, &a7, sizeof a7);
+        DC_STORE8(o, a);
     }
 }
 
-#undef DC_NAME
+/* Block m0 of NNC_DC_MB output channels of one image (dconv_image): the
+ * strips, then the bias (and ReLU) into the output planes O; with pg (a
+ * MaxPool after the ReLU, every window inside, no padding or dilation), the
+ * pool's output planes instead: each window's maximum of the ReLU'd values.
+ * Those are +0 or above and never NaN, so the pool's own result (pool_px)
+ * has the same bits whatever the order, and relu(max of the non-NaN v)
+ * equals it: a v > 0 is its own ReLU, and with none the result is +0. */
+DC_ATTR static inline void DC_SFX(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, int64_t M, const T *bias, int relu,
+                                                const FN(geom) *pg, const T *R, int64_t rows, int64_t rstep, int64_t rlen,
+                                   int64_t m0, T *O)
+{
+    const FN(dcgeom) *d = &k->d;
+    int64_t Qr = d->Qr, Wq = d->Wq, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
+    DC_SFX(dconv_strip)(k->xp, k->toff, d->ntap, k->wp + m0 * d->ntap, k->acc + m0 * Qr, Qr, rows, rstep, rlen);
+    if (pg) {
+        /* relu(max v), the max skipping NaNs from -inf: the maximum of the
+         * relu(v) (+0 when no v > 0).  Per pool row, in chunks of columns:
+         * the window rows' maximum per column (contiguous, vectorised),
+         * then each window's columns */
+        enum { CW = NNC_DC_POOL_COLS };
+        T cm[CW];
+        int64_t span = CW - pg->kw < pg->sw ? 1 : (CW - pg->kw) / pg->sw + 1; /* outputs per chunk */
+        for (int64_t mo = m0; mo < m1; mo++) {
+            T bv = bias ? bias[mo] : (T)0;
+            const T *a = k->acc + mo * Qr;
+            T *o = O + mo * pg->oh * pg->ow;
+            for (int64_t py = 0; py < pg->oh; py++)
+                for (int64_t p0 = 0; p0 < pg->ow; p0 += span) {
+                    int64_t p1 = p0 + span < pg->ow ? p0 + span : pg->ow;
+                    int64_t ncol = (p1 - 1 - p0) * pg->sw + pg->kw;
+                    const T *w = a + py * pg->sh * Wq + p0 * pg->sw;
+                    for (int64_t c = 0; c < ncol; c++) cm[c] = -(T)INFINITY;
+                    for (int64_t ki = 0; ki < pg->kh; ki++) {
+                        const T *r = w + ki * Wq;
+                        for (int64_t c = 0; c < ncol; c++) {
+                            T v = r[c] + bv;
+                            cm[c] = v > cm[c] ? v : cm[c];
+                        }
+                    }
+                    for (int64_t px = p0; px < p1; px++) {
+                        const T *q = cm + (px - p0) * pg->sw;
+                        T mx = -(T)INFINITY;
+                        for (int64_t kj = 0; kj < pg->kw; kj++) mx = q[kj] > mx ? q[kj] : mx;
+                        o[py * pg->ow + px] = ACTF(relu)(mx);
+                    }
+                }
+        }
+        return;
+    }
+    for (int64_t mo = m0; mo < m1; mo++) {
+        T bv = bias ? bias[mo] : (T)0;
+        for (int64_t oy = 0; oy < g->oh; oy++) {
+            const T *a = k->acc + mo * Qr + oy * Wq;
+            T *o = O + (mo * g->oh + oy) * g->ow;
+            const T *r = R ? R + (mo * g->oh + oy) * g->ow : NULL; /* a fused residual Add's operand */
+            if (r && relu)
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)((a[ox] + bv) + r[ox]);
+            else if (r)
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = (a[ox] + bv) + r[ox];
+            else if (relu)
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
+            else
+                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
+        }
+    }
+}
+
+/* dr[j] = sr[s j] for j in [j0, j1): one input row's columns into the row
+ * of its phase plane.  With DC_ROW512 (AVX-512), in vectors: masked loads
+ * read only the row's own elements (a load never touches memory past
+ * them), and a stride of 2 takes the even lanes of two vectors. */
+DC_ATTR static inline void DC_SFX(phase_row)(T *restrict dr, const T *restrict sr, int64_t j0, int64_t j1, int64_t s)
+{
+#ifdef DC_ROW512
+    const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
+    if (s == 1) {
+        for (int64_t j = j0; j < j1; j += W) {
+            int64_t n = j1 - j < W ? j1 - j : W;
+            TVSTOREN512(dr + j, n, TVLOADN512(sr + j, n));
+        }
+        return;
+    }
+    if (s == 2) {
+        for (int64_t j = j0; j < j1; j += W) {
+            int64_t n = j1 - j < W ? j1 - j : W, m = 2 * n - 1; /* outputs, inputs read */
+            TVSTOREN512(dr + j, n, TVEVEN512(TVLOADN512(sr + 2 * j, m < W ? m : W),
+                                              TVLOADN512(sr + 2 * j + W, m > W ? m - W : 0)));
+        }
+        return;
+    }
+#endif
+    if (s == 1) {
+        if (j1 > j0) memcpy(dr + j0, sr + j0, sizeof(T) * (size_t)(j1 - j0));
+    } else if (s == 2) /* a constant stride for the compiler */
+        for (int64_t j = j0; j < j1; j++) dr[j] = sr[2 * j];
+    else
+        for (int64_t j = j0; j < j1; j++) dr[j] = sr[j * s];
+}
+
+/* dst[q] = src[map[q]], or 0 where map[q] < 0, for q in [0, n): a
+ * channel's phase planes from its input plane, with DC_GATHER a vector of
+ * them at a time (masked lanes never read). */
+DC_ATTR static inline void DC_SFX(phase_map)(T *restrict dst, const T *restrict src, const int32_t *restrict map,
+                                             int64_t n)
+{
+    int64_t q = 0;
+#ifdef DC_GATHER
+    typedef T vec __attribute__((vector_size(DC_BYTES)));
+    for (const int64_t W = (int64_t)(DC_BYTES / sizeof(T)); q + W <= n; q += W) {
+        vec v = DC_GATHER(src, map + q);
+        memcpy(dst + q, &v, sizeof v);
+    }
+#endif
+    for (; q < n; q++) dst[q] = map[q] >= 0 ? src[map[q]] : (T)0;
+}
+
+/* One image: X its cg input planes of the group, O the M output planes;
+ * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
+DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
+                            int relu, const FN(geom) *pg, const T *R, int intra, T *O)
+{
+    const FN(dcgeom) *d = &k->d;
+    int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
+    T *xp = k->xp;
+    /* the phase planes: with the map, every element of each channel's
+     * planes in one pass (narrow inputs, where a pass per row would cost
+     * more than the row), then the over-read slack zeroed; else all zero
+     * (padding, rows or columns past the input, the slack), then each input
+     * row's columns into the row of its phase (a run of memory when the
+     * stride is 1) */
+    if (k->map) {
+        const int64_t hw = g->h * g->w;
+        for (int64_t c = 0; c < cg; c++) DC_SFX(phase_map)(xp + c * d->chan, X + c * hw, k->map, d->chan);
+        memset(xp + cg * d->chan, 0, sizeof(T) * (size_t)NNC_DC_VW);
+    } else {
+    memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + NNC_DC_VW));
+    int64_t rp0 = g->pt % sh, ri0 = g->pt / sh; /* input row 0's phase and row in it */
+    /* everything the loop reads in locals: its vector stores may alias
+     * anything, so fields would be reloaded after each */
+    const int64_t h = g->h, w = g->w, pl = g->pl, Hq = d->Hq, plane = d->plane, chan = d->chan;
+    const int64_t *jb = k->jb;
+    for (int64_t c = 0; c < cg; c++) {
+        T *dc = xp + c * chan;
+        const T *src = X + c * h * w - pl;
+        for (int64_t iy = 0, rp = rp0, ri = ri0; iy < h && ri < Hq; iy++, src += w) {
+            T *dst = dc + rp * sw * plane + ri * Wq;
+            for (int64_t r = 0; r < sw; r++) DC_SFX(phase_row)(dst + r * plane, src + r, jb[2 * r], jb[2 * r + 1], sw);
+            if (++rp == sh) rp = 0, ri++;
+        }
+    }
+    }
+    const int64_t vw = (int64_t)(DC_BYTES / sizeof(T));
+    /* strips along the phase-width grid q = oy Wq + ox, or row by row over
+     * the ow real columns when that takes fewer strips (8 x 8 outputs on a
+     * 10-wide grid: 8 strips of 8, not 10) and the last row's strip stays
+     * inside the accumulators' row of Qr; the same taps per output */
+    int64_t vr = (g->ow + vw - 1) / vw, rows = 1, rstep = 0, rlen = d->Q;
+    if (g->oh * vr < (d->Q + vw - 1) / vw && (g->oh - 1) * Wq + vr * vw <= Qr) rows = g->oh, rstep = Wq, rlen = g->ow;
+    /* blocks of NNC_DC_MB channels, each bias (and ReLU) applied while its
+     * accumulators are in cache; over intra threads when the image is
+     * large enough to pay for the team (each block's work is the same
+     * whichever thread does it) */
+    int64_t nblk = d->Mp / NNC_DC_MB;
+    int par = intra > 1 && nblk > 1 && d->ntap * Qr * d->Mp >= NNC_DC_PAR_MACS ? (nblk < intra ? (int)nblk : intra) : 1;
+    if (par > 1) { /* (no OpenMP region at all otherwise: even an inactive one costs a team) */
+#pragma omp parallel for num_threads(par) schedule(static)
+        for (int64_t bi = 0; bi < nblk; bi++)
+            DC_SFX(dconv_block)(g, k, M, bias, relu, pg, R, rows, rstep, rlen, bi * NNC_DC_MB, O);
+    } else
+        for (int64_t bi = 0; bi < nblk; bi++)
+            DC_SFX(dconv_block)(g, k, M, bias, relu, pg, R, rows, rstep, rlen, bi * NNC_DC_MB, O);
+}
+
+#undef DC_SFX
 #undef DC_BYTES
 #undef DC_ATTR
 #undef DC_FMA
+#undef DC_PAIR
+#undef DC_FMA2
+#undef DC_ROW512
+#undef DC_GATHER
+#undef DC_STORE8

@@ -652,9 +652,9 @@ static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g)
  * phase-width grid (columns ox >= ow are discarded) then reads tap
  * (c, ki, kj) at a fixed offset + q, so a strip of consecutive q is one
  * contiguous load per tap, across output rows, whatever the stride.  Each
- * output is s = 0; s = s + w_t x_t for the taps t in (c, ki, kj) order, one
- * rounding per product and per sum (no fused multiply-add on any clone), so
- * every instruction-set path gives the same bits, which test_runtime checks
+ * output is s = 0; s = fma(w_t, x_t, s) for the taps t in (c, ki, kj)
+ * order, one rounding per tap on every path (dconv_strip_impl.h), so every
+ * instruction-set path gives the same bits, which test_runtime checks
  * against that definition. */
 #define NNC_DC_MB 8                          /* output channels per block */
 /* an image's products (padded) worth a thread team: resnet_4b at batch 1
@@ -663,10 +663,18 @@ static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g)
  * thread: 6.9k/s) */
 #define NNC_DC_PAR_MACS ((int64_t)1 << 18)
 #define NNC_DC_VW ((int64_t)(64 / sizeof(T))) /* rows of outputs padded to 64 bytes, the widest path's vector */
+/* Inputs at most this many columns wide get their phase planes through a
+ * map, one pass per channel (dconv_image).  Copied row by row, resnet_4b's
+ * rows of 8 and 16 columns cost 10 to 14 TSC cycles each, about a fifth of
+ * its time at batch 64; through the map (AVX-512, 2 threads, batch 64)
+ * resnet_4b ran 26.2k/s against 20.5k/s, the zoo CNN (28 columns) 134k/s
+ * against 106k/s; 16 or 64 here changed no model by more than the noise */
+#define NNC_DC_MAP_W 32
 
 /* Phase-plane geometry of a direct convolution. */
 typedef struct FN(dcgeom) {
     int64_t Hq, Wq, plane, chan, Q, Qr, Mp, ntap;
+    int64_t mapn; /* entries of the phase planes' map (dconv_prepare), 0: none */
 } FN(dcgeom);
 
 /* Of window geometry g, for one group: cg input channels, M filters. */
@@ -681,6 +689,7 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
     d->Qr = (d->Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
     d->Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB;
     d->ntap = cg * g->kh * g->kw;
+    d->mapn = g->w <= NNC_DC_MAP_W && g->h * g->w < INT32_MAX ? (d->chan + 15) / 16 * 16 : 0;
 }
 
 /* Whether n runs as a direct convolution: weights shared by the samples. */
@@ -698,65 +707,29 @@ static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
     /* one group's prepared part when not prepared beforehand (an int64 in
      * at most two T slots, 8-byte alignment), phase planes + over-read
      * slack, accumulators (see dconv_prepare) */
-    return d.Mp * d.ntap + 2 * (d.ntap + 2 * g.sw) + 2 + cg * d.chan + NNC_DC_VW + d.Mp * d.Qr;
-}
-
-/* The inner kernel per instruction-set path (dconv_strip_impl.h), chosen
- * by nnc_isa(), so NNC_ISA=generic runs the baseline's code here too: the
- * vector width is the path's own (a 64-byte vector on AVX2 spilled half of
- * its sixteen accumulators).  Every path gives the same bits. */
-typedef void (*FN(dcstrip))(const T *, const int64_t *, int64_t, const T *, T *, int64_t, int64_t, int64_t, int64_t);
-#define DC_NAME FN(dconv_strip_generic)
-#define DC_BYTES 16
-#define DC_ATTR
-/* lane by lane through libm's fma (TFMA): correctly rounded, in hardware
- * where the CPU has it */
-#define DC_FMA(a, w, v)                                                                                                \
-    do {                                                                                                               \
-        for (int l_ = 0; l_ < (int)(DC_BYTES / sizeof(T)); l_++) (a)[l_] = TFMA((w), (v)[l_], (a)[l_]);                  \
-    } while (0)
-#include "models/dconv_strip_impl.h"
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define NNC_DC_X86 1
-#include <immintrin.h>
-#define DC_NAME FN(dconv_strip_avx2)
-#define DC_BYTES 32
-#define DC_ATTR __attribute__((target("avx2,fma")))
-#define DC_FMA(a, w, v) ((a) = TVFMA256((w), (v), (a)))
-#include "models/dconv_strip_impl.h"
-#define DC_NAME FN(dconv_strip_avx512)
-#define DC_BYTES 64
-#define DC_ATTR __attribute__((target("avx512f")))
-#define DC_FMA(a, w, v) ((a) = TVFMA512((w), (v), (a)))
-#include "models/dconv_strip_impl.h"
-#endif
-
-/* The path's kernel, and its vector width in elements at *w. */
-static FN(dcstrip) FN(dconv_strip_pick)(int64_t *w)
-{
-#ifdef NNC_DC_X86
-    nnc_isa_level l = nnc_isa();
-    if (l >= NNC_ISA_AVX512) return *w = 64 / (int64_t)sizeof(T), FN(dconv_strip_avx512);
-    if (l >= NNC_ISA_AVX2) return *w = 32 / (int64_t)sizeof(T), FN(dconv_strip_avx2);
-#endif
-    return *w = 16 / (int64_t)sizeof(T), FN(dconv_strip_generic);
+    return d.Mp * d.ntap + 2 * (d.ntap + 2 * g.sw) + 2 + (d.mapn * 4 + sizeof(T) - 1) / sizeof(T) + cg * d.chan +
+           NNC_DC_VW + d.Mp * d.Qr;
 }
 
 /* A direct convolution's state: the prepared part (one group's filters
  * packed tap-major per block of NNC_DC_MB channels, zero past M; the taps'
- * offsets in the phase planes; each column phase's input columns), built
+ * offsets in the phase planes; each column phase's input columns; for
+ * narrow inputs, the map of a channel's phase planes), built
  * once per runtime (nnc_op_conv_prep) or per call into scratch; then the
  * phase planes and the accumulators of the current image, in scratch. */
 typedef struct FN(dcwork) {
     FN(dcgeom) d;
     T *wp, *xp, *acc;
     int64_t *toff, *jb; /* jb[2 r], jb[2 r + 1]: phase r's first and end column j with input inside */
+    int32_t *map;       /* or NULL: element q of a channel's phase planes is its input plane's element
+                           map[q], or 0 where map[q] < 0 (padding); d.mapn entries */
 } FN(dcwork);
 
 /* Bytes of one group's prepared part (8-byte aligned). */
 static size_t FN(dconv_prep_bytes)(const FN(dcgeom) *d, int64_t sw)
 {
-    return ((size_t)(d->Mp * d->ntap) * sizeof(T) + 7) / 8 * 8 + (size_t)(d->ntap + 2 * sw) * sizeof(int64_t);
+    return ((size_t)(d->Mp * d->ntap) * sizeof(T) + 7) / 8 * 8 + (size_t)(d->ntap + 2 * sw) * sizeof(int64_t) +
+           (size_t)d->mapn * sizeof(int32_t);
 }
 
 /* Point k's prepared part at area (8-byte aligned, dconv_prep_bytes) and,
@@ -769,6 +742,7 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
     k->wp = area;
     k->toff = (int64_t *)(void *)((char *)area + ((size_t)(d->Mp * ntap) * sizeof(T) + 7) / 8 * 8);
     k->jb = k->toff + ntap;
+    k->map = d->mapn ? (int32_t *)(void *)(k->jb + 2 * sw) : NULL;
     if (W == NULL) return;
     for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
         for (int64_t t = 0; t < ntap; t++)
@@ -788,126 +762,68 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
         k->jb[2 * r] = j0;
         k->jb[2 * r + 1] = j1;
     }
-}
-
-/* Block m0 of NNC_DC_MB output channels of one image (dconv_image): the
- * strips, then the bias (and ReLU) into the output planes O; with pg (a
- * MaxPool after the ReLU, every window inside, no padding or dilation), the
- * pool's output planes instead: each window's maximum of the ReLU'd values.
- * Those are +0 or above and never NaN, so the pool's own result (pool_px)
- * has the same bits whatever the order, and relu(max of the non-NaN v)
- * equals it: a v > 0 is its own ReLU, and with none the result is +0. */
-static inline void FN(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, FN(dcstrip) strip, int64_t M, const T *bias,
-                                   int relu, const FN(geom) *pg, const T *R, int64_t rows, int64_t rstep, int64_t rlen,
-                                   int64_t m0, T *O)
-{
-    const FN(dcgeom) *d = &k->d;
-    int64_t Qr = d->Qr, Wq = d->Wq, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
-    strip(k->xp, k->toff, d->ntap, k->wp + m0 * d->ntap, k->acc + m0 * Qr, Qr, rows, rstep, rlen);
-    if (pg) {
-        /* relu(max v), the max skipping NaNs from -inf: the maximum of the
-         * relu(v) (+0 when no v > 0).  Per pool row, in chunks of columns:
-         * the window rows' maximum per column (contiguous, vectorised),
-         * then each window's columns */
-        enum { CW = NNC_DC_POOL_COLS };
-        T cm[CW];
-        int64_t span = CW - pg->kw < pg->sw ? 1 : (CW - pg->kw) / pg->sw + 1; /* outputs per chunk */
-        for (int64_t mo = m0; mo < m1; mo++) {
-            T bv = bias ? bias[mo] : (T)0;
-            const T *a = k->acc + mo * Qr;
-            T *o = O + mo * pg->oh * pg->ow;
-            for (int64_t py = 0; py < pg->oh; py++)
-                for (int64_t p0 = 0; p0 < pg->ow; p0 += span) {
-                    int64_t p1 = p0 + span < pg->ow ? p0 + span : pg->ow;
-                    int64_t ncol = (p1 - 1 - p0) * pg->sw + pg->kw;
-                    const T *w = a + py * pg->sh * Wq + p0 * pg->sw;
-                    for (int64_t c = 0; c < ncol; c++) cm[c] = -(T)INFINITY;
-                    for (int64_t ki = 0; ki < pg->kh; ki++) {
-                        const T *r = w + ki * Wq;
-                        for (int64_t c = 0; c < ncol; c++) {
-                            T v = r[c] + bv;
-                            cm[c] = v > cm[c] ? v : cm[c];
-                        }
-                    }
-                    for (int64_t px = p0; px < p1; px++) {
-                        const T *q = cm + (px - p0) * pg->sw;
-                        T mx = -(T)INFINITY;
-                        for (int64_t kj = 0; kj < pg->kw; kj++) mx = q[kj] > mx ? q[kj] : mx;
-                        o[py * pg->ow + px] = ACTF(relu)(mx);
-                    }
-                }
-        }
-        return;
-    }
-    for (int64_t mo = m0; mo < m1; mo++) {
-        T bv = bias ? bias[mo] : (T)0;
-        for (int64_t oy = 0; oy < g->oh; oy++) {
-            const T *a = k->acc + mo * Qr + oy * Wq;
-            T *o = O + (mo * g->oh + oy) * g->ow;
-            const T *r = R ? R + (mo * g->oh + oy) * g->ow : NULL; /* a fused residual Add's operand */
-            if (r && relu)
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)((a[ox] + bv) + r[ox]);
-            else if (r)
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = (a[ox] + bv) + r[ox];
-            else if (relu)
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
-            else
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
-        }
+    /* the map: element q of phase (rp, r)'s plane at (i, j) holds padded
+     * element (i sh + rp, j sw + r), input (i sh + rp - pt, j sw + r - pl) */
+    for (int64_t q = 0; q < d->mapn; q++) {
+        int64_t ph = q / d->plane, i = q % d->plane / d->Wq, j = q % d->Wq;
+        int64_t iy = i * sh + ph / sw - g->pt, ix = j * sw + ph % sw - g->pl;
+        k->map[q] = q < d->chan && iy >= 0 && iy < g->h && ix >= 0 && ix < g->w ? (int32_t)(iy * g->w + ix) : -1;
     }
 }
 
-/* One image: X its cg input planes of the group, O the M output planes;
- * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
-static void FN(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
-                            int relu, const FN(geom) *pg, const T *R, int intra, T *O)
+/* The direct convolution of one image per instruction-set path
+ * (dconv_strip_impl.h: the inner kernel, the epilogue and the phase
+ * planes, each compiled for the path), chosen by nnc_isa(), so
+ * NNC_ISA=generic runs the baseline's code here too: the vector width is
+ * the path's own (a 64-byte vector on AVX2 spilled half of its sixteen
+ * accumulators).  Every path gives the same bits. */
+typedef void (*FN(dcimage))(const FN(geom) *, const FN(dcwork) *, const T *, int64_t, int64_t, const T *, int,
+                            const FN(geom) *, const T *, int, T *);
+#define DC_SFX(x) FN(x##_generic)
+#define DC_BYTES 16
+#define DC_ATTR
+/* lane by lane through libm's fma (TFMA): correctly rounded, in hardware
+ * where the CPU has it */
+#define DC_FMA(a, w, v)                                                                                                \
+    do {                                                                                                               \
+        for (int l_ = 0; l_ < (int)(DC_BYTES / sizeof(T)); l_++) (a)[l_] = TFMA((w), (v)[l_], (a)[l_]);                  \
+    } while (0)
+#include "models/dconv_strip_impl.h"
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NNC_DC_X86 1
+#include <immintrin.h>
+#define DC_SFX(x) FN(x##_avx2)
+#define DC_BYTES 32
+#define DC_ATTR __attribute__((target("avx2,fma")))
+#define DC_FMA(a, w, v) ((a) = TVFMA256((w), (v), (a)))
+#define DC_GATHER(base, ip) TVGATHER256((base), (ip))
+#include "models/dconv_strip_impl.h"
+#define DC_SFX(x) FN(x##_avx512)
+#define DC_BYTES 64
+#define DC_ATTR __attribute__((target("avx512f")))
+#define DC_FMA(a, w, v) ((a) = TVFMA512((w), (v), (a)))
+#define DC_PAIR 1
+#define DC_ROW512 1
+#define DC_GATHER(base, ip) TVGATHER512((base), (ip))
+/* a <- fma(w, v, a), c <- fma(w, u, c), w broadcast once */
+#define DC_FMA2(a, c, w, v, u)                                                                                         \
+    do {                                                                                                               \
+        TVEC512 b_ = TVSET512(w);                                                                                      \
+        (a) = TVFMAV512(b_, (v), (a));                                                                                 \
+        (c) = TVFMAV512(b_, (u), (c));                                                                                 \
+    } while (0)
+#include "models/dconv_strip_impl.h"
+#endif
+
+/* The path's image function. */
+static FN(dcimage) FN(dconv_image_pick)(void)
 {
-    const FN(dcgeom) *d = &k->d;
-    int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
-    T *xp = k->xp;
-    /* the phase planes: all zero (padding, rows or columns past the
-     * input, the over-read slack), then each input row's columns into the
-     * row of its phase (a run of memory when the stride is 1) */
-    memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + NNC_DC_VW));
-    int64_t rp0 = g->pt % sh, ri0 = g->pt / sh; /* input row 0's phase and row in it */
-    for (int64_t c = 0; c < cg; c++)
-        for (int64_t iy = 0, rp = rp0, ri = ri0; iy < g->h && ri < d->Hq; iy++, rp = rp + 1 == sh ? 0 : rp + 1,
-                     ri += rp == 0) {
-            T *dst = xp + c * d->chan + rp * sw * d->plane + ri * Wq;
-            const T *src = X + (c * g->h + iy) * g->w - g->pl;
-            for (int64_t r = 0; r < sw; r++) {
-                int64_t j0 = k->jb[2 * r], j1 = k->jb[2 * r + 1];
-                T *restrict dr = dst + r * d->plane;
-                const T *restrict sr = src + r;
-                if (sw == 1) {
-                    if (j1 > j0) memcpy(dr + j0, sr + j0, sizeof(T) * (size_t)(j1 - j0));
-                } else if (sw == 2) /* a constant stride for the compiler */
-                    for (int64_t j = j0; j < j1; j++) dr[j] = sr[2 * j];
-                else
-                    for (int64_t j = j0; j < j1; j++) dr[j] = sr[j * sw];
-            }
-        }
-    int64_t vw;
-    FN(dcstrip) strip = FN(dconv_strip_pick)(&vw);
-    /* strips along the phase-width grid q = oy Wq + ox, or row by row over
-     * the ow real columns when that takes fewer strips (8 x 8 outputs on a
-     * 10-wide grid: 8 strips of 8, not 10) and the last row's strip stays
-     * inside the accumulators' row of Qr; the same taps per output */
-    int64_t vr = (g->ow + vw - 1) / vw, rows = 1, rstep = 0, rlen = d->Q;
-    if (g->oh * vr < (d->Q + vw - 1) / vw && (g->oh - 1) * Wq + vr * vw <= Qr) rows = g->oh, rstep = Wq, rlen = g->ow;
-    /* blocks of NNC_DC_MB channels, each bias (and ReLU) applied while its
-     * accumulators are in cache; over intra threads when the image is
-     * large enough to pay for the team (each block's work is the same
-     * whichever thread does it) */
-    int64_t nblk = d->Mp / NNC_DC_MB;
-    int par = intra > 1 && nblk > 1 && d->ntap * Qr * d->Mp >= NNC_DC_PAR_MACS ? (nblk < intra ? (int)nblk : intra) : 1;
-    if (par > 1) { /* (no OpenMP region at all otherwise: even an inactive one costs a team) */
-#pragma omp parallel for num_threads(par) schedule(static)
-        for (int64_t bi = 0; bi < nblk; bi++)
-            FN(dconv_block)(g, k, strip, M, bias, relu, pg, R, rows, rstep, rlen, bi * NNC_DC_MB, O);
-    } else
-        for (int64_t bi = 0; bi < nblk; bi++)
-            FN(dconv_block)(g, k, strip, M, bias, relu, pg, R, rows, rstep, rlen, bi * NNC_DC_MB, O);
+#ifdef NNC_DC_X86
+    nnc_isa_level l = nnc_isa();
+    if (l >= NNC_ISA_AVX512) return FN(dconv_image_avx512);
+    if (l >= NNC_ISA_AVX2) return FN(dconv_image_avx2);
+#endif
+    return FN(dconv_image_generic);
 }
 
 /* The prepared parts of Conv n's direct path for every group, malloc'd
@@ -1044,12 +960,13 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
             else FN(dconv_prepare)(&g, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
             k.xp = x->prep ? cols : (T *)(void *)((char *)cols + pb);
             k.acc = k.xp + cg * k.d.chan + NNC_DC_VW;
+            FN(dcimage) image = FN(dconv_image_pick)();
             for (int64_t gimg = 0; gimg < images; gimg++) {
                 int64_t b = gimg / g.n, nn = gimg % g.n;
                 T *O = pg ? TP(x->pool->out[0], b) + nn * pimg + gi * M * PP
                           : FN(out_base)(x, n, b) + nn * out_img + gi * M * P;
                 const T *R = x->add_in > 0 ? TP(x->add_in - 1, b) + nn * out_img + gi * M * P : NULL;
-                FN(dconv_image)(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
+                image(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
                                 vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, pg, R, x->intra, O);
             }
         }

@@ -276,14 +276,16 @@ __attribute__((optimize("fp-contract=off"))) static double conv_ref(const conv_c
 
 START_TEST(test_conv_geometries)
 {
-    int direct = 0, strided = 0;
+    int direct = 0, strided = 0, wide = 0;
     for (int it = 0; it < 200; it++) {
         conv_case c = {0};
         c.group = rnd() % 4 == 0 ? rndi(2, 3) : 1;
         c.C = c.group * rndi(1, 4);
         c.M = c.group * rndi(1, 11); /* block tails of 8 channels */
         c.H = rndi(1, 13);
-        c.W = rndi(1, 13);
+        /* inputs up to 32 columns wide get their phase planes through a
+         * map, wider ones row by row (kernels_impl.h, NNC_DC_MAP_W) */
+        c.W = rnd() % 4 == 0 ? rndi(29, 44) : rndi(1, 13);
         c.kh = rndi(1, 3);
         c.kw = rndi(1, 3);
         c.s = rnd() % 3 == 0 ? rndi(2, 3) : 1;
@@ -351,11 +353,13 @@ START_TEST(test_conv_geometries)
         }
         if (c.s == 1) direct++;
         else strided++;
+        wide += c.W > 32;
         free(wf); free(wd); free(xd); free(yd); free(xf); free(yf);
         nnc_mdl_destroy(m);
     }
     ck_assert_int_gt(direct, 100);
     ck_assert_int_gt(strided, 20);
+    ck_assert_int_gt(wide, 20);
 }
 END_TEST
 
