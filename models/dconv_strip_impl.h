@@ -10,6 +10,7 @@
  *   DC_PAIR, DC_FMA2(a, c, w, v, u)  optional: two strips at a time (below)
  *   DC_ROW512  optional: the phase planes' rows in AVX-512 vectors (phase_row)
  *   DC_GATHER(base, ip)  optional: a vector of base[ip[l]], 0 where ip[l] < 0 (phase_map)
+ *   DC_CNB     optional: vectors of output channels per tile of the channel kernel (default 1)
  * and T as kernels_impl.h does.
  *
  * dconv_strip(xp, toff, ntap, wp, acc, ld, rows, rstep, rlen): acc[j ld + q]
@@ -90,6 +91,81 @@ DC_ATTR static void DC_SFX(dconv_strip)(const T *xp, const int64_t *toff, int64_
     }
 }
 
+/* One output row of the epilogue: o[x] = (a[x sx] + bv) (+ r[x]) (ReLU'd),
+ * x in [0, n); r a fused residual Add's operand or NULL. */
+DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(epi_row)(T *restrict o, const T *restrict a, int64_t sx,
+                                                                          int64_t n, T bv, const T *restrict r,
+                                                                          int relu)
+{
+    if (r && relu)
+        for (int64_t x = 0; x < n; x++) o[x] = ACTF(relu)((a[x * sx] + bv) + r[x]);
+    else if (r)
+        for (int64_t x = 0; x < n; x++) o[x] = (a[x * sx] + bv) + r[x];
+    else if (relu)
+        for (int64_t x = 0; x < n; x++) o[x] = ACTF(relu)(a[x * sx] + bv);
+    else
+        for (int64_t x = 0; x < n; x++) o[x] = a[x * sx] + bv;
+}
+
+#ifndef DC_CNB
+#define DC_CNB 1
+#endif
+/* The channel kernel (small outputs, where strips of pixels would leave
+ * lanes idle): one tile of 8 output pixels, a row of 8 columns (two = 0)
+ * or two rows of 4 (two = 1) from xb on the phase-width grid, times nb
+ * (<= DC_CNB) vectors of output channels whose filters wc holds
+ * ([tap][Mq]); each pixel's input broadcast, the same fma per tap in the
+ * same order as the strips, so the same bits.  Out: pixel (i, j) of the
+ * tile, channel vector v at o + i orow + j Mq + v W. */
+DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile)(const T *xb, const int64_t *toff,
+                                                                            int64_t ntap, const T *wc, int64_t Mq,
+                                                                            int64_t Wq, T *o, int64_t orow, int two,
+                                                                            int nb)
+{
+    typedef T vec __attribute__((vector_size(DC_BYTES)));
+    const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
+    vec a[8][DC_CNB] = {{{0}}};
+    for (int64_t t = 0; t < ntap; t++) {
+        const T *x = xb + toff[t], *w = wc + t * Mq;
+        vec wv[DC_CNB];
+        for (int v = 0; v < nb; v++) memcpy(&wv[v], w + v * W, sizeof(vec));
+        for (int p = 0; p < 8; p++) {
+            T xv = two ? x[(p >> 2) * Wq + (p & 3)] : x[p];
+            for (int v = 0; v < nb; v++) DC_FMA(a[p][v], xv, wv[v]);
+        }
+    }
+    for (int p = 0; p < 8; p++)
+        for (int v = 0; v < nb; v++)
+            memcpy(o + (two ? (p >> 2) * orow + (p & 3) * Mq : p * Mq) + v * W, &a[p][v], sizeof(vec));
+}
+
+/* Channels [ob, ob + DC_CNB W) of one image by the channel kernel, then
+ * their epilogue (bias, residual, ReLU) into the output planes O; the
+ * accumulators hold pixel (oy, ox)'s channels at (oy OWp + ox) Mq. */
+DC_ATTR static void DC_SFX(chan_block)(const FN(geom) *g, const FN(dcwork) *k, int64_t M, const T *bias, int relu,
+                                       const T *R, int two, int64_t ob, T *O)
+{
+    const FN(dcgeom) *d = &k->d;
+    const int64_t W = (int64_t)(DC_BYTES / sizeof(T)), Mq = d->Mq, Wq = d->Wq, oh = g->oh, ow = g->ow;
+    const int64_t OWp = two ? 4 : (ow + 7) / 8 * 8, orow = OWp * Mq, ntap = d->ntap;
+    const int64_t m1 = ob + DC_CNB * W < M ? ob + DC_CNB * W : M;
+    const int full = m1 - ob > (DC_CNB - 1) * W; /* all DC_CNB vectors hold channels */
+    const T *wc = k->wc + ob;
+    for (int64_t oy = 0; oy < oh; oy += 1 + two)
+        for (int64_t ox = 0; ox < ow; ox += two ? 4 : 8) {
+            const T *xb = k->xp + oy * Wq + ox;
+            T *o = k->acc + (oy * OWp + ox) * Mq + ob;
+            if (two && full) DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 1, DC_CNB);
+            else if (two) DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 1, 1);
+            else if (full) DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 0, DC_CNB);
+            else DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 0, 1);
+        }
+    for (int64_t mo = ob; mo < m1; mo++)
+        for (int64_t oy = 0; oy < oh; oy++)
+            DC_SFX(epi_row)(O + (mo * oh + oy) * ow, k->acc + oy * orow + mo, Mq, ow, bias ? bias[mo] : (T)0,
+                            R ? R + (mo * oh + oy) * ow : NULL, relu);
+}
+
 /* Block m0 of NNC_DC_MB output channels of one image (dconv_image): the
  * strips, then the bias (and ReLU) into the output planes O; with pg (a
  * MaxPool after the ReLU, every window inside, no padding or dilation), the
@@ -139,22 +215,10 @@ DC_ATTR static inline void DC_SFX(dconv_block)(const FN(geom) *g, const FN(dcwor
         }
         return;
     }
-    for (int64_t mo = m0; mo < m1; mo++) {
-        T bv = bias ? bias[mo] : (T)0;
-        for (int64_t oy = 0; oy < g->oh; oy++) {
-            const T *a = k->acc + mo * Qr + oy * Wq;
-            T *o = O + (mo * g->oh + oy) * g->ow;
-            const T *r = R ? R + (mo * g->oh + oy) * g->ow : NULL; /* a fused residual Add's operand */
-            if (r && relu)
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)((a[ox] + bv) + r[ox]);
-            else if (r)
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = (a[ox] + bv) + r[ox];
-            else if (relu)
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = ACTF(relu)(a[ox] + bv);
-            else
-                for (int64_t ox = 0; ox < g->ow; ox++) o[ox] = a[ox] + bv;
-        }
-    }
+    for (int64_t mo = m0; mo < m1; mo++)
+        for (int64_t oy = 0; oy < g->oh; oy++)
+            DC_SFX(epi_row)(O + (mo * g->oh + oy) * g->ow, k->acc + mo * Qr + oy * Wq, 1, g->ow, bias ? bias[mo] : (T)0,
+                            R ? R + (mo * g->oh + oy) * g->ow : NULL, relu);
 }
 
 /* dr[j] = sr[s j] for j in [j0, j1): one input row's columns into the row
@@ -248,6 +312,22 @@ DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, 
      * inside the accumulators' row of Qr; the same taps per output */
     int64_t vr = (g->ow + vw - 1) / vw, rows = 1, rstep = 0, rlen = d->Q;
     if (g->oh * vr < (d->Q + vw - 1) / vw && (g->oh - 1) * Wq + vr * vw <= Qr) rows = g->oh, rstep = Wq, rlen = g->ow;
+    /* the channel kernel instead where it leaves fewer lanes idle (small
+     * outputs: 4 x 4 pixels are 2 strips of 16 on AVX-512, half of them
+     * past the row ends); not with a fused pool */
+    int two = g->ow <= 4 && g->oh % 2 == 0;
+    int64_t tiles = two ? g->oh / 2 : g->oh * ((g->ow + 7) / 8);
+    int64_t lanes_s = rows * ((rlen + vw - 1) / vw) * vw * d->Mp, lanes_c = tiles * 8 * ((M + vw - 1) / vw * vw);
+    if (!pg && lanes_c < lanes_s) {
+        int64_t nblk = (M + DC_CNB * vw - 1) / (DC_CNB * vw);
+        int par = intra > 1 && nblk > 1 && d->ntap * lanes_c >= NNC_DC_PAR_MACS ? (nblk < intra ? (int)nblk : intra) : 1;
+        if (par > 1) {
+#pragma omp parallel for num_threads(par) schedule(static)
+            for (int64_t bi = 0; bi < nblk; bi++) DC_SFX(chan_block)(g, k, M, bias, relu, R, two, bi * DC_CNB * vw, O);
+        } else
+            for (int64_t bi = 0; bi < nblk; bi++) DC_SFX(chan_block)(g, k, M, bias, relu, R, two, bi * DC_CNB * vw, O);
+        return;
+    }
     /* blocks of NNC_DC_MB channels, each bias (and ReLU) applied while its
      * accumulators are in cache; over intra threads when the image is
      * large enough to pay for the team (each block's work is the same
@@ -272,3 +352,4 @@ DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, 
 #undef DC_ROW512
 #undef DC_GATHER
 #undef DC_STORE8
+#undef DC_CNB

@@ -675,6 +675,8 @@ static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g)
 typedef struct FN(dcgeom) {
     int64_t Hq, Wq, plane, chan, Q, Qr, Mp, ntap;
     int64_t mapn; /* entries of the phase planes' map (dconv_prepare), 0: none */
+    int64_t Mq;   /* output channels of the channel kernel's filters: M padded to two of the widest vectors */
+    int64_t nacc; /* accumulators: the strips' (Mp Qr) or the channel kernel's, the more */
 } FN(dcgeom);
 
 /* Of window geometry g, for one group: cg input channels, M filters. */
@@ -689,6 +691,9 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
     d->Qr = (d->Q + NNC_DC_VW - 1) / NNC_DC_VW * NNC_DC_VW;
     d->Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB;
     d->ntap = cg * g->kh * g->kw;
+    d->Mq = (M + 2 * NNC_DC_VW - 1) / (2 * NNC_DC_VW) * (2 * NNC_DC_VW);
+    d->nacc = (g->oh + 1) / 2 * 2 * ((g->ow + 7) / 8 * 8) * d->Mq;
+    if (d->nacc < d->Mp * d->Qr) d->nacc = d->Mp * d->Qr;
     d->mapn = g->w <= NNC_DC_MAP_W && g->h * g->w < INT32_MAX ? (d->chan + 15) / 16 * 16 : 0;
 }
 
@@ -707,19 +712,20 @@ static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
     /* one group's prepared part when not prepared beforehand (an int64 in
      * at most two T slots, 8-byte alignment), phase planes + over-read
      * slack, accumulators (see dconv_prepare) */
-    return d.Mp * d.ntap + 2 * (d.ntap + 2 * g.sw) + 2 + (d.mapn * 4 + sizeof(T) - 1) / sizeof(T) + cg * d.chan +
-           NNC_DC_VW + d.Mp * d.Qr;
+    return (d.Mp + d.Mq) * d.ntap + 2 * (d.ntap + 2 * g.sw) + 2 + (d.mapn * 4 + sizeof(T) - 1) / sizeof(T) +
+           cg * d.chan + NNC_DC_VW + d.nacc;
 }
 
 /* A direct convolution's state: the prepared part (one group's filters
  * packed tap-major per block of NNC_DC_MB channels, zero past M; the taps'
  * offsets in the phase planes; each column phase's input columns; for
  * narrow inputs, the map of a channel's phase planes), built
- * once per runtime (nnc_op_conv_prep) or per call into scratch; then the
+ * once per runtime (nnc_op_conv_prep) or per call into scratch, the
+ * filters also tap-major over all channels for the channel kernel; then the
  * phase planes and the accumulators of the current image, in scratch. */
 typedef struct FN(dcwork) {
     FN(dcgeom) d;
-    T *wp, *xp, *acc;
+    T *wp, *wc, *xp, *acc; /* wc: the channel kernel's filters, [tap][Mq] */
     int64_t *toff, *jb; /* jb[2 r], jb[2 r + 1]: phase r's first and end column j with input inside */
     int32_t *map;       /* or NULL: element q of a channel's phase planes is its input plane's element
                            map[q], or 0 where map[q] < 0 (padding); d.mapn entries */
@@ -728,7 +734,7 @@ typedef struct FN(dcwork) {
 /* Bytes of one group's prepared part (8-byte aligned). */
 static size_t FN(dconv_prep_bytes)(const FN(dcgeom) *d, int64_t sw)
 {
-    return ((size_t)(d->Mp * d->ntap) * sizeof(T) + 7) / 8 * 8 + (size_t)(d->ntap + 2 * sw) * sizeof(int64_t) +
+    return ((size_t)((d->Mp + d->Mq) * d->ntap) * sizeof(T) + 7) / 8 * 8 + (size_t)(d->ntap + 2 * sw) * sizeof(int64_t) +
            (size_t)d->mapn * sizeof(int32_t);
 }
 
@@ -740,7 +746,8 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
     const FN(dcgeom) *d = &k->d;
     int64_t sh = g->sh, sw = g->sw, ntap = d->ntap;
     k->wp = area;
-    k->toff = (int64_t *)(void *)((char *)area + ((size_t)(d->Mp * ntap) * sizeof(T) + 7) / 8 * 8);
+    k->wc = k->wp + d->Mp * ntap;
+    k->toff = (int64_t *)(void *)((char *)area + ((size_t)((d->Mp + d->Mq) * ntap) * sizeof(T) + 7) / 8 * 8);
     k->jb = k->toff + ntap;
     k->map = d->mapn ? (int32_t *)(void *)(k->jb + 2 * sw) : NULL;
     if (W == NULL) return;
@@ -748,6 +755,8 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
         for (int64_t t = 0; t < ntap; t++)
             for (int64_t j = 0; j < NNC_DC_MB; j++)
                 k->wp[m0 * ntap + t * NNC_DC_MB + j] = m0 + j < M ? W[(m0 + j) * ntap + t] : (T)0;
+    for (int64_t t = 0; t < ntap; t++)
+        for (int64_t m = 0; m < d->Mq; m++) k->wc[t * d->Mq + m] = m < M ? W[m * ntap + t] : (T)0;
     for (int64_t c = 0, t = 0; c < cg; c++)
         for (int64_t ki = 0; ki < g->kh; ki++)
             for (int64_t kj = 0; kj < g->kw; kj++) {
@@ -804,6 +813,7 @@ typedef void (*FN(dcimage))(const FN(geom) *, const FN(dcwork) *, const T *, int
 #define DC_FMA(a, w, v) ((a) = TVFMA512((w), (v), (a)))
 #define DC_PAIR 1
 #define DC_ROW512 1
+#define DC_CNB 2
 #define DC_GATHER(base, ip) TVGATHER512((base), (ip))
 /* a <- fma(w, v, a), c <- fma(w, u, c), w broadcast once */
 #define DC_FMA2(a, c, w, v, u)                                                                                         \
