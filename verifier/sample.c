@@ -609,8 +609,9 @@ struct nnc_smp {
     int device;
     int n_in, n_out;
     int batch;
-    nnc_smp_chain *chain;      /* NULL: not a dense chain (CPU: reference only) */
-    nnc_runtime *ref, *fast;   /* float64 reference; float32 fast (CPU, chains) */
+    nnc_smp_chain *chain;      /* NULL: not a dense chain */
+    int graph;                 /* not a dense chain, but the box screen's graph analysis takes it */
+    nnc_runtime *ref, *fast;   /* float64 reference; float32 fast (CPU: chains, graph) */
     nnc_gpu_smp *gpu;
     const nnc_smp_case *sc;
     double tau;                /* current case's tolerance; +inf: no screening */
@@ -686,6 +687,13 @@ nnc_status nnc_smp_create(nnc_smp **out, const nnc_model *m, int device, char *e
             return st;
         }
         if (nnc_smp_run_create(&s->run, s->chain) == NNC_STATUS_NOMEM) goto fail_nomem;
+    } else if (st == NNC_STATUS_UNSUPPORTED && nnc_smp_graph_check(m, cerr, sizeof cerr) == NNC_STATUS_OK) {
+        /* convolutions, residual Adds, pools: the box screen from the graph */
+        if ((st = nnc_rt_create(&s->fast, m, NNC_PRECISION_F32, s->batch, err, errlen))) {
+            nnc_smp_destroy(s);
+            return st;
+        }
+        s->graph = 1;
     }
     if ((st = nnc_rt_create(&s->ref, m, NNC_PRECISION_F64, NNC_SMP_CPU_BATCH, err, errlen))) {
         nnc_smp_destroy(s);
@@ -747,6 +755,14 @@ nnc_status nnc_smp_case_begin(nnc_smp *s, const nnc_smp_case *sc, char *err, siz
     s->screen = 0;
     s->mode = NNC_SMP_MODE_REF;
     s->pinned = 0;
+    if (s->graph) {
+        nnc_status st = nnc_smp_graph_errors(s->m, sc->box_lo, sc->box_hi, NNC_SMP_U32, 1, s->ef, s->er, s->ya);
+        if (st) return nnc_err(err, errlen, st, "out of memory");
+        s->tau = nnc_smp_margin_tolerance(sc->C, sc->d, sc->nrows, s->n_out, s->ef, s->er, s->ya);
+        s->screen = isfinite(s->tau);
+        s->mode = s->screen ? NNC_SMP_MODE_BOX : NNC_SMP_MODE_REF;
+        return NNC_STATUS_OK;
+    }
     if (s->chain == NULL || (!s->fast && !s->gpu)) return NNC_STATUS_OK;
     /* fast evaluator: float32 on the CPU (its input rounded to float too),
      * float64 on the GPU */

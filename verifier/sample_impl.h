@@ -142,6 +142,22 @@ nnc_status nnc_smp_ibp_batch(const nnc_smp_chain *ch, int nbox, const double *lo
 nnc_status nnc_smp_chain_errors(const nnc_smp_chain *ch, const double *lo, const double *hi, double u_fast,
                                 int in_round, double *e_fast, double *e_ref, double *y_abs);
 
+/* The same bounds for a model that is not a dense chain, from the prepared
+ * graph itself (verifier/sample_graph.c: Conv, Gemm, MatMul, Add, Sub,
+ * Relu, MaxPool, AveragePool and views, constants of float values), for the
+ * runtimes' evaluation of it.  nnc_smp_graph_check says whether m is such a
+ * graph: OK, or UNSUPPORTED (err names the node).  nnc_smp_graph_errors
+ * returns OK or NOMEM; e_fast is +inf where a float32 value may overflow.
+ * Its bounds grow with each layer's sum |w| (the worst case of every
+ * rounding): a shallow net gets a useful tolerance (VeriVital's Convnet
+ * nets: about 0.002 to 0.02 against outputs of 1 to 100), a deep one not
+ * (cifar10_resnet resnet_2b at eps 0.008: about 8, with CROWN's bounds for
+ * the magnitudes too); the screen then hands every sample to the
+ * reference after its first batch. */
+nnc_status nnc_smp_graph_check(const nnc_model *m, char *err, size_t errlen);
+nnc_status nnc_smp_graph_errors(const nnc_model *m, const double *lo, const double *hi, double u_fast, int in_round,
+                                double *e_fast, double *e_ref, double *y_abs);
+
 /* Returns: tau such that two evaluations of nnc_smp_margin at outputs within
  * e_fast + e_ref of each other (both below y_abs + max(e_fast, e_ref) in
  * magnitude) differ by at most tau. */

@@ -7,9 +7,12 @@
  *    dense chains, the float32 and float64 runtimes' outputs lie within
  *    e_fast / e_ref of the exact output (MPFR, 256 bits), which lies within
  *    y_abs; the batched interval bounds contain the exact outputs;
+ *  - the graph analysis's bounds (sample_graph.c) hold for the runtimes on
+ *    random conv nets with residual Adds, Pads and pools and on each such
+ *    node alone: |f32 - f64| <= e_fast + e_ref at corners and random points;
  *  - the sampler's verdicts equal the float64 reference runtime's on the zoo
- *    MLP for several radii (with the fast path really used), and with the
- *    tolerance forced to +inf (everything re-decided);
+ *    MLP and the zoo CNN for several radii (with the fast path really used),
+ *    and with the tolerance forced to +inf (everything re-decided);
  *  - dense-chain extraction accepts Gemm/Relu and MatMul+Add chains and
  *    refuses the zoo CNN and Gemm with alpha != 1. */
 #include "common/philox.h"
@@ -263,6 +266,217 @@ START_TEST(test_error_bounds_and_ibp_sound)
 }
 END_TEST
 
+/* A random conv net for the graph analysis (sample_graph.c): x [1, C, H, W]
+ * -> Conv (3x3, pad 1, stride 1 or 2) -> Relu -> Conv (3x3, pad 1) -> Add
+ * (the residual: the first Relu's output) -> Relu -> Pad (constant, one
+ * side, or none) -> MaxPool or AveragePool (2x2, stride 2, with or without
+ * padding) -> Flatten -> Gemm (10 outputs, bias).  Weights with full float
+ * mantissas, scaled by 1 / sqrt(fan-in). */
+static nnc_model *build_convnet(int variant)
+{
+    int C = 1 + rand() % 3, M = 2 + rand() % 5, H = 4 + rand() % 6, W = 4 + rand() % 6, s = 1 + rand() % 2;
+    int OH = (H - 1) / s + 1, OW = (W - 1) / s + 1, pad = variant % 3, ppad = variant % 2;
+    int PH = OH + (pad == 1), PW = OW + (pad == 1); /* after the Pad */
+    int QH = (PH + 2 * ppad - 2) / 2 + 1, QW = (PW + 2 * ppad - 2) / 2 + 1, F = M * QH * QW;
+    static float w1[6 * 3 * 9], b1[6], w2[6 * 6 * 9], b2[6], g[6 * 10 * 10 * 10], gb[10];
+    for (int i = 0; i < M * C * 9; i++) w1[i] = (float)((urand() * 2 - 1) / sqrt(C * 9.0) * (1 + 0x1p-20 * urand()));
+    for (int i = 0; i < M * M * 9; i++) w2[i] = (float)((urand() * 2 - 1) / sqrt(M * 9.0) * (1 + 0x1p-20 * urand()));
+    for (int i = 0; i < M; i++) b1[i] = (float)(urand() - 0.5), b2[i] = (float)(urand() - 0.5);
+    for (int i = 0; i < 10 * F; i++) g[i] = (float)((urand() * 2 - 1) / sqrt((double)F));
+    for (int i = 0; i < 10; i++) gb[i] = (float)(urand() - 0.5);
+    int64_t xd[4] = {1, C, H, W}, w1d[4] = {M, C, 3, 3}, w2d[4] = {M, M, 3, 3}, bd[1] = {M}, gd[2] = {10, F},
+            gbd[1] = {10}, pdd[1] = {8}, k3[2] = {3, 3}, p1[4] = {1, 1, 1, 1}, st[2] = {s, s}, k2[2] = {2, 2},
+            s2[2] = {2, 2}, pp[4] = {ppad, ppad, ppad, ppad};
+    int64_t pads[8] = {0, 0, 0, 0, 0, 0, pad == 1, pad == 1}; /* bottom and right of the spatial axes */
+    static const char *c1i[3] = {"x", "w1", "b1"}, *c1o[1] = {"c1"}, *r1i[1] = {"c1"}, *r1o[1] = {"r1"},
+                      *c2i[3] = {"r1", "w2", "b2"}, *c2o[1] = {"c2"}, *ai[2] = {"c2", "r1"}, *ao[1] = {"a"},
+                      *r2i[1] = {"a"}, *r2o[1] = {"r2"}, *pi[2] = {"r2", "pads"}, *po[1] = {"p"}, *qi[1] = {"p"},
+                      *qo[1] = {"q"}, *fi[1] = {"q"}, *fo[1] = {"f"}, *gi[3] = {"f", "g", "gb"}, *go[1] = {"y"};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 4, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("w1", 4, w1d, w1, (size_t)(M * C * 9));
+    b.inits[1] = tensor_floats("b1", 1, bd, b1, (size_t)M);
+    b.inits[2] = tensor_floats("w2", 4, w2d, w2, (size_t)(M * M * 9));
+    b.inits[3] = tensor_floats("b2", 1, bd, b2, (size_t)M);
+    b.inits[4] = tensor_floats("g", 2, gd, g, (size_t)(10 * F));
+    b.inits[5] = tensor_floats("gb", 1, gbd, gb, 10);
+    b.inits[6] = tensor_i64("pads", 1, pdd, pads, 8);
+    b.graph.n_initializer = 7;
+    int k = 0;
+    Onnx__NodeProto *c1 = b.nodes[k++] = node("Conv", "c1", 3, c1i, 1, c1o);
+    node_attr(c1, attr_ints("kernel_shape", 2, k3));
+    node_attr(c1, attr_ints("pads", 4, p1));
+    node_attr(c1, attr_ints("strides", 2, st));
+    b.nodes[k++] = node("Relu", "r1", 1, r1i, 1, r1o);
+    Onnx__NodeProto *c2 = b.nodes[k++] = node("Conv", "c2", 3, c2i, 1, c2o);
+    node_attr(c2, attr_ints("kernel_shape", 2, k3));
+    node_attr(c2, attr_ints("pads", 4, p1));
+    b.nodes[k++] = node("Add", "res", 2, ai, 1, ao);
+    r2o[0] = pad ? "r2" : "p"; /* without a Pad, the pool reads the Relu */
+    b.nodes[k++] = node("Relu", "r2", 1, r2i, 1, r2o);
+    if (pad) b.nodes[k++] = node("Pad", "pad", 2, pi, 1, po); /* pad 2: all zeros, the runtime's copy */
+    Onnx__NodeProto *q = b.nodes[k++] = node(variant % 4 < 2 ? "MaxPool" : "AveragePool", "pool", 1, qi, 1, qo);
+    node_attr(q, attr_ints("kernel_shape", 2, k2));
+    node_attr(q, attr_ints("strides", 2, s2));
+    node_attr(q, attr_ints("pads", 4, pp));
+    b.nodes[k++] = node("Flatten", "flat", 1, fi, 1, fo);
+    Onnx__NodeProto *gm = b.nodes[k++] = node("Gemm", "fc", 3, gi, 1, go);
+    node_attr(gm, attr_int("transB", 1));
+    b.graph.n_node = k;
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return m;
+}
+
+/* The graph analysis's bounds hold for the runtimes themselves: on random
+ * conv nets with residual Adds, Pads and pools, over random boxes, every
+ * output of the float32 runtime lies within e_fast + e_ref of the float64
+ * runtime's, which lies within y_abs + e_ref of 0, at the box's corners
+ * and random points, float inputs (no input rounding) and double ones
+ * (rounded to float for the float32 runtime); the bound is not vacuous on
+ * most nets.  Models it does not cover are refused by name. */
+/* Runs model m at P points of the box [lo, hi] (corners, a checkerboard
+ * and random points; float points unless in_round) in both runtimes and
+ * checks the graph analysis's bounds: |f32 - f64| <= e_fast + e_ref and
+ * |f64| <= y_abs + e_ref on every output.  Returns 1 when the float32
+ * bound is useful (at most 1% of the largest y_abs). */
+static int check_graph_bounds(nnc_model *m, const double *lo, const double *hi, int in_round, int P, int rep)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int n = (int)m->vals[m->inputs[0]].numel, no = (int)m->vals[m->outputs[0]].numel;
+    double *x = malloc(sizeof(double) * (size_t)n), *ef = malloc(sizeof(double) * (size_t)no);
+    double *er = malloc(sizeof(double) * (size_t)no), *ya = malloc(sizeof(double) * (size_t)no);
+    double *y64 = malloc(sizeof(double) * (size_t)no);
+    float *xf = malloc(sizeof(float) * (size_t)n), *yf = malloc(sizeof(float) * (size_t)no);
+    ck_assert(nnc_smp_graph_errors(m, lo, hi, NNC_SMP_U32, in_round, ef, er, ya) == NNC_STATUS_OK);
+    nnc_runtime *r32, *r64;
+    ck_assert(nnc_rt_create(&r32, m, NNC_PRECISION_F32, 1, err, sizeof err) == NNC_STATUS_OK);
+    ck_assert(nnc_rt_create(&r64, m, NNC_PRECISION_F64, 1, err, sizeof err) == NNC_STATUS_OK);
+    for (int s = 0; s < P; s++) {
+        for (int i = 0; i < n; i++) {
+            double u = s == 0 ? 0 : s == 1 ? 1 : s == 2 ? (i % 2) : urand();
+            x[i] = fmin(lo[i] + u * (hi[i] - lo[i]), hi[i]);
+            if (!in_round) x[i] = fmin(fmax((double)(float)x[i], lo[i]), hi[i]);
+            xf[i] = (float)x[i];
+        }
+        const void *i64[1] = {x}, *i32[1] = {xf};
+        void *o64[1] = {y64}, *o32[1] = {yf};
+        ck_assert(nnc_rt_run(r64, 1, i64, o64, err, sizeof err) == NNC_STATUS_OK);
+        ck_assert(nnc_rt_run(r32, 1, i32, o32, err, sizeof err) == NNC_STATUS_OK);
+        for (int j = 0; j < no; j++) {
+            ck_assert_msg(fabs((double)yf[j] - y64[j]) <= ef[j] + er[j], "rep %d point %d output %d: |f32 - f64| %g > %g",
+                          rep, s, j, fabs((double)yf[j] - y64[j]), ef[j] + er[j]);
+            ck_assert_msg(fabs(y64[j]) <= ya[j] + er[j], "rep %d: |y| %g > %g", rep, fabs(y64[j]), ya[j] + er[j]);
+        }
+    }
+    double ya_max = 0, ef_max = 0;
+    for (int j = 0; j < no; j++) ya_max = fmax(ya_max, ya[j]), ef_max = fmax(ef_max, ef[j]);
+    nnc_rt_destroy(r32);
+    nnc_rt_destroy(r64);
+    free(x); free(ef); free(er); free(ya); free(y64); free(xf); free(yf);
+    return ef_max <= 1e-2 * ya_max;
+}
+
+/* One node on x [1, 2, 6, 7]: Add or Sub of a scalar, AveragePool or
+ * MaxPool (3x3, stride 2, pads 1, average counting the pads or not), Pad
+ * by a constant; kind 0 .. 5. */
+static nnc_model *build_one_node(int kind)
+{
+    static const char *ai[2] = {"x", "c"}, *ao[1] = {"y"}, *qi[1] = {"x"}, *pi[3] = {"x", "pads", "pv"};
+    int64_t xd[4] = {1, 2, 6, 7}, sd[1] = {1}, pdd[1] = {8}, k3[2] = {3, 3}, s2[2] = {2, 2}, p1[4] = {1, 1, 1, 1};
+    int64_t pads[8] = {0, 0, 1, 0, 0, 1, 2, 1};
+    float c[1] = {(float)(urand() * 8 - 4)}, pv[1] = {0.75f};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 4, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("c", 1, sd, c, 1);
+    b.inits[1] = tensor_i64("pads", 1, pdd, pads, 8);
+    b.inits[2] = tensor_floats("pv", 1, sd, pv, 1);
+    b.graph.n_initializer = 3;
+    Onnx__NodeProto *q;
+    if (kind < 2) {
+        b.nodes[0] = node(kind ? "Sub" : "Add", "op", 2, ai, 1, ao);
+    } else if (kind < 5) {
+        q = b.nodes[0] = node(kind == 4 ? "MaxPool" : "AveragePool", "op", 1, qi, 1, ao);
+        node_attr(q, attr_ints("kernel_shape", 2, k3));
+        node_attr(q, attr_ints("strides", 2, s2));
+        node_attr(q, attr_ints("pads", 4, p1));
+        if (kind == 3) node_attr(q, attr_int("count_include_pad", 1));
+    } else {
+        b.nodes[0] = node("Pad", "op", 3, pi, 1, ao);
+    }
+    b.graph.n_node = 1;
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return m;
+}
+
+/* The graph analysis's bounds hold for the runtimes themselves: on random
+ * conv nets with residual Adds, Pads and pools, and on each of those nodes
+ * alone (where its own rounding is the whole error), over random boxes,
+ * every output of the float32 runtime lies within e_fast + e_ref of the
+ * float64 runtime's, which lies within y_abs + e_ref of 0, at the box's
+ * corners and random points, float inputs (no input rounding) and double
+ * ones (rounded to float for the float32 runtime); the bound is not
+ * vacuous on most nets.  Models it does not cover are refused by name. */
+START_TEST(test_graph_error_bounds)
+{
+    char err[NNC_ERRBUF_SIZE];
+    int useful = 0;
+    for (int rep = 0; rep < 24; rep++) {
+        nnc_model *m = build_convnet(rep);
+        ck_assert_msg(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_OK, "rep %d: %s", rep, err);
+        int n = (int)m->vals[m->inputs[0]].numel;
+        double *lo = malloc(sizeof(double) * (size_t)n), *hi = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) { /* float ends: a float point inside rounds inside */
+            double c = (urand() * 2 - 1) * (rep % 3 == 0 ? 20 : 1), r = urand() * (rep % 4 == 0 ? 0.01 : 1);
+            lo[i] = (float)(c - r);
+            hi[i] = (float)(c + r);
+        }
+        useful += check_graph_bounds(m, lo, hi, rep % 2, 200, rep);
+        nnc_mdl_destroy(m);
+        free(lo);
+        free(hi);
+    }
+    ck_assert_msg(useful >= 20, "the bound is loose on %d of 24 random conv nets", 24 - useful);
+    for (int rep = 0; rep < 36; rep++) {
+        nnc_model *m = build_one_node(rep % 6);
+        ck_assert_msg(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_OK, "kind %d: %s", rep % 6, err);
+        double lo[84], hi[84];
+        for (int i = 0; i < 84; i++) {
+            double c = (urand() * 2 - 1) * 10, r = urand();
+            lo[i] = (float)(c - r);
+            hi[i] = (float)(c + r);
+        }
+        check_graph_bounds(m, lo, hi, 0, 400, 100 + rep);
+        nnc_mdl_destroy(m);
+    }
+    /* the zoo CNN (Conv, MaxPool, Gemm, a folded constant) is covered; a
+     * Softmax is not: refused by name */
+    nnc_model *m;
+    ck_assert(nnc_mdl_load(&m, "models/zoo/cnn.onnx", err, sizeof err) == NNC_STATUS_OK);
+    ck_assert_msg(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    nnc_mdl_destroy(m);
+    static const char *si[1] = {"x"}, *so[1] = {"y"};
+    int64_t xd[2] = {1, 4};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    b.nodes[0] = node("Softmax", "probs", 1, si, 1, so);
+    b.graph.n_node = 1;
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_UNSUPPORTED);
+    ck_assert_msg(strstr(err, "probs") != NULL, "%s", err);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 /* The running per-sample bound of the float32 screen (sample_run.c) covers
  * the real float32-vs-float64 difference: on random chains of ordinary
  * scale and on adversarially scaled ones (layers alternating 1e+-12,
@@ -455,8 +669,10 @@ START_TEST(test_verdicts_equal_reference)
 {
     char err[NNC_ERRBUF_SIZE];
     nnc_model *m;
-    if (nnc_mdl_load(&m, "models/zoo/mlp.onnx", err, sizeof err) != NNC_STATUS_OK) {
-        ck_abort_msg("zoo MLP: %s", err);
+    /* _i 0: the zoo MLP (a dense chain), 1: the zoo CNN (the graph analysis) */
+    const char *path = _i ? "models/zoo/cnn.onnx" : "models/zoo/mlp.onnx";
+    if (nnc_mdl_load(&m, path, err, sizeof err) != NNC_STATUS_OK) {
+        ck_abort_msg("%s: %s", path, err);
     }
     nnc_inputs in;
     ck_assert_msg(nnc_mdl_read_inputs(m, "models/zoo/sample_input.json", &in, err, sizeof err) == NNC_STATUS_OK, "%s", err);
@@ -510,7 +726,7 @@ START_TEST(test_verdicts_equal_reference)
             }
             nnc_smp_counts(s, &f1, &r1);
             if (force) ck_assert_msg(f1 == f0, "tolerance +inf: nothing may be decided fast");
-            else if (e < 2) ck_assert_msg(f1 - f0 > (r1 - r0), "eps %g: fast path decided %llu, rechecked %llu", eps[e],
+            else if (e < 2) ck_assert_msg(f1 - f0 > (r1 - r0), "%s eps %g: fast path decided %llu, rechecked %llu", path, eps[e],
                                           (unsigned long long)(f1 - f0), (unsigned long long)(r1 - r0));
         }
     }
@@ -611,7 +827,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_points_bit_identical);
     tcase_add_test(tc, test_error_bounds_and_ibp_sound);
-    tcase_add_test(tc, test_verdicts_equal_reference);
+    tcase_add_test(tc, test_graph_error_bounds);
+    tcase_add_loop_test(tc, test_verdicts_equal_reference, 0, 2);
     tcase_add_test(tc, test_running_bound);
     tcase_add_test(tc, test_run_mode_verdicts);
     tcase_add_test(tc, test_chain_extraction);
