@@ -59,7 +59,9 @@ MPI      ?= $(if $(shell command -v mpicc 2>/dev/null),1,0)
 ifeq ($(MPI),1)
 MPI_CFLAGS := $(shell mpicc --showme:compile) -DNNC_HAVE_MPI=1
 MPI_LIBS   := $(shell mpicc --showme:link)
-CPPFLAGS   += -DNNC_HAVE_MPI=1
+# every C file sees the MPI headers: dist/comm.h's communicator type is an
+# MPI_Comm in the headers of the library's multi-process parts
+CPPFLAGS   += $(MPI_CFLAGS)
 LIBS       += $(MPI_LIBS)
 endif
 
@@ -133,10 +135,6 @@ $(BUILD)/obj/verifier/babdense.o: CFLAGS += -ffp-contract=off $(if $(filter 1,$(
 # 1.08-1.09 s, G1 0.28-0.34 s either way).  The flag drops an analysis only:
 # the generated code computes the same values.
 $(BUILD)/obj/prover/msm.o: CFLAGS += $(if $(findstring clang,$(CC)),,-fno-tree-pta)
-# multi-device code (gpu/*.c) sees the MPI headers
-$(BUILD)/obj/gpu/%.o $(BUILD)/obj/dist/%.o $(BUILD)/obj/cli/mpi.o: CPPFLAGS += $(MPI_CFLAGS)
-# and so does the multi-process aggregation check run under mpirun
-$(BUILD)/tools/dist_gnn_check $(BUILD)/tools/dist_prove_check: CPPFLAGS += $(MPI_CFLAGS)
 # the packed GEMM splits its row blocks over OpenMP's persistent threads
 $(BUILD)/obj/models/sgemm.o $(BUILD)/obj/models/runtime.o: CFLAGS += -fopenmp
 # sampling: Philox blocks vectorised across lanes (-O3), samples over two threads

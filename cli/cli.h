@@ -8,6 +8,7 @@
 #define NNC_CLI_H
 
 #include "common/nnc.h"
+#include "dist/comm.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -116,6 +117,15 @@ int nnc_cli_mpi_begin(const char *cmd, double wait_s, struct nnc_team **team, in
 void nnc_cli_mpi_abort(int code);
 /* The team released, MPI_Finalize. */
 void nnc_cli_mpi_end(struct nnc_team *team);
+/* MPI over MPI_COMM_WORLD without a team (run --distributed, dlrm-run):
+ * initialised when a launcher started this process (nnc_cli_mpi_launched)
+ * or force, in a build with MPI.  Out: *comm (NNC_DIST_COMM_NONE when MPI
+ * is not in use: one process), *rank, *size.  Returns EXIT_OK, or (the
+ * message printed) EXIT_UNAVAILABLE when MPI_Init fails or force asks for
+ * MPI in a build without it.  nnc_cli_mpi_world_end ends MPI where begin
+ * started it. */
+int nnc_cli_mpi_world_begin(const char *cmd, int force, nnc_dist_comm *comm, int *rank, int *size);
+void nnc_cli_mpi_world_end(nnc_dist_comm comm);
 /* body(argc, argv, team, rank): alone (team NULL, rank 0) unless dist or an
  * MPI launcher started this process; then as one rank of a team over
  * MPI_COMM_WORLD (wait_s: nnc_dist_team_create's), MPI ended after it, and

@@ -61,8 +61,9 @@ static nnc_status write_counters(FILE *f, const void *arg, char *err, size_t err
 /* Runs on every rank; ranks agree on every decision (same files, same
  * deterministic planner), so they fail or succeed together. */
 static int dlrm_run(const char *model, const char *trace_path, const char *kind, int devices, const char *output,
-                    const char *counters, int rank, int size, int mpi)
+                    const char *counters, int rank, int size, nnc_dist_comm comm)
 {
+    int mpi = comm != NNC_DIST_COMM_NONE;
     char err[NNC_ERRBUF_SIZE];
     nnc_dlrm_model dm;
     nnc_trace tr;
@@ -125,7 +126,7 @@ static int dlrm_run(const char *model, const char *trace_path, const char *kind,
         rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
-    s = mpi ? nnc_dlrm_exec_mpi(pooled, &meas, &plan, &tr, dm.weights, dm.modes, &o, err, sizeof err)
+    s = mpi ? nnc_dlrm_exec_mpi(comm, pooled, &meas, &plan, &tr, dm.weights, dm.modes, &o, err, sizeof err)
             : nnc_dlrm_exec_sim(pooled, &meas, &plan, &tr, dm.weights, dm.modes, &o, err, sizeof err);
     if (s) {
         rc = nnc_cli_fail(s, err);
@@ -197,7 +198,7 @@ static int dlrm_run(const char *model, const char *trace_path, const char *kind,
     if (mpi) {
         int64_t s0 = N * rank / D, s1 = N * (rank + 1) / D;
         all = malloc((size_t)(N * ot.numel + 1) * sizeof *all);
-        if (all == NULL || (s = nnc_dlrm_mpi_gather_f32(all, out + s0 * ot.numel, s1 - s0, ot.numel, err, sizeof err))) {
+        if (all == NULL || (s = nnc_dlrm_mpi_gather_f32(comm, all, out + s0 * ot.numel, s1 - s0, ot.numel, err, sizeof err))) {
             rc = nnc_cli_fail(all ? s : NNC_STATUS_NOMEM, all ? err : "out of memory");
             goto done;
         }
@@ -253,14 +254,17 @@ int nnc_cmd_dlrm_run(int argc, char **argv)
         }
     }
     if (!model || !trace_path) return nnc_cli_usage_error("dlrm-run", "MODEL and --trace FILE are required");
-    int rank, size, mpi = nnc_dlrm_mpi_begin(&rank, &size);
-    if (mpi && size > NNC_DLRM_MAX_DEVICES) {
-        nnc_dlrm_mpi_end();
+    int rank, size;
+    nnc_dist_comm comm;
+    int rc = nnc_cli_mpi_world_begin("dlrm-run", 0, &comm, &rank, &size);
+    if (rc) return rc;
+    if (comm != NNC_DIST_COMM_NONE && size > NNC_DLRM_MAX_DEVICES) {
+        nnc_cli_mpi_world_end(comm);
         return nnc_cli_usage_error("dlrm-run", "more than 64 MPI ranks");
     }
-    int rc = dlrm_run(model, trace_path, kind, (int)devices, output, counters, rank, size, mpi);
+    rc = dlrm_run(model, trace_path, kind, (int)devices, output, counters, rank, size, comm);
     /* a rank that failed alone would leave the others waiting: agree first */
-    nnc_dlrm_mpi_all(rc == EXIT_OK);
-    nnc_dlrm_mpi_end();
+    nnc_dlrm_mpi_all(comm, rc == EXIT_OK);
+    nnc_cli_mpi_world_end(comm);
     return rc;
 }

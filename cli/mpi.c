@@ -1,5 +1,6 @@
 /* The command line's side of multi-process runs: it alone initialises and
- * ends MPI, and hands the library a team over MPI_COMM_WORLD (dist/dist.h). */
+ * ends MPI, and hands the library a team over MPI_COMM_WORLD (dist/dist.h)
+ * or the communicator itself (dist/comm.h: run --distributed, dlrm-run). */
 #include "cli/cli.h"
 #include "dist/dist.h"
 
@@ -60,6 +61,31 @@ void nnc_cli_mpi_abort(int code)
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 
+int nnc_cli_mpi_world_begin(const char *cmd, int force, nnc_dist_comm *comm, int *rank, int *size)
+{
+    *comm = NNC_DIST_COMM_NONE;
+    *rank = 0;
+    *size = 1;
+    if (!force && !nnc_cli_mpi_launched()) return EXIT_OK;
+    int init = 0, provided = 0;
+    MPI_Initialized(&init);
+    if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "nncert %s: MPI_Init failed\n", cmd);
+        return EXIT_UNAVAILABLE;
+    }
+    *comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    return EXIT_OK;
+}
+
+void nnc_cli_mpi_world_end(nnc_dist_comm comm)
+{
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (comm != NNC_DIST_COMM_NONE && !fin) MPI_Finalize();
+}
+
 void nnc_cli_mpi_end(nnc_team *team)
 {
     if (team && getenv("NNCERT_DIST_STATS")) {
@@ -88,6 +114,18 @@ int nnc_cli_mpi_begin(const char *cmd, double wait_s, nnc_team **team, int *rank
 }
 
 void nnc_cli_mpi_abort(int code) { exit(code); }
+
+int nnc_cli_mpi_world_begin(const char *cmd, int force, nnc_dist_comm *comm, int *rank, int *size)
+{
+    *comm = NNC_DIST_COMM_NONE;
+    *rank = 0;
+    *size = 1;
+    if (!force) return EXIT_OK; /* under a launcher's variables: alone */
+    fprintf(stderr, "nncert %s: --distributed: this build has no MPI (install libopenmpi-dev and rebuild)\n", cmd);
+    return EXIT_UNAVAILABLE;
+}
+
+void nnc_cli_mpi_world_end(nnc_dist_comm comm) { (void)comm; }
 
 void nnc_cli_mpi_end(nnc_team *team) { (void)team; }
 

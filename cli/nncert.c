@@ -245,6 +245,7 @@ static int cmd_run(int argc, char **argv)
     long chunk = 256;
     int distributed = 0, rank = 0, nranks = 1;
     nnc_gpu_dist *dist = NULL;
+    nnc_dist_comm comm = NNC_DIST_COMM_NONE;
     for (int i = 0; i < argc; i++) {
         if (nnc_cli_is_help(argv[i])) {
             fputs(run_help, stdout);
@@ -343,7 +344,8 @@ static int cmd_run(int argc, char **argv)
         rc = nnc_cli_fail(st, err);
         goto done;
     }
-    if (distributed && (st = nnc_gpu_dist_attach(&dist, rt, err, sizeof err)) != NNC_STATUS_OK) {
+    if (distributed && (rc = nnc_cli_mpi_world_begin("run", 1, &comm, &rank, &nranks)) != EXIT_OK) goto done;
+    if (distributed && (st = nnc_gpu_dist_attach(&dist, rt, comm, err, sizeof err)) != NNC_STATUS_OK) {
         rc = nnc_cli_fail(st, err);
         goto done;
     }
@@ -379,6 +381,7 @@ static int cmd_run(int argc, char **argv)
     }
 done:
     nnc_gpu_dist_detach(dist, rt);
+    nnc_cli_mpi_world_end(comm);
     nnc_rt_destroy(rt);
     for (int i = 0; i < nin && ins; i++) free(ins[i]);
     for (int j = 0; j < nout && outs; j++) free(outs[j]);

@@ -8,6 +8,7 @@
 
 #include "common/nnc.h"
 #include "common/team.h"
+#include "dist/comm.h"
 
 #ifdef NNC_HAVE_MPI
 #include <mpi.h>

@@ -150,7 +150,8 @@ fail:
 #ifdef NNC_HAVE_MPI
 
 struct nnc_gpu_dist {
-    int rank, size, we_init, failed;
+    MPI_Comm comm; /* the caller's */
+    int rank, size, failed;
     nnc_gpu_halo **parts;
     int nparts;
 };
@@ -195,17 +196,17 @@ void nnc_gpu_dist_spmm(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_
     if (p == NULL || p->cap_f < F || too_big) {
         /* out of memory (or counts beyond MPI's int): abort the job rather
          * than let the ranks disagree */
-        MPI_Abort(MPI_COMM_WORLD, 70);
+        MPI_Abort(d->comm, 70);
         return;
     }
     size_t row = (size_t)F * sizeof(float);
     MPI_Request *req = malloc(2 * (size_t)S * sizeof(MPI_Request));
     int nreq = 0;
-    if (req == NULL) MPI_Abort(MPI_COMM_WORLD, 70);
+    if (req == NULL) MPI_Abort(d->comm, 70);
     for (int q = 0; q < S; q++) {
         int32_t n = p->recv_ptr[q + 1] - p->recv_ptr[q];
         if (n)
-            MPI_Irecv(p->xloc + (size_t)(p->nown + p->recv_ptr[q]) * F, (int)(n * F), MPI_FLOAT, q, 0x6E6E, MPI_COMM_WORLD,
+            MPI_Irecv(p->xloc + (size_t)(p->nown + p->recv_ptr[q]) * F, (int)(n * F), MPI_FLOAT, q, 0x6E6E, d->comm,
                       &req[nreq++]);
     }
     for (int q = 0; q < S; q++) {
@@ -213,7 +214,7 @@ void nnc_gpu_dist_spmm(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_
         if (n == 0) continue;
         float *sb = p->sendbuf + (size_t)p->send_ptr[q] * F;
         for (int32_t i = 0; i < n; i++) memcpy(sb + (size_t)i * F, x + (size_t)p->send_rows[p->send_ptr[q] + i] * F, row);
-        MPI_Isend(sb, (int)(n * F), MPI_FLOAT, q, 0x6E6E, MPI_COMM_WORLD, &req[nreq++]);
+        MPI_Isend(sb, (int)(n * F), MPI_FLOAT, q, 0x6E6E, d->comm, &req[nreq++]);
     }
     /* owned rows of X, then the interior rows while the halo is in flight */
     memcpy(p->xloc, x + (size_t)p->r0[me] * F, (size_t)p->nown * row);
@@ -226,25 +227,21 @@ void nnc_gpu_dist_spmm(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_
         p->counts[q] = (int)((int64_t)(p->r0[q + 1] - p->r0[q]) * F);
         p->displs[q] = (int)((int64_t)p->r0[q] * F);
     }
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, y, p->counts, p->displs, MPI_FLOAT, MPI_COMM_WORLD);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, y, p->counts, p->displs, MPI_FLOAT, d->comm);
 }
 
-nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, char *err, size_t errlen)
+nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen)
 {
     *out = NULL;
-    nnc_gpu_dist *d = calloc(1, sizeof *d);
-    if (d == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     int init = 0;
     MPI_Initialized(&init);
-    if (!init) {
-        if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
-            free(d);
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "MPI_Init failed");
-        }
-        d->we_init = 1;
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &d->size);
+    if (!init || comm == MPI_COMM_NULL)
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "distributed aggregation: MPI is not initialised (the caller does that)");
+    nnc_gpu_dist *d = calloc(1, sizeof *d);
+    if (d == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    d->comm = comm;
+    MPI_Comm_rank(comm, &d->rank);
+    MPI_Comm_size(comm, &d->size);
     if (rt) nnc_rt_set_spmm(rt, nnc_gpu_dist_spmm, d);
     *out = d;
     return NNC_STATUS_OK;
@@ -256,7 +253,6 @@ void nnc_gpu_dist_detach(nnc_gpu_dist *d, nnc_runtime *rt)
     if (rt) nnc_rt_set_spmm(rt, NULL, NULL);
     for (int i = 0; i < d->nparts; i++) nnc_gpu_halo_free(d->parts[i]);
     free(d->parts);
-    if (d->we_init) MPI_Finalize();
     free(d);
 }
 
@@ -272,9 +268,10 @@ struct nnc_gpu_dist {
     int unused;
 };
 
-nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, char *err, size_t errlen)
+nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen)
 {
     (void)rt;
+    (void)comm;
     *out = NULL;
     return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this build has no MPI (install Open MPI's mpicc and rebuild)");
 }

@@ -18,10 +18,12 @@
  * ranks gives bit-identical outputs to a run in one process.
  *
  * Built with MPI when mpicc is found (NNC_HAVE_MPI); otherwise attach
- * reports UNSUPPORTED.  Use from one thread per process. */
+ * reports UNSUPPORTED.  Use from one thread per process.  The caller owns
+ * MPI (initialises and ends it) and passes the communicator. */
 #ifndef NNC_GPU_DIST_GNN_H
 #define NNC_GPU_DIST_GNN_H
 
+#include "dist/comm.h"
 #include "models/model.h"
 #include "models/spmm.h"
 
@@ -56,15 +58,16 @@ typedef struct nnc_gpu_halo nnc_gpu_halo;
 nnc_gpu_halo *nnc_gpu_halo_build(const nnc_mdl_csr32 *a, int me, int S);
 void nnc_gpu_halo_free(nnc_gpu_halo *p);
 
-/* Initialise MPI (unless the caller already did) and route rt's float32
- * sparse products through the partitioned aggregation.  Every rank must
- * load the same model and run the same inputs.  rt NULL: no hook (the
+/* Route rt's float32 sparse products through the partitioned aggregation
+ * over the ranks of comm (the caller initialised MPI and keeps comm valid
+ * until detach; the library never initialises or ends MPI).  Every rank
+ * must load the same model and run the same inputs.  rt NULL: no hook (the
  * caller drives nnc_gpu_dist_spmm itself).
- * Returns: OK; UNSUPPORTED in a build without MPI; NOMEM. */
-nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, char *err, size_t errlen);
+ * Returns: OK; ARG when MPI is not initialised or comm is
+ * NNC_DIST_COMM_NONE; UNSUPPORTED in a build without MPI; NOMEM. */
+nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen);
 
-/* Restore rt's CPU kernel, free the partitions, finalise MPI when attach
- * initialised it.  NULL is a no-op. */
+/* Restore rt's CPU kernel and free the partitions.  NULL is a no-op. */
 void nnc_gpu_dist_detach(nnc_gpu_dist *d, nnc_runtime *rt);
 
 /* Out: this process's rank and the number of ranks. */

@@ -28,6 +28,7 @@
 #define NNC_DLRM_H
 
 #include "common/nnc.h"
+#include "dist/comm.h"
 #include "models/embbag.h"
 
 #include <stdio.h>
@@ -135,13 +136,13 @@ nnc_status nnc_dlrm_exec_sim(float *pooled, nnc_dlrm_cost *measured, const nnc_d
                              const nnc_trace *trace, const double *const *weights,
                              const nnc_embbag_mode *modes, const nnc_dlrm_opts *o, char *err, size_t errlen);
 
-/* The same with one MPI rank per device (MPI_COMM_WORLD, size = p->devices;
- * MPI already initialised).  Every rank passes the whole trace and plan and
- * gets back its own block of samples' pooled embeddings (pooled holds
- * n_samples * sum dim floats; only the rank's rows are written) and its own
- * counters in measured (other devices' entries zero).
- * Returns: UNSUPPORTED in a build without MPI. */
-nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p,
+/* The same with one MPI rank per device: the ranks of comm (size =
+ * p->devices; the caller initialised MPI).  Every rank passes the whole
+ * trace and plan and gets back its own block of samples' pooled embeddings
+ * (pooled holds n_samples * sum dim floats; only the rank's rows are
+ * written) and its own counters in measured (other devices' entries zero).
+ * Returns: UNSUPPORTED in a build without MPI; ARG for NNC_DIST_COMM_NONE. */
+nnc_status nnc_dlrm_exec_mpi(nnc_dist_comm comm, float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p,
                              const nnc_trace *trace, const double *const *weights,
                              const nnc_embbag_mode *modes, const nnc_dlrm_opts *o, char *err, size_t errlen);
 
@@ -176,18 +177,14 @@ typedef struct nnc_dlrm_model {
 nnc_status nnc_dlrm_model_load(nnc_dlrm_model *out, const char *path, char *err, size_t errlen);
 void nnc_dlrm_model_free(nnc_dlrm_model *d);
 
-/* ---- MPI (one rank per device) ----
- * nnc_dlrm_mpi_begin initialises MPI when this process was started by
- * mpirun (Open MPI's environment) and reports rank and size; otherwise (or
- * in a build without MPI) rank 0 of 1.  Returns: 1 when MPI is in use. */
-int nnc_dlrm_mpi_begin(int *rank, int *size);
-void nnc_dlrm_mpi_end(void);
-/* Every rank passes its block of rows (count * width floats, blocks in rank
- * order); rank 0 receives them all in out (total * width). */
-nnc_status nnc_dlrm_mpi_gather_f32(float *out, const float *mine, int64_t count, int64_t width,
+/* ---- MPI (one rank per device), over the caller's communicator ----
+ * Every rank of comm passes its block of rows (count * width floats, blocks
+ * in rank order); rank 0 receives them all in out (total * width).  comm
+ * NNC_DIST_COMM_NONE (one process): out gets mine. */
+nnc_status nnc_dlrm_mpi_gather_f32(nnc_dist_comm comm, float *out, const float *mine, int64_t count, int64_t width,
                                    char *err, size_t errlen);
-/* Logical AND of ok over the ranks (1 alone without MPI). */
-int nnc_dlrm_mpi_all(int ok);
+/* Logical AND of ok over the ranks of comm (ok itself for NNC_DIST_COMM_NONE). */
+int nnc_dlrm_mpi_all(nnc_dist_comm comm, int ok);
 
 #ifdef __cplusplus
 }

@@ -269,13 +269,14 @@ done:
 }
 
 #ifdef NNC_HAVE_MPI
-nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_plan *p, const nnc_trace *tr,
-                             const double *const *weights, const nnc_embbag_mode *modes, const nnc_dlrm_opts *o,
-                             char *err, size_t errlen)
+nnc_status nnc_dlrm_exec_mpi(nnc_dist_comm comm, float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_plan *p,
+                             const nnc_trace *tr, const double *const *weights, const nnc_embbag_mode *modes,
+                             const nnc_dlrm_opts *o, char *err, size_t errlen)
 {
+    if (comm == MPI_COMM_NULL) return nnc_err(err, errlen, NNC_STATUS_ARG, "no MPI communicator");
     int me, D;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &D);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &D);
     if (D != p->devices)
         return nnc_err(err, errlen, NNC_STATUS_ARG, "the plan is for %d devices, MPI has %d ranks", p->devices, D);
     nnc_status st = nnc_dlrm_check_inputs(p, tr, err, errlen);
@@ -309,7 +310,7 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
             sdis[k] = (int)ns;
             ns += q[k].n;
         }
-        MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
+        MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm);
         for (int k = 0; k < D; k++) {
             rdis[k] = (int)nr;
             nr += rcnt[k];
@@ -320,7 +321,7 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
         if (!sids || !rids) { ok = 0; break; }
         for (int k = 0; k < D; k++)
             if (q[k].n) memcpy(sids + sdis[k], q[k].ids, (size_t)q[k].n * sizeof *sids);
-        MPI_Alltoallv(sids, scnt, sdis, MPI_INT64_T, rids, rcnt, rdis, MPI_INT64_T, MPI_COMM_WORLD);
+        MPI_Alltoallv(sids, scnt, sdis, MPI_INT64_T, rids, rcnt, rdis, MPI_INT64_T, comm);
         c->sent[me] += 8 * ns;
         c->recv[me] += 8 * nr;
         /* serve what the others asked for; rows back (my slice width w) */
@@ -356,7 +357,7 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
         free(rbuf);
         rbuf = malloc((size_t)(nback + 1) * sizeof *rbuf);
         if (rbuf == NULL) { ok = 0; break; }
-        MPI_Alltoallv(sbuf, bs, bsd, MPI_FLOAT, rbuf, br, brd, MPI_FLOAT, MPI_COMM_WORLD);
+        MPI_Alltoallv(sbuf, bs, bsd, MPI_FLOAT, rbuf, br, brd, MPI_FLOAT, comm);
         c->sent[me] += 4 * tot_s;
         c->recv[me] += 4 * nback;
         for (int k = 0; k < D; k++) {
@@ -374,15 +375,15 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
     }
     /* every rank must know whether all succeeded before anyone returns */
     int all_ok = ok == 1, glob = 0;
-    MPI_Allreduce(&all_ok, &glob, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&all_ok, &glob, 1, MPI_INT, MPI_MIN, comm);
     if (glob) {
         nnc_dlrm_cost sum;
         memset(&sum, 0, sizeof sum);
-        MPI_Allreduce(c->lookups, sum.lookups, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(c->read_bytes, sum.read_bytes, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(c->sent, sum.sent, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(c->recv, sum.recv, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(c->mem_bytes, sum.mem_bytes, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(c->lookups, sum.lookups, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(c->read_bytes, sum.read_bytes, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(c->sent, sum.sent, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(c->recv, sum.recv, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(c->mem_bytes, sum.mem_bytes, NNC_DLRM_MAX_DEVICES, MPI_INT64_T, MPI_SUM, comm);
         sum.devices = D;
         *c = sum;
         nnc_dlrm_finish_cost(c, o);
@@ -400,11 +401,11 @@ nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_pla
     return st;
 }
 #else
-nnc_status nnc_dlrm_exec_mpi(float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_plan *p, const nnc_trace *tr,
-                             const double *const *weights, const nnc_embbag_mode *modes, const nnc_dlrm_opts *o,
-                             char *err, size_t errlen)
+nnc_status nnc_dlrm_exec_mpi(nnc_dist_comm comm, float *pooled, nnc_dlrm_cost *c, const nnc_dlrm_plan *p,
+                             const nnc_trace *tr, const double *const *weights, const nnc_embbag_mode *modes,
+                             const nnc_dlrm_opts *o, char *err, size_t errlen)
 {
-    (void)pooled; (void)c; (void)p; (void)tr; (void)weights; (void)modes; (void)o;
+    (void)comm; (void)pooled; (void)c; (void)p; (void)tr; (void)weights; (void)modes; (void)o;
     return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this nncert was built without MPI");
 }
 #endif

@@ -56,45 +56,24 @@ nnc_status nnc_dlrm_model_load(nnc_dlrm_model *d, const char *path, char *err, s
 }
 
 #ifdef NNC_HAVE_MPI
-static int s_mpi; /* MPI initialised by nnc_dlrm_mpi_begin (process-wide, as MPI itself is) */
-
-int nnc_dlrm_mpi_begin(int *rank, int *size)
+int nnc_dlrm_mpi_all(nnc_dist_comm comm, int ok)
 {
-    *rank = 0;
-    *size = 1;
-    if (getenv("OMPI_COMM_WORLD_SIZE") == NULL && getenv("PMIX_RANK") == NULL) return 0;
-    int inited = 0;
-    MPI_Initialized(&inited);
-    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return 0;
-    s_mpi = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
-    return 1;
-}
-
-void nnc_dlrm_mpi_end(void)
-{
-    if (s_mpi) MPI_Finalize();
-    s_mpi = 0;
-}
-
-int nnc_dlrm_mpi_all(int ok)
-{
-    if (!s_mpi) return ok;
+    if (comm == MPI_COMM_NULL) return ok;
     int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     return all;
 }
 
-nnc_status nnc_dlrm_mpi_gather_f32(float *out, const float *mine, int64_t count, int64_t width, char *err, size_t errlen)
+nnc_status nnc_dlrm_mpi_gather_f32(nnc_dist_comm comm, float *out, const float *mine, int64_t count, int64_t width,
+                                   char *err, size_t errlen)
 {
-    if (!s_mpi) {
+    if (comm == MPI_COMM_NULL) {
         memcpy(out, mine, (size_t)(count * width) * sizeof(float));
         return NNC_STATUS_OK;
     }
     int me, D;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &D);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &D);
     if (count * width > 0x7fffffff) return nnc_err(err, errlen, NNC_STATUS_LIMIT, "gather: block too large for MPI counts");
     int n = (int)(count * width);
     int *cnt = calloc((size_t)D, sizeof(int)), *dis = calloc((size_t)D, sizeof(int));
@@ -103,25 +82,23 @@ nnc_status nnc_dlrm_mpi_gather_f32(float *out, const float *mine, int64_t count,
         free(dis);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
-    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm);
     for (int k = 1; k < D; k++) dis[k] = dis[k - 1] + cnt[k - 1];
-    MPI_Gatherv(mine, n, MPI_FLOAT, out, cnt, dis, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(mine, n, MPI_FLOAT, out, cnt, dis, MPI_FLOAT, 0, comm);
     free(cnt);
     free(dis);
     return NNC_STATUS_OK;
 }
 #else
-int nnc_dlrm_mpi_begin(int *rank, int *size)
+int nnc_dlrm_mpi_all(nnc_dist_comm comm, int ok)
 {
-    *rank = 0;
-    *size = 1;
-    return 0;
+    (void)comm;
+    return ok;
 }
-void nnc_dlrm_mpi_end(void) {}
-int nnc_dlrm_mpi_all(int ok) { return ok; }
-nnc_status nnc_dlrm_mpi_gather_f32(float *out, const float *mine, int64_t count, int64_t width, char *err, size_t errlen)
+nnc_status nnc_dlrm_mpi_gather_f32(nnc_dist_comm comm, float *out, const float *mine, int64_t count, int64_t width,
+                                   char *err, size_t errlen)
 {
-    (void)err; (void)errlen;
+    (void)comm; (void)err; (void)errlen;
     memcpy(out, mine, (size_t)(count * width) * sizeof(float));
     return NNC_STATUS_OK;
 }

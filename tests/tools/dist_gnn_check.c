@@ -34,7 +34,7 @@ int main(int argc, char **argv)
         /* no runtime: drive the aggregation directly (MPI is already
          * initialised); one context per matrix, as the partition is cached */
         nnc_gpu_dist *d;
-        if (nnc_gpu_dist_attach(&d, NULL, err, sizeof err) != NNC_STATUS_OK) MPI_Abort(MPI_COMM_WORLD, 70);
+        if (nnc_gpu_dist_attach(&d, NULL, MPI_COMM_WORLD, err, sizeof err) != NNC_STATUS_OK) MPI_Abort(MPI_COMM_WORLD, 70);
         int32_t r0, r1;
         nnc_gpu_dist_rows(&a, rank, size, &r0, &r1);
         for (int fi = 0; fi < 4; fi++) {
