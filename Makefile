@@ -52,7 +52,8 @@ LIBS     := $(BASELIBS) -fopenmp
 
 # MPI (Open MPI from Debian) for the multi-process runs: built in when mpicc is
 # found (MPI=0 leaves it out); the code lives in dist/*.c (the team that
-# runs one verification over ranks), gpu/*.c (the multi-device dispatch) and
+# runs one verification over ranks, the DLRM's distributed run, the GNN
+# aggregation's halo exchange, each over the caller's communicator) and
 # cli/mpi.c (MPI_Init: only the command line initialises MPI), compiled with
 # mpicc's flags.
 MPI      ?= $(if $(shell command -v mpicc 2>/dev/null),1,0)

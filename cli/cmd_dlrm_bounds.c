@@ -2,7 +2,7 @@
  * (ids fixed, dense features in a box), checked against sampled points. */
 #include "cli/cli.h"
 #include "common/philox.h"
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 #include "models/model.h"
 #include "verifier/verifier.h"
 

@@ -1,8 +1,8 @@
 /* nncert dlrm-run: evaluate a DLRM on a trace with its embedding tables
- * distributed over devices by a plan (gpu/dlrm.h): one MPI rank per device
+ * distributed over devices by a plan (dist/dlrm.h): one MPI rank per device
  * under mpirun, or simulated devices in this process (--devices). */
 #include "cli/cli.h"
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 #include "models/model.h"
 
 #include <stdlib.h>

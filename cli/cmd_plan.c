@@ -1,8 +1,8 @@
 /* nncert plan: OPER-style placement of a DLRM's embedding tables on D
- * devices from an access trace (gpu/dlrm.h), beside the table-wise and
+ * devices from an access trace (dist/dlrm.h), beside the table-wise and
  * row-wise baselines. */
 #include "cli/cli.h"
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 #include "models/model.h"
 
 #include <stdlib.h>

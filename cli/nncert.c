@@ -14,7 +14,7 @@
 #include "common/isa.h"
 #include "cli/cli.h"
 #include "common/nnc.h"
-#include "gpu/dist_gnn.h"
+#include "dist/gnn.h"
 #include "models/model.h"
 #include "prover/prover.h"
 #include "specs/spec.h"
@@ -244,7 +244,7 @@ static int cmd_run(int argc, char **argv)
     const char *path = NULL, *input = NULL, *output = NULL, *prec_s = NULL;
     long chunk = 256;
     int distributed = 0, rank = 0, nranks = 1;
-    nnc_gpu_dist *dist = NULL;
+    nnc_dist_gnn *dist = NULL;
     nnc_dist_comm comm = NNC_DIST_COMM_NONE;
     for (int i = 0; i < argc; i++) {
         if (nnc_cli_is_help(argv[i])) {
@@ -345,7 +345,7 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     if (distributed && (rc = nnc_cli_mpi_world_begin("run", 1, &comm, &rank, &nranks)) != EXIT_OK) goto done;
-    if (distributed && (st = nnc_gpu_dist_attach(&dist, rt, comm, err, sizeof err)) != NNC_STATUS_OK) {
+    if (distributed && (st = nnc_dist_gnn_attach(&dist, rt, comm, err, sizeof err)) != NNC_STATUS_OK) {
         rc = nnc_cli_fail(st, err);
         goto done;
     }
@@ -369,7 +369,7 @@ static int cmd_run(int argc, char **argv)
             goto done;
         }
     }
-    if (dist) nnc_gpu_dist_rank(dist, &rank, &nranks);
+    if (dist) nnc_dist_gnn_rank(dist, &rank, &nranks);
     if (rank != 0) {
         /* rank 0 writes the outputs */
     } else if (output) {
@@ -380,7 +380,7 @@ static int cmd_run(int argc, char **argv)
         rc = EXIT_CANTCREAT;
     }
 done:
-    nnc_gpu_dist_detach(dist, rt);
+    nnc_dist_gnn_detach(dist, rt);
     nnc_cli_mpi_world_end(comm);
     nnc_rt_destroy(rt);
     for (int i = 0; i < nin && ins; i++) free(ins[i]);

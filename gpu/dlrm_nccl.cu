@@ -1,20 +1,20 @@
 // Execution of an embedding placement with one GPU per device, driven by
-// one process (gpu/dlrm.h, nnc_dlrm_exec_nccl).  Per table:
+// one process (dist/dlrm.h, nnc_dlrm_exec_nccl).  Per table:
 //   1. the host routes every requester's lookups (nnc_dlrm_route, as the
 //      simulated and MPI runs do), local pieces included, so every row
 //      read goes through a GPU;
 //   2. ids go requester -> server in one NCCL group of send/receive pairs;
 //   3. each serving GPU gathers the requested rows (slices) from the shards
-//      it holds, element by element with gpu/dlrm_math.h's formula;
+//      it holds, element by element with dist/dlrm_math.h's formula;
 //   4. rows go server -> requester in a second NCCL group;
 //   5. the host places them in lookup order and pools them with the CPU
 //      kernel (nnc_dlrm_pool), so the pooled embeddings equal the other
 //      runs' bit for bit.
 // Counters are counted as nnc_dlrm_exec_sim counts them.
 #include "gpu/cuda_check_impl.h"
-#include "gpu/dlrm.h"
-#include "gpu/dlrm_impl.h"
-#include "gpu/dlrm_math.h"
+#include "dist/dlrm.h"
+#include "dist/dlrm_impl.h"
+#include "dist/dlrm_math.h"
 
 #include "gpu/nccl_check_impl.h"
 

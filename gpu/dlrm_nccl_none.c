@@ -1,5 +1,5 @@
 /* nnc_dlrm_exec_nccl in a build without the CUDA unit (make GPU=0). */
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 
 #ifndef NNC_HAVE_CUDA
 nnc_status nnc_dlrm_exec_nccl(float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p, const nnc_trace *trace,

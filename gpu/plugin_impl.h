@@ -8,12 +8,12 @@
  * nnc_gpu_* / nnc_dlrm_exec_nccl calls to it.
  *
  * The entries are the functions of gpu/gpu.h, gpu/spmm_translate.h and
- * gpu/dlrm.h with the same signatures and contracts.  A plugin is accepted
+ * dist/dlrm.h with the same signatures and contracts.  A plugin is accepted
  * only when abi, size, version and struct sizes equal the loader's. */
 #ifndef NNC_GPU_PLUGIN_IMPL_H
 #define NNC_GPU_PLUGIN_IMPL_H
 
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 #include "gpu/gpu.h"
 #include "gpu/spmm_translate.h"
 
@@ -78,7 +78,7 @@ typedef struct nnc_gpu_plugin {
                            int reps, double *ms, char *err, size_t errlen);
     nnc_status (*spmm_multi_f32)(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, int ndev, char *err,
                                  size_t errlen);
-    /* gpu/dlrm.h */
+    /* dist/dlrm.h */
     nnc_status (*dlrm_exec_nccl)(float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p,
                                  const nnc_trace *trace, const double *const *weights, const nnc_embbag_mode *modes,
                                  const nnc_dlrm_opts *o, char *err, size_t errlen);

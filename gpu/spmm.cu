@@ -153,7 +153,7 @@ done:
 
 // ---------------------------------------------------------------- multi-GPU
 
-#include "gpu/dist_gnn.h"
+#include "dist/gnn.h"
 
 #include "gpu/nccl_check_impl.h"
 
@@ -183,7 +183,7 @@ __global__ static void pack_kernel(const int32_t *rows, int32_t n, const float *
 }
 
 struct nnc_gpu_dev_part {
-    nnc_gpu_halo *h;
+    nnc_dist_halo *h;
     int32_t *rp, *col, *in_list, *bd_list, *send_local;
     float *val, *xloc, *sendbuf, *yloc;
     cudaStream_t comp, comm;
@@ -206,12 +206,12 @@ extern "C" nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float
     for (int d = 0; d < ndev; d++) devs.push_back(d);
     for (int d = 0; d < ndev; d++) {
         nnc_gpu_dev_part &p = P[d];
-        p.h = nnc_gpu_halo_build(a, d, ndev);
+        p.h = nnc_dist_halo_build(a, d, ndev);
         if (p.h == NULL) {
             st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
             goto done;
         }
-        const nnc_gpu_halo *h = p.h;
+        const nnc_dist_halo *h = p.h;
         std::vector<int32_t> sl((size_t)h->send_ptr[ndev] + 1);
         for (int32_t i = 0; i < h->send_ptr[ndev]; i++) sl[i] = h->send_rows[i] - h->r0[d];
         NNC_CUDA_CHECK_GOTO(cudaSetDevice(d), done);
@@ -243,7 +243,7 @@ extern "C" nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float
     // halo exchange (communication streams) ...
     NNC_NCCL_CHECK(ncclGroupStart());
     for (int d = 0; d < ndev; d++) {
-        const nnc_gpu_halo *h = P[d].h;
+        const nnc_dist_halo *h = P[d].h;
         for (int q = 0; q < ndev; q++) {
             size_t ns = (size_t)(h->send_ptr[q + 1] - h->send_ptr[q]) * F, nr = (size_t)(h->recv_ptr[q + 1] - h->recv_ptr[q]) * F;
             if (ns) NNC_NCCL_CHECK(ncclSend(P[d].sendbuf + (size_t)h->send_ptr[q] * F, ns, ncclFloat, q, comms[d], P[d].comm));
@@ -255,7 +255,7 @@ extern "C" nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float
     // ... while the interior rows aggregate (compute streams); then the boundary rows
     for (int d = 0; d < ndev; d++) {
         nnc_gpu_dev_part &p = P[d];
-        const nnc_gpu_halo *h = p.h;
+        const nnc_dist_halo *h = p.h;
         NNC_CUDA_CHECK_GOTO(cudaSetDevice(d), done);
         if (h->ninterior)
             csr_rows_kernel<<<(unsigned)(((int64_t)h->ninterior * 32 + 127) / 128), 128, 0, p.comp>>>(
@@ -284,7 +284,7 @@ done:
         if (p.comp) cudaStreamDestroy(p.comp);
         if (p.comm) cudaStreamDestroy(p.comm);
         if (p.halo_in) cudaEventDestroy(p.halo_in);
-        nnc_gpu_halo_free(p.h);
+        nnc_dist_halo_free(p.h);
     }
     return st;
 }

@@ -72,7 +72,7 @@ nnc_status nnc_gpu_spmm_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, f
                             double *ms, char *err, size_t errlen);
 
 /* The same product over ndev GPUs of one process, as MGG splits it: rows by
- * balanced cost (nnc_gpu_dist_rows), each device holding only its own X
+ * balanced cost (nnc_dist_gnn_rows), each device holding only its own X
  * rows, halo rows exchanged with NCCL (ncclSend/ncclRecv in one group on a
  * communication stream) while the interior rows aggregate on a compute
  * stream; CUDA-core kernel, so bit-identical to the CPU.

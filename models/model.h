@@ -182,7 +182,7 @@ void nnc_rt_destroy(nnc_runtime *rt);
 /* Route the float32 runtime's sparse products (MatMul with a sparse constant
  * left operand, models/spmm.h) through fn(ctx, A, X, F, Y) instead of the
  * threaded CPU kernel; fn must give the same bits (spmm.h's order).  Used by
- * the multi-process aggregation (nnc_gpu_dist_*).  fn NULL restores the
+ * the multi-process aggregation (nnc_dist_gnn_*).  fn NULL restores the
  * kernel.  A float64 runtime ignores it. */
 struct nnc_mdl_csr32;
 void nnc_rt_set_spmm(nnc_runtime *rt, void (*fn)(void *ctx, const struct nnc_mdl_csr32 *a, const float *x, int64_t F, float *y),
@@ -191,7 +191,7 @@ void nnc_rt_set_spmm(nnc_runtime *rt, void (*fn)(void *ctx, const struct nnc_mdl
 /* Supply the value NAME (the output of a single-output node) instead of
  * computing it: later nnc_rt_run calls skip that node and copy batch *
  * numel elements (the runtime's element types) from data.  data NULL
- * computes it again.  Distributed DLRM execution (gpu/dlrm.h) feeds the
+ * computes it again.  Distributed DLRM execution (dist/dlrm.h) feeds the
  * pooled embeddings it gathered from other processes this way. */
 nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data, char *err, size_t errlen);
 

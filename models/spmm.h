@@ -2,7 +2,7 @@
  * aggregation):  Y[rows,F] = A[rows,cols] X[cols,F],  A in float32 CSR.
  *
  * Used by the runtime for MatMul with a sparse constant left operand, by the
- * multi-process aggregation (gpu/dist_gnn.c), the GPU kernels' CPU reference
+ * multi-process aggregation (dist/gnn.c), the GPU kernels' CPU reference
  * (gpu/spmm.cu) and the benchmarks.  Prefix nnc_mdl_ (models module).
  *
  * Summation order (a contract the bit-exact checks rely on): every output

@@ -1,10 +1,10 @@
 /* dist_gnn_check: under mpirun, check the partitioned aggregation
- * (gpu/dist_gnn.h) against the single-process kernel, bit for bit, on
+ * (dist/gnn.h) against the single-process kernel, bit for bit, on
  * power-law graphs at several F.  Each rank poisons (NaN) every row of X it
  * does not own, so a correct result proves the halo rows really came over
  * MPI from their owners.  Prints "dist_gnn_check: ranks P ok" on rank 0 and
  * exits 0; exits 1 on a mismatch, 77 in a build without MPI. */
-#include "gpu/dist_gnn.h"
+#include "dist/gnn.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,10 +33,10 @@ int main(int argc, char **argv)
         nnc_mdl_csr32_free(&g);
         /* no runtime: drive the aggregation directly (MPI is already
          * initialised); one context per matrix, as the partition is cached */
-        nnc_gpu_dist *d;
-        if (nnc_gpu_dist_attach(&d, NULL, MPI_COMM_WORLD, err, sizeof err) != NNC_STATUS_OK) MPI_Abort(MPI_COMM_WORLD, 70);
+        nnc_dist_gnn *d;
+        if (nnc_dist_gnn_attach(&d, NULL, MPI_COMM_WORLD, err, sizeof err) != NNC_STATUS_OK) MPI_Abort(MPI_COMM_WORLD, 70);
         int32_t r0, r1;
-        nnc_gpu_dist_rows(&a, rank, size, &r0, &r1);
+        nnc_dist_gnn_rows(&a, rank, size, &r0, &r1);
         for (int fi = 0; fi < 4; fi++) {
             int64_t F = Fs[fi];
             size_t nx = (size_t)a.rows * F;
@@ -47,8 +47,8 @@ int main(int argc, char **argv)
             for (int32_t r = 0; r < a.rows; r++)
                 if (r < r0 || r >= r1)
                     for (int64_t j = 0; j < F; j++) x[(size_t)r * F + j] = NAN;
-            nnc_gpu_dist_spmm(d, &a, x, F, y);
-            nnc_gpu_dist_spmm(d, &a, x, F, y); /* the cached partition, again */
+            nnc_dist_gnn_spmm(d, &a, x, F, y);
+            nnc_dist_gnn_spmm(d, &a, x, F, y); /* the cached partition, again */
             if (memcmp(y, ref, nx * sizeof(float)) != 0) {
                 fprintf(stderr, "dist_gnn_check: rank %d: n=%d F=%lld differs from one process\n", rank, (int)a.rows,
                         (long long)F);
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
             free(y);
             free(ref);
         }
-        nnc_gpu_dist_detach(d, NULL);
+        nnc_dist_gnn_detach(d, NULL);
         nnc_mdl_csr32_free(&a);
     }
     int any = 0;

@@ -1,4 +1,4 @@
-/* DLRM embedding placement (gpu/dlrm.h) on random tables and traces (bags of
+/* DLRM embedding placement (dist/dlrm.h) on random tables and traces (bags of
  * 0..6 ids, rows never read, dims below the device count): for every kind
  * of plan and the search, the counters predicted from the statistics equal
  * the ones counted while executing the plan with simulated devices, the
@@ -7,7 +7,7 @@
  * uniform plans that fit it, and one device never communicates.
  *
  * Random inputs come from a seed printed at start; NNC_TEST_SEED=<n> replays. */
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 
 #include <check.h>
 #include <math.h>

@@ -1,12 +1,12 @@
 /* Execution of embedding placements with one GPU per device and NCCL
- * (gpu/dlrm_nccl.cu) against the simulated run (gpu/dlrm_exec.c), on the
+ * (gpu/dlrm_nccl.cu) against the simulated run (dist/dlrm_exec.c), on the
  * zoo DLRM and its trace and on random tables: for every uniform plan kind
  * and the searched plan, D = 1 .. min(GPUs, 4), the pooled embeddings are
  * bit-identical and every counter (lookups, bytes read, sent, received,
  * memory) is equal.  Without the CUDA unit or a device it reports
  * "skipped" and exits 77. */
 #include "gpu_test_impl.h"
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 
 #include <stdio.h>
 #include <stdlib.h>

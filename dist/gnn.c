@@ -1,5 +1,5 @@
-/* Multi-process aggregation with halo exchange; see gpu/dist_gnn.h. */
-#include "gpu/dist_gnn.h"
+/* Multi-process aggregation with halo exchange; see dist/gnn.h. */
+#include "dist/gnn.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include <mpi.h>
 #endif
 
-void nnc_gpu_dist_rows(const nnc_mdl_csr32 *a, int rank, int size, int32_t *r0, int32_t *r1)
+void nnc_dist_gnn_rows(const nnc_mdl_csr32 *a, int rank, int size, int32_t *r0, int32_t *r1)
 {
     /* first row whose cumulative cost (nnz + rows before it) reaches
      * part * total / size: a function of A and the rank count only, so every
@@ -34,7 +34,7 @@ void nnc_gpu_dist_rows(const nnc_mdl_csr32 *a, int rank, int size, int32_t *r0, 
 
 /* ---- the partition of one matrix (MPI and NCCL alike) ---- */
 
-void nnc_gpu_halo_free(nnc_gpu_halo *p)
+void nnc_dist_halo_free(nnc_dist_halo *p)
 {
     if (p == NULL) return;
     free(p->r0);
@@ -73,10 +73,10 @@ static int32_t distinct_cols(const nnc_mdl_csr32 *a, int32_t r0, int32_t r1, int
     return n;
 }
 
-nnc_gpu_halo *nnc_gpu_halo_build(const nnc_mdl_csr32 *a, int me, int S)
+nnc_dist_halo *nnc_dist_halo_build(const nnc_mdl_csr32 *a, int me, int S)
 {
     if (S < 1 || me < 0 || me >= S) return NULL;
-    nnc_gpu_halo *p = calloc(1, sizeof *p);
+    nnc_dist_halo *p = calloc(1, sizeof *p);
     if (p == NULL) return NULL;
     p->a = a;
     p->r0 = malloc(((size_t)S + 1) * sizeof(int32_t));
@@ -88,9 +88,9 @@ nnc_gpu_halo *nnc_gpu_halo_build(const nnc_mdl_csr32 *a, int me, int S)
     int32_t *halo = malloc(((size_t)a->nnz + 1) * sizeof(int32_t));
     p->send_rows = malloc(((size_t)a->nnz + 1) * sizeof(int32_t));
     if (!p->r0 || !p->recv_ptr || !p->send_ptr || !p->counts || !p->displs || !mark || !halo || !p->send_rows) goto fail;
-    for (int q = 0; q < S; q++) nnc_gpu_dist_rows(a, q, S, &p->r0[q], &p->r0[q + 1]);
+    for (int q = 0; q < S; q++) nnc_dist_gnn_rows(a, q, S, &p->r0[q], &p->r0[q + 1]);
     int32_t lo, hi;
-    nnc_gpu_dist_rows(a, me, S, &lo, &hi);
+    nnc_dist_gnn_rows(a, me, S, &lo, &hi);
     p->nown = hi - lo;
     /* halo from each owner q: the columns of my rows inside q's range */
     for (int q = 0; q < S; q++) {
@@ -143,27 +143,27 @@ nnc_gpu_halo *nnc_gpu_halo_build(const nnc_mdl_csr32 *a, int me, int S)
 fail:
     free(mark);
     free(halo);
-    nnc_gpu_halo_free(p);
+    nnc_dist_halo_free(p);
     return NULL;
 }
 
 #ifdef NNC_HAVE_MPI
 
-struct nnc_gpu_dist {
+struct nnc_dist_gnn {
     MPI_Comm comm; /* the caller's */
     int rank, size, failed;
-    nnc_gpu_halo **parts;
+    nnc_dist_halo **parts;
     int nparts;
 };
 
-static nnc_gpu_halo *part_get(nnc_gpu_dist *d, const nnc_mdl_csr32 *a)
+static nnc_dist_halo *part_get(nnc_dist_gnn *d, const nnc_mdl_csr32 *a)
 {
     for (int i = 0; i < d->nparts; i++)
         if (d->parts[i]->a == a) return d->parts[i];
-    nnc_gpu_halo **np = realloc(d->parts, ((size_t)d->nparts + 1) * sizeof *np);
+    nnc_dist_halo **np = realloc(d->parts, ((size_t)d->nparts + 1) * sizeof *np);
     if (np == NULL) return NULL;
     d->parts = np;
-    nnc_gpu_halo *p = nnc_gpu_halo_build(a, d->rank, d->size);
+    nnc_dist_halo *p = nnc_dist_halo_build(a, d->rank, d->size);
     if (p == NULL) return NULL;
     d->parts[d->nparts++] = p;
     return p;
@@ -180,10 +180,10 @@ static void rows_list(const nnc_mdl_csr32 *l, const int32_t *rows, int32_t n, co
     }
 }
 
-void nnc_gpu_dist_spmm(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y)
+void nnc_dist_gnn_spmm(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y)
 {
-    nnc_gpu_dist *d = ctx;
-    nnc_gpu_halo *p = part_get(d, a);
+    nnc_dist_gnn *d = ctx;
+    nnc_dist_halo *p = part_get(d, a);
     int S = d->size, me = d->rank;
     if (p && p->cap_f < F) {
         free(p->xloc);
@@ -230,33 +230,33 @@ void nnc_gpu_dist_spmm(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, y, p->counts, p->displs, MPI_FLOAT, d->comm);
 }
 
-nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen)
+nnc_status nnc_dist_gnn_attach(nnc_dist_gnn **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen)
 {
     *out = NULL;
     int init = 0;
     MPI_Initialized(&init);
     if (!init || comm == MPI_COMM_NULL)
         return nnc_err(err, errlen, NNC_STATUS_ARG, "distributed aggregation: MPI is not initialised (the caller does that)");
-    nnc_gpu_dist *d = calloc(1, sizeof *d);
+    nnc_dist_gnn *d = calloc(1, sizeof *d);
     if (d == NULL) return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     d->comm = comm;
     MPI_Comm_rank(comm, &d->rank);
     MPI_Comm_size(comm, &d->size);
-    if (rt) nnc_rt_set_spmm(rt, nnc_gpu_dist_spmm, d);
+    if (rt) nnc_rt_set_spmm(rt, nnc_dist_gnn_spmm, d);
     *out = d;
     return NNC_STATUS_OK;
 }
 
-void nnc_gpu_dist_detach(nnc_gpu_dist *d, nnc_runtime *rt)
+void nnc_dist_gnn_detach(nnc_dist_gnn *d, nnc_runtime *rt)
 {
     if (d == NULL) return;
     if (rt) nnc_rt_set_spmm(rt, NULL, NULL);
-    for (int i = 0; i < d->nparts; i++) nnc_gpu_halo_free(d->parts[i]);
+    for (int i = 0; i < d->nparts; i++) nnc_dist_halo_free(d->parts[i]);
     free(d->parts);
     free(d);
 }
 
-void nnc_gpu_dist_rank(const nnc_gpu_dist *d, int *rank, int *size)
+void nnc_dist_gnn_rank(const nnc_dist_gnn *d, int *rank, int *size)
 {
     *rank = d->rank;
     *size = d->size;
@@ -264,11 +264,11 @@ void nnc_gpu_dist_rank(const nnc_gpu_dist *d, int *rank, int *size)
 
 #else /* no MPI */
 
-struct nnc_gpu_dist {
+struct nnc_dist_gnn {
     int unused;
 };
 
-nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen)
+nnc_status nnc_dist_gnn_attach(nnc_dist_gnn **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen)
 {
     (void)rt;
     (void)comm;
@@ -276,20 +276,20 @@ nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, nnc_dist_com
     return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this build has no MPI (install Open MPI's mpicc and rebuild)");
 }
 
-void nnc_gpu_dist_detach(nnc_gpu_dist *d, nnc_runtime *rt)
+void nnc_dist_gnn_detach(nnc_dist_gnn *d, nnc_runtime *rt)
 {
     (void)d;
     (void)rt;
 }
 
-void nnc_gpu_dist_rank(const nnc_gpu_dist *d, int *rank, int *size)
+void nnc_dist_gnn_rank(const nnc_dist_gnn *d, int *rank, int *size)
 {
     (void)d;
     *rank = 0;
     *size = 1;
 }
 
-void nnc_gpu_dist_spmm(void *d, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y)
+void nnc_dist_gnn_spmm(void *d, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y)
 {
     (void)d;
     nnc_mdl_spmm_rows(a, 0, a->rows, x, F, y);

@@ -1,7 +1,7 @@
 /* Multi-process graph aggregation as MGG does it (Wang et al., "MGG:
  * Accelerating Graph Neural Networks with Fine-Grained Intra-Kernel
  * Communication-Computation Pipelining on Multi-GPU Platforms", OSDI'23),
- * over Open MPI between processes.  Prefix nnc_gpu_dist_.
+ * over Open MPI between processes.  Prefix nnc_dist_gnn_.
  *
  * For each sparse matrix A the rows are split into one contiguous range per
  * rank with about equal cost (non-zeros + rows: balanced edges).  A rank
@@ -20,8 +20,8 @@
  * Built with MPI when mpicc is found (NNC_HAVE_MPI); otherwise attach
  * reports UNSUPPORTED.  Use from one thread per process.  The caller owns
  * MPI (initialises and ends it) and passes the communicator. */
-#ifndef NNC_GPU_DIST_GNN_H
-#define NNC_GPU_DIST_GNN_H
+#ifndef NNC_DIST_GNN_H
+#define NNC_DIST_GNN_H
 
 #include "dist/comm.h"
 #include "models/model.h"
@@ -31,12 +31,12 @@
 extern "C" {
 #endif
 
-typedef struct nnc_gpu_dist nnc_gpu_dist;
+typedef struct nnc_dist_gnn nnc_dist_gnn;
 
 /* The partition of one matrix as rank `me` of S sees it (used by the MPI
  * path here and the NCCL path in gpu/spmm.cu).  The buffers at the end
  * belong to the MPI path. */
-struct nnc_gpu_halo {
+struct nnc_dist_halo {
     const nnc_mdl_csr32 *a;  /* the matrix (borrowed from the runtime) */
     int32_t *r0;             /* size + 1 row bounds of every rank */
     nnc_mdl_csr32 local;     /* own rows; column c -> c - r0 (owned) or nown + halo slot */
@@ -51,37 +51,37 @@ struct nnc_gpu_halo {
     int *counts, *displs;    /* Allgatherv, in floats */
 };
 
-typedef struct nnc_gpu_halo nnc_gpu_halo;
+typedef struct nnc_dist_halo nnc_dist_halo;
 
 /* Build rank me's partition of A among S ranks.  Returns NULL when out of
  * memory.  A is borrowed (p->a). */
-nnc_gpu_halo *nnc_gpu_halo_build(const nnc_mdl_csr32 *a, int me, int S);
-void nnc_gpu_halo_free(nnc_gpu_halo *p);
+nnc_dist_halo *nnc_dist_halo_build(const nnc_mdl_csr32 *a, int me, int S);
+void nnc_dist_halo_free(nnc_dist_halo *p);
 
 /* Route rt's float32 sparse products through the partitioned aggregation
  * over the ranks of comm (the caller initialised MPI and keeps comm valid
  * until detach; the library never initialises or ends MPI).  Every rank
  * must load the same model and run the same inputs.  rt NULL: no hook (the
- * caller drives nnc_gpu_dist_spmm itself).
+ * caller drives nnc_dist_gnn_spmm itself).
  * Returns: OK; ARG when MPI is not initialised or comm is
  * NNC_DIST_COMM_NONE; UNSUPPORTED in a build without MPI; NOMEM. */
-nnc_status nnc_gpu_dist_attach(nnc_gpu_dist **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen);
+nnc_status nnc_dist_gnn_attach(nnc_dist_gnn **out, nnc_runtime *rt, nnc_dist_comm comm, char *err, size_t errlen);
 
 /* Restore rt's CPU kernel and free the partitions.  NULL is a no-op. */
-void nnc_gpu_dist_detach(nnc_gpu_dist *d, nnc_runtime *rt);
+void nnc_dist_gnn_detach(nnc_dist_gnn *d, nnc_runtime *rt);
 
 /* Out: this process's rank and the number of ranks. */
-void nnc_gpu_dist_rank(const nnc_gpu_dist *d, int *rank, int *size);
+void nnc_dist_gnn_rank(const nnc_dist_gnn *d, int *rank, int *size);
 
 /* Y = A X, partitioned as above (the nnc_mdl_spmm_fn the runtime calls).
  * Collective: every rank calls it with the same A, F and full-size X; every
  * rank gets the full Y.  Only the owned rows of X are read locally.  The
  * partition is cached per matrix (by its address) for the context's life:
  * A must stay unchanged and allocated until detach. */
-void nnc_gpu_dist_spmm(void *d, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y);
+void nnc_dist_gnn_spmm(void *d, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y);
 
 /* Row range [*r0, *r1) rank `rank` of `size` owns for A (balanced cost). */
-void nnc_gpu_dist_rows(const nnc_mdl_csr32 *a, int rank, int size, int32_t *r0, int32_t *r1);
+void nnc_dist_gnn_rows(const nnc_mdl_csr32 *a, int rank, int size, int32_t *r0, int32_t *r1);
 
 #ifdef __cplusplus
 }

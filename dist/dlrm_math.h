@@ -1,5 +1,5 @@
 /* Per-element formulas of distributed DLRM lookups, compiled by gcc
- * (gpu/dlrm_exec.c) and nvcc (gpu/dlrm_nccl.cu) alike, so the GPU serves
+ * (dist/dlrm_exec.c) and nvcc (gpu/dlrm_nccl.cu) alike, so the GPU serves
  * exactly the bytes the CPU path serves. */
 #ifndef NNC_DLRM_MATH_H
 #define NNC_DLRM_MATH_H

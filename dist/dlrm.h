@@ -151,7 +151,7 @@ nnc_status nnc_dlrm_exec_mpi(nnc_dist_comm comm, float *pooled, nnc_dlrm_cost *m
  * its shards; ids and rows move between GPUs with NCCL send/receive groups
  * (one per direction and table: the all-to-alls of the MPI run), the
  * serving GPU gathers the rows with the CPU path's per-element formula
- * (gpu/dlrm_math.h), and the requester's rows are pooled by the CPU kernel
+ * (dist/dlrm_math.h), and the requester's rows are pooled by the CPU kernel
  * in id order, so pooled and the counters equal nnc_dlrm_exec_sim's.
  * Returns: UNSUPPORTED in a build without CUDA, or naming the CUDA/NCCL
  * call that failed; ARG when fewer GPUs than devices are present. */

@@ -1,7 +1,7 @@
 /* Embedding-table placement for DLRMs: access statistics, the cost model and
- * the OPER-style heuristic search (gpu/dlrm.h).  Plain C; no device code. */
-#include "gpu/dlrm.h"
-#include "gpu/dlrm_impl.h"
+ * the OPER-style heuristic search (dist/dlrm.h).  Plain C; no device code. */
+#include "dist/dlrm.h"
+#include "dist/dlrm_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

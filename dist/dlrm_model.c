@@ -1,6 +1,6 @@
 /* A DLRM's tables from its ONNX model, and the MPI helpers of the
- * distributed run (gpu/dlrm.h). */
-#include "gpu/dlrm.h"
+ * distributed run (dist/dlrm.h). */
+#include "dist/dlrm.h"
 #include "models/model.h"
 
 #include <stdlib.h>

@@ -1,13 +1,13 @@
-/* Execution of an embedding placement (gpu/dlrm.h): every device holds only
+/* Execution of an embedding placement (dist/dlrm.h): every device holds only
  * its shards; requesters send ids to the devices serving them and receive
  * rows back; bags are pooled by the requester in id order.  The same per-
  * device steps run with simulated devices (nnc_dlrm_exec_sim, buffers moved
  * in memory) or one MPI rank per device (nnc_dlrm_exec_mpi, MPI_Alltoallv),
  * and both count what they read and move.  gpu/dlrm_nccl.cu drives one GPU
- * per device with the same routing, serving and pooling (gpu/dlrm_impl.h). */
-#include "gpu/dlrm.h"
-#include "gpu/dlrm_impl.h"
-#include "gpu/dlrm_math.h"
+ * per device with the same routing, serving and pooling (dist/dlrm_impl.h). */
+#include "dist/dlrm.h"
+#include "dist/dlrm_impl.h"
+#include "dist/dlrm_math.h"
 
 #include <stdlib.h>
 #include <string.h>

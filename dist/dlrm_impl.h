@@ -1,8 +1,8 @@
-/* Internals shared by gpu/dlrm_plan.c, gpu/dlrm_exec.c and gpu/dlrm_nccl.cu. */
+/* Internals shared by dist/dlrm_plan.c, dist/dlrm_exec.c and gpu/dlrm_nccl.cu. */
 #ifndef NNC_DLRM_IMPL_H
 #define NNC_DLRM_IMPL_H
 
-#include "gpu/dlrm.h"
+#include "dist/dlrm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,7 +23,7 @@ int nnc_dlrm_row_device(const nnc_dlrm_plan *p, int t, int64_t r);
 /* Fill time_us and max_time_us from the counters. */
 void nnc_dlrm_finish_cost(nnc_dlrm_cost *c, const nnc_dlrm_opts *o);
 
-/* ---- the steps of one execution (gpu/dlrm_exec.c), shared by the
+/* ---- the steps of one execution (dist/dlrm_exec.c), shared by the
  * simulated, MPI and NCCL runs ---- */
 
 /* What device k holds. */
