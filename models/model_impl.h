@@ -98,7 +98,10 @@ struct nnc_model {
     int prepared;
 };
 
-/* Helpers shared by the module's files. */
+/* Helpers shared by the module's files (models/ir.c, the IR's primitives,
+ * which call nothing else of models/). */
+/* Returns: a malloc'd copy of s ("" for NULL), or NULL when out of memory. */
+char *nnc_strdup(const char *s);
 int nnc_mdl_find_value(const nnc_model *m, const char *name);
 int nnc_mdl_add_value(nnc_model *m, const char *name);  /* -1 on OOM */
 void nnc_value_free_payload(nnc_value *v);

@@ -51,25 +51,6 @@ const char *nnc_mdl_supported_ops(void)
         ;
 }
 
-const nnc_attr *nnc_node_attr(const nnc_node *n, const char *name)
-{
-    for (int k = 0; k < n->n_attrs; k++)
-        if (strcmp(n->attrs[k].name, name) == 0) return &n->attrs[k];
-    return NULL;
-}
-
-int64_t nnc_attr_int(const nnc_node *n, const char *name, int64_t dflt)
-{
-    const nnc_attr *a = nnc_node_attr(n, name);
-    return (a && a->type == NNC_ATTR_INT) ? a->i : dflt;
-}
-
-double nnc_attr_float(const nnc_node *n, const char *name, double dflt)
-{
-    const nnc_attr *a = nnc_node_attr(n, name);
-    return (a && a->type == NNC_ATTR_FLOAT) ? a->f : dflt;
-}
-
 /* ------------------------------------------------------------- helpers */
 
 #define FAIL(st, ...) return nnc_err(err, errlen, st, __VA_ARGS__)
