@@ -289,36 +289,27 @@ DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, 
         for (int64_t c = 0; c < cg; c++) DC_SFX(phase_map)(xp + c * d->chan, X + c * hw, k->map, d->chan);
         memset(xp + cg * d->chan, 0, sizeof(T) * (size_t)NNC_DC_VW);
     } else {
-    memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + NNC_DC_VW));
-    int64_t rp0 = g->pt % sh, ri0 = g->pt / sh; /* input row 0's phase and row in it */
-    /* everything the loop reads in locals: its vector stores may alias
-     * anything, so fields would be reloaded after each */
-    const int64_t h = g->h, w = g->w, pl = g->pl, Hq = d->Hq, plane = d->plane, chan = d->chan;
-    const int64_t *jb = k->jb;
-    for (int64_t c = 0; c < cg; c++) {
-        T *dc = xp + c * chan;
-        const T *src = X + c * h * w - pl;
-        for (int64_t iy = 0, rp = rp0, ri = ri0; iy < h && ri < Hq; iy++, src += w) {
-            T *dst = dc + rp * sw * plane + ri * Wq;
-            for (int64_t r = 0; r < sw; r++) DC_SFX(phase_row)(dst + r * plane, src + r, jb[2 * r], jb[2 * r + 1], sw);
-            if (++rp == sh) rp = 0, ri++;
+        memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + NNC_DC_VW));
+        int64_t rp0 = g->pt % sh, ri0 = g->pt / sh; /* input row 0's phase and row in it */
+        /* everything the loop reads in locals: its vector stores may alias
+         * anything, so fields would be reloaded after each */
+        const int64_t h = g->h, w = g->w, pl = g->pl, Hq = d->Hq, plane = d->plane, chan = d->chan;
+        const int64_t *jb = k->jb;
+        for (int64_t c = 0; c < cg; c++) {
+            T *dc = xp + c * chan;
+            const T *src = X + c * h * w - pl;
+            for (int64_t iy = 0, rp = rp0, ri = ri0; iy < h && ri < Hq; iy++, src += w) {
+                T *dst = dc + rp * sw * plane + ri * Wq;
+                for (int64_t r = 0; r < sw; r++) DC_SFX(phase_row)(dst + r * plane, src + r, jb[2 * r], jb[2 * r + 1], sw);
+                if (++rp == sh) rp = 0, ri++;
+            }
         }
     }
-    }
     const int64_t vw = (int64_t)(DC_BYTES / sizeof(T));
-    /* strips along the phase-width grid q = oy Wq + ox, or row by row over
-     * the ow real columns when that takes fewer strips (8 x 8 outputs on a
-     * 10-wide grid: 8 strips of 8, not 10) and the last row's strip stays
-     * inside the accumulators' row of Qr; the same taps per output */
-    int64_t vr = (g->ow + vw - 1) / vw, rows = 1, rstep = 0, rlen = d->Q;
-    if (g->oh * vr < (d->Q + vw - 1) / vw && (g->oh - 1) * Wq + vr * vw <= Qr) rows = g->oh, rstep = Wq, rlen = g->ow;
-    /* the channel kernel instead where it leaves fewer lanes idle (small
-     * outputs: 4 x 4 pixels are 2 strips of 16 on AVX-512, half of them
-     * past the row ends); not with a fused pool */
-    int two = g->ow <= 4 && g->oh % 2 == 0;
-    int64_t tiles = two ? g->oh / 2 : g->oh * ((g->ow + 7) / 8);
-    int64_t lanes_s = rows * ((rlen + vw - 1) / vw) * vw * d->Mp, lanes_c = tiles * 8 * ((M + vw - 1) / vw * vw);
-    if (!pg && lanes_c < lanes_s) {
+    /* strips of pixels, or the channel kernel (not with a fused pool) */
+    int64_t rows, rstep, rlen, lanes_c;
+    int two;
+    if (FN(dc_plan)(g, d, M, vw, &rows, &rstep, &rlen, &two, &lanes_c) && !pg) {
         int64_t nblk = (M + DC_CNB * vw - 1) / (DC_CNB * vw);
         int par = intra > 1 && nblk > 1 && d->ntap * lanes_c >= NNC_DC_PAR_MACS ? (nblk < intra ? (int)nblk : intra) : 1;
         if (par > 1) {

@@ -679,6 +679,29 @@ typedef struct FN(dcgeom) {
     int64_t nacc; /* accumulators: the strips' (Mp Qr) or the channel kernel's, the more */
 } FN(dcgeom);
 
+/* The layout of one image's outputs for a path of vw elements per vector:
+ * strips along the phase-width grid q = oy Wq + ox, or row by row over the
+ * ow real columns when that takes fewer strips (8 x 8 outputs on a 10-wide
+ * grid: 8 strips of 8, not 10) and the last row's strip stays inside the
+ * accumulators' row of Qr (*rows, *rstep, *rlen as dconv_strip takes them;
+ * the same taps per output); or the channel kernel, where it leaves fewer
+ * lanes idle (small outputs: 4 x 4 pixels are 2 strips of 16 on AVX-512,
+ * half of them past the row ends; *two its tile shape, *lanes its lanes).
+ * Returns 1 for the channel kernel. */
+static int FN(dc_plan)(const FN(geom) *g, const FN(dcgeom) *d, int64_t M, int64_t vw, int64_t *rows, int64_t *rstep,
+                       int64_t *rlen, int *two, int64_t *lanes)
+{
+    int64_t vr = (g->ow + vw - 1) / vw;
+    *rows = 1, *rstep = 0, *rlen = d->Q;
+    if (g->oh * vr < (d->Q + vw - 1) / vw && (g->oh - 1) * d->Wq + vr * vw <= d->Qr)
+        *rows = g->oh, *rstep = d->Wq, *rlen = g->ow;
+    *two = g->ow <= 4 && g->oh % 2 == 0;
+    int64_t tiles = *two ? g->oh / 2 : g->oh * ((g->ow + 7) / 8);
+    int64_t lanes_s = *rows * ((*rlen + vw - 1) / vw) * vw * d->Mp;
+    *lanes = tiles * 8 * ((M + vw - 1) / vw * vw);
+    return *lanes < lanes_s;
+}
+
 /* Of window geometry g, for one group: cg input channels, M filters. */
 static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom) *d)
 {
@@ -692,8 +715,15 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
     d->Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB;
     d->ntap = cg * g->kh * g->kw;
     d->Mq = (M + 2 * NNC_DC_VW - 1) / (2 * NNC_DC_VW) * (2 * NNC_DC_VW);
-    d->nacc = (g->oh + 1) / 2 * 2 * ((g->ow + 7) / 8 * 8) * d->Mq;
-    if (d->nacc < d->Mp * d->Qr) d->nacc = d->Mp * d->Qr;
+    /* the channel kernel's accumulators where some path may choose it */
+    d->nacc = d->Mp * d->Qr;
+    int64_t rows, rstep, rlen, lanes;
+    int two;
+    for (int64_t vw = 16 / (int64_t)sizeof(T); vw <= NNC_DC_VW; vw *= 2)
+        if (FN(dc_plan)(g, d, M, vw, &rows, &rstep, &rlen, &two, &lanes)) {
+            int64_t c = (g->oh + 1) / 2 * 2 * ((g->ow + 7) / 8 * 8) * d->Mq;
+            if (c > d->nacc) d->nacc = c;
+        }
     d->mapn = g->w <= NNC_DC_MAP_W && g->h * g->w < INT32_MAX ? (d->chan + 15) / 16 * 16 : 0;
 }
 

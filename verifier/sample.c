@@ -356,6 +356,10 @@ static void err_step(const nnc_gpu_dense *L, const double *H, const double *e, d
         }
         /* + one more tiny: the value itself may be flushed when read */
         e_out[j] = se + g * (sa + fabs(L->b[j])) + ((double)L->K + 2.0) * tiny;
+        /* a product or partial sum of the evaluator may overflow (float32:
+         * past 2^126, with room for rounding) although the layer's result
+         * does not: no bound */
+        if (!(sa + fabs(L->b[j]) < (u > 1e-10 ? 0x1p126 : 0x1p1022))) e_out[j] = INFINITY;
     }
 }
 

@@ -33,7 +33,9 @@
  * with an explicit error term and pushed one ulp outward, as
  * nnc_smp_interval_neuron does.  Any other node makes the model
  * unsupported (the sampler then decides every sample by the reference);
- * so does a float32 value that may overflow, per box (e_fast = +inf). */
+ * so does a float32 value that may overflow, per box (e_fast = +inf): an
+ * input, a node's value, or any product or partial sum inside a node (its
+ * magnitudes' sum reaching 2^126). */
 #include "verifier/bounds_impl.h"
 #include "verifier/sample_impl.h"
 #include "verifier/sample_math.h"
@@ -75,14 +77,20 @@ static double H_of(const gval *g, int64_t i) { return fmax(fabs(g->lo[i]), fabs(
 
 /* 1 when v is a dense constant whose values are finite and within float's
  * range (a value folded at prepare time, in double, may not be a float:
- * the float32 runtime rounds it, which the rules cover). */
+ * the float32 runtime rounds it, which the rules cover, in float's normal
+ * range; below it only exact floats). */
 static int float_const(const nnc_model *m, int v)
 {
     if (v < 0 || v >= m->n_vals) return 0;
     const nnc_value *c = &m->vals[v];
     if (c->kind != NNC_VAL_CONST || c->f == NULL || c->sparse) return 0;
-    for (int64_t i = 0; i < c->numel; i++)
-        if (!(fabs(c->f[i]) <= 0x1p126)) return 0; /* also NaN */
+    for (int64_t i = 0; i < c->numel; i++) {
+        double a = fabs(c->f[i]);
+        if (!(a <= 0x1p126)) return 0; /* also NaN */
+        /* below float's normal range a rounded weight errs by up to 2^-150,
+         * not u of it: only exact floats there */
+        if (a < 0x1p-126 && (double)(float)c->f[i] != c->f[i]) return 0;
+    }
     return 1;
 }
 
@@ -155,6 +163,8 @@ nnc_status nnc_smp_graph_check(const nnc_model *m, char *err, size_t errlen)
 {
     if (m->n_inputs != 1 || m->n_outputs != 1 || !nnc_dtype_is_float(m->vals[m->inputs[0]].dtype))
         return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "not one float input and one output");
+    if (m->vals[m->outputs[0]].kind != NNC_VAL_NODE)
+        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "the output is not computed by a node");
     for (int k = 0; k < m->n_order; k++) {
         const nnc_node *n = &m->nodes[m->order[k]];
         const char *why = node_unsupported(m, n);
@@ -193,6 +203,7 @@ static void acc_out(const acc *s, double b, int64_t K, double uf, double tf, gva
     y->lo[j] = nextafter(s->sl - e, -HUGE_VAL);
     y->hi[j] = nextafter(s->sh + e, HUGE_VAL);
     y->ef[j] = s->sef + nnc_smp_gamma((double)K + 2.0, uf) * (s->saf + fabs(b)) + ((double)K + 3.0) * tf;
+    if (!(s->saf + fabs(b) < 0x1p126)) y->ef[j] = INFINITY; /* a float32 product or partial sum may overflow */
     y->er[j] = s->ser + nnc_smp_gamma((double)K + 1.0, NNC_SMP_U64) * (s->sar + fabs(b)) + ((double)K + 2.0) * TINY64;
 }
 
@@ -289,6 +300,7 @@ static void pool_node(const nnc_model *m, const nnc_node *n, const gval *x, doub
                 y->lo[j] = nextafter(sl / div - e, -HUGE_VAL);
                 y->hi[j] = nextafter(sh / div + e, HUGE_VAL);
                 y->ef[j] = sef / div + nnc_smp_gamma((double)cnt + 1.0, uf) * saf / div + ((double)cnt + 1.0) * tf;
+                if (!(saf < 0x1p126)) y->ef[j] = INFINITY; /* the float32 sum may overflow */
                 y->er[j] = ser / div + nnc_smp_gamma((double)cnt + 1.0, NNC_SMP_U64) * sar / div +
                            ((double)cnt + 1.0) * TINY64;
             }
@@ -366,6 +378,7 @@ static void add_node(int64_t cnt, const gval *x, double sx, const gval *y, doubl
         z->lo[i] = nextafter(xl + yl - e, -HUGE_VAL);
         z->hi[i] = nextafter(xh + yh + e, HUGE_VAL);
         z->ef[i] = x->ef[i] + efy + g * (Hx + x->ef[i] + Hy + efy) + tf;
+        if (!(Hx + x->ef[i] + Hy + efy < 0x1p126)) z->ef[i] = INFINITY;
         z->er[i] = x->er[i] + ery + g64 * (Hx + x->er[i] + Hy + ery) + TINY64;
     }
 }
@@ -399,6 +412,7 @@ nnc_status nnc_smp_graph_errors(const nnc_model *m, const double *lo, const doub
         val[vin].hi[i] = hi[i];
         val[vin].ef[i] = in_round ? u_fast * H + tf : 0;
         val[vin].er[i] = 0;
+        if (!(H < 0x1p126)) overflow = 1; /* beyond float: the float32 input is infinite (NaN: too) */
     }
     for (int k = 0; k < m->n_order; k++) {
         const nnc_node *n = &m->nodes[m->order[k]];

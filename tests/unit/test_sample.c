@@ -10,6 +10,9 @@
  *  - the graph analysis's bounds (sample_graph.c) hold for the runtimes on
  *    random conv nets with residual Adds, Pads and pools and on each such
  *    node alone: |f32 - f64| <= e_fast + e_ref at corners and random points;
+ *    both analyses give no bound (+inf) where float32 may overflow, also
+ *    inside a sum whose result is small; the graph analysis refuses a
+ *    constant output and sub-normal weights that are not floats;
  *  - the sampler's verdicts equal the float64 reference runtime's on the zoo
  *    MLP and the zoo CNN for several radii (with the fast path really used),
  *    and with the tolerance forced to +inf (everything re-decided);
@@ -331,13 +334,6 @@ static nnc_model *build_convnet(int variant)
     return m;
 }
 
-/* The graph analysis's bounds hold for the runtimes themselves: on random
- * conv nets with residual Adds, Pads and pools, over random boxes, every
- * output of the float32 runtime lies within e_fast + e_ref of the float64
- * runtime's, which lies within y_abs + e_ref of 0, at the box's corners
- * and random points, float inputs (no input rounding) and double ones
- * (rounded to float for the float32 runtime); the bound is not vacuous on
- * most nets.  Models it does not cover are refused by name. */
 /* Runs model m at P points of the box [lo, hi] (corners, a checkerboard
  * and random points; float points unless in_round) in both runtimes and
  * checks the graph analysis's bounds: |f32 - f64| <= e_fast + e_ref and
@@ -416,6 +412,32 @@ static nnc_model *build_one_node(int kind)
     return m;
 }
 
+/* x [1, 3] -> Gemm (W [3, 3], transB) and, with tail, -> Relu -> Add(r, r). */
+static nnc_model *overflow_net(const float *W, int tail)
+{
+    static const char *gi[2] = {"x", "W"}, *go[1] = {"h"}, *yo[1] = {"y"}, *ri[1] = {"h"}, *ro[1] = {"r"},
+                      *ai[2] = {"r", "r"};
+    int64_t xd[2] = {1, 3}, wd[2] = {3, 3};
+    mb b;
+    mb_init(&b, 13);
+    mb_input(&b, "x", 2, xd);
+    mb_output(&b, "y");
+    b.inits[0] = tensor_floats("W", 2, wd, W, 9);
+    b.graph.n_initializer = 1;
+    Onnx__NodeProto *g = b.nodes[0] = node("Gemm", "g", 2, gi, 1, tail ? go : yo);
+    node_attr(g, attr_int("transB", 1));
+    b.graph.n_node = 1;
+    if (tail) {
+        b.nodes[1] = node("Relu", "relu", 1, ri, 1, ro);
+        b.nodes[2] = node("Add", "add", 2, ai, 1, yo);
+        b.graph.n_node = 3;
+    }
+    nnc_model *m;
+    char err[NNC_ERRBUF_SIZE];
+    ck_assert_msg(mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    return m;
+}
+
 /* The graph analysis's bounds hold for the runtimes themselves: on random
  * conv nets with residual Adds, Pads and pools, and on each of those nodes
  * alone (where its own rounding is the whole error), over random boxes,
@@ -455,6 +477,78 @@ START_TEST(test_graph_error_bounds)
         }
         check_graph_bounds(m, lo, hi, 0, 400, 100 + rep);
         nnc_mdl_destroy(m);
+    }
+    /* where float32 may overflow, no bound: an input beyond float's range,
+     * and a product inside a Gemm (2^100 x 2^29) although every node's
+     * value stays small (2^100 (x0 - x1) = 0 at x0 = x1); x -> Gemm ->
+     * Relu -> Add(r, r) */
+    {
+        /* rows 0, 1: 2^100 (x0 - x1), row 2: x2 */
+        static const float W[9] = {0x1p100f, -0x1p100f, 0, -0x1p100f, 0x1p100f, 0, 0, 0, 1};
+        nnc_model *m = overflow_net(W, 1), *mc = overflow_net(W, 0);
+        ck_assert_msg(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_smp_chain *ch;
+        ck_assert_msg(nnc_smp_chain_extract(&ch, mc, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        double ef[3], er[3], ya[3];
+        double lo[3] = {1, 1, 1}, hi[3] = {2, 2, 2}, blo[3] = {0x1p29, 0x1p29, 1}, bhi[3] = {0x1p29, 0x1p29, 2};
+        for (int chain = 0; chain < 2; chain++) { /* the graph's analysis, the dense chains' (the Gemm alone) */
+            for (int big = 0; big < 2; big++) {
+                const double *l = big ? blo : lo, *h = big ? bhi : hi;
+                ck_assert((chain ? nnc_smp_chain_errors(ch, l, h, NNC_SMP_U32, 1, ef, er, ya)
+                                 : nnc_smp_graph_errors(m, l, h, NNC_SMP_U32, 1, ef, er, ya)) == NNC_STATUS_OK);
+                ck_assert_msg(big ? isinf(ef[0]) : isfinite(ef[0]), "%s, %s box: e_fast %g", chain ? "chain" : "graph",
+                              big ? "2^29 (a product past float's range)" : "small", ef[0]);
+            }
+        }
+        nnc_smp_chain_free(ch);
+        nnc_mdl_destroy(mc);
+        /* weights 2^-40 (x0 - x1): every sum small, but x0 = x1 = 1e39 is
+         * infinite in float32 (inf - inf) */
+        int vw = m->nodes[m->order[0]].in[1];
+        for (int i = 0; i < 2; i++) {
+            m->vals[vw].f[i * 3] = i ? -0x1p-40 : 0x1p-40;
+            m->vals[vw].f[i * 3 + 1] = i ? 0x1p-40 : -0x1p-40;
+        }
+        double flo[3] = {1e39, 1e39, 1}, fhi[3] = {1e39, 1e39, 1};
+        ck_assert(nnc_smp_graph_errors(m, flo, fhi, NNC_SMP_U32, 1, ef, er, ya) == NNC_STATUS_OK);
+        ck_assert_msg(isinf(ef[0]) && isinf(ef[2]), "an input past float's range: %g %g", ef[0], ef[2]);
+        /* a weight below float's normal range that is not a float (a folded
+         * constant): refused; an exact float there: taken */
+        m->vals[vw].f[8] = 1e-40;
+        ck_assert(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_UNSUPPORTED);
+        m->vals[vw].f[8] = 0x1p-140;
+        ck_assert_msg(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+        nnc_mdl_destroy(m);
+    }
+    /* a model whose output is a constant (no node computes it): refused,
+     * and the sampler then screens nothing (no bounds to read) */
+    {
+        static const char *ai[2] = {"a", "c"}, *ao[1] = {"y"};
+        float A[2] = {1, 2}, C[2] = {3, 4};
+        int64_t xd[2] = {1, 2}, cd[2] = {1, 2};
+        mb b;
+        mb_init(&b, 13);
+        mb_input(&b, "x", 2, xd);
+        mb_output(&b, "y");
+        b.inits[0] = tensor_floats("a", 2, cd, A, 2);
+        b.inits[1] = tensor_floats("c", 2, cd, C, 2);
+        b.graph.n_initializer = 2;
+        b.nodes[0] = node("Add", "const", 2, ai, 1, ao);
+        b.graph.n_node = 1;
+        nnc_model *m;
+        if (mb_load(&b, &m, err, sizeof err) == NNC_STATUS_OK) {
+            ck_assert(nnc_smp_graph_check(m, err, sizeof err) == NNC_STATUS_UNSUPPORTED);
+            nnc_smp *s;
+            if (nnc_smp_create(&s, m, 0, err, sizeof err) == NNC_STATUS_OK) {
+                double lo[2] = {0, 0}, hi[2] = {1, 1}, C2[2] = {1, -1}, d2[1] = {0}, one = 1;
+                double root[4] = {0, 0, 1, 1}, *leaves[1] = {root};
+                int ds[2] = {0, 1};
+                nnc_smp_case sc = {1, 0, leaves, &one, 1, 1, lo, hi, 1, 1, C2, d2, ds};
+                ck_assert(nnc_smp_case_begin(s, &sc, err, sizeof err) == NNC_STATUS_OK);
+                nnc_smp_destroy(s);
+            }
+            nnc_mdl_destroy(m);
+        }
     }
     /* the zoo CNN (Conv, MaxPool, Gemm, a folded constant) is covered; a
      * Softmax is not: refused by name */
