@@ -22,16 +22,25 @@ int nnc_cli_mpi_launched(void)
 
 #ifdef NNC_HAVE_MPI
 
+/* MPI initialised (unless it is already) with one thread calling it.
+ * Returns EXIT_OK, or EXIT_UNAVAILABLE (printed) when MPI_Init fails. */
+static int mpi_init(const char *cmd)
+{
+    int init = 0, provided = 0;
+    MPI_Initialized(&init);
+    if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "nncert %s: MPI_Init failed\n", cmd);
+        return EXIT_UNAVAILABLE;
+    }
+    return EXIT_OK;
+}
+
 int nnc_cli_mpi_begin(const char *cmd, double wait_s, nnc_team **team, int *rank)
 {
     *team = NULL;
     *rank = 0;
-    int init = 0, provided = 0;
-    MPI_Initialized(&init);
-    if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-        fprintf(stderr, "nncert %s: --distributed: MPI_Init failed\n", cmd);
-        return EXIT_UNAVAILABLE;
-    }
+    int rc = mpi_init(cmd);
+    if (rc) return rc;
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     char err[NNC_ERRBUF_SIZE];
     nnc_status st = nnc_dist_team_create(team, MPI_COMM_WORLD, wait_s, err, sizeof err);
@@ -67,12 +76,8 @@ int nnc_cli_mpi_world_begin(const char *cmd, int force, nnc_dist_comm *comm, int
     *rank = 0;
     *size = 1;
     if (!force && !nnc_cli_mpi_launched()) return EXIT_OK;
-    int init = 0, provided = 0;
-    MPI_Initialized(&init);
-    if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-        fprintf(stderr, "nncert %s: MPI_Init failed\n", cmd);
-        return EXIT_UNAVAILABLE;
-    }
+    int rc = mpi_init(cmd);
+    if (rc) return rc;
     *comm = MPI_COMM_WORLD;
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
