@@ -255,14 +255,26 @@ DC_ATTR static inline void DC_SFX(phase_row)(T *restrict dr, const T *restrict s
 
 /* dst[q] = src[map[q]], or 0 where map[q] < 0, for q in [0, n): a
  * channel's phase planes from its input plane, with DC_GATHER a vector of
- * them at a time (masked lanes never read). */
+ * them at a time (masked lanes never read); with contig (the map's
+ * entries >= 0 are 0, 1, 2, ... in order: stride 1) and AVX-512, by
+ * expanding loads of consecutive elements instead. */
 DC_ATTR static inline void DC_SFX(phase_map)(T *restrict dst, const T *restrict src, const int32_t *restrict map,
-                                             int64_t n)
+                                             int64_t n, int contig)
 {
     int64_t q = 0;
 #ifdef DC_GATHER
     typedef T vec __attribute__((vector_size(DC_BYTES)));
-    for (const int64_t W = (int64_t)(DC_BYTES / sizeof(T)); q + W <= n; q += W) {
+    const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
+#ifdef DC_ROW512
+    if (contig) /* the inputs in order: each vector's lanes from the next ones (an expanding load) */
+        for (const T *p = src; q + W <= n; q += W) {
+            uint64_t m = TVMAPMASK512(map + q);
+            vec v = TVEXPAND512(m, p);
+            memcpy(dst + q, &v, sizeof v);
+            p += __builtin_popcountll(m);
+        }
+#endif
+    for (; q + W <= n; q += W) {
         vec v = DC_GATHER(src, map + q);
         memcpy(dst + q, &v, sizeof v);
     }
@@ -286,7 +298,7 @@ DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, 
      * stride is 1) */
     if (k->map) {
         const int64_t hw = g->h * g->w;
-        for (int64_t c = 0; c < cg; c++) DC_SFX(phase_map)(xp + c * d->chan, X + c * hw, k->map, d->chan);
+        for (int64_t c = 0; c < cg; c++) DC_SFX(phase_map)(xp + c * d->chan, X + c * hw, k->map, d->chan, k->contig);
         memset(xp + cg * d->chan, 0, sizeof(T) * (size_t)NNC_DC_VW);
     } else {
         memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + NNC_DC_VW));

@@ -19,6 +19,9 @@
 #define TVLOADN512(p, n) _mm512_maskz_loadu_ps((__mmask16)(((uint64_t)1 << (n)) - 1), (p))
 #define TVSTOREN512(p, n, v) _mm512_mask_storeu_ps((p), (__mmask16)(((uint64_t)1 << (n)) - 1), (v))
 #define TVEVEN512(lo, hi) _mm512_permutex2var_ps((lo), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), (hi))
+/* the lanes of ip's 16 indices that are >= 0; lanes m of consecutive elements from p */
+#define TVMAPMASK512(ip) ((uint64_t)_mm512_cmpge_epi32_mask(_mm512_loadu_si512((const void *)(ip)), _mm512_setzero_si512()))
+#define TVEXPAND512(m, p) _mm512_maskz_expandloadu_ps((__mmask16)(m), (p))
 /* base[ip[l]] for the lanes l whose index is >= 0, the others 0 (never read):
  * AVX-512, AVX2 */
 #define TVGATHER512(base, ip)                                                                                          \

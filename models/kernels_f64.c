@@ -18,6 +18,12 @@
 #define TVLOADN512(p, n) _mm512_maskz_loadu_pd((__mmask8)(((uint64_t)1 << (n)) - 1), (p))
 #define TVSTOREN512(p, n, v) _mm512_mask_storeu_pd((p), (__mmask8)(((uint64_t)1 << (n)) - 1), (v))
 #define TVEVEN512(lo, hi) _mm512_permutex2var_pd((lo), _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), (hi))
+/* the lanes of ip's 8 indices that are >= 0; lanes m of consecutive elements from p */
+#define TVMAPMASK512(ip)                                                                                               \
+    ((uint64_t)_mm512_cmpge_epi32_mask(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(ip))), \
+                                       _mm512_setzero_si512()) &                                                       \
+     0xff)
+#define TVEXPAND512(m, p) _mm512_maskz_expandloadu_pd((__mmask8)(m), (p))
 /* base[ip[l]] for the lanes l whose index is >= 0, the others 0 (never read):
  * AVX-512, AVX2 */
 #define TVGATHER512(base, ip)                                                                                          \

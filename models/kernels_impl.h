@@ -759,6 +759,8 @@ typedef struct FN(dcwork) {
     int64_t *toff, *jb; /* jb[2 r], jb[2 r + 1]: phase r's first and end column j with input inside */
     int32_t *map;       /* or NULL: element q of a channel's phase planes is its input plane's element
                            map[q], or 0 where map[q] < 0 (padding); d.mapn entries */
+    int contig;         /* with map: its entries >= 0 are 0, 1, 2, ... in order (stride 1: the planes
+                           hold every input element, rows after rows, none cropped) */
 } FN(dcwork);
 
 /* Bytes of one group's prepared part (8-byte aligned). */
@@ -780,6 +782,7 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
     k->toff = (int64_t *)(void *)((char *)area + ((size_t)((d->Mp + d->Mq) * ntap) * sizeof(T) + 7) / 8 * 8);
     k->jb = k->toff + ntap;
     k->map = d->mapn ? (int32_t *)(void *)(k->jb + 2 * sw) : NULL;
+    k->contig = sh == 1 && sw == 1;
     if (W == NULL) return;
     for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
         for (int64_t t = 0; t < ntap; t++)
