@@ -1,5 +1,6 @@
 /* One instruction-set path of the direct convolution (kernels_impl.h's
- * dconv_image and the two functions under it), included by kernels_impl.h
+ * dconv_image and the functions under it: the strip kernel, the channel
+ * kernel, the epilogue, the phase planes), included by kernels_impl.h
  * once per path, so that the epilogue and the phase planes are compiled
  * for the path's vectors too, not only the inner kernel.  Define before
  * including:
@@ -8,7 +9,8 @@
  *   DC_ATTR    its target attribute (or nothing)
  *   DC_FMA(a, w, v)  a <- fma(w, v, a) lane by lane (w a scalar), one rounding
  *   DC_PAIR, DC_FMA2(a, c, w, v, u)  optional: two strips at a time (below)
- *   DC_ROW512  optional: the phase planes' rows in AVX-512 vectors (phase_row)
+ *   DC_ROW512  optional: the phase planes in AVX-512 vectors: rows by masked loads
+ *              (phase_row), stride-1 maps by expanding loads (phase_map)
  *   DC_GATHER(base, ip)  optional: a vector of base[ip[l]], 0 where ip[l] < 0 (phase_map)
  *   DC_CNB     optional: vectors of output channels per tile of the channel kernel (default 1)
  * and T as kernels_impl.h does.
@@ -175,7 +177,7 @@ DC_ATTR static void DC_SFX(chan_block)(const FN(geom) *g, const FN(dcwork) *k, i
  * equals it: a v > 0 is its own ReLU, and with none the result is +0. */
 DC_ATTR static inline void DC_SFX(dconv_block)(const FN(geom) *g, const FN(dcwork) *k, int64_t M, const T *bias, int relu,
                                                 const FN(geom) *pg, const T *R, int64_t rows, int64_t rstep, int64_t rlen,
-                                   int64_t m0, T *O)
+                                                int64_t m0, T *O)
 {
     const FN(dcgeom) *d = &k->d;
     int64_t Qr = d->Qr, Wq = d->Wq, m1 = m0 + NNC_DC_MB < M ? m0 + NNC_DC_MB : M;
