@@ -369,7 +369,6 @@ static int cmd_run(int argc, char **argv)
             goto done;
         }
     }
-    if (dist) nnc_dist_gnn_rank(dist, &rank, &nranks);
     if (rank != 0) {
         /* rank 0 writes the outputs */
     } else if (output) {

@@ -256,12 +256,6 @@ void nnc_dist_gnn_detach(nnc_dist_gnn *d, nnc_runtime *rt)
     free(d);
 }
 
-void nnc_dist_gnn_rank(const nnc_dist_gnn *d, int *rank, int *size)
-{
-    *rank = d->rank;
-    *size = d->size;
-}
-
 #else /* no MPI */
 
 struct nnc_dist_gnn {
@@ -280,13 +274,6 @@ void nnc_dist_gnn_detach(nnc_dist_gnn *d, nnc_runtime *rt)
 {
     (void)d;
     (void)rt;
-}
-
-void nnc_dist_gnn_rank(const nnc_dist_gnn *d, int *rank, int *size)
-{
-    (void)d;
-    *rank = 0;
-    *size = 1;
 }
 
 void nnc_dist_gnn_spmm(void *d, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y)

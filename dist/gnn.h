@@ -70,9 +70,6 @@ nnc_status nnc_dist_gnn_attach(nnc_dist_gnn **out, nnc_runtime *rt, nnc_dist_com
 /* Restore rt's CPU kernel and free the partitions.  NULL is a no-op. */
 void nnc_dist_gnn_detach(nnc_dist_gnn *d, nnc_runtime *rt);
 
-/* Out: this process's rank and the number of ranks. */
-void nnc_dist_gnn_rank(const nnc_dist_gnn *d, int *rank, int *size);
-
 /* Y = A X, partitioned as above (the nnc_mdl_spmm_fn the runtime calls).
  * Collective: every rank calls it with the same A, F and full-size X; every
  * rank gets the full Y.  Only the owned rows of X are read locally.  The

@@ -759,19 +759,13 @@ nnc_status nnc_smp_case_begin(nnc_smp *s, const nnc_smp_case *sc, char *err, siz
     s->screen = 0;
     s->mode = NNC_SMP_MODE_REF;
     s->pinned = 0;
-    if (s->graph) {
-        nnc_status st = nnc_smp_graph_errors(s->m, sc->box_lo, sc->box_hi, NNC_SMP_U32, 1, s->ef, s->er, s->ya);
-        if (st) return nnc_err(err, errlen, st, "out of memory");
-        s->tau = nnc_smp_margin_tolerance(sc->C, sc->d, sc->nrows, s->n_out, s->ef, s->er, s->ya);
-        s->screen = isfinite(s->tau);
-        s->mode = s->screen ? NNC_SMP_MODE_BOX : NNC_SMP_MODE_REF;
-        return NNC_STATUS_OK;
-    }
-    if (s->chain == NULL || (!s->fast && !s->gpu)) return NNC_STATUS_OK;
+    if (!s->graph && (s->chain == NULL || (!s->fast && !s->gpu))) return NNC_STATUS_OK;
     /* fast evaluator: float32 on the CPU (its input rounded to float too),
-     * float64 on the GPU */
-    nnc_status st = nnc_smp_chain_errors(s->chain, sc->box_lo, sc->box_hi, s->gpu ? NNC_SMP_U64 : NNC_SMP_U32,
-                                         s->gpu ? 0 : 1, s->ef, s->er, s->ya);
+     * float64 on the GPU (dense chains only); the bounds from the chain, or
+     * from the graph's nodes (sample_graph.c) */
+    nnc_status st = s->graph ? nnc_smp_graph_errors(s->m, sc->box_lo, sc->box_hi, NNC_SMP_U32, 1, s->ef, s->er, s->ya)
+                             : nnc_smp_chain_errors(s->chain, sc->box_lo, sc->box_hi, s->gpu ? NNC_SMP_U64 : NNC_SMP_U32,
+                                                    s->gpu ? 0 : 1, s->ef, s->er, s->ya);
     if (st) return nnc_err(err, errlen, st, "out of memory");
     s->tau = nnc_smp_margin_tolerance(sc->C, sc->d, sc->nrows, s->n_out, s->ef, s->er, s->ya);
     s->screen = isfinite(s->tau);
