@@ -17,8 +17,19 @@
 #endif
 
 /* Items (an objective row or a neuron bound of a sub-problem) per chunk:
- * the rows of each product one thread forms. */
-#define BBD_CHUNK 64
+ * the rows of each product one thread forms.  Larger chunks spend less of
+ * the products' time packing the weights (OpenBLAS copies a layer's matrix
+ * per call): MNIST 256x4 prop_7 eps 0.05, --timeout 60, sub-problems bounded
+ * with chunks of 64, 128, 256 and 512 items: 24.2k, 27.0k, 34.1-34.9k and
+ * 27.5k (the last leaves a thread idle in rounds of fewer items); chunks
+ * sized by the round's items (an eighth or a quarter of them, 64 to 256):
+ * 28.0k and 28.5k.  A model whose thread scratch for BBD_CHUNK items would
+ * pass BBD_WS_BYTES (wide convolutional chains) takes half as many, down to
+ * BBD_CHUNK_MIN (nnc_bbd.chunk).  The chunk depends on the model only, so
+ * the search's tree does not depend on the thread count. */
+#define BBD_CHUNK 256
+#define BBD_CHUNK_MIN 64
+#define BBD_WS_BYTES ((size_t)64 << 20)
 
 #define up(x) nnc_bab_up(x)
 #define down(x) nnc_bab_down(x)
@@ -42,6 +53,7 @@ struct nnc_bbd {
     int npre;
     int64_t np; /* Anderson variables: one per term of a sparse first layer (0: none) */
     size_t nv;  /* variables of an item: alpha (nr), beta (nr), then the np of Anderson's relaxation */
+    int chunk;  /* items per chunk of a pass (BBD_CHUNK_MIN .. BBD_CHUNK) */
 };
 
 /* Layer k's sparse terms and rounding bounds, or NULL (dense, exact). */
@@ -118,6 +130,8 @@ static void input_maps(const nnc_model *m, bbd_pre *pre, int maxpre, int *npre, 
     *v = cur;
     *t = k;
 }
+
+static size_t ws_item_bytes(const nnc_bbd *e);
 
 nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t errlen)
 {
@@ -207,6 +221,8 @@ nnc_status nnc_bbd_create(nnc_bbd **out, const nnc_model *m, char *err, size_t e
     /* a sparse first layer (a convolution) gets Anderson's relaxation (anderson_d) */
     e->np = e->L > 1 && ch->layers[0].w == NULL ? lin_of(e, 0)->ptr[ch->layers[0].N] : 0;
     e->nv = 2 * (size_t)e->nr + (size_t)e->np;
+    for (e->chunk = BBD_CHUNK; e->chunk > BBD_CHUNK_MIN && (size_t)e->chunk * ws_item_bytes(e) > BBD_WS_BYTES;)
+        e->chunk /= 2;
     if (e->nv >= INT32_MAX) { /* optimise_chunk indexes variables by int32 */
         nnc_bbd_destroy(e);
         return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "too many ReLU neurons for the batched search");
@@ -614,7 +630,7 @@ static inline int split_of(const bbd_item *it, int64_t f)
     return f == it->ovr ? it->ovr_side : it->s[f];
 }
 
-/* A thread's scratch for a chunk of up to BBD_CHUNK items: the sound pass
+/* A thread's scratch for a chunk of up to e->chunk items: the sound pass
  * in float64, the optimisation in float32. */
 typedef struct bbd_ws {
     int tick;                 /* 1: this thread may call the problem's tick (run_pass) */
@@ -644,10 +660,19 @@ static void ws_free(bbd_ws *w)
     free(w->cur); free(w->xt); free(w->yt); free(w->xtd); free(w->ytd);
 }
 
+/* A thread's scratch per item of a chunk (ws_init's arrays, in bytes). */
+static size_t ws_item_bytes(const nnc_bbd *e)
+{
+    size_t W = (size_t)e->wmax + 1, nr = (size_t)e->nr + 1, no = nr + (size_t)e->np;
+    size_t n0 = (size_t)e->ch->layers[0].N + 1;
+    return sizeof(double) * (2 * W + 4 + n0) + sizeof(float) * (3 * W + (size_t)e->n_in + nr + e->nv + 1 + 4 * no + 3 * n0) +
+           sizeof(int32_t) * no;
+}
+
 static int ws_init(const nnc_bbd *e, bbd_ws *w)
 {
     memset(w, 0, sizeof *w);
-    size_t C = BBD_CHUNK, W = (size_t)e->wmax + 1, nr = (size_t)e->nr + 1;
+    size_t C = (size_t)e->chunk, W = (size_t)e->wmax + 1, nr = (size_t)e->nr + 1;
     w->mu = malloc(sizeof(double) * C * W);
     w->lam = malloc(sizeof(double) * C * W);
     w->cst = malloc(sizeof(double) * C);
@@ -764,7 +789,7 @@ static void anderson_f(const nnc_bbd *e, const bbd_root *rt, int R, const float 
 }
 
 /* Sound lower bounds, in float64 with every rounding error bounded
- * (refine_impl.h), of items it[0..R) (R <= BBD_CHUNK): objective rows
+ * (refine_impl.h), of items it[0..R) (R <= e->chunk): objective rows
  * (ktop = L - 1) or bounds of neurons of layer ktop (sgn z_nj), each with
  * its slopes ab[i * 2nr ..] (alpha, nr) and multipliers (beta, nr) after
  * them, or (ab NULL) CROWN's adaptive slopes and no multipliers. */
@@ -1228,7 +1253,7 @@ static void init_vars(const nnc_bbd *e, const bbd_bnd *b, float *ab)
     }
 }
 
-/* Items [0, n) in chunks of BBD_CHUNK on the threads. */
+/* Items [0, n) in chunks of e->chunk on the threads. */
 typedef struct bbd_pass {
     const nnc_bbd *e;
     const bbd_root *rt;
@@ -1310,7 +1335,7 @@ static int run_pass_gpu(const bbd_pass *ps, size_t n, int may_tick, char *err, s
 static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 {
     const nnc_bbd *e = ps->e;
-    size_t nch = (n + BBD_CHUNK - 1) / BBD_CHUNK, vn = e->nv;
+    size_t CH = (size_t)e->chunk, nch = (n + CH - 1) / CH, vn = e->nv;
     int64_t ls = (int64_t)e->n_in + e->nr;
     int skipped = 0;
     /* progress ticks between chunks and optimisation steps (a pass on a
@@ -1339,8 +1364,8 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 #endif
         bbd_ws *w = &ws[t];
         w->tick = may_tick && t == 0;
-        size_t i0 = c * BBD_CHUNK;
-        int R = (int)(n - i0 < BBD_CHUNK ? n - i0 : BBD_CHUNK);
+        size_t i0 = c * CH;
+        int R = (int)(n - i0 < CH ? n - i0 : CH);
         if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
             for (int i = 0; i < R; i++) ps->lower[i0 + (size_t)i] = -INFINITY;
             skipped++;
