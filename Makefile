@@ -127,7 +127,9 @@ $(BUILD)/obj/verifier/verify.o $(BUILD)/obj/verifier/relusplit.o $(BUILD)/obj/ve
 # generic ones bit for bit: no fused multiply-adds.  -O3 vectorises its
 # elementwise loops (Adam's update: sqrtf needs -fno-math-errno); neither
 # changes a result (no reassociation, IEEE sqrt and division either way)
-$(BUILD)/obj/verifier/babdense.o: CFLAGS += -ffp-contract=off $(if $(filter 1,$(SAN)),,-O3) -fno-math-errno
+# -fno-trapping-math (as symfwd.o) lets its selects between products be
+# if-converted and vectorised (the neuron loops of the float32 estimates).
+$(BUILD)/obj/verifier/babdense.o: CFLAGS += -ffp-contract=off $(if $(filter 1,$(SAN)),,-O3) -fno-math-errno -fno-trapping-math
 # msm.c instantiates the bucket method for G1 and G2 over always-inlined
 # field arithmetic: GCC 12's points-to analysis (-ftree-pta) took 390 of the
 # 460 s its -O2 build took on one core, the longest step of the whole build.

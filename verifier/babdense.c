@@ -648,6 +648,7 @@ typedef struct bbd_ws {
     double *vand;             /* CH x N0: a first-layer neuron's coefficient where Anderson's relaxation bounds it, else 0 */
     float *vandf, *hand;      /* CH x N0: the same in float32; the relaxed network's value there */
     float *cand;              /* CH x N0: Anderson's bracket c there (anderson_f, for forward_grad) */
+    float *tbf;               /* wmax: one item's intercept terms of a layer (backward_f) */
     float *xt, *yt;           /* BBD_LANES x wmax each: the sparse products' blocks (sparse_rows_f) */
     double *xtd, *ytd;        /* the same for sparse_rows_d */
 } bbd_ws;
@@ -657,7 +658,7 @@ static void ws_free(bbd_ws *w)
     free(w->mu); free(w->lam); free(w->cst); free(w->err); free(w->aux); free(w->muf); free(w->zhf); free(w->hhf);
     free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->aq); free(w->gq); free(w->vidx);
     free(w->vand); free(w->vandf); free(w->hand); free(w->cand);
-    free(w->cur); free(w->xt); free(w->yt); free(w->xtd); free(w->ytd);
+    free(w->cur); free(w->tbf); free(w->xt); free(w->yt); free(w->xtd); free(w->ytd);
 }
 
 /* A thread's scratch per item of a chunk (ws_init's arrays, in bytes). */
@@ -695,12 +696,13 @@ static int ws_init(const nnc_bbd *e, bbd_ws *w)
     w->vandf = malloc(sizeof(float) * C * n0);
     w->hand = malloc(sizeof(float) * C * n0);
     w->cand = malloc(sizeof(float) * C * n0);
+    w->tbf = malloc(sizeof(float) * W);
     w->xt = malloc(sizeof(float) * BBD_LANES * W);
     w->yt = malloc(sizeof(float) * BBD_LANES * W);
     w->xtd = malloc(sizeof(double) * BBD_LANES * W);
     w->ytd = malloc(sizeof(double) * BBD_LANES * W);
     return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->gr &&
-                   w->ma && w->va && w->vidx && w->best && w->aq && w->gq && w->vand && w->vandf && w->hand && w->cand && w->xt && w->yt && w->xtd && w->ytd
+                   w->ma && w->va && w->vidx && w->best && w->aq && w->gq && w->vand && w->vandf && w->hand && w->cand && w->tbf && w->xt && w->yt && w->xtd && w->ytd
                ? 0
                : -1;
 }
@@ -887,25 +889,136 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
  * in float32: in eight partial sums, which the compiler vectorises (a
  * single sum it may not reorder), combined in a fixed order, so the value
  * is the same on every CPU. */
+/* Eight running sums, as two vectors of four floats (GCC's vector
+ * extension; SSE registers on the baseline path): lanes 0-3 and 4-7 of
+ * eight consecutive elements.  The sums below fold them, then the tail,
+ * in a fixed order, so every path gives the same bits. */
+typedef float bbd_v4f __attribute__((vector_size(16)));
+typedef int32_t bbd_v4i __attribute__((vector_size(16)));
+
+static inline bbd_v4f v4_load(const float *p)
+{
+    bbd_v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline float v8_fold(bbd_v4f a, bbd_v4f b, float tail)
+{
+    return tail + (((a[0] + b[0]) + (a[1] + b[1])) + ((a[2] + b[2]) + (a[3] + b[3])));
+}
+
+/* sum of x[0..n) */
+static float sum8_f(const float *restrict x, int n)
+{
+    bbd_v4f a = {0}, b = {0};
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        a += v4_load(x + j);
+        b += v4_load(x + j + 4);
+    }
+    float c = 0;
+    for (; j < n; j++) c += x[j];
+    return v8_fold(a, b, c);
+}
+
+/* x . y over [0, n) */
+static float dot8_f(const float *restrict x, const float *restrict y, int n)
+{
+    bbd_v4f a = {0}, b = {0};
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        a += v4_load(x + j) * v4_load(y + j);
+        b += v4_load(x + j + 4) * v4_load(y + j + 4);
+    }
+    float c = 0;
+    for (; j < n; j++) c += x[j] * y[j];
+    return v8_fold(a, b, c);
+}
+
+/* lm_j lo_j where lm_j >= 0, else lm_j hi_j, for four elements */
+static inline bbd_v4f v4_corner(const float *lm, const float *lo, const float *hi)
+{
+    bbd_v4f v = v4_load(lm);
+    bbd_v4i m = v >= 0;
+    return v * (bbd_v4f)(((bbd_v4i)v4_load(lo) & m) | ((bbd_v4i)v4_load(hi) & ~m));
+}
+
+/* min over the box [lo, hi] of lm . x */
 static float concretise_f(const float *restrict lm, const float *restrict lo, const float *restrict hi, int K)
 {
-    float acc[8] = {0};
+    bbd_v4f a = {0}, b = {0};
     int j = 0;
-    for (; j + 8 <= K; j += 8)
-        for (int q = 0; q < 8; q++) {
-            float v = lm[j + q];
-            acc[q] += v * (v >= 0 ? lo[j + q] : hi[j + q]);
-        }
+    for (; j + 8 <= K; j += 8) {
+        a += v4_corner(lm + j, lo + j, hi + j);
+        b += v4_corner(lm + j + 4, lo + j + 4, hi + j + 4);
+    }
     float c = 0;
-    for (; j < K; j++) c += lm[j] * (lm[j] >= 0 ? lo[j] : hi[j]);
-    return c + (((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])));
+    for (; j < K; j++) {
+        float v = lm[j], x = lo[j], y = hi[j];
+        c += v * (v >= 0 ? x : y);
+    }
+    return v8_fold(a, b, c);
 }
 
 /* x_j = lo_j where lm_j >= 0, else hi_j: the box's corner that minimises
  * lm . x. */
 static void corner_f(float *restrict x, const float *restrict lm, const float *restrict lo, const float *restrict hi, int n)
 {
-    for (int j = 0; j < n; j++) x[j] = lm[j] >= 0 ? lo[j] : hi[j];
+    for (int j = 0; j < n; j++) {
+        float a = lo[j], b = hi[j]; /* both loaded: a select the compiler vectorises */
+        x[j] = lm[j] >= 0 ? a : b;
+    }
+}
+
+/* nnc_bab_back_f over one layer's neurons 0..K) of an item with no trial
+ * split among them and no Anderson relaxation: mu[j] its coefficient on
+ * z_j, tb[j] its intercept term.  The cases are selects over values all
+ * computed, in an order GCC 12 if-converts, so the loop vectorises
+ * (restrict: the stores cannot change the splits). */
+static void back_relu_f(int K, const signed char *restrict sp, const signed char *restrict st, const float *restrict lm,
+                        const float *restrict be, const float *restrict al, const float *restrict au,
+                        const float *restrict bu, float *restrict mu, float *restrict tb)
+{
+    for (int j = 0; j < K; j++) {
+        int s = sp[j], t = st[j];
+        float v = lm[j], b = be[j];
+        float pa = v * al[j], pu = v * au[j], pc = v * bu[j], vb = v - b;
+        float r = v < 0 ? pu : pa, q = v < 0 ? pc : 0.0f;
+        r = t > 0 ? v : r;
+        r = t < 0 ? 0.0f : r;
+        q = t != 0 ? 0.0f : q;
+        r = s > 0 ? vb : r;
+        r = s < 0 ? b : r;
+        q = s != 0 ? 0.0f : q;
+        mu[j] = r;
+        tb[j] = q;
+    }
+}
+
+/* nnc_bab_fwd_f over one layer's neurons 0..N) (pre-activation z + bf):
+ * h their relaxed outputs; both gradients written for every neuron, read
+ * only where they are a variable's (ga: unstable, unsplit; gb: split).
+ * Selects, as back_relu_f, so the loop vectorises. */
+static void fwd_relu_f(int N, const signed char *restrict sp, const signed char *restrict st, const float *restrict z,
+                       const float *restrict bf, const float *restrict lm, const float *restrict al,
+                       const float *restrict au, const float *restrict bu, float *restrict h, float *restrict ga,
+                       float *restrict gb)
+{
+    for (int j = 0; j < N; j++) {
+        int s = sp[j], t = st[j];
+        float zz = z[j] + bf[j], l = lm[j];
+        float pl = l * zz, pa = al[j] * zz, pu = au[j] * zz, nz = -zz;
+        float pb = pu + bu[j];
+        float hv = l < 0 ? pb : pa, g = l < 0 ? 0.0f : pl;
+        hv = t > 0 ? zz : hv;
+        hv = t < 0 ? 0.0f : hv;
+        hv = s > 0 ? zz : hv;
+        hv = s < 0 ? 0.0f : hv;
+        gb[j] = s < 0 ? zz : nz;
+        ga[j] = g;
+        h[j] = hv;
+    }
 }
 
 /* The objective rows' bound in float32, without error terms (an estimate,
@@ -939,10 +1052,7 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
             }
         } else {
             for (int i = 0; i < R; i++) {
-                const float *mu = w->muf + (size_t)i * (size_t)N;
-                float cb = 0;
-                for (int j = 0; j < N; j++) cb += mu[j] * bf[j];
-                w->cur[i] += cb;
+                w->cur[i] += dot8_f(w->muf + (size_t)i * (size_t)N, bf, N);
             }
             back_f(e, k, R, w->muf, lam, (int)ls, w->xt, w->yt);
         }
@@ -961,21 +1071,28 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
             const float *au = bd->auf + o, *bu = bd->buf + o;
             float *mu = w->muf + (size_t)i * (size_t)K;
             float *va = and ? w->vandf + (size_t)i * (size_t)K : NULL;
-            float t = 0;
             int64_t fo = it[i].ovr >= o && it[i].ovr < o + K ? it[i].ovr - o : -1; /* the trial split */
-            for (int j = 0; j < K; j++) {
-                int s = j == fo ? it[i].ovr_side : sp[j];
-                float v = lm[j], tb;
-                if (va) va[j] = 0;
-                if (va && s == 0 && st[j] == 0 && v < 0) { /* Anderson's relaxation */
-                    mu[j] = 0;
-                    va[j] = v;
-                    continue;
+            float *tb = w->tbf;
+            if (va) {
+                for (int j = 0; j < K; j++) {
+                    int s = j == fo ? it[i].ovr_side : sp[j];
+                    float v = lm[j];
+                    va[j] = 0;
+                    tb[j] = 0;
+                    if (s == 0 && st[j] == 0 && v < 0) { /* Anderson's relaxation */
+                        mu[j] = 0;
+                        va[j] = v;
+                        continue;
+                    }
+                    mu[j] = nnc_bab_back_f(s, st[j], v, be[j], al[j], au[j], bu[j], &tb[j]);
                 }
-                mu[j] = nnc_bab_back_f(s, st[j], v, be[j], al[j], au[j], bu[j], &tb);
-                t += tb;
+            } else {
+                /* vectorised (back_relu_f), the trial split after */
+                back_relu_f(K, sp, st, lm, be, al, au, bu, mu, tb);
+                if (fo >= 0)
+                    mu[fo] = nnc_bab_back_f(it[i].ovr_side, st[fo], lm[fo], be[fo], al[fo], au[fo], bu[fo], &tb[fo]);
             }
-            w->cur[i] += t;
+            w->cur[i] += sum8_f(tb, K);
         }
     }
     for (int i = 0; i < R; i++) lower[i] = w->cur[i] == w->cur[i] ? w->cur[i] : -INFINITY;
@@ -1065,16 +1182,20 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
             const float *au = bd->auf + o, *bu = bd->buf + o;
             const float *ha = and && k == 0 ? w->hand + (size_t)i * (size_t)N : NULL;
             float *ga = w->gr + (size_t)i * e->nv + o, *gb = ga + nr;
-            for (int j = 0; j < N; j++) {
-                float gv;
-                int which;
-                h[j] = nnc_bab_fwd_f(sp[j], st[j], z[j] + bf[j], lm[j], al[j], au[j], bu[j], &gv, &which);
-                if (which == 2) gb[j] = gv;
-                else if (which == 1) {
-                    ga[j] = gv;
-                    if (ha && lm[j] < 0) h[j] = ha[j]; /* Anderson's upper bound in place of the line */
+            if (ha) {
+                for (int j = 0; j < N; j++) {
+                    float gv;
+                    int which;
+                    h[j] = nnc_bab_fwd_f(sp[j], st[j], z[j] + bf[j], lm[j], al[j], au[j], bu[j], &gv, &which);
+                    if (which == 2) gb[j] = gv;
+                    else if (which == 1) {
+                        ga[j] = gv;
+                        if (lm[j] < 0) h[j] = ha[j]; /* Anderson's upper bound in place of the line */
+                    }
                 }
+                continue;
             }
+            fwd_relu_f(N, sp, st, z, bf, lm, al, au, bu, h, ga, gb);
         }
         x = w->hhf;
     }
