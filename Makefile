@@ -158,8 +158,19 @@ $(BUILD)/libnncert.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libnncert.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
+# The shared library exports the API only: the functions the public
+# headers mark NNC_API (common/nnc.h).  The library's objects are compiled
+# with hidden visibility (which changes no code, only which symbols a
+# shared object may export; the static archive links as before), the link
+# keeps nnc_* symbols global and everything else local (common/libnncert.map),
+# and tests/tools/api_check.py (tests/e2e/layers.sh) checks that the dynamic
+# symbol table equals the declared API.  The SONAME carries the major version.
+NNC_VERSION := $(shell sed -n 's/^\#define NNC_VERSION_STRING "\(.*\)"/\1/p' common/nnc.h)
+SO_MAJOR := $(firstword $(subst ., ,$(NNC_VERSION)))
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden
+$(BUILD)/libnncert.so: $(LIB_OBJ) common/libnncert.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libnncert.so.$(SO_MAJOR) -Wl,--version-script=common/libnncert.map -o $@ \
+	  $(LIB_OBJ) $(LIBS)
 
 # The plugin: the CUDA objects, the libnncert.a members they call (its own
 # copies), the CUDA libraries; only the table symbol is exported (gpu/plugin.map).
@@ -201,7 +212,7 @@ setup:
 test: setup
 	@$(MAKE) --no-print-directory -j$$(nproc) check
 
-check: $(NNCERT) $(TEST_BIN) $(TOOL_BIN) $(REPLAY_BIN) $(GPU_PLUGIN)
+check: $(NNCERT) $(BUILD)/libnncert.so $(TEST_BIN) $(TOOL_BIN) $(REPLAY_BIN) $(GPU_PLUGIN)
 	@NNCERT=$(NNCERT) BUILD=$(BUILD) tests/run_all.sh
 
 # the CPU-only tree cross-built for aarch64, unit suites under qemu-user
@@ -337,13 +348,16 @@ fuzz: setup $(FUZZ_TARGETS)
 PREFIX   ?= /usr/local
 # the Python package (python/nncert): Debian's python3 reads PREFIX/lib/pythonX.Y/dist-packages
 PYTHON_SITE ?= $(PREFIX)/lib/python$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
+# (tests/tools/api_check.py reads this list)
 PUBLIC_HEADERS := common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h \
-                  gpu/gpu.h gate/gate.h
+                  prover/poseidon.h gpu/gpu.h gate/gate.h
 install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(NNCERT) $(DESTDIR)$(PREFIX)/bin/nncert
 	install -m 644 $(BUILD)/libnncert.a $(DESTDIR)$(PREFIX)/lib/libnncert.a
-	install -m 755 $(BUILD)/libnncert.so $(DESTDIR)$(PREFIX)/lib/libnncert.so
+	install -m 755 $(BUILD)/libnncert.so $(DESTDIR)$(PREFIX)/lib/libnncert.so.$(NNC_VERSION)
+	ln -sf libnncert.so.$(NNC_VERSION) $(DESTDIR)$(PREFIX)/lib/libnncert.so.$(SO_MAJOR)
+	ln -sf libnncert.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libnncert.so
 	$(if $(GPU_PLUGIN),install -m 755 $(GPU_PLUGIN) $(DESTDIR)$(PREFIX)/lib/libnncert-gpu.so)
 	@# the public headers and every project header they include (cc -MM), at their paths
 	for h in $$(for p in $(PUBLIC_HEADERS); do $(CC) -MM -I. -x c $$p; done | sed 's/^[^:]*://; s/\\$$//' | \
@@ -353,7 +367,7 @@ install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 	install -D -m 644 python/nncert/__init__.py $(DESTDIR)$(PYTHON_SITE)/nncert/__init__.py
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: nncert' 'Description: robustness certificates and proofs of inference for neural networks' \
-	  'Version: $(shell sed -n 's/^#define NNC_VERSION_STRING "\(.*\)"/\1/p' common/nnc.h)' \
+	  'Version: $(NNC_VERSION)' \
 	  'Cflags: -I$${includedir}/nncert' 'Libs: -L$${libdir} -lnncert' 'Libs.private: $(strip $(LIBS))' \
 	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/nncert.pc
 

@@ -54,7 +54,7 @@ typedef enum nnc_gate_status {
 } nnc_gate_status;
 
 /* Returns: "pass", "fail", "error" or "skipped". */
-const char *nnc_gate_status_name(nnc_gate_status s);
+NNC_API const char *nnc_gate_status_name(nnc_gate_status s);
 
 /* A parsed configuration; immutable after parsing. */
 typedef struct nnc_gate_config nnc_gate_config;
@@ -67,14 +67,14 @@ typedef struct nnc_gate_run nnc_gate_run;
  * Returns: OK, IO (unreadable), PARSE (bad JSON), INVALID (bad schema),
  *          LIMIT (more than NNC_GATE_MAX_CHECKS checks).
  * Out: *cfg (nnc_gate_config_destroy). */
-nnc_status nnc_gate_config_read_file(nnc_gate_config **cfg, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_config_read_file(nnc_gate_config **cfg, const char *path, char *err, size_t errlen);
 /* As above from text[0..len); base_dir resolves relative paths ("." if NULL);
  * config_name is recorded in the summary. */
-nnc_status nnc_gate_config_parse(nnc_gate_config **cfg, const char *text, size_t len, const char *base_dir,
-                                 const char *config_name, char *err, size_t errlen);
-void nnc_gate_config_destroy(nnc_gate_config *cfg);
+NNC_API nnc_status nnc_gate_config_parse(nnc_gate_config **cfg, const char *text, size_t len, const char *base_dir,
+                                         const char *config_name, char *err, size_t errlen);
+NNC_API void nnc_gate_config_destroy(nnc_gate_config *cfg);
 /* Returns: the number of checks the configuration lists. */
-int nnc_gate_config_num_checks(const nnc_gate_config *cfg);
+NNC_API int nnc_gate_config_num_checks(const nnc_gate_config *cfg);
 
 typedef struct nnc_gate_opts {
     const char *baseline;  /* a previous summary (overrides the config's), or NULL */
@@ -84,81 +84,83 @@ typedef struct nnc_gate_opts {
     void *progress_ctx;
 } nnc_gate_opts;
 
-void nnc_gate_opts_default(nnc_gate_opts *o);
+NNC_API void nnc_gate_opts_default(nnc_gate_opts *o);
 
 /* Run every check.  A check that cannot run is recorded as an error; the run
  * itself fails only for a bad baseline file (IO, PARSE, INVALID) or NOMEM.
  * Out: *run (nnc_gate_run_destroy). */
-nnc_status nnc_gate_run_checks(nnc_gate_run **run, const nnc_gate_config *cfg, const nnc_gate_opts *o, char *err,
-                               size_t errlen);
-void nnc_gate_run_destroy(nnc_gate_run *run);
+NNC_API nnc_status nnc_gate_run_checks(nnc_gate_run **run, const nnc_gate_config *cfg, const nnc_gate_opts *o,
+                                       char *err, size_t errlen);
+NNC_API void nnc_gate_run_destroy(nnc_gate_run *run);
 
 /* Returns: the number of result rows (checks plus baseline comparisons). */
-int nnc_gate_run_num_results(const nnc_gate_run *run);
+NNC_API int nnc_gate_run_num_results(const nnc_gate_run *run);
 /* Out: *name, *status, *message of row i (pointers live as long as run). */
-void nnc_gate_run_result(const nnc_gate_run *run, int i, const char **name, nnc_gate_status *status,
-                         const char **message);
+NNC_API void nnc_gate_run_result(const nnc_gate_run *run, int i, const char **name, nnc_gate_status *status,
+                                 const char **message);
 /* Returns: PASS when every row passed or was skipped, FAIL when some row
  * failed and none errored, ERROR when some row errored. */
-nnc_gate_status nnc_gate_run_overall(const nnc_gate_run *run);
+NNC_API nnc_gate_status nnc_gate_run_overall(const nnc_gate_run *run);
 /* Returns: the library status of the first errored row (OK if none), for
  * choosing an exit code. */
-nnc_status nnc_gate_run_first_error(const nnc_gate_run *run);
+NNC_API nnc_status nnc_gate_run_first_error(const nnc_gate_run *run);
 
 /* Writers.  Each writes the whole document to f; IO on a write error.
  * summary: the JSON attestation, signed when sk != NULL (sk: a secret key of
  * NNC_GATE_SECRETKEYBYTES bytes). */
-nnc_status nnc_gate_write_summary(FILE *f, const nnc_gate_run *run, const uint8_t *sk, char *err, size_t errlen);
-nnc_status nnc_gate_write_junit(FILE *f, const nnc_gate_run *run, char *err, size_t errlen);
-nnc_status nnc_gate_write_markdown(FILE *f, const nnc_gate_run *run, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_write_summary(FILE *f, const nnc_gate_run *run, const uint8_t *sk, char *err,
+                                          size_t errlen);
+NNC_API nnc_status nnc_gate_write_junit(FILE *f, const nnc_gate_run *run, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_write_markdown(FILE *f, const nnc_gate_run *run, char *err, size_t errlen);
 /* A self-contained HTML page with the figures inline (SVG). */
-nnc_status nnc_gate_write_html(FILE *f, const nnc_gate_run *run, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_write_html(FILE *f, const nnc_gate_run *run, char *err, size_t errlen);
 
 /* Stacked horizontal bars, one per row: certified-safe, certified-unsafe and
  * open fractions of the input volume (each in [0, 1]), with a legend. */
-nnc_status nnc_gate_svg_volumes(FILE *f, const char *title, const char *const *labels, const double *safe,
-                                const double *unsafe, const double *open, int n, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_svg_volumes(FILE *f, const char *title, const char *const *labels, const double *safe,
+                                        const double *unsafe, const double *open, int n, char *err, size_t errlen);
 
 /* ---- attestations (gate/attest.c) ---- */
 
 /* Out: a fresh key pair (libsodium randombytes). */
-void nnc_gate_keygen(uint8_t pk[NNC_GATE_PUBLICKEYBYTES], uint8_t sk[NNC_GATE_SECRETKEYBYTES]);
+NNC_API void nnc_gate_keygen(uint8_t pk[NNC_GATE_PUBLICKEYBYTES], uint8_t sk[NNC_GATE_SECRETKEYBYTES]);
 /* Key files are one line of text: "ed25519-public:" or "ed25519-secret:"
  * followed by the key in lowercase hex.  The secret key file is created with
  * mode 0600.  Writers are atomic (temporary file, then rename); with
  * overwrite = 0 an existing file is refused (IO).
  * Reading the wrong kind, or a secret key whose public half does not match
  * its seed, is INVALID. */
-nnc_status nnc_gate_key_write_file(const char *path, const uint8_t *key, int secret, int overwrite, char *err,
-                                   size_t errlen);
-nnc_status nnc_gate_key_read_file(uint8_t *key, const char *path, int secret, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_key_write_file(const char *path, const uint8_t *key, int secret, int overwrite, char *err,
+                                           size_t errlen);
+NNC_API nnc_status nnc_gate_key_read_file(uint8_t *key, const char *path, int secret, char *err, size_t errlen);
 
 /* The canonical form (see the top) of v, leaving out the object member named
  * skip_key of the top object (NULL: none).  Duplicate member names are
  * INVALID.  Out: *out (malloc'd, NUL-terminated; free), *outlen. */
 struct nnc_json;
-nnc_status nnc_gate_canonical_json(char **out, size_t *outlen, const struct nnc_json *v, const char *skip_key,
-                                   char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_canonical_json(char **out, size_t *outlen, const struct nnc_json *v, const char *skip_key,
+                                           char *err, size_t errlen);
 
 /* Add (or replace) the "signature" member of the JSON object text[0..len).
  * Out: *out (malloc'd, NUL-terminated; free), *outlen. */
-nnc_status nnc_gate_attest_sign(char **out, size_t *outlen, const char *text, size_t len,
-                                const uint8_t sk[NNC_GATE_SECRETKEYBYTES], char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_attest_sign(char **out, size_t *outlen, const char *text, size_t len,
+                                        const uint8_t sk[NNC_GATE_SECRETKEYBYTES], char *err, size_t errlen);
 /* Check a signed summary against pk.
  * Returns: OK with *valid = 1 (valid) or 0 (tampered content, another key,
  *          missing or malformed signature: err says which); PARSE when the
  *          text is not JSON. */
-nnc_status nnc_gate_attest_verify(int *valid, const char *text, size_t len, const uint8_t pk[NNC_GATE_PUBLICKEYBYTES],
-                                  char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_attest_verify(int *valid, const char *text, size_t len,
+                                          const uint8_t pk[NNC_GATE_PUBLICKEYBYTES], char *err, size_t errlen);
 
 /* Out: out[32], SHA-256 of the file's bytes.  Returns: OK or IO. */
-nnc_status nnc_gate_sha256_file(uint8_t out[32], const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_sha256_file(uint8_t out[32], const char *path, char *err, size_t errlen);
 
 /* Write the document FN produces to PATH atomically: a unique temporary file
  * (mkstemp) beside PATH with the given mode, renamed over PATH; on any
  * failure PATH is untouched.  Returns: FN's status, or IO. */
-nnc_status nnc_gate_write_atomic(const char *path, unsigned mode, nnc_status (*fn)(FILE *, const void *, char *, size_t),
-                                 const void *arg, char *err, size_t errlen);
+NNC_API nnc_status nnc_gate_write_atomic(const char *path, unsigned mode,
+                                         nnc_status (*fn)(FILE *, const void *, char *, size_t), const void *arg,
+                                         char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -26,17 +26,17 @@ typedef enum nnc_gpu_act {
 
 /* Returns: 1 when this build has the CUDA unit (as the plugin; this call
  * does not load it). */
-int nnc_gpu_compiled(void);
+NNC_API int nnc_gpu_compiled(void);
 
 /* Out: *count, the number of usable CUDA devices (0 without a driver or device).
  * Returns: OK, or UNSUPPORTED in a build without the CUDA unit. */
-nnc_status nnc_gpu_device_count(int *count, char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_device_count(int *count, char *err, size_t errlen);
 
 /* Apply an activation to n floats on device 0 (host buffers in and out,
  * copied over), with the same per-element math as the CPU (common/act.h).
  * Used by the equality check gpu/check.sh and the unit test. */
-nnc_status nnc_gpu_activation_f32(nnc_gpu_act act, float alpha, const float *in, float *out, size_t n,
-                                  char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_activation_f32(nnc_gpu_act act, float alpha, const float *in, float *out, size_t n,
+                                          char *err, size_t errlen);
 
 /* ---- Verifier: sampling and batched interval bounds (gpu/verify.cu) ----
  * For models that are chains of dense layers (verifier/sample_impl.h).  The
@@ -56,31 +56,31 @@ typedef struct nnc_gpu_dense {
 typedef struct nnc_gpu_smp nnc_gpu_smp; /* device buffers, cuBLAS handle; one thread at a time */
 
 /* Upload the layers (copied) for batches of up to max_batch samples. */
-nnc_status nnc_gpu_smp_create(nnc_gpu_smp **out, const nnc_gpu_dense *layers, int n_layers, int max_batch,
-                              char *err, size_t errlen);
-void nnc_gpu_smp_destroy(nnc_gpu_smp *g);
+NNC_API nnc_status nnc_gpu_smp_create(nnc_gpu_smp **out, const nnc_gpu_dense *layers, int n_layers, int max_batch,
+                                      char *err, size_t errlen);
+NNC_API void nnc_gpu_smp_destroy(nnc_gpu_smp *g);
 
 /* Set the case: nopen open leaves packed in leaves[nopen][2 * n_in] (lo then
  * hi), their running volume sums cum (tw = cum[nopen - 1]); the unsafe set as
  * nnc_smp_margin takes it (nrows rows of n_out coefficients C, right-hand
  * sides d, disjunct starts dstart[ndisj + 1]); tau the decision tolerance. */
-nnc_status nnc_gpu_smp_case(nnc_gpu_smp *g, const double *leaves, const double *cum, size_t nopen, double tw,
-                            int nrows, const double *C, const double *d, const int *dstart, int ndisj, double tau,
-                            char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_smp_case(nnc_gpu_smp *g, const double *leaves, const double *cum, size_t nopen, double tw,
+                                    int nrows, const double *C, const double *d, const int *dstart, int ndisj,
+                                    double tau, char *err, size_t errlen);
 
 /* Draw samples with subsequences sub0 .. sub0 + cnt - 1 of seed on the device
  * (curand_init(seed, sub, 0) + curand_uniform2_double), evaluate them in
  * float64 (cublasDgemm + bias/ReLU kernels), compute their margins.
  * Out: verdict[i] = 1 (margin < -tau), 0 (margin > tau) or -1 (undecided);
  *      xs[cnt][n_in] the points when xs != NULL. */
-nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t sub0, int cnt, signed char *verdict, double *xs,
-                           char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t sub0, int cnt, signed char *verdict,
+                                   double *xs, char *err, size_t errlen);
 
 /* Sound interval bounds of a dense chain's outputs for nbox boxes in one
  * batch (one thread per box and neuron, nnc_smp_interval_neuron): equal bit
  * for bit to nnc_smp_ibp_batch on the CPU. */
-nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox, const double *lo, const double *hi,
-                             double *out_lo, double *out_hi, char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox, const double *lo,
+                                     const double *hi, double *out_lo, double *out_hi, char *err, size_t errlen);
 
 /* ---- Verifier: batched beta-CROWN passes (gpu/bab.cu) ----
  * The passes of verifier/babdense.c's branch and bound over ReLU splits
@@ -141,14 +141,14 @@ typedef struct nnc_gpu_bab nnc_gpu_bab; /* device copies of the chain, cuBLAS ha
  * pass's).  Returns OK; INVALID for a chain without w or a ReLU layer count
  * other than n_layers - 1; NOMEM; UNSUPPORTED without CUDA or a device, or
  * for a CUDA / cuBLAS failure (device memory included; err names the call). */
-nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma, char *err,
-                              size_t errlen);
-void nnc_gpu_bab_destroy(nnc_gpu_bab *g);
+NNC_API nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma,
+                                      char *err, size_t errlen);
+NNC_API void nnc_gpu_bab_destroy(nnc_gpu_bab *g);
 
 /* Run one pass.  Calls from several threads are serialised.  Returns OK,
  * INVALID (bad sizes or indices), UNSUPPORTED (a CUDA / cuBLAS failure:
  * err names the call). */
-nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen);
 
 /* ---- Groth16 prover kernels (gpu/msm.cu, gpu/ntt.cu) ----
  * Same inputs, outputs and conventions as the CPU functions in
@@ -160,23 +160,23 @@ nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err
  * the MSM also NNC_STATUS_LIMIT when n * windows exceeds 2^31 - 1. */
 
 /* *out = sum_{i<n} [scalars[i]] points[i]; as nnc_prv_g1_msm / nnc_prv_g2_msm. */
-nnc_status nnc_gpu_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
-                          char *err, size_t errlen);
-nnc_status nnc_gpu_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
-                          char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
+                                  char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
+                                  char *err, size_t errlen);
 /* In-place NTT of a[n]; as nnc_prv_ntt. */
-nnc_status nnc_gpu_ntt(nnc_prv_fr *a, size_t n, int inverse, char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_ntt(nnc_prv_fr *a, size_t n, int inverse, char *err, size_t errlen);
 /* In-place coset NTT (inverse = 0, as nnc_prv_coset_ntt) or its inverse
  * (as nnc_prv_coset_intt); shift NULL is w_(2n). */
-nnc_status nnc_gpu_coset_ntt(nnc_prv_fr *a, size_t n, int inverse, const nnc_prv_fr *shift, char *err,
-                             size_t errlen);
+NNC_API nnc_status nnc_gpu_coset_ntt(nnc_prv_fr *a, size_t n, int inverse, const nnc_prv_fr *shift, char *err,
+                                     size_t errlen);
 
 /* Embedding bags on device 0 (gpu/embbag.cu: one warp per bag), as
  * nnc_mdl_embbag_f32 and bit-identical to it (models/embbag_math.h); host
  * buffers in and out.  Out: *kernel_s (may be NULL) the kernel's seconds. */
-nnc_status nnc_gpu_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
-                              const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
-                              double *kernel_s, char *err, size_t errlen);
+NNC_API nnc_status nnc_gpu_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
+                                      const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
+                                      double *kernel_s, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

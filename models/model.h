@@ -46,9 +46,9 @@ typedef enum nnc_dtype {
 } nnc_dtype;
 
 /* Returns: ONNX's name of the type ("float", "int64", ...). */
-const char *nnc_dtype_name(nnc_dtype t);
+NNC_API const char *nnc_dtype_name(nnc_dtype t);
 /* Returns: 1 for FLOAT and DOUBLE (computed in the runtime's precision). */
-int nnc_dtype_is_float(nnc_dtype t);
+NNC_API int nnc_dtype_is_float(nnc_dtype t);
 
 /* A tensor's static type as the user sees it. */
 typedef struct nnc_tensor_info {
@@ -67,55 +67,55 @@ typedef struct nnc_model nnc_model;
  * Out: *out, a model to release with nnc_mdl_destroy (NULL on failure).
  * In: buf/len the serialized bytes; basedir the folder that external data
  *     locations are relative to (NULL: external data is refused). */
-nnc_status nnc_mdl_parse(nnc_model **out, const void *buf, size_t len,
-                         const char *basedir, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_parse(nnc_model **out, const void *buf, size_t len, const char *basedir, char *err,
+                                 size_t errlen);
 
 /* Read a file and parse it (basedir = the file's folder). */
-nnc_status nnc_mdl_parse_file(nnc_model **out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_parse_file(nnc_model **out, const char *path, char *err, size_t errlen);
 
 /* Bind a graph input to constant data before nnc_mdl_prepare (used for
  * shape-like integer inputs).  data holds numel elements of type dtype
  * (float for FLOAT, double for DOUBLE, int64_t for every integer type). */
-nnc_status nnc_mdl_bind_input(nnc_model *m, const char *name, nnc_dtype dtype, int rank,
-                              const int64_t *dims, const void *data, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_bind_input(nnc_model *m, const char *name, nnc_dtype dtype, int rank, const int64_t *dims,
+                                      const void *data, char *err, size_t errlen);
 
 /* Override a graph input's declared shape before nnc_mdl_prepare. */
-nnc_status nnc_mdl_set_input_shape(nnc_model *m, const char *name, int rank,
-                                   const int64_t *dims, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_set_input_shape(nnc_model *m, const char *name, int rank, const int64_t *dims, char *err,
+                                           size_t errlen);
 
 typedef struct nnc_prepare_opts {
     int fold_batchnorm;    /* fold BatchNormalization into a preceding Conv/Gemm (default 1) */
     int fold_constants;    /* evaluate nodes whose inputs are all constant (default 1) */
     int fuse_embbag;       /* Gather(table) + ReduceSum/Mean -> EmbeddingBag (default 1; models/embbag.h) */
 } nnc_prepare_opts;
-void nnc_prepare_opts_default(nnc_prepare_opts *o);
+NNC_API void nnc_prepare_opts_default(nnc_prepare_opts *o);
 
 /* Shape inference, folding, checks.  opts may be NULL for defaults. */
-nnc_status nnc_mdl_prepare(nnc_model *m, const nnc_prepare_opts *opts, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_prepare(nnc_model *m, const nnc_prepare_opts *opts, char *err, size_t errlen);
 
 /* nnc_mdl_parse_file + nnc_mdl_prepare(default options). */
-nnc_status nnc_mdl_load(nnc_model **out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_load(nnc_model **out, const char *path, char *err, size_t errlen);
 
-void nnc_mdl_destroy(nnc_model *m);
+NNC_API void nnc_mdl_destroy(nnc_model *m);
 
 /* Introspection (valid after prepare). */
-int nnc_mdl_num_inputs(const nnc_model *m);
-int nnc_mdl_num_outputs(const nnc_model *m);
-void nnc_mdl_input_info(const nnc_model *m, int i, nnc_tensor_info *out);
-void nnc_mdl_output_info(const nnc_model *m, int i, nnc_tensor_info *out);
-int64_t nnc_mdl_opset(const nnc_model *m);
-int64_t nnc_mdl_ir_version(const nnc_model *m);
-const char *nnc_mdl_producer(const nnc_model *m);
+NNC_API int nnc_mdl_num_inputs(const nnc_model *m);
+NNC_API int nnc_mdl_num_outputs(const nnc_model *m);
+NNC_API void nnc_mdl_input_info(const nnc_model *m, int i, nnc_tensor_info *out);
+NNC_API void nnc_mdl_output_info(const nnc_model *m, int i, nnc_tensor_info *out);
+NNC_API int64_t nnc_mdl_opset(const nnc_model *m);
+NNC_API int64_t nnc_mdl_ir_version(const nnc_model *m);
+NNC_API const char *nnc_mdl_producer(const nnc_model *m);
 /* Number of live nodes after prepare, and node i's operator name. */
-int nnc_mdl_num_nodes(const nnc_model *m);
-const char *nnc_mdl_node_op(const nnc_model *m, int i);
-const char *nnc_mdl_node_name(const nnc_model *m, int i);
+NNC_API int nnc_mdl_num_nodes(const nnc_model *m);
+NNC_API const char *nnc_mdl_node_op(const nnc_model *m, int i);
+NNC_API const char *nnc_mdl_node_name(const nnc_model *m, int i);
 /* Elements of all float constants used by live nodes. */
-int64_t nnc_mdl_param_count(const nnc_model *m);
+NNC_API int64_t nnc_mdl_param_count(const nnc_model *m);
 /* SHA-256 of the bytes the model was parsed from. */
-void nnc_mdl_sha256(const nnc_model *m, uint8_t out[32]);
+NNC_API void nnc_mdl_sha256(const nnc_model *m, uint8_t out[32]);
 /* Returns: the comma-separated list of supported operator names (static). */
-const char *nnc_mdl_supported_ops(void);
+NNC_API const char *nnc_mdl_supported_ops(void);
 
 /* A standalone tensor (e.g. a serialized ONNX TensorProto test vector). */
 typedef struct nnc_tensor {
@@ -129,14 +129,13 @@ typedef struct nnc_tensor {
 
 /* Parse a serialized onnx.TensorProto (raw_data or typed fields).
  * Out: *out (release with nnc_tensor_free). */
-nnc_status nnc_tensor_parse_pb(nnc_tensor *out, const void *buf, size_t len,
-                               char *err, size_t errlen);
-void nnc_tensor_free(nnc_tensor *t);
+NNC_API nnc_status nnc_tensor_parse_pb(nnc_tensor *out, const void *buf, size_t len, char *err, size_t errlen);
+NNC_API void nnc_tensor_free(nnc_tensor *t);
 
 /* Read a whole file into a fresh buffer (at most max_bytes).
  * Out: *buf (free()), *len. */
-nnc_status nnc_read_file(const char *path, size_t max_bytes, unsigned char **buf,
-                         size_t *len, char *err, size_t errlen);
+NNC_API nnc_status nnc_read_file(const char *path, size_t max_bytes, unsigned char **buf, size_t *len, char *err,
+                                 size_t errlen);
 
 /* ---- input files ---- */
 
@@ -152,16 +151,15 @@ typedef struct nnc_inputs {
  * (float32/float64/int32/int64/uint8, C order), or a JSON object keyed by
  * input name whose members are arrays or {"shape": [...], "data": [...]}.
  * Out: *out, released with nnc_inputs_free. */
-nnc_status nnc_mdl_read_inputs(const nnc_model *m, const char *path, nnc_inputs *out,
-                               char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_read_inputs(const nnc_model *m, const char *path, nnc_inputs *out, char *err, size_t errlen);
 /* Same, from bytes; is_npy selects the format. */
-nnc_status nnc_mdl_parse_inputs(const nnc_model *m, const unsigned char *buf, size_t len, int is_npy,
-                                nnc_inputs *out, char *err, size_t errlen);
-void nnc_inputs_free(nnc_inputs *in);
+NNC_API nnc_status nnc_mdl_parse_inputs(const nnc_model *m, const unsigned char *buf, size_t len, int is_npy,
+                                        nnc_inputs *out, char *err, size_t errlen);
+NNC_API void nnc_inputs_free(nnc_inputs *in);
 
 /* Parse a .npy file's bytes.  Out: *data (malloc'd doubles), rank, dims. */
-nnc_status nnc_npy_parse(const unsigned char *buf, size_t len, double **data, int *rank,
-                         int64_t dims[NNC_MAX_RANK], char *err, size_t errlen);
+NNC_API nnc_status nnc_npy_parse(const unsigned char *buf, size_t len, double **data, int *rank,
+                                 int64_t dims[NNC_MAX_RANK], char *err, size_t errlen);
 
 /* ---- runtime ---- */
 
@@ -175,9 +173,9 @@ typedef struct nnc_runtime nnc_runtime;
 /* Returns: OK or a code (e.g. NNC_STATUS_LIMIT when buffers for max_batch
  * samples would exceed nnc_max_tensor_bytes() per tensor).
  * In: m, a prepared model that must outlive the runtime. */
-nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision prec,
-                         int max_batch, char *err, size_t errlen);
-void nnc_rt_destroy(nnc_runtime *rt);
+NNC_API nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision prec, int max_batch, char *err,
+                                 size_t errlen);
+NNC_API void nnc_rt_destroy(nnc_runtime *rt);
 
 /* Route the float32 runtime's sparse products (MatMul with a sparse constant
  * left operand, models/spmm.h) through fn(ctx, A, X, F, Y) instead of the
@@ -185,15 +183,16 @@ void nnc_rt_destroy(nnc_runtime *rt);
  * the multi-process aggregation (nnc_dist_gnn_*).  fn NULL restores the
  * kernel.  A float64 runtime ignores it. */
 struct nnc_mdl_csr32;
-void nnc_rt_set_spmm(nnc_runtime *rt, void (*fn)(void *ctx, const struct nnc_mdl_csr32 *a, const float *x, int64_t F, float *y),
-                     void *ctx);
+NNC_API void nnc_rt_set_spmm(nnc_runtime *rt,
+                             void (*fn)(void *ctx, const struct nnc_mdl_csr32 *a, const float *x, int64_t F, float *y),
+                             void *ctx);
 
 /* Supply the value NAME (the output of a single-output node) instead of
  * computing it: later nnc_rt_run calls skip that node and copy batch *
  * numel elements (the runtime's element types) from data.  data NULL
  * computes it again.  Distributed DLRM execution (dist/dlrm.h) feeds the
  * pooled embeddings it gathered from other processes this way. */
-nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data, char *err, size_t errlen);
+NNC_API nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data, char *err, size_t errlen);
 
 /* Threads of later nnc_rt_run calls (default 2; 1: the calling thread
  * only).  A batch is evaluated in tiles of samples sized by the model (about
@@ -204,15 +203,15 @@ nnc_status nnc_rt_set_value(nnc_runtime *rt, const char *name, const void *data,
  * (their kernel has its own two threads).  A sample's result does not
  * depend on the thread count.
  * Returns: OK, ARG (threads < 1) or NOMEM (the runtime unchanged). */
-nnc_status nnc_rt_set_threads(nnc_runtime *rt, int threads);
+NNC_API nnc_status nnc_rt_set_threads(nnc_runtime *rt, int threads);
 
 /* Evaluate `batch` samples (1 <= batch <= max_batch).
  * In: inputs[i] points to batch * numel(input i) elements: float (F32) or
  *     double (F64) for float inputs, int64_t for integer inputs, sample-major.
  * Out: outputs[j] receives batch * numel(output j) elements of the same
  *     convention. */
-nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs,
-                      void *const *outputs, char *err, size_t errlen);
+NNC_API nnc_status nnc_rt_run(nnc_runtime *rt, int batch, const void *const *inputs, void *const *outputs, char *err,
+                              size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -48,18 +48,18 @@ typedef struct nnc_prv_poseidon_params {
 /* The parameters for width t; the first use of a width builds its tables
  * (milliseconds; static storage, no malloc).
  * Returns: a pointer to static read-only data; NULL if t is outside 2..17. */
-const nnc_prv_poseidon_params *nnc_prv_poseidon_params_get(int t);
+NNC_API const nnc_prv_poseidon_params *nnc_prv_poseidon_params_get(int t);
 
 /* out = circomlib poseidon([in[0], ..., in[n-1]]).
  * in, out: Montgomery form; out may point into in.
  * Returns: NNC_STATUS_OK; NNC_STATUS_ARG if n is outside 1..16.
  * NULL pointers are programmer errors (assert). */
-nnc_status nnc_prv_poseidon_hash(nnc_prv_fr *out, const nnc_prv_fr *in, size_t n);
+NNC_API nnc_status nnc_prv_poseidon_hash(nnc_prv_fr *out, const nnc_prv_fr *in, size_t n);
 
 /* Applies the full Poseidon permutation (all n_full + n_partial rounds) of
  * p to state[0 .. p->t - 1] in place (Montgomery form).  p: from
  * nnc_prv_poseidon_params_get. */
-void nnc_prv_poseidon_permute(nnc_prv_fr *state, const nnc_prv_poseidon_params *p);
+NNC_API void nnc_prv_poseidon_permute(nnc_prv_fr *state, const nnc_prv_poseidon_params *p);
 
 #ifdef __cplusplus
 }

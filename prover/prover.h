@@ -36,9 +36,9 @@ extern "C" {
 #define NNC_PRV_DEC_BUFSIZE 80
 
 /* Returns: NNC_PRV_FIELD_BYTES. */
-size_t nnc_prv_field_bytes(void);
+NNC_API size_t nnc_prv_field_bytes(void);
 /* Returns: NNC_PRV_DEC_BUFSIZE. */
-size_t nnc_prv_dec_bufsize(void);
+NNC_API size_t nnc_prv_dec_bufsize(void);
 
 /* Element of Fr (exponents, witness values).  v: Montgomery form, < r. */
 typedef struct nnc_prv_fr { uint64_t v[4]; } nnc_prv_fr;
@@ -71,62 +71,60 @@ typedef enum nnc_prv_endian {
  * Out: *out (unchanged on failure); err/errlen as in common/nnc.h.
  * In:  s, NUL-terminated; reduce: nonzero to accept any integer and reduce
  *      it mod r (circom's convention for negative inputs). */
-nnc_status nnc_prv_fr_parse_dec(nnc_prv_fr *out, const char *s, int reduce,
-                                char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_fr_parse_dec(nnc_prv_fr *out, const char *s, int reduce, char *err, size_t errlen);
 /* As nnc_prv_fr_parse_dec, modulo p. */
-nnc_status nnc_prv_fq_parse_dec(nnc_prv_fq *out, const char *s, int reduce,
-                                char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_fq_parse_dec(nnc_prv_fq *out, const char *s, int reduce, char *err, size_t errlen);
 
 /* Write the canonical value (0 <= a < modulus) in decimal, no sign, NUL-terminated.
  * Returns: NNC_STATUS_OK, or NNC_STATUS_LIMIT (out set to "" when outlen > 0)
  *          when outlen is below the length needed (at most NNC_PRV_DEC_BUFSIZE).
  * Out: out, outlen its size. */
-nnc_status nnc_prv_fr_serialize_dec(char *out, size_t outlen, const nnc_prv_fr *a);
-nnc_status nnc_prv_fq_serialize_dec(char *out, size_t outlen, const nnc_prv_fq *a);
+NNC_API nnc_status nnc_prv_fr_serialize_dec(char *out, size_t outlen, const nnc_prv_fr *a);
+NNC_API nnc_status nnc_prv_fq_serialize_dec(char *out, size_t outlen, const nnc_prv_fq *a);
 
 /* Parse a 32-byte canonical encoding.
  * Returns: NNC_STATUS_OK, or NNC_STATUS_INVALID when the value is >= the
  *          modulus (then *out is unchanged).
  * In: in[32] in byte order e. */
-nnc_status nnc_prv_fr_parse_b32(nnc_prv_fr *out, const unsigned char *in, nnc_prv_endian e);
-nnc_status nnc_prv_fq_parse_b32(nnc_prv_fq *out, const unsigned char *in, nnc_prv_endian e);
+NNC_API nnc_status nnc_prv_fr_parse_b32(nnc_prv_fr *out, const unsigned char *in, nnc_prv_endian e);
+NNC_API nnc_status nnc_prv_fq_parse_b32(nnc_prv_fq *out, const unsigned char *in, nnc_prv_endian e);
 /* Out: out[32], the canonical value in byte order e. */
-void nnc_prv_fr_serialize_b32(unsigned char *out, const nnc_prv_fr *a, nnc_prv_endian e);
-void nnc_prv_fq_serialize_b32(unsigned char *out, const nnc_prv_fq *a, nnc_prv_endian e);
+NNC_API void nnc_prv_fr_serialize_b32(unsigned char *out, const nnc_prv_fr *a, nnc_prv_endian e);
+NNC_API void nnc_prv_fq_serialize_b32(unsigned char *out, const nnc_prv_fq *a, nnc_prv_endian e);
 
 /* ---- curves ---- */
 
 /* Out: the snarkjs/EIP-197 generator. */
-void nnc_prv_g1_generator(nnc_prv_g1 *out);
-void nnc_prv_g2_generator(nnc_prv_g2 *out);
+NNC_API void nnc_prv_g1_generator(nnc_prv_g1 *out);
+NNC_API void nnc_prv_g2_generator(nnc_prv_g2 *out);
 
 /* Returns: 1 if p is infinity or satisfies the curve equation, else 0. */
-int nnc_prv_g1_is_on_curve(const nnc_prv_g1 *p);
-int nnc_prv_g2_is_on_curve(const nnc_prv_g2 *p);
+NNC_API int nnc_prv_g1_is_on_curve(const nnc_prv_g1 *p);
+NNC_API int nnc_prv_g2_is_on_curve(const nnc_prv_g2 *p);
 /* Returns: 1 if p is in the order-r group (G1: on the curve, the cofactor
  *          is 1; G2: on the twist and [r]p = infinity), else 0.  Use this on
  *          every point read from a file. Variable time (points are public). */
-int nnc_prv_g1_is_valid(const nnc_prv_g1 *p);
-int nnc_prv_g2_is_valid(const nnc_prv_g2 *p);
+NNC_API int nnc_prv_g1_is_valid(const nnc_prv_g1 *p);
+NNC_API int nnc_prv_g2_is_valid(const nnc_prv_g2 *p);
 
 /* Out: *out = a + b.  In: a, b on the curve (infinity allowed); out may alias. */
-void nnc_prv_g1_add(nnc_prv_g1 *out, const nnc_prv_g1 *a, const nnc_prv_g1 *b);
-void nnc_prv_g2_add(nnc_prv_g2 *out, const nnc_prv_g2 *a, const nnc_prv_g2 *b);
+NNC_API void nnc_prv_g1_add(nnc_prv_g1 *out, const nnc_prv_g1 *a, const nnc_prv_g1 *b);
+NNC_API void nnc_prv_g2_add(nnc_prv_g2 *out, const nnc_prv_g2 *a, const nnc_prv_g2 *b);
 /* Out: *out = -a. */
-void nnc_prv_g1_neg(nnc_prv_g1 *out, const nnc_prv_g1 *a);
-void nnc_prv_g2_neg(nnc_prv_g2 *out, const nnc_prv_g2 *a);
+NNC_API void nnc_prv_g1_neg(nnc_prv_g1 *out, const nnc_prv_g1 *a);
+NNC_API void nnc_prv_g2_neg(nnc_prv_g2 *out, const nnc_prv_g2 *a);
 
 /* Out: *out = [k]p.  In: p on the curve; k any Fr element.
  * The plain form runs in time independent of k (fixed 4-bit windows,
  * table scans and selects by mask); _var branches on k (wNAF, faster). */
-void nnc_prv_g1_mul(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k);
-void nnc_prv_g1_mul_var(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k);
-void nnc_prv_g2_mul(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k);
-void nnc_prv_g2_mul_var(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k);
+NNC_API void nnc_prv_g1_mul(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k);
+NNC_API void nnc_prv_g1_mul_var(nnc_prv_g1 *out, const nnc_prv_g1 *p, const nnc_prv_fr *k);
+NNC_API void nnc_prv_g2_mul(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k);
+NNC_API void nnc_prv_g2_mul_var(nnc_prv_g2 *out, const nnc_prv_g2 *p, const nnc_prv_fr *k);
 
 /* Returns: 1 if a and b are the same point. */
-int nnc_prv_g1_eq(const nnc_prv_g1 *a, const nnc_prv_g1 *b);
-int nnc_prv_g2_eq(const nnc_prv_g2 *a, const nnc_prv_g2 *b);
+NNC_API int nnc_prv_g1_eq(const nnc_prv_g1 *a, const nnc_prv_g1 *b);
+NNC_API int nnc_prv_g2_eq(const nnc_prv_g2 *a, const nnc_prv_g2 *b);
 
 /* Parse affine coordinates in decimal (snarkjs JSON: G1 ["x","y","1"],
  * G2 [["x0","x1"],["y0","y1"],["1","0"]] with x = x0 + x1*u); "0","0"
@@ -135,10 +133,9 @@ int nnc_prv_g2_eq(const nnc_prv_g2 *a, const nnc_prv_g2 *b);
  *          NNC_STATUS_INVALID for a coordinate >= p or a point not on the
  *          curve (G2: or not in the order-r subgroup).
  * Out: *out (unchanged on failure). */
-nnc_status nnc_prv_g1_parse_dec(nnc_prv_g1 *out, const char *x, const char *y,
-                                char *err, size_t errlen);
-nnc_status nnc_prv_g2_parse_dec(nnc_prv_g2 *out, const char *x0, const char *x1,
-                                const char *y0, const char *y1, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g1_parse_dec(nnc_prv_g1 *out, const char *x, const char *y, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g2_parse_dec(nnc_prv_g2 *out, const char *x0, const char *x1, const char *y0, const char *y1,
+                                        char *err, size_t errlen);
 
 /* ---- multi-scalar multiplication (prover/msm.c) ---- */
 
@@ -153,15 +150,15 @@ nnc_status nnc_prv_g2_parse_dec(nnc_prv_g2 *out, const char *x0, const char *x1,
  *      subgroup) or infinity (x = y = 0); scalars[n], Fr elements in
  *      Montgomery form (reduced); n may be 0 (then *out = infinity);
  *      threads: worker threads, <= 0 for the number of online CPUs. */
-void nnc_prv_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
-                    int threads);
-void nnc_prv_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
-                    int threads);
+NNC_API void nnc_prv_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
+                            int threads);
+NNC_API void nnc_prv_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
+                            int threads);
 /* *out = sum_i [s1_i] p1_i + sum_i [s2_i] p2_i, as one MSM over the
  * n1 + n2 inputs (cheaper than two: one set of bucket sums, a wider
  * window); the arrays as for nnc_prv_g1_msm. */
-void nnc_prv_g1_msm2(nnc_prv_g1 *out, const nnc_prv_g1 *p1, const nnc_prv_fr *s1, size_t n1, const nnc_prv_g1 *p2,
-                     const nnc_prv_fr *s2, size_t n2, int threads);
+NNC_API void nnc_prv_g1_msm2(nnc_prv_g1 *out, const nnc_prv_g1 *p1, const nnc_prv_fr *s1, size_t n1,
+                             const nnc_prv_g1 *p2, const nnc_prv_fr *s2, size_t n2, int threads);
 
 /* ---- NTT over Fr (prover/ntt.c) ---- */
 
@@ -178,17 +175,17 @@ void nnc_prv_g1_msm2(nnc_prv_g1 *out, const nnc_prv_g1 *p1, const nnc_prv_fr *s1
  * In/Out: a[n], coefficients -> values a(w_n^i) (inverse = 0), or values ->
  *         coefficients (inverse != 0, including the 1/n scaling).
  * In: threads, <= 0 for the number of online CPUs (small n use one). */
-nnc_status nnc_prv_ntt(nnc_prv_fr *a, size_t n, int inverse, int threads);
+NNC_API nnc_status nnc_prv_ntt(nnc_prv_fr *a, size_t n, int inverse, int threads);
 
 /* Coset NTT: coefficients -> values a(g w_n^i), i < n.
  * In: shift = &g, any nonzero element, or NULL for g = w_(2n) (the
  *     snarkjs/rapidsnark Groth16 coset, see the top of prover/ntt_impl.h).
  * Returns: as nnc_prv_ntt; also NNC_STATUS_LIMIT for n > 2^27 with
  *          shift = NULL, NNC_STATUS_INVALID for a zero shift. */
-nnc_status nnc_prv_coset_ntt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
+NNC_API nnc_status nnc_prv_coset_ntt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
 /* Inverse of nnc_prv_coset_ntt with the same shift: values at g w_n^i ->
  * coefficients. */
-nnc_status nnc_prv_coset_intt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
+NNC_API nnc_status nnc_prv_coset_intt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, int threads);
 
 /* Values on the domain -> values on the coset: for each of the np arrays
  * polys[p][n], A(w_n^i) in, A(g w_n^i) out (i < n), with g as for
@@ -199,20 +196,20 @@ nnc_status nnc_prv_coset_intt(nnc_prv_fr *a, size_t n, const nnc_prv_fr *shift, 
  * with an extra buffer of 40 n bytes.
  * Returns: as nnc_prv_coset_ntt; on failure the arrays may be partly
  *          transformed. */
-nnc_status nnc_prv_ntt_to_coset(nnc_prv_fr *const *polys, int np, size_t n, const nnc_prv_fr *shift,
-                                int threads);
+NNC_API nnc_status nnc_prv_ntt_to_coset(nnc_prv_fr *const *polys, int np, size_t n, const nnc_prv_fr *shift,
+                                        int threads);
 
 /* Out: *out, the principal n-th root of unity w_n used by the transforms.
  * Returns: NNC_STATUS_OK, NNC_STATUS_INVALID (n not a power of two) or
  *          NNC_STATUS_LIMIT (n > 2^28). */
-nnc_status nnc_prv_ntt_root(nnc_prv_fr *out, size_t n);
+NNC_API nnc_status nnc_prv_ntt_root(nnc_prv_fr *out, size_t n);
 
 /* ---- pairing (prover/pairing.c) ---- */
 
 /* Returns: 1 iff prod_i e(p[i], q[i]) = 1 (optimal ate pairing, one final
  * exponentiation); points at infinity contribute 1.  Inputs must be valid
  * points (nnc_prv_g1_is_valid / nnc_prv_g2_is_valid). */
-int nnc_prv_pairing_check(const nnc_prv_g1 *p, const nnc_prv_g2 *q, size_t n);
+NNC_API int nnc_prv_pairing_check(const nnc_prv_g1 *p, const nnc_prv_g2 *q, size_t n);
 
 /* ==== circom / snarkjs files (prover/formats.c, r1cs.c, wtns.c, zkey.c,
  * snarkjson.c); the encodings are described in prover/formats_impl.h ==== */
@@ -250,24 +247,23 @@ typedef struct nnc_prv_r1cs {
  * Returns: NNC_STATUS_OK or a status as listed at the top.
  * Out: *out (clear it with nnc_prv_r1cs_clear); err/errlen as in common/nnc.h.
  * In: in[0..len). */
-nnc_status nnc_prv_r1cs_parse(nnc_prv_r1cs *out, const unsigned char *in, size_t len,
-                              char *err, size_t errlen);
-nnc_status nnc_prv_r1cs_read_file(nnc_prv_r1cs *out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_r1cs_parse(nnc_prv_r1cs *out, const unsigned char *in, size_t len, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_r1cs_read_file(nnc_prv_r1cs *out, const char *path, char *err, size_t errlen);
 /* Write sections in circom's order (constraints 2, header 1, wire map 3 when
  * wire_label != NULL), so a file circom wrote is reproduced byte for byte.
  * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID if r is inconsistent (wire out of
  * range, lc_start not a partition of terms); NNC_STATUS_LIMIT (see top). */
-nnc_status nnc_prv_r1cs_serialize(unsigned char *out, size_t *outlen, const nnc_prv_r1cs *r);
-nnc_status nnc_prv_r1cs_write_file(const char *path, const nnc_prv_r1cs *r, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_r1cs_serialize(unsigned char *out, size_t *outlen, const nnc_prv_r1cs *r);
+NNC_API nnc_status nnc_prv_r1cs_write_file(const char *path, const nnc_prv_r1cs *r, char *err, size_t errlen);
 /* Frees the arrays and zeroes *r.  r may be all zero. */
-void nnc_prv_r1cs_clear(nnc_prv_r1cs *r);
+NNC_API void nnc_prv_r1cs_clear(nnc_prv_r1cs *r);
 
 /* Check that w[0..n) satisfies every constraint.
  * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID naming the first violated
  * constraint, or when n != n_wires or w[0] != 1.
  * Out: *bad (may be NULL) the index of that constraint, or UINT32_MAX. */
-nnc_status nnc_prv_r1cs_check_witness(uint32_t *bad, const nnc_prv_r1cs *r, const nnc_prv_fr *w,
-                                      size_t n, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_r1cs_check_witness(uint32_t *bad, const nnc_prv_r1cs *r, const nnc_prv_fr *w, size_t n,
+                                              char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- vectors, .wtns */
 
@@ -277,17 +273,17 @@ typedef struct nnc_prv_fr_vec {
     nnc_prv_fr *v;    /* n entries, malloc'd (NULL when n = 0) */
 } nnc_prv_fr_vec;
 
-void nnc_prv_fr_vec_clear(nnc_prv_fr_vec *v);
+NNC_API void nnc_prv_fr_vec_clear(nnc_prv_fr_vec *v);
 
 /* .wtns version 2 (snarkjs wtns calculate, circom witness generators):
  * header (n8 = 32, prime r, nWitness u32), witness section (standard form).
  * Returns: as at the top (values >= r: NNC_STATUS_INVALID). */
-nnc_status nnc_prv_wtns_parse(nnc_prv_fr_vec *out, const unsigned char *in, size_t len,
-                              char *err, size_t errlen);
-nnc_status nnc_prv_wtns_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_wtns_parse(nnc_prv_fr_vec *out, const unsigned char *in, size_t len, char *err,
+                                      size_t errlen);
+NNC_API nnc_status nnc_prv_wtns_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen);
 /* Returns: NNC_STATUS_OK; NNC_STATUS_LIMIT (capacity, or more than 2^32-1 values). */
-nnc_status nnc_prv_wtns_serialize(unsigned char *out, size_t *outlen, const nnc_prv_fr_vec *w);
-nnc_status nnc_prv_wtns_write_file(const char *path, const nnc_prv_fr_vec *w, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_wtns_serialize(unsigned char *out, size_t *outlen, const nnc_prv_fr_vec *w);
+NNC_API nnc_status nnc_prv_wtns_write_file(const char *path, const nnc_prv_fr_vec *w, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- .zkey (Groth16) */
 
@@ -330,17 +326,17 @@ typedef struct nnc_prv_zkey {
 /* Read a .zkey file image.  Every coordinate must be below q and every point
  * on its curve (infinity allowed); header points must be in the subgroup.
  * Returns: as at the top.  Out: *out (nnc_prv_zkey_clear). */
-nnc_status nnc_prv_zkey_parse(nnc_prv_zkey *out, const unsigned char *in, size_t len,
-                              unsigned flags, char *err, size_t errlen);
-nnc_status nnc_prv_zkey_read_file(nnc_prv_zkey *out, const char *path, unsigned flags,
-                                  char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_zkey_parse(nnc_prv_zkey *out, const unsigned char *in, size_t len, unsigned flags, char *err,
+                                      size_t errlen);
+NNC_API nnc_status nnc_prv_zkey_read_file(nnc_prv_zkey *out, const char *path, unsigned flags, char *err,
+                                          size_t errlen);
 /* Sections in the order snarkjs groth16 setup writes them (1,2,4,3,9,8,5,6,7,10),
  * or 1..10 when z->numeric_order (zkey contribute and beacon); section 10
  * only when contributions != NULL.
  * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID for inconsistent counts/indices. */
-nnc_status nnc_prv_zkey_serialize(unsigned char *out, size_t *outlen, const nnc_prv_zkey *z);
-nnc_status nnc_prv_zkey_write_file(const char *path, const nnc_prv_zkey *z, char *err, size_t errlen);
-void nnc_prv_zkey_clear(nnc_prv_zkey *z);
+NNC_API nnc_status nnc_prv_zkey_serialize(unsigned char *out, size_t *outlen, const nnc_prv_zkey *z);
+NNC_API nnc_status nnc_prv_zkey_write_file(const char *path, const nnc_prv_zkey *z, char *err, size_t errlen);
+NNC_API void nnc_prv_zkey_clear(nnc_prv_zkey *z);
 
 /* ---------------------------------------------------------------- JSON */
 
@@ -374,42 +370,42 @@ typedef struct nnc_prv_g16_vk {
  * z must be "1", or "0" for infinity), "protocol" "groth16" and "curve"
  * "bn128" when present (anything else: NNC_STATUS_UNSUPPORTED).  Points must
  * be on the curve and in the subgroup (NNC_STATUS_INVALID). */
-nnc_status nnc_prv_g16_proof_parse_json(nnc_prv_g16_proof *out, const char *text, size_t len,
-                                        char *err, size_t errlen);
-nnc_status nnc_prv_g16_proof_read_file(nnc_prv_g16_proof *out, const char *path, char *err, size_t errlen);
-nnc_status nnc_prv_g16_proof_serialize_json(char *out, size_t *outlen, const nnc_prv_g16_proof *p);
-nnc_status nnc_prv_g16_proof_write_file(const char *path, const nnc_prv_g16_proof *p, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_proof_parse_json(nnc_prv_g16_proof *out, const char *text, size_t len, char *err,
+                                                size_t errlen);
+NNC_API nnc_status nnc_prv_g16_proof_read_file(nnc_prv_g16_proof *out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_proof_serialize_json(char *out, size_t *outlen, const nnc_prv_g16_proof *p);
+NNC_API nnc_status nnc_prv_g16_proof_write_file(const char *path, const nnc_prv_g16_proof *p, char *err, size_t errlen);
 
 /* public.json: an array of decimal strings, each in [0, r) (a value >= r or
  * negative is refused with NNC_STATUS_INVALID, as snarkjs groth16 verify does). */
-nnc_status nnc_prv_public_parse_json(nnc_prv_fr_vec *out, const char *text, size_t len,
-                                     char *err, size_t errlen);
-nnc_status nnc_prv_public_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen);
-nnc_status nnc_prv_public_serialize_json(char *out, size_t *outlen, const nnc_prv_fr_vec *pub);
-nnc_status nnc_prv_public_write_file(const char *path, const nnc_prv_fr_vec *pub, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_public_parse_json(nnc_prv_fr_vec *out, const char *text, size_t len, char *err,
+                                             size_t errlen);
+NNC_API nnc_status nnc_prv_public_read_file(nnc_prv_fr_vec *out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_public_serialize_json(char *out, size_t *outlen, const nnc_prv_fr_vec *pub);
+NNC_API nnc_status nnc_prv_public_write_file(const char *path, const nnc_prv_fr_vec *pub, char *err, size_t errlen);
 
 /* verification_key.json: protocol groth16, curve bn128, nPublic, vk_alpha_1,
  * vk_beta_2, vk_gamma_2, vk_delta_2, vk_alphabeta_12 (optional on input; when
  * present it must equal snarkjs's e(alpha1, beta2), else NNC_STATUS_INVALID),
  * IC (nPublic + 1 points).  Points are checked as for proofs. */
-nnc_status nnc_prv_g16_vk_parse_json(nnc_prv_g16_vk *out, const char *text, size_t len,
-                                     char *err, size_t errlen);
-nnc_status nnc_prv_g16_vk_read_file(nnc_prv_g16_vk *out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_vk_parse_json(nnc_prv_g16_vk *out, const char *text, size_t len, char *err,
+                                             size_t errlen);
+NNC_API nnc_status nnc_prv_g16_vk_read_file(nnc_prv_g16_vk *out, const char *path, char *err, size_t errlen);
 /* Writes vk_alphabeta_12 only when has_alphabeta (snarkjs groth16 verify does
  * not read it). */
-nnc_status nnc_prv_g16_vk_serialize_json(char *out, size_t *outlen, const nnc_prv_g16_vk *vk);
-nnc_status nnc_prv_g16_vk_write_file(const char *path, const nnc_prv_g16_vk *vk, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_vk_serialize_json(char *out, size_t *outlen, const nnc_prv_g16_vk *vk);
+NNC_API nnc_status nnc_prv_g16_vk_write_file(const char *path, const nnc_prv_g16_vk *vk, char *err, size_t errlen);
 /* The verification key of a proving key, vk_alphabeta_12 included: the same
  * bytes as snarkjs zkey export verificationkey once written.  Out: *out (nnc_prv_g16_vk_clear).
  * Returns: NNC_STATUS_OK or NNC_STATUS_NOMEM. */
-nnc_status nnc_prv_g16_vk_from_zkey(nnc_prv_g16_vk *out, const nnc_prv_zkey *z);
+NNC_API nnc_status nnc_prv_g16_vk_from_zkey(nnc_prv_g16_vk *out, const nnc_prv_zkey *z);
 /* A Solidity contract Groth16Verifier whose verifyProof(pA, pB, pC,
  * pubSignals) checks proofs under vk with the EVM's BN254 precompiles; the
  * arguments are those `zkey export soliditycalldata` prints, as for
  * snarkjs's verifiers (prover/solidity.c).
  * Returns: NNC_STATUS_OK; IO when writing to f failed; INVALID without IC. */
-nnc_status nnc_prv_g16_vk_write_solidity(FILE *f, const nnc_prv_g16_vk *vk);
-void nnc_prv_g16_vk_clear(nnc_prv_g16_vk *vk);
+NNC_API nnc_status nnc_prv_g16_vk_write_solidity(FILE *f, const nnc_prv_g16_vk *vk);
+NNC_API void nnc_prv_g16_vk_clear(nnc_prv_g16_vk *vk);
 
 /* ==== point compression (prover/compress.c; layouts in prover/compress_impl.h) ==== */
 
@@ -429,36 +425,37 @@ typedef enum nnc_prv_compress_fmt {
  *      is neither value: 0xff bytes, which no decoder accepts).
  * In:  p on the curve or infinity (x = y = 0); other pairs are encoded
  *      from their x and y all the same. */
-void nnc_prv_g1_compress(unsigned char out[32], const nnc_prv_g1 *p, nnc_prv_compress_fmt fmt);
+NNC_API void nnc_prv_g1_compress(unsigned char out[32], const nnc_prv_g1 *p, nnc_prv_compress_fmt fmt);
 /* As nnc_prv_g1_compress, out[64]. */
-void nnc_prv_g2_compress(unsigned char out[64], const nnc_prv_g2 *p, nnc_prv_compress_fmt fmt);
+NNC_API void nnc_prv_g2_compress(unsigned char out[64], const nnc_prv_g2 *p, nnc_prv_compress_fmt fmt);
 
 /* Decode a compressed point (rules above).
  * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID for an encoding that is not a
  *          point of the group; NNC_STATUS_ARG for an unknown fmt.
  * Out: *out (unchanged on failure); err/errlen as in common/nnc.h. */
-nnc_status nnc_prv_g1_decompress(nnc_prv_g1 *out, const unsigned char in[32],
-                                 nnc_prv_compress_fmt fmt, char *err, size_t errlen);
-nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64],
-                                 nnc_prv_compress_fmt fmt, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g1_decompress(nnc_prv_g1 *out, const unsigned char in[32], nnc_prv_compress_fmt fmt,
+                                         char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64], nnc_prv_compress_fmt fmt,
+                                         char *err, size_t errlen);
 
 /* ==== Groth16 (prover/groth16.c) ==== */
 
 /* Single-party setup for development: random toxic waste (libsodium),
  * wiped before returning.  Production keys need a ceremony.
  * Out: *z (nnc_prv_zkey_clear). */
-nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_setup(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, char *err, size_t errlen);
 /* Returns: 1 when z's coefficient section is the one circuit cs's key holds
  * (the A then B terms of each constraint, then A[n_constraints + s][s] = 1
  * for every public wire s, as setup writes them), else 0. */
-int nnc_prv_g16_coefs_match(const nnc_prv_zkey *z, const nnc_prv_r1cs *cs);
+NNC_API int nnc_prv_g16_coefs_match(const nnc_prv_zkey *z, const nnc_prv_r1cs *cs);
 /* As nnc_prv_g16_setup.  flags: NNC_PRV_G16_SETUP_NO_COEFS leaves out the
  * coefficient section (z->n_coefs = 0; one entry per A and B term, the
  * largest part of a key for big circuits): such a key can only prove with
  * the circuit at hand (nnc_prv_g16_prove_r1cs with cs) and cannot be
  * written to a .zkey file. */
 #define NNC_PRV_G16_SETUP_NO_COEFS 1u
-nnc_status nnc_prv_g16_setup_flags(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, unsigned flags, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_setup_flags(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, unsigned flags, char *err,
+                                           size_t errlen);
 
 /* ==== The phase-2 ceremony, as snarkjs (prover/mpc.c) ====
  *
@@ -491,9 +488,9 @@ typedef struct nnc_prv_ptau {
  * section whose size disagrees with the header's power is PARSE).  Points
  * are decoded, and checked on their curves, when used.
  * Out: *p (nnc_prv_ptau_close). */
-nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_t errlen);
-nnc_status nnc_prv_ptau_parse(nnc_prv_ptau *p, const unsigned char *in, size_t len, char *err, size_t errlen);
-void nnc_prv_ptau_close(nnc_prv_ptau *p);
+NNC_API nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_ptau_parse(nnc_prv_ptau *p, const unsigned char *in, size_t len, char *err, size_t errlen);
+NNC_API void nnc_prv_ptau_close(nnc_prv_ptau *p);
 
 /* The first key of circuit cs from a prepared .ptau: byte for byte what
  * snarkjs groth16 setup writes (section 10 = the circuit hash and no
@@ -502,8 +499,8 @@ void nnc_prv_ptau_close(nnc_prv_ptau *p);
  * .ptau holds (the message names both) or a domain of 2^28; UNSUPPORTED for
  * an unprepared .ptau; INVALID for a point off its curve.
  * Out: *z (nnc_prv_zkey_clear). */
-nnc_status nnc_prv_g16_setup_ptau(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, const nnc_prv_ptau *p, int threads,
-                                  char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_setup_ptau(nnc_prv_zkey *z, const nnc_prv_r1cs *cs, const nnc_prv_ptau *p, int threads,
+                                          char *err, size_t errlen);
 
 /* One record of section 10. */
 typedef struct nnc_prv_mpc_contrib {
@@ -528,20 +525,20 @@ typedef struct nnc_prv_mpc {
 /* Parse section 10 of z (points checked on their curves and in G2's
  * subgroup).  Returns: OK; PARSE for a malformed section or none.
  * Out: *m (nnc_prv_mpc_clear). */
-nnc_status nnc_prv_mpc_parse(nnc_prv_mpc *m, const nnc_prv_zkey *z, char *err, size_t errlen);
-void nnc_prv_mpc_clear(nnc_prv_mpc *m);
+NNC_API nnc_status nnc_prv_mpc_parse(nnc_prv_mpc *m, const nnc_prv_zkey *z, char *err, size_t errlen);
+NNC_API void nnc_prv_mpc_clear(nnc_prv_mpc *m);
 
 /* Contribute to z in place: a secret k from OS randomness mixed with
  * entropy (may be NULL or ""), as snarkjs zkey contribute; name may be NULL.
  * Out: *z (delta times k, L and H times 1/k, one record more, sections to
  * be written in numeric order), hash[64] the contribution hash. */
-nnc_status nnc_prv_zkey_contribute(nnc_prv_zkey *z, const char *entropy, const char *name, unsigned char hash[64],
-                                   int threads, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_zkey_contribute(nnc_prv_zkey *z, const char *entropy, const char *name,
+                                           unsigned char hash[64], int threads, char *err, size_t errlen);
 /* As contribute with k derived from a public beacon: SHA-256 applied
  * 2^num_iter_exp times to beacon[0..len) (10 <= num_iter_exp <= 63,
  * 1 <= len <= 255), as snarkjs zkey beacon. */
-nnc_status nnc_prv_zkey_beacon(nnc_prv_zkey *z, const unsigned char *beacon, size_t len, uint32_t num_iter_exp,
-                               const char *name, unsigned char hash[64], int threads, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_zkey_beacon(nnc_prv_zkey *z, const unsigned char *beacon, size_t len, uint32_t num_iter_exp,
+                                       const char *name, unsigned char hash[64], int threads, char *err, size_t errlen);
 
 /* Verify that z is circuit cs's key from p: the first key recomputed, the
  * chain of contributions, the final delta, and L and H by random linear
@@ -551,35 +548,36 @@ nnc_status nnc_prv_zkey_beacon(nnc_prv_zkey *z, const unsigned char *beacon, siz
  *      *m the parsed contributions (valid only when *ok; nnc_prv_mpc_clear).
  * Returns: NNC_STATUS_OK whenever a verdict was reached; other statuses for
  *          unreadable input (err). */
-nnc_status nnc_prv_zkey_verify(int *ok, char *why, size_t whylen, nnc_prv_mpc *m, const nnc_prv_r1cs *cs,
-                               const nnc_prv_ptau *p, const nnc_prv_zkey *z, int threads, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_zkey_verify(int *ok, char *why, size_t whylen, nnc_prv_mpc *m, const nnc_prv_r1cs *cs,
+                                       const nnc_prv_ptau *p, const nnc_prv_zkey *z, int threads, char *err,
+                                       size_t errlen);
 
 /* Helpers exposed for tests: ffjavascript's ChaCha stream seeded with the
  * 8 big-endian words of seed[32] (words out, in order); hashToG2. */
-void nnc_prv_mpc_chacha_words(uint32_t *out, size_t n, const unsigned char seed[32]);
-void nnc_prv_mpc_hash_to_g2(nnc_prv_g2 *out, const unsigned char hash[64]);
+NNC_API void nnc_prv_mpc_chacha_words(uint32_t *out, size_t n, const unsigned char seed[32]);
+NNC_API void nnc_prv_mpc_hash_to_g2(nnc_prv_g2 *out, const unsigned char hash[64]);
 
 /* Prove with key z and full witness w (w[0] = 1).
  * Out: *proof; *pub the public signals w[1 .. n_public] (nnc_prv_fr_vec_clear).
  * threads < 1: one per online CPU. */
-nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
-                             const nnc_prv_fr_vec *w, int threads, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_prove(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                     const nnc_prv_fr_vec *w, int threads, char *err, size_t errlen);
 /* As nnc_prv_g16_prove, calling progress (when not NULL) from the calling
  * thread after each stage: its name and the estimated fraction of the work
  * done, nondecreasing in [0, 1]. */
-nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
-                                      const nnc_prv_fr_vec *w, int threads,
-                                      void (*progress)(void *ctx, const char *stage, double fraction),
-                                      void *progress_ctx, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_prove_progress(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                              const nnc_prv_fr_vec *w, int threads,
+                                              void (*progress)(void *ctx, const char *stage, double fraction),
+                                              void *progress_ctx, char *err, size_t errlen);
 
 /* As nnc_prv_g16_prove_progress; with cs not NULL, A w and B w come from
  * the circuit cs (which must be the one z was set up for: same wires,
  * public signals and room in the domain) instead of the key's coefficient
  * section, which may then be absent (NNC_PRV_G16_SETUP_NO_COEFS). */
-nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
-                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
-                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
-                                  char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                          const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
+                                          void (*progress)(void *ctx, const char *stage, double fraction),
+                                          void *progress_ctx, char *err, size_t errlen);
 
 /* Where a proof's MSMs and NTTs run, other than this CPU: functions with
  * the contracts of nnc_prv_g1_msm, nnc_prv_g2_msm, nnc_prv_ntt and
@@ -599,11 +597,11 @@ typedef struct nnc_prv_backend {
  * the quotient's NTTs (each of A w, B w, C w: inverse NTT, then coset NTT)
  * on be; be NULL: the CPU.  A status from be ends the proof with it (err
  * from be). */
-nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
-                                const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
-                                const nnc_prv_backend *be,
-                                void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
-                                char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                        const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
+                                        const nnc_prv_backend *be,
+                                        void (*progress)(void *ctx, const char *stage, double fraction),
+                                        void *progress_ctx, char *err, size_t errlen);
 
 /* As nnc_prv_g16_prove_on, by the ranks of team (common/team.h; NULL: this
  * process alone), every rank calling it with the same key and witness: each
@@ -612,16 +610,16 @@ nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, c
  * exchanged, and rank 0 draws the blinding r, s and sends it to the others
  * (which hold the witness already).  Every rank ends with the same proof,
  * the one a single process gives for that r and s. */
-nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
-                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
-                                  const nnc_team *team,
-                                  void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
-                                  char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
+                                          const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
+                                          const nnc_prv_backend *be, const nnc_team *team,
+                                          void (*progress)(void *ctx, const char *stage, double fraction),
+                                          void *progress_ctx, char *err, size_t errlen);
 
 /* Out: *valid = 1 when the proof verifies.  Returns INVALID (and *valid = 0)
  * for a wrong number of public inputs or points off the curve or subgroup. */
-nnc_status nnc_prv_g16_verify(int *valid, const nnc_prv_g16_vk *vk, const nnc_prv_fr_vec *pub,
-                              const nnc_prv_g16_proof *proof, char *err, size_t errlen);
+NNC_API nnc_status nnc_prv_g16_verify(int *valid, const nnc_prv_g16_vk *vk, const nnc_prv_fr_vec *pub,
+                                      const nnc_prv_g16_proof *proof, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

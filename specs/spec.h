@@ -94,14 +94,14 @@ typedef struct nnc_spc_lin {
  *   NOMEM.  On failure err holds "line L, column C: ...".
  * Out: *out, a spec to release with nnc_spc_destroy (NULL on failure).
  * In: text[0..len) (need not be NUL-terminated). */
-nnc_status nnc_spc_parse(nnc_spec **out, const char *text, size_t len, char *err, size_t errlen);
+NNC_API nnc_status nnc_spc_parse(nnc_spec **out, const char *text, size_t len, char *err, size_t errlen);
 
 /* Read a file (at most NNC_SPC_MAX_FILE_BYTES) and parse it; messages are
  * prefixed with the path.  Returns NNC_STATUS_IO when it cannot be read. */
-nnc_status nnc_spc_parse_file(nnc_spec **out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_spc_parse_file(nnc_spec **out, const char *path, char *err, size_t errlen);
 
 /* Release a spec (NULL is allowed). */
-void nnc_spc_destroy(nnc_spec *s);
+NNC_API void nnc_spc_destroy(nnc_spec *s);
 
 /* The standard L-inf robustness spec around x: one case with box
  *   lo[i] = max(x[i] - eps, clip_lo), hi[i] = min(x[i] + eps, clip_hi)
@@ -112,19 +112,18 @@ void nnc_spc_destroy(nnc_spec *s);
  *   [0, n_out), eps negative or not finite, x not finite, clip_lo > clip_hi
  *   or NaN, or a box that clipping empties (x[i] further than eps outside
  *   [clip_lo, clip_hi]); LIMIT for n_in or n_out over NNC_SPC_MAX_VARS. */
-nnc_status nnc_spc_linf(nnc_spec **out, const double *x, int n_in, int n_out, int label,
-                        double eps, double clip_lo, double clip_hi, char *err, size_t errlen);
+NNC_API nnc_status nnc_spc_linf(nnc_spec **out, const double *x, int n_in, int n_out, int label, double eps,
+                                double clip_lo, double clip_hi, char *err, size_t errlen);
 
 /* Write s as VNN-LIB text that nnc_spc_parse reads back into an equal spec
  * (nnc_spc_equal), numbers printed with 17 significant digits.  One case is
  * written as top-level asserts; several cases as one (assert (or (and box...
  * (or disjuncts...)) ...)).  Returns NNC_STATUS_IO when writing fails. */
-nnc_status nnc_spc_write_vnnlib(FILE *f, const nnc_spec *s, char *err, size_t errlen);
+NNC_API nnc_status nnc_spc_write_vnnlib(FILE *f, const nnc_spec *s, char *err, size_t errlen);
 
 /* Returns: NNC_STATUS_OK when the spec's input and output counts equal the
  * model's, else NNC_STATUS_INVALID with a message naming both numbers. */
-nnc_status nnc_spc_check_model_dims(const nnc_spec *s, int64_t n_in, int64_t n_out,
-                                    char *err, size_t errlen);
+NNC_API nnc_status nnc_spc_check_model_dims(const nnc_spec *s, int64_t n_in, int64_t n_out, char *err, size_t errlen);
 
 /* The spec over inputs X_off .. X_{off+n_keep-1} alone (renumbered from 0),
  * for a model whose other inputs are fixed (specs/spec_fix.c): every other
@@ -135,8 +134,8 @@ nnc_status nnc_spc_check_model_dims(const nnc_spec *s, int64_t n_in, int64_t n_o
  * Returns: OK; INVALID naming a dropped input that is not fixed, or fixed
  *   differently in two cases; UNSUPPORTED for input constraints; ARG for a
  *   range outside [0, n_in); NOMEM. */
-nnc_status nnc_spc_keep_inputs(nnc_spec **out, double *fixed, const nnc_spec *s, int off, int n_keep,
-                               char *err, size_t errlen);
+NNC_API nnc_status nnc_spc_keep_inputs(nnc_spec **out, double *fixed, const nnc_spec *s, int off, int n_keep, char *err,
+                                       size_t errlen);
 
 /* The spec of one sample (s: n_in inputs, n_out outputs) as a spec of a
  * model whose input holds `rows` samples of n_in values and whose output
@@ -145,39 +144,39 @@ nnc_status nnc_spc_keep_inputs(nnc_spec **out, double *fixed, const nnc_spec *s,
  * them, and the output constraints move to sample row's outputs.
  * Returns: OK; ARG (row outside [0, rows)); UNSUPPORTED for linear input
  * constraints; LIMIT past NNC_SPC_MAX_VARS or NNC_SPC_MAX_BOX; NOMEM. */
-nnc_status nnc_spc_embed_sample(nnc_spec **out, const nnc_spec *s, int rows, int row, char *err, size_t errlen);
+NNC_API nnc_status nnc_spc_embed_sample(nnc_spec **out, const nnc_spec *s, int rows, int row, char *err, size_t errlen);
 /* Returns: 1 when a and b are the same normal form (same counts, bounds,
  * constraints, in the same order; doubles compared with ==), else 0. */
-int nnc_spc_equal(const nnc_spec *a, const nnc_spec *b);
+NNC_API int nnc_spc_equal(const nnc_spec *a, const nnc_spec *b);
 
 /* ---- accessors (k a case in [0, num_cases), j a disjunct of case k) ---- */
-int nnc_spc_num_inputs(const nnc_spec *s);
-int nnc_spc_num_outputs(const nnc_spec *s);
-int nnc_spc_num_cases(const nnc_spec *s);
+NNC_API int nnc_spc_num_inputs(const nnc_spec *s);
+NNC_API int nnc_spc_num_outputs(const nnc_spec *s);
+NNC_API int nnc_spc_num_cases(const nnc_spec *s);
 /* Returns: n_in lower / upper bounds of case k's box. */
-const double *nnc_spc_case_lo(const nnc_spec *s, int k);
-const double *nnc_spc_case_hi(const nnc_spec *s, int k);
+NNC_API const double *nnc_spc_case_lo(const nnc_spec *s, int k);
+NNC_API const double *nnc_spc_case_hi(const nnc_spec *s, int k);
 /* Extra linear input constraints of case k (usually 0). */
-int nnc_spc_case_num_input_cons(const nnc_spec *s, int k);
-void nnc_spc_case_input_con(const nnc_spec *s, int k, int i, nnc_spc_lin *out);
+NNC_API int nnc_spc_case_num_input_cons(const nnc_spec *s, int k);
+NNC_API void nnc_spc_case_input_con(const nnc_spec *s, int k, int i, nnc_spc_lin *out);
 /* The unsafe output set of case k: num_disjuncts >= 1 conjunctions. */
-int nnc_spc_case_num_disjuncts(const nnc_spec *s, int k);
-int nnc_spc_disjunct_size(const nnc_spec *s, int k, int j);
-void nnc_spc_disjunct_con(const nnc_spec *s, int k, int j, int i, nnc_spc_lin *out);
+NNC_API int nnc_spc_case_num_disjuncts(const nnc_spec *s, int k);
+NNC_API int nnc_spc_disjunct_size(const nnc_spec *s, int k, int j);
+NNC_API void nnc_spc_disjunct_con(const nnc_spec *s, int k, int j, int i, nnc_spc_lin *out);
 /* Total disjuncts over all cases. */
-int nnc_spc_total_disjuncts(const nnc_spec *s);
+NNC_API int nnc_spc_total_disjuncts(const nnc_spec *s);
 
 /* Scatter l into dense[0..n) (zeros elsewhere); n must exceed every index. */
-void nnc_spc_lin_dense(const nnc_spc_lin *l, double *dense, int n);
+NNC_API void nnc_spc_lin_dense(const nnc_spc_lin *l, double *dense, int n);
 
 /* Returns: 1 when x (n_in values) lies in case k's box and satisfies its
  * input constraints, else 0.  Sums are evaluated in double arithmetic. */
-int nnc_spc_in_region(const nnc_spec *s, int k, const double *x);
+NNC_API int nnc_spc_in_region(const nnc_spec *s, int k, const double *x);
 
 /* Returns: the first disjunct of case k that y (n_out values) satisfies, or
  * -1 when y is safe for case k.  Sums are evaluated in double arithmetic: a
  * verdict on a point within rounding of a boundary needs exact re-checking. */
-int nnc_spc_unsafe_disjunct(const nnc_spec *s, int k, const double *y);
+NNC_API int nnc_spc_unsafe_disjunct(const nnc_spec *s, int k, const double *y);
 
 #ifdef __cplusplus
 }

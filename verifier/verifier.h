@@ -178,7 +178,7 @@ typedef struct nnc_vrf_opts {
  * core count) so that reports are the same on every machine. */
 #define NNC_VRF_THREADS_DEFAULT 2
 
-void nnc_vrf_opts_default(nnc_vrf_opts *o);
+NNC_API void nnc_vrf_opts_default(nnc_vrf_opts *o);
 
 /* The "format" of the JSON report (nnc_vrf_report_write_json); its fields
  * are described by schema/verify-report.schema.json.  A change that removes
@@ -214,30 +214,30 @@ typedef struct nnc_vrf_report {
  *   operator without a sound transformer, extra linear input constraints),
  *   INVALID (spec and model dimensions differ), ARG (bad options), NOMEM.
  * Out: *rep, released with nnc_vrf_report_free. */
-nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_opts *o, nnc_vrf_report *rep,
-                       char *err, size_t errlen);
-void nnc_vrf_report_free(nnc_vrf_report *rep);
+NNC_API nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_opts *o, nnc_vrf_report *rep,
+                               char *err, size_t errlen);
+NNC_API void nnc_vrf_report_free(nnc_vrf_report *rep);
 
 /* Write the report as JSON (fields of DESIGN.md).  Returns IO on write error. */
-nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *rep, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *rep, char *err, size_t errlen);
 
 /* Write an SVG plot of violation-fraction bounds against epsilon: the band
  * [lo, hi] shaded, its edges drawn (upper solid, lower dashed, with a
  * legend), a marker on both edges of each point coloured by res[i] (holds,
  * violated, unknown; res NULL: no markers), axes with ticks at 1-2-5
  * steps.  n points, eps ascending. */
-nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, const double *lo, const double *hi,
-                             const nnc_vrf_result *res, int n, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_svg_sweep(FILE *f, const char *title, const double *eps, const double *lo, const double *hi,
+                                     const nnc_vrf_result *res, int n, char *err, size_t errlen);
 /* A tick step for such plots' axes: 1, 2 or 5 times a power of ten, giving
  * at most `most` intervals over [0, span] (span > 0). */
-double nnc_vrf_svg_tick_step(double span, int most);
+NNC_API double nnc_vrf_svg_tick_step(double span, int most);
 
 /* Returns: "holds", "violated" or "unknown". */
-const char *nnc_vrf_result_name(nnc_vrf_result r);
+NNC_API const char *nnc_vrf_result_name(nnc_vrf_result r);
 
 /* Exact Clopper-Pearson interval of k successes in n trials (see stats.c). */
-nnc_status nnc_vrf_clopper_pearson(uint64_t k, uint64_t n, double confidence, double *lo, double *hi,
-                                   char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_clopper_pearson(uint64_t k, uint64_t n, double confidence, double *lo, double *hi, char *err,
+                                           size_t errlen);
 
 /* Sound interval bounds of a DLRM's output (verifier/dlrm_bounds.c): the
  * categorical inputs fixed to ids[i] (one array per integer graph input, in
@@ -247,8 +247,8 @@ nnc_status nnc_vrf_clopper_pearson(uint64_t k, uint64_t n, double confidence, do
  * Out: out_lo/out_hi, the output's per-sample element count each.
  * Returns: OK; UNSUPPORTED naming an operator without a transformer; the
  * loader's codes. */
-nnc_status nnc_vrf_dlrm_bounds(const char *path, const int64_t *const *ids, const double *lo, const double *hi,
-                               double *out_lo, double *out_hi, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_dlrm_bounds(const char *path, const int64_t *const *ids, const double *lo, const double *hi,
+                                       double *out_lo, double *out_hi, char *err, size_t errlen);
 
 /* Sound bounds of every output of a prepared model with one float input
  * over the box [lo, hi], through the verifier's bound engine
@@ -261,8 +261,8 @@ nnc_status nnc_vrf_dlrm_bounds(const char *path, const int64_t *const *ids, cons
  * Out: out_lo/out_hi, the output's per-sample element count each.
  * Returns: OK; UNSUPPORTED naming an operator without a transformer, or a
  * model with other than one input and one output; NOMEM. */
-nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, const double *hi, int linear, double *out_lo,
-                                 double *out_hi, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, const double *hi, int linear,
+                                         double *out_lo, double *out_hi, char *err, size_t errlen);
 
 /* ---- by name: for the CLI and language bindings (verifier/api.c) ----
  * The verify and bounds commands and the Python package (python/nncert)
@@ -270,12 +270,12 @@ nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, const dou
 
 /* Load and prepare MODEL for the verifier (BatchNormalization unfolded, see
  * above).  Out: *out (nnc_mdl_destroy).  Returns the loader's codes. */
-nnc_status nnc_vrf_load_model(nnc_model **out, const char *path, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_load_model(nnc_model **out, const char *path, char *err, size_t errlen);
 
 /* Options with their defaults (NULL: no memory), for callers that cannot
  * hold the struct; released with nnc_vrf_opts_free. */
-nnc_vrf_opts *nnc_vrf_opts_new(void);
-void nnc_vrf_opts_free(nnc_vrf_opts *o);
+NNC_API nnc_vrf_opts *nnc_vrf_opts_new(void);
+NNC_API void nnc_vrf_opts_free(nnc_vrf_opts *o);
 /* Set the option `name`, the verify command's long option without its
  * dashes ('_' or '-' between words): samples, seed, max-leaves, threads,
  * alpha-iters, relu-split-batch, relu-split, exact, symbolic, confidence,
@@ -283,18 +283,18 @@ void nnc_vrf_opts_free(nnc_vrf_opts *o);
  * split, ibp, stop-on-counterexample with on/off (true/false, 1/0).
  * Returns OK; ARG naming an unknown option or a bad value (o unchanged
  * but for that field). */
-nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *value, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *value, char *err, size_t errlen);
 /* Options that contradict each other or would do nothing (the verify
  * command's refusals, by the names above): ibp with alpha_iters > 0 or with
  * relu_split on, split off with relu_split on, relu_split_batch with
  * relu_split off.  Returns OK, or ARG naming both. */
-nnc_status nnc_vrf_opts_clash(const nnc_vrf_opts *o, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_opts_clash(const nnc_vrf_opts *o, char *err, size_t errlen);
 /* Run the verifier on the VNN-LIB file spec_path and give the JSON report
  * (nnc_vrf_report_write_json) as a string.  Out: *json (nnc_vrf_free).
  * Returns ARG for clashing options (nnc_vrf_opts_clash), the spec parser's
  * and nnc_vrf_run's codes, NOMEM. */
-nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc_vrf_opts *o, char **json, char *err,
-                            size_t errlen);
+NNC_API nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc_vrf_opts *o, char **json,
+                                    char *err, size_t errlen);
 /* A DLRM (categorical integer inputs beside one float input): fix its ids
  * (nnc_mdl_embbag_fix_ids) to sample `sample` (1-based) of the trace file
  * trace_path, the spec then covering the dense inputs; or, without a
@@ -303,28 +303,28 @@ nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc
  * inputs is left as it is (a trace for one is an ARG error).
  * Returns OK; ARG (a trace for a model without ids, a sample not in the
  * trace); INVALID naming the mismatch; UNSUPPORTED; NOMEM. */
-nnc_status nnc_vrf_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, char *err,
-                            size_t errlen);
+NNC_API nnc_status nnc_vrf_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, char *err,
+                                    size_t errlen);
 /* A model whose one input and one output declare the same fixed leading
  * dimension B > 1 (e.g. [4, 30]): B, the samples it takes at once; else 1. */
-int64_t nnc_vrf_declared_batch(const nnc_model *m);
+NNC_API int64_t nnc_vrf_declared_batch(const nnc_model *m);
 /* Whether `row` (a sample of a declared batch, or -1: none) fits the model
  * and a spec of spec_in inputs and spec_out outputs (-1: no spec yet): a
  * one-sample spec of such a model needs a row, a row needs such a model,
  * and a row must be in the batch.  what names the spec, opt the option
  * ("--row") in the messages.  Returns OK or INVALID. */
-nnc_status nnc_vrf_check_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what,
-                             const char *opt, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_check_row(const nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out,
+                                     const char *what, const char *opt, char *err, size_t errlen);
 /* The spec fitted to the model as the verify command fits it: a DLRM's ids
  * fixed (nnc_vrf_dlrm_fix, trace_path and sample), then, without a trace,
  * the row checked (nnc_vrf_check_row; opt names it) and, with row >= 0,
  * the one-sample spec embedded as sample `row` of the declared batch (the
  * other samples fixed at the centre of its box).  *spec may be replaced.
  * Returns the two functions' codes and the embedding's. */
-nnc_status nnc_vrf_fit_spec(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, int64_t row,
-                            const char *row_opt, char *err, size_t errlen);
+NNC_API nnc_status nnc_vrf_fit_spec(nnc_model *m, nnc_spec **spec, const char *trace_path, uint64_t sample, int64_t row,
+                                    const char *row_opt, char *err, size_t errlen);
 /* Release memory the functions of this module allocated for the caller. */
-void nnc_vrf_free(void *p);
+NNC_API void nnc_vrf_free(void *p);
 
 /* Sound bounds over input boxes of a model's outputs or of one of its
  * values (the bounds command; auto_LiRPA's compute_bounds): */
@@ -338,10 +338,10 @@ typedef struct nnc_vrf_bounder nnc_vrf_bounder;
  * model's output.  Returns OK; UNSUPPORTED (an operator without a sound
  * transformer; the model must have one float input and one output);
  * INVALID (no such value); NOMEM. */
-nnc_status nnc_vrf_bounder_create(nnc_vrf_bounder **out, const nnc_model *m, const char *value, char *err,
-                                  size_t errlen);
-int64_t nnc_vrf_bounder_num_inputs(const nnc_vrf_bounder *b);
-int64_t nnc_vrf_bounder_num_values(const nnc_vrf_bounder *b); /* elements bounded */
+NNC_API nnc_status nnc_vrf_bounder_create(nnc_vrf_bounder **out, const nnc_model *m, const char *value, char *err,
+                                          size_t errlen);
+NNC_API int64_t nnc_vrf_bounder_num_inputs(const nnc_vrf_bounder *b);
+NNC_API int64_t nnc_vrf_bounder_num_values(const nnc_vrf_bounder *b); /* elements bounded */
 /* Bounds of every element over [lo, hi] (num_inputs each) into out_lo,
  * out_hi (num_values each): the output intervals (IBP; crown and alpha
  * with CROWN on the hidden layers), then, for the outputs, CROWN's
@@ -351,9 +351,9 @@ int64_t nnc_vrf_bounder_num_values(const nnc_vrf_bounder *b); /* elements bounde
  * computes in exact arithmetic on its stored weights lies within them.
  * Returns OK; ARG (a bad method, iters < 1 with alpha, lo > hi somewhere);
  * NOMEM.  One thread at a time per bounder. */
-nnc_status nnc_vrf_bounder_box(nnc_vrf_bounder *b, nnc_vrf_bound_method method, int iters, const double *lo,
-                               const double *hi, double *out_lo, double *out_hi);
-void nnc_vrf_bounder_destroy(nnc_vrf_bounder *b);
+NNC_API nnc_status nnc_vrf_bounder_box(nnc_vrf_bounder *b, nnc_vrf_bound_method method, int iters, const double *lo,
+                                       const double *hi, double *out_lo, double *out_hi);
+NNC_API void nnc_vrf_bounder_destroy(nnc_vrf_bounder *b);
 
 #ifdef __cplusplus
 }

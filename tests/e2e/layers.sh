@@ -33,3 +33,25 @@ else fail "layers-planted-cycle-found (exit $rc: $(tr '\n' ';' <"$TMP/planted"))
 rm -f "$TMP/obj/b/y.o"
 if "$PY" tests/tools/deps_check.py "$TMP/obj" >/dev/null 2>&1; then pass "layers-acyclic-tree-passes"
 else fail "layers-acyclic-tree-passes"; fi
+
+# ---- the exported API (issue 23): libnncert.so's dynamic symbols are
+# exactly the functions the public headers mark NNC_API, and it has a SONAME
+if [ ! -f "$BUILD/libnncert.so" ]; then
+    fail "api-exports ($BUILD/libnncert.so not built)"
+elif "$PY" tests/tools/api_check.py "$BUILD/libnncert.so" Makefile >"$TMP/api" 2>&1; then
+    pass "api-exports-equal-declared $(tail -n 1 "$TMP/api")"
+else fail "api-exports-equal-declared $(head -n 5 "$TMP/api" | tr '\n' ';')"; fi
+
+# the check finds both kinds of difference: a planted library that exports
+# an undeclared function and lacks a declared one
+mkdir -p "$TMP/api_t"
+printf '#include "common/nnc.h"\nNNC_API int nnc_t_declared(int);\nNNC_API int nnc_t_missing(int);\n' >"$TMP/api_t/t.h"
+printf '#include "t.h"\nint nnc_t_declared(int v) { return v; }\nint nnc_t_extra(int v) { return v + 1; }\n' >"$TMP/api_t/t.c"
+if cc -shared -fPIC -I. -Wl,-soname,libt.so.0 -o "$TMP/api_t/libt.so" "$TMP/api_t/t.c" 2>"$TMP/api_t/cc"; then
+    "$PY" tests/tools/api_check.py "$TMP/api_t/libt.so" Makefile "$TMP/api_t/t.h" >"$TMP/api_t/out" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q "declared, not exported: nnc_t_missing" "$TMP/api_t/out" &&
+       grep -q "exported, not declared: nnc_t_extra" "$TMP/api_t/out" && ! grep -q "nnc_t_declared" "$TMP/api_t/out"; then
+        pass "api-check-finds-planted-differences"
+    else fail "api-check-finds-planted-differences (exit $rc: $(tr '\n' ';' <"$TMP/api_t/out"))"; fi
+else fail "api-check-planted-build $(head -c 200 "$TMP/api_t/cc")"; fi
