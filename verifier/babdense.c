@@ -649,6 +649,8 @@ typedef struct bbd_ws {
     float *vandf, *hand;      /* CH x N0: the same in float32; the relaxed network's value there */
     float *cand;              /* CH x N0: Anderson's bracket c there (anderson_f, for forward_grad) */
     float *tbf;               /* wmax: one item's intercept terms of a layer (backward_f) */
+    float *abc;               /* CH x nv: the variables of the items optimise_chunk still steps */
+    bbd_item *itc;            /* CH: those items */
     float *xt, *yt;           /* BBD_LANES x wmax each: the sparse products' blocks (sparse_rows_f) */
     double *xtd, *ytd;        /* the same for sparse_rows_d */
 } bbd_ws;
@@ -658,7 +660,7 @@ static void ws_free(bbd_ws *w)
     free(w->mu); free(w->lam); free(w->cst); free(w->err); free(w->aux); free(w->muf); free(w->zhf); free(w->hhf);
     free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->aq); free(w->gq); free(w->vidx);
     free(w->vand); free(w->vandf); free(w->hand); free(w->cand);
-    free(w->cur); free(w->tbf); free(w->xt); free(w->yt); free(w->xtd); free(w->ytd);
+    free(w->cur); free(w->tbf); free(w->abc); free(w->itc); free(w->xt); free(w->yt); free(w->xtd); free(w->ytd);
 }
 
 /* A thread's scratch per item of a chunk (ws_init's arrays, in bytes). */
@@ -666,8 +668,9 @@ static size_t ws_item_bytes(const nnc_bbd *e)
 {
     size_t W = (size_t)e->wmax + 1, nr = (size_t)e->nr + 1, no = nr + (size_t)e->np;
     size_t n0 = (size_t)e->ch->layers[0].N + 1;
-    return sizeof(double) * (2 * W + 4 + n0) + sizeof(float) * (3 * W + (size_t)e->n_in + nr + e->nv + 1 + 4 * no + 3 * n0) +
-           sizeof(int32_t) * no;
+    return sizeof(double) * (2 * W + 4 + n0) +
+           sizeof(float) * (3 * W + (size_t)e->n_in + nr + 2 * e->nv + 1 + 4 * no + 3 * n0) + sizeof(int32_t) * no +
+           sizeof(bbd_item);
 }
 
 static int ws_init(const nnc_bbd *e, bbd_ws *w)
@@ -697,12 +700,14 @@ static int ws_init(const nnc_bbd *e, bbd_ws *w)
     w->hand = malloc(sizeof(float) * C * n0);
     w->cand = malloc(sizeof(float) * C * n0);
     w->tbf = malloc(sizeof(float) * W);
+    w->abc = malloc(sizeof(float) * C * e->nv);
+    w->itc = malloc(sizeof(bbd_item) * C);
     w->xt = malloc(sizeof(float) * BBD_LANES * W);
     w->yt = malloc(sizeof(float) * BBD_LANES * W);
     w->xtd = malloc(sizeof(double) * BBD_LANES * W);
     w->ytd = malloc(sizeof(double) * BBD_LANES * W);
     return w->mu && w->lam && w->cst && w->err && w->aux && w->cur && w->muf && w->zhf && w->hhf && w->lamf && w->gr &&
-                   w->ma && w->va && w->vidx && w->best && w->aq && w->gq && w->vand && w->vandf && w->hand && w->cand && w->tbf && w->xt && w->yt && w->xtd && w->ytd
+                   w->ma && w->va && w->vidx && w->best && w->aq && w->gq && w->vand && w->vandf && w->hand && w->cand && w->tbf && w->abc && w->itc && w->xt && w->yt && w->xtd && w->ytd
                ? 0
                : -1;
 }
@@ -1252,26 +1257,42 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
     /* the learning rates decay to 0.98^20 of their start over the run (as
      * alpha-beta-CROWN's 0.98 a step over its 20 steps) */
     float b1t = 1, b2t = 1, lr = 1, decay = (float)pow(0.98, 20.0 / (iters > 0 ? iters : 1));
+    /* The items still open (their estimate not past the target), compacted
+     * at the end of each step so the next step's passes bound only those:
+     * position k of the passes is item at[k], its item and variables at
+     * itw[k] and abw + k vn (it and ab themselves until an item is done,
+     * then copies in w->itc and w->abc; the per-item state above stays at
+     * the item's own index).  Which items are dropped depends on the
+     * chunk's items alone, so the search stays independent of the thread
+     * count; an item's estimates may round differently than in a product
+     * with more rows (OpenBLAS picks kernels by size), its sound bound is
+     * computed as before. */
+    int at[BBD_CHUNK], np = R;
+    for (int i = 0; i < R; i++) at[i] = i;
+    const bbd_item *itw = it;
+    float *abw = ab;
     for (int t = 0;; t++) {
         if (w->tick) p->tick(p->tick_ctx, UINT64_MAX); /* progress (run_pass: the caller's thread) */
-        backward_f(e, rt, p, R, it, ktop, ab, cur, w);
+        backward_f(e, rt, p, np, itw, ktop, abw, cur, w);
         int open = 0;
-        for (int i = 0; i < R; i++) {
-            if (cur[i] > est[i]) {
-                est[i] = cur[i];
+        for (int k = 0; k < np; k++) {
+            int i = at[k];
+            if (cur[k] > est[i]) {
+                est[i] = cur[k];
                 memcpy(w->best + (size_t)i * vs, w->aq + (size_t)i * vs, sizeof(float) * (size_t)nv[i]);
             }
             open += !(est[i] > tg[i]);
         }
         if (t >= iters || open == 0) break;
-        forward_grad(e, rt, R, it, ktop, ab, w);
+        forward_grad(e, rt, np, itw, ktop, abw, w);
         b1t *= NNC_BAB_B1;
         b2t *= NNC_BAB_B2;
         float c1 = 1 / (1 - b1t), c2 = 1 / (1 - b2t);
-        for (int i = 0; i < R; i++) {
+        for (int k = 0; k < np; k++) {
+            int i = at[k];
             if (est[i] > tg[i]) continue; /* done: its variables stay */
-            float *a = ab + (size_t)i * vn;
-            const float *g = w->gr + (size_t)i * vn;
+            float *a = abw + (size_t)k * vn;
+            const float *g = w->gr + (size_t)k * vn;
             float *ma = w->ma + (size_t)i * vs, *va = w->va + (size_t)i * vs, *aq = w->aq + (size_t)i * vs;
             float *gq = w->gq;
             const int32_t *vi = w->vidx + (size_t)i * vs;
@@ -1285,6 +1306,19 @@ static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_p
                                      c1, c2, beta);
             }
             for (int64_t q = 0; q < n; q++) a[vi[q]] = aq[q];
+        }
+        if (open < np) { /* drop the items done from the next steps' passes */
+            int m = 0;
+            for (int k = 0; k < np; k++) {
+                int i = at[k];
+                if (est[i] > tg[i]) continue;
+                if (abw != w->abc || m != k) memmove(w->abc + (size_t)m * vn, abw + (size_t)k * vn, sizeof(float) * vn);
+                w->itc[m] = itw[k];
+                at[m++] = i;
+            }
+            np = m;
+            itw = w->itc;
+            abw = w->abc;
         }
         lr *= decay;
     }
