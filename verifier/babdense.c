@@ -890,10 +890,6 @@ static void backward(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem
     for (int i = 0; i < R; i++) lower[i] = nnc_bab_lower(w->cst[i], w->err[i], w->aux[i], g);
 }
 
-/* sum_j lm_j (lm_j >= 0 ? lo_j : hi_j), the least of lm . x over the box,
- * in float32: in eight partial sums, which the compiler vectorises (a
- * single sum it may not reorder), combined in a fixed order, so the value
- * is the same on every CPU. */
 /* Eight running sums, as two vectors of four floats (GCC's vector
  * extension; SSE registers on the baseline path): lanes 0-3 and 4-7 of
  * eight consecutive elements.  The sums below fold them, then the tail,
@@ -949,7 +945,8 @@ static inline bbd_v4f v4_corner(const float *lm, const float *lo, const float *h
     return v * (bbd_v4f)(((bbd_v4i)v4_load(lo) & m) | ((bbd_v4i)v4_load(hi) & ~m));
 }
 
-/* min over the box [lo, hi] of lm . x */
+/* sum_j lm_j (lm_j >= 0 ? lo_j : hi_j), the least of lm . x over the box
+ * [lo, hi], in float32 */
 static float concretise_f(const float *restrict lm, const float *restrict lo, const float *restrict hi, int K)
 {
     bbd_v4f a = {0}, b = {0};
@@ -989,7 +986,7 @@ static void back_relu_f(int K, const signed char *restrict sp, const signed char
         int s = sp[j], t = st[j];
         float v = lm[j], b = be[j];
         float pa = v * al[j], pu = v * au[j], pc = v * bu[j], vb = v - b;
-        float r = v < 0 ? pu : pa, q = v < 0 ? pc : 0.0f;
+        float r = v >= 0 ? pa : pu, q = v >= 0 ? 0.0f : pc; /* (as nnc_bab_back_f, NaN included) */
         r = t > 0 ? v : r;
         r = t < 0 ? 0.0f : r;
         q = t != 0 ? 0.0f : q;
@@ -1015,7 +1012,7 @@ static void fwd_relu_f(int N, const signed char *restrict sp, const signed char 
         float zz = z[j] + bf[j], l = lm[j];
         float pl = l * zz, pa = al[j] * zz, pu = au[j] * zz, nz = -zz;
         float pb = pu + bu[j];
-        float hv = l < 0 ? pb : pa, g = l < 0 ? 0.0f : pl;
+        float hv = l >= 0 ? pa : pb, g = l >= 0 ? pl : 0.0f; /* (as nnc_bab_fwd_f, NaN included) */
         hv = t > 0 ? zz : hv;
         hv = t < 0 ? 0.0f : hv;
         hv = s > 0 ? zz : hv;
@@ -1106,9 +1103,11 @@ static void backward_f(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_probl
 /* Gradients of the bound backward_f computed (w->lamf, w->vandf as it left
  * them) with respect to the slopes, multipliers and Anderson variables
  * (w->gr, laid out as an item's variables): the forward values of the
- * relaxed network at the minimising input.  Written only where a variable
- * is (unstable neurons' slopes, split neurons' multipliers, in the layers
- * before ktop; the first layer's Anderson variables). */
+ * relaxed network at the minimising input.  Meaningful only where a
+ * variable is (unstable neurons' slopes, split neurons' multipliers, in the
+ * layers before ktop; the first layer's Anderson variables), and read only
+ * there (Adam, through w->vidx); the dense layers' loop (fwd_relu_f) writes
+ * both gradients of every neuron. */
 static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_item *it, int ktop, const float *ab,
                          bbd_ws *w)
 {
@@ -1208,8 +1207,8 @@ static void forward_grad(const nnc_bbd *e, const bbd_root *rt, int R, const bbd_
 
 /* Optimise objective items it[0..R) (no trial splits) for iters steps in
  * float32, their variables ab left at the best estimate's; then bound them
- * soundly.  Out: lower[i], the sound float64 bound; w->lamf the last
- * step's coefficients. */
+ * soundly.  Out: lower[i], the sound float64 bound (w->lamf is left in
+ * the order of the last step's open items: no coefficients out). */
 static void optimise_chunk(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_problem *p, int R, const bbd_item *it,
                            int ktop, float *ab, int iters, double *lower, bbd_ws *w)
 {
@@ -1416,7 +1415,7 @@ typedef struct bbd_pass {
     bbd_item *items;
     float *ab;       /* n x 2 nr (mode >= 0, or -1) */
     double *lower;   /* n */
-    float *coef;     /* n x nr, or NULL: the bound's coefficient on each h */
+    float *coef;     /* n x nr, or NULL: the bound's coefficient on each h (mode -1 only) */
     int mode;        /* >= 0: optimise that many steps, then bound soundly; -1: one float32 estimate
                         (not sound); -2: sound bounds with CROWN's slopes and no multipliers */
     int ktop;        /* L - 1: the items are objective rows; else bounds of layer ktop's neurons */
@@ -1530,7 +1529,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         else if (ps->mode == -1)
             backward_f(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->lower + i0, w);
         else optimise_chunk(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->mode, ps->lower + i0, w);
-        if (ps->coef)
+        if (ps->coef && ps->mode == -1) /* (optimise_chunk leaves w->lamf compacted) */
             for (int i = 0; i < R; i++)
                 memcpy(ps->coef + (i0 + (size_t)i) * (size_t)e->nr, w->lamf + (size_t)i * (size_t)ls + e->n_in,
                        sizeof(float) * (size_t)e->nr);

@@ -234,7 +234,8 @@ nnc_status nnc_bbd_gpu_create(const nnc_bbd *e, nnc_gpu_bab **out, char *err, si
  * mode as a pass's (>= 0: that many Adam steps, then sound; -1: the float32
  * estimate; -2: sound with CROWN's slopes).  ab: per item 2 nr variables
  * (mode != -2; optimised in place); out: lower (per item), coef (per item nr,
- * or NULL).  Returns OK, ARG, NOMEM, UNSUPPORTED (the device failed). */
+ * or NULL; filled for mode -1).  Returns OK, ARG, NOMEM, UNSUPPORTED (the
+ * device failed). */
 nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
                              const signed char *split, const nnc_rfn_problem *p, int ktop, int mode,
                              nnc_gpu_bab *gpu, float *ab, double *lower, float *coef, char *err, size_t errlen);
