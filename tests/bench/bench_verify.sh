@@ -91,6 +91,12 @@ for fam in $FAMILIES; do
 done
 
 tmp=$(mktemp -d)
+# run a copy taken now: a rebuild of the tree's binary during a long run
+# must not change the binary under the rows that follow (the commit above
+# is also taken at the start)
+cp "$NNCERT" "$tmp/nncert"
+NNCERT_SRC=$NNCERT
+NNCERT=$tmp/nncert
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p results
 TAG=${BENCH_TAG:-}
@@ -114,7 +120,7 @@ PY
 tdesc="official per instance"
 [ -n "$CAP" ] && tdesc="min(official, $CAP s)"
 total=0; nsolved=0; nwrong=0; wrong_list=()
-echo "bench-verify: $NNCERT on ${fams[*]}, limit ${BENCH_LIMIT:-all} per family, timeout $tdesc, $SAMPLES samples"
+echo "bench-verify: $NNCERT_SRC on ${fams[*]}, limit ${BENCH_LIMIT:-all} per family, timeout $tdesc, $SAMPLES samples"
 for fam in "${fams[@]}"; do
     read -r dir list gt < <(family_files "$fam")
     # consensus by (onnx file name, vnnlib file name)
@@ -229,7 +235,7 @@ python3 tests/bench/vnncomp_peers.py --data "$DATA" --nncert "$out" \
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "cpu flags: $(nnc_bench_cpu_flags)"
     echo "path: $("$NNCERT" version | sed -n 's/^instruction set: //p') (NNC_ISA=${NNC_ISA:-unset})"
-    echo "nncert: $NNCERT, commit $COMMIT"
+    echo "nncert: $NNCERT_SRC (run from a copy taken at the start), commit $COMMIT"
     echo "settings: families ${fams[*]}; limit ${BENCH_LIMIT:-all} per family; timeout $tdesc; --samples $SAMPLES --stop-on-counterexample${MAXLEAVES:+ --max-leaves $MAXLEAVES}; device cpu"
     if [ -n "$ONLY" ] && [ "$merged" = 0 ]; then
         echo "subset run (BENCH_ONLY, no earlier $out to merge into): only these $total instances:"
