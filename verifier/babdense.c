@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -1485,12 +1486,36 @@ static int run_pass_gpu(const bbd_pass *ps, size_t n, int may_tick, char *err, s
     return skipped;
 }
 
+/* One chunk (items c CH ...) of a pass on workspace w; returns 1 where it
+ * was skipped past the deadline.  tick: w's thread may report progress. */
+static int pass_chunk(const bbd_pass *ps, size_t n, size_t c, bbd_ws *w, int tick)
+{
+    const nnc_bbd *e = ps->e;
+    size_t CH = (size_t)e->chunk, vn = e->nv, i0 = c * CH;
+    int64_t ls = (int64_t)e->n_in + e->nr;
+    int R = (int)(n - i0 < CH ? n - i0 : CH);
+    if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
+        for (int i = 0; i < R; i++) ps->lower[i0 + (size_t)i] = -INFINITY;
+        return 1;
+    }
+    w->tick = tick;
+    if (ps->mode == -2) backward(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, NULL, ps->lower + i0, w);
+    else if (ps->mode == -1)
+        backward_f(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->lower + i0, w);
+    else optimise_chunk(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->mode, ps->lower + i0, w);
+    if (ps->coef && ps->mode == -1) /* (optimise_chunk leaves w->lamf compacted) */
+        for (int i = 0; i < R; i++)
+            memcpy(ps->coef + (i0 + (size_t)i) * (size_t)e->nr, w->lamf + (size_t)i * (size_t)ls + e->n_in,
+                   sizeof(float) * (size_t)e->nr);
+    if (w->tick) ps->p->tick(ps->p->tick_ctx, UINT64_MAX);
+    w->tick = 0;
+    return 0;
+}
+
 /* Returns the number of chunks skipped past ps->deadline (0 without one). */
 static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 {
-    const nnc_bbd *e = ps->e;
-    size_t CH = (size_t)e->chunk, nch = (n + CH - 1) / CH, vn = e->nv;
-    int64_t ls = (int64_t)e->n_in + e->nr;
+    size_t CH = (size_t)ps->e->chunk, nch = (n + CH - 1) / CH;
     int skipped = 0;
     /* progress ticks between chunks and optimisation steps (a pass on a
      * wide net takes seconds), only where the search is not itself a worker
@@ -1510,31 +1535,37 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         snprintf(rt->gpu_err, sizeof rt->gpu_err, "%s", err);
         rt->gpu = NULL;
     }
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && nch > 1) reduction(+ : skipped)
-    for (size_t c = 0; c < nch; c++) {
+    if (threads <= 1 || nch <= 1) {
+        for (size_t c = 0; c < nch; c++) skipped += pass_chunk(ps, n, c, &ws[0], may_tick);
+        return skipped;
+    }
+    /* chunks claimed one at a time; thread 0 (the caller, the one that may
+     * report) keeps ticking while the others finish theirs, so a pass whose
+     * last chunk runs on another thread still gives a line every second */
+    size_t next = 0, done = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : skipped)
+    {
         int t = 0;
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        bbd_ws *w = &ws[t];
-        w->tick = may_tick && t == 0;
-        size_t i0 = c * CH;
-        int R = (int)(n - i0 < CH ? n - i0 : CH);
-        if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
-            for (int i = 0; i < R; i++) ps->lower[i0 + (size_t)i] = -INFINITY;
-            skipped++;
-            continue;
+        for (;;) {
+            size_t c;
+#pragma omp atomic capture
+            c = next++;
+            if (c >= nch) break;
+            skipped += pass_chunk(ps, n, c, &ws[t], may_tick && t == 0);
+#pragma omp atomic update
+            done++;
         }
-        if (ps->mode == -2) backward(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, NULL, ps->lower + i0, w);
-        else if (ps->mode == -1)
-            backward_f(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->lower + i0, w);
-        else optimise_chunk(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->mode, ps->lower + i0, w);
-        if (ps->coef && ps->mode == -1) /* (optimise_chunk leaves w->lamf compacted) */
-            for (int i = 0; i < R; i++)
-                memcpy(ps->coef + (i0 + (size_t)i) * (size_t)e->nr, w->lamf + (size_t)i * (size_t)ls + e->n_in,
-                       sizeof(float) * (size_t)e->nr);
-        if (w->tick) ps->p->tick(ps->p->tick_ctx, UINT64_MAX);
-        w->tick = 0;
+        while (may_tick && t == 0) {
+            size_t d;
+#pragma omp atomic read seq_cst
+            d = done;
+            if (d >= nch) break;
+            ps->p->tick(ps->p->tick_ctx, UINT64_MAX);
+            nanosleep(&(struct timespec){0, 5000000}, NULL);
+        }
     }
     return skipped;
 }
