@@ -66,7 +66,7 @@ CPPFLAGS   += $(MPI_CFLAGS)
 LIBS       += $(MPI_LIBS)
 endif
 
-LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c gpu/*.c dist/*.c gate/*.c)
+LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c zk/*.c gpu/*.c dist/*.c gate/*.c)
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
@@ -350,7 +350,7 @@ PREFIX   ?= /usr/local
 PYTHON_SITE ?= $(PREFIX)/lib/python$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
 # (tests/tools/api_check.py reads this list)
 PUBLIC_HEADERS := common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h \
-                  prover/poseidon.h gpu/gpu.h gate/gate.h
+                  zk/poseidon.h gpu/gpu.h gate/gate.h
 install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(NNCERT) $(DESTDIR)$(PREFIX)/bin/nncert

@@ -1,10 +1,10 @@
 /* nncert compile | prove | check: proofs of inference for a model file
- * (quantisation in models/quant.h, the circuit compiler in prover/circuit.h,
+ * (quantisation in zk/quant.h, the circuit compiler in zk/circuit.h,
  * Groth16 in prover/prover.h). */
 #include "cli/cli.h"
 #include "models/model.h"
-#include "models/quant.h"
-#include "prover/circuit.h"
+#include "zk/quant.h"
+#include "zk/circuit.h"
 #include "prover/prover.h"
 #include "verifier/verifier.h"
 

@@ -4,7 +4,7 @@
 
 #include "common/json.h"
 #include "models/model.h"
-#include "prover/circuit.h"
+#include "zk/circuit.h"
 #include "prover/prover.h"
 #include "specs/spec.h"
 #include "verifier/verifier.h"

@@ -16,8 +16,8 @@
  * Each case runs in its own process (the runner script), so the peak RSS is
  * the case's own. */
 #include "models/model.h"
-#include "models/quant.h"
-#include "prover/circuit.h"
+#include "zk/quant.h"
+#include "zk/circuit.h"
 #include "prover/prover.h"
 
 #include <math.h>

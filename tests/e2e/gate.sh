@@ -455,7 +455,7 @@ elif make -s --no-print-directory BUILD="$BUILD" GPU=$GPUFLAG install PREFIX="$P
     else fail install-man-page; fi
     # each public header compiles alone (self-contained)
     ok=1
-    for h in common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h prover/poseidon.h gpu/gpu.h gate/gate.h; do
+    for h in common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h zk/poseidon.h gpu/gpu.h gate/gate.h; do
         echo "#include <$h>" | cc -std=c11 -Wall -Werror -fsyntax-only -I"$P/include/nncert" -x c - 2>"$TMP/h" ||
             { fail "install-header-self-contained $h: $(head -c 200 "$TMP/h")"; ok=0; }
     done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Poseidon (prover/poseidon.c) against circomlibjs, the npm peer pinned in
+# Poseidon (zk/poseidon.c) against circomlibjs, the npm peer pinned in
 # tests/peers: tests/tools/poseidon_ref.mjs writes circomlibjs's round
 # constants, MDS matrices and hashes (both its reference and its wasm
 # implementation) for every width t = 2..17 on inputs including 0, 1 and

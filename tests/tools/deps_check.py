@@ -7,7 +7,7 @@ Reads the symbol tables (nm) of every object under OBJDIR (the build's
 obj/, leaving out gen/ and cli/: the generated protobuf bindings and the
 front end, which sit on top), links each undefined symbol to the object that
 defines it, and checks that the graph between source files, and the graph
-between folders (common, models, specs, verifier, prover, dist, gpu, gate),
+between folders (common, models, specs, verifier, prover, zk, dist, gpu, gate),
 has no cycle.  Prints each cycle found and the folder edges; exits 1 when
 there is a cycle, 2 on a usage error.
 """

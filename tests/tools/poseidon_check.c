@@ -1,4 +1,4 @@
-/* Checks prover/poseidon.c against reference data written by
+/* Checks zk/poseidon.c against reference data written by
  * tests/tools/poseidon_ref.mjs (circomlibjs): every round constant and MDS
  * entry of every width t = 2..17 must be present and equal, and every hash
  * line must equal nnc_prv_poseidon_hash on the same inputs.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prover/poseidon.h"
+#include "zk/poseidon.h"
 
 #define N_WIDTHS (NNC_PRV_POSEIDON_T_MAX - NNC_PRV_POSEIDON_T_MIN + 1)
 #define MAX_FIELDS (NNC_PRV_POSEIDON_T_MAX + 8)

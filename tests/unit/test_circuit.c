@@ -1,5 +1,5 @@
-/* The NN-to-circuit compiler (prover/circuit.h) and the quantised reference
- * runtime (models/quant.h).
+/* The NN-to-circuit compiler (zk/circuit.h) and the quantised reference
+ * runtime (zk/quant.h).
  *
  * Soundness tests used throughout:
  *  - honest: the witness a gadget computes satisfies the R1CS;
@@ -11,9 +11,9 @@
  *    rejected;
  *  - exhaustive: on tiny ranges, every candidate output other than the right
  *    one is rejected. */
-#include "models/quant.h"
-#include "prover/circuit.h"
-#include "prover/poseidon.h"
+#include "zk/quant.h"
+#include "zk/circuit.h"
+#include "zk/poseidon.h"
 #include "prover/prover.h"
 #include "prover_test_util.h"
 #include "onnx_builder.h"

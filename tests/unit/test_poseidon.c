@@ -1,4 +1,4 @@
-/* Unit tests of prover/poseidon.c.
+/* Unit tests of zk/poseidon.c.
  *
  * Ground truth here is an independent model written with GMP integers mod r:
  * its own Grain LFSR (a plain 80-entry shift register moved with memmove,
@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "prover/poseidon.h"
+#include "zk/poseidon.h"
 #include "tests/unit/prover_test_util.h"
 
 static const char *R_DEC = "21888242871839275222246405745257275088548364400416034343698204186575808495617";
@@ -308,7 +308,7 @@ START_TEST(test_api)
 }
 END_TEST
 
-/* The permutation (computed with sparse partial rounds, prover/poseidon.c)
+/* The permutation (computed with sparse partial rounds, zk/poseidon.c)
  * equals the plain rounds of the header on whole random states, and on the
  * states 0 and all r - 1, for width t = 2 + _i. */
 static void plain_permute(nnc_fr *s, const nnc_prv_poseidon_params *p)

@@ -1,6 +1,6 @@
-/* Circuit builder of prover/circuit.h: wires with witness values, constraints
+/* Circuit builder of zk/circuit.h: wires with witness values, constraints
  * over linear combinations, and the renumbering into circom's wire order. */
-#include "prover/circuit.h"
+#include "zk/circuit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

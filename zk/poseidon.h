@@ -1,4 +1,4 @@
-/* nncert prover: the Poseidon hash over the BN254 scalar field Fr, with
+/* nncert zk: the Poseidon hash over the BN254 scalar field Fr, with
  * exactly circomlib's parameters, so a value hashed here equals
  * circomlib's Poseidon(n) template and circomlibjs's poseidon([...]).
  *
@@ -8,7 +8,7 @@
  * rounds 56,57,56,60,60,63,64,63,60,66,60,65,70,60,64,68 for t = 2..17.
  * The round constants come from the paper's Grain LFSR and the MDS matrix
  * is the Cauchy matrix 1/(x_i + y_j) drawn from the same stream; both are
- * computed by prover/poseidon.c itself at first use (no copied tables).
+ * computed by zk/poseidon.c itself at first use (no copied tables).
  *
  * Round structure (one round, state s[0..t-1]):
  *   s[i] += c[round*t + i]              add round constants
@@ -20,8 +20,8 @@
  * Thread safety: each width's tables are built once, at its first use,
  * under a lock, and are read-only afterwards; every function here is
  * reentrant. */
-#ifndef NNC_PROVER_POSEIDON_H
-#define NNC_PROVER_POSEIDON_H
+#ifndef NNC_ZK_POSEIDON_H
+#define NNC_ZK_POSEIDON_H
 
 #include "prover/prover.h"
 

@@ -1,10 +1,10 @@
-/* Gadgets of prover/circuit.h: range checks, products, requantisation,
+/* Gadgets of zk/circuit.h: range checks, products, requantisation,
  * ReLU, max, one-hot lookup, Poseidon and knit-packed commitments.  Each
  * gadget adds its constraints and computes its witness from the values of
  * its input combinations (not from the integer reference runtime, so the
  * two can be compared). */
-#include "prover/circuit.h"
-#include "prover/poseidon.h"
+#include "zk/circuit.h"
+#include "zk/poseidon.h"
 
 #include <assert.h>
 #include <pthread.h>

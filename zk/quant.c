@@ -1,7 +1,7 @@
 /* Quantisation of a prepared model into the integer program of
- * models/quant.h, its float twin (used for calibration) and the exact
+ * zk/quant.h, its float twin (used for calibration) and the exact
  * integer reference runtime that the zk circuit reproduces. */
-#include "models/quant.h"
+#include "zk/quant.h"
 #include "models/model_impl.h"
 
 #include <math.h>

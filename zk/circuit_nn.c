@@ -1,8 +1,8 @@
-/* The model compiler of prover/circuit.h: one gadget sequence per layer of a
- * quantised model (models/quant.h), with the privacy types deciding which
+/* The model compiler of zk/circuit.h: one gadget sequence per layer of a
+ * quantised model (zk/quant.h), with the privacy types deciding which
  * tensors are constants and which are witness wires, and the commitments
  * that bind the proof to the model and the input. */
-#include "prover/circuit.h"
+#include "zk/circuit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

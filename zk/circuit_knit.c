@@ -1,10 +1,10 @@
-/* Knit packing of products (prover/circuit.h): k private-by-private
+/* Knit packing of products (zk/circuit.h): k private-by-private
  * products that share one input x_j are computed by one constraint whose
  * left side packs the k weights in base B = 2^n; one linear constraint then
  * ties the packed sum over j to the k claimed results.  Soundness (the
  * bound on every digit) is argued in circuit.h and is the caller's to
  * establish; this file only builds the constraints and the witness. */
-#include "prover/circuit.h"
+#include "zk/circuit.h"
 
 #include <stdlib.h>
 

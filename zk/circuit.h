@@ -1,10 +1,10 @@
-/* nncert prover: the NN-to-circuit compiler.
+/* nncert zk: the NN-to-circuit compiler.
  *
  * A circuit builder (nnc_prv_cb) holds wires with their witness values and
  * rank-1 constraints over linear combinations (nnc_prv_lc); gadgets add the
  * constraints of one operation and compute its witness at the same time, so
  * a built circuit always comes with the witness of the sample it was built
- * for.  nnc_prv_zk_compile turns a quantised model (models/quant.h) into a
+ * for.  nnc_prv_zk_compile turns a quantised model (zk/quant.h) into a
  * circuit whose public signals are
  *     [ output[0..n_out) , model_commitment , input_commitment ]
  * (circom order: public outputs first, then public inputs), written as
@@ -24,10 +24,10 @@
  * Signed integers v are encoded as field elements v mod r.
  *
  * Thread safety: a builder is used by one thread at a time. */
-#ifndef NNC_PROVER_CIRCUIT_H
-#define NNC_PROVER_CIRCUIT_H
+#ifndef NNC_ZK_CIRCUIT_H
+#define NNC_ZK_CIRCUIT_H
 
-#include "models/quant.h"
+#include "zk/quant.h"
 #include "prover/prover.h"
 
 #ifdef __cplusplus

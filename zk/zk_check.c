@@ -1,7 +1,7 @@
 /* Whether a proof of inference's public signals belong to a model and an
- * input (prover/circuit.h, nnc_prv_zk_check_binding): `nncert check --model
+ * input (zk/circuit.h, nnc_prv_zk_check_binding): `nncert check --model
  * --input` and the gate's groth16 checks with a model. */
-#include "prover/circuit.h"
+#include "zk/circuit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

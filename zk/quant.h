@@ -1,6 +1,6 @@
 /* nncert quantisation: a prepared float model -> a fixed-point integer
  * program (nnc_qmodel) whose exact integer semantics the zk circuit
- * compiler (prover/circuit.h) reproduces constraint by constraint.
+ * compiler (zk/circuit.h) reproduces constraint by constraint.
  *
  * Representation: every tensor t has a power-of-two scale 2^frac[t]; a real
  * value x is stored as the integer q = round(x * 2^frac).  Scales are chosen
