@@ -17,7 +17,7 @@ int nnc_cli_exit_code(nnc_status st)
     case NNC_STATUS_OK: return EXIT_OK;
     case NNC_STATUS_IO: return EXIT_NOINPUT;
     case NNC_STATUS_PARSE: case NNC_STATUS_INVALID: return EXIT_DATAERR;
-    case NNC_STATUS_UNSUPPORTED: return EXIT_UNAVAILABLE;
+    case NNC_STATUS_UNSUPPORTED: case NNC_STATUS_DEVICE: return EXIT_UNAVAILABLE;
     case NNC_STATUS_LIMIT: return EXIT_LIMIT;
     case NNC_STATUS_NOMEM: return EXIT_SOFTWARE;
     case NNC_STATUS_ARG: return EXIT_USAGE;

@@ -18,6 +18,7 @@ const char *nnc_status_string(nnc_status st)
     case NNC_STATUS_LIMIT: return "resource limit exceeded";
     case NNC_STATUS_NOMEM: return "out of memory";
     case NNC_STATUS_ARG: return "bad argument";
+    case NNC_STATUS_DEVICE: return "device error";
     }
     return "unknown status";
 }

@@ -36,7 +36,10 @@ typedef enum nnc_status {
     NNC_STATUS_INVALID = 4,     /* well-formed but inconsistent (shapes, cycles, ...) */
     NNC_STATUS_LIMIT = 5,       /* exceeds a resource limit (size, rank, count) */
     NNC_STATUS_NOMEM = 6,       /* allocation failed */
-    NNC_STATUS_ARG = 7          /* bad option value given by the user */
+    NNC_STATUS_ARG = 7,         /* bad option value given by the user */
+    NNC_STATUS_DEVICE = 8       /* the GPU backend failed: no usable CUDA plugin or device, or a CUDA,
+                                   cuBLAS or NCCL call returned an error (a build without CUDA
+                                   reports UNSUPPORTED) */
 } nnc_status;
 
 /* Returns: a static, human-readable name of the status code. */

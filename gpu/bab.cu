@@ -445,7 +445,7 @@ extern "C" nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense 
     {
         cublasStatus_t bs = cublasCreate(&g->blas);
         if (bs != CUBLAS_STATUS_SUCCESS) {
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "cuBLAS: cublasCreate failed: %s",
+            st = nnc_err(err, errlen, NNC_STATUS_DEVICE, "cuBLAS: cublasCreate failed: %s",
                          cublasGetStatusString(bs));
             goto fail;
         }
@@ -453,7 +453,7 @@ extern "C" nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense 
         /* IEEE float64 products as the sound pass's error terms assume (no
          * emulated or reduced-precision GEMM), float32 without TF32 */
         if ((bs = cublasSetMathMode(g->blas, CUBLAS_PEDANTIC_MATH)) != CUBLAS_STATUS_SUCCESS) {
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "cuBLAS: cublasSetMathMode failed: %s",
+            st = nnc_err(err, errlen, NNC_STATUS_DEVICE, "cuBLAS: cublasSetMathMode failed: %s",
                          cublasGetStatusString(bs));
             goto fail;
         }

@@ -1,6 +1,6 @@
 // Internal to gpu/*.cu: checking CUDA runtime calls.  A failed call records
 // its statement, file, line and CUDA's message in the caller's (err, errlen)
-// buffer as NNC_STATUS_UNSUPPORTED instead of aborting.
+// buffer as NNC_STATUS_DEVICE instead of aborting.
 #ifndef NNC_GPU_CUDA_CHECK_IMPL_H
 #define NNC_GPU_CUDA_CHECK_IMPL_H
 
@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #define NNC_CUDA_ERROR(e_, what)                                                                        \
-    nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: %s failed at %s:%d: %s", what, __FILE__, __LINE__, \
+    nnc_err(err, errlen, NNC_STATUS_DEVICE, "CUDA: %s failed at %s:%d: %s", what, __FILE__, __LINE__, \
             cudaGetErrorString(e_))
 
 // Return the error status from the enclosing function.
@@ -36,7 +36,7 @@
     do {                                                                                                         \
         cublasStatus_t b_ = (call);                                                                              \
         if (b_ != CUBLAS_STATUS_SUCCESS) {                                                                       \
-            st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "cuBLAS: %s failed at %s:%d: %s", #call, __FILE__, \
+            st = nnc_err(err, errlen, NNC_STATUS_DEVICE, "cuBLAS: %s failed at %s:%d: %s", #call, __FILE__, \
                          __LINE__, cublasGetStatusString(b_));                                                   \
             goto label;                                                                                          \
         }                                                                                                        \

@@ -52,7 +52,7 @@ extern "C" nnc_status nnc_gpu_activation_f32(nnc_gpu_act act, float alpha, const
         if (e == cudaSuccess) e = cudaMemcpy(out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
     }
     if (e != cudaSuccess)
-        st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "CUDA: activation kernel failed: %s", cudaGetErrorString(e));
+        st = nnc_err(err, errlen, NNC_STATUS_DEVICE, "CUDA: activation kernel failed: %s", cudaGetErrorString(e));
     cudaFree(d_in);
     cudaFree(d_out);
     return st;

@@ -2,9 +2,11 @@
  * Built from the .cu files in gpu/ with nvcc when nvcc is found (make GPU=1, the default
  * then) into the plugin libnncert-gpu.so, which libnncert loads on the first
  * call of any of these functions (gpu/plugin.c; a plugin that cannot be
- * loaded makes them report NNC_STATUS_UNSUPPORTED naming the file and
+ * loaded makes them report NNC_STATUS_DEVICE naming the file and
  * dlerror()); with make GPU=0 every function reports NNC_STATUS_UNSUPPORTED
- * and callers stay on the CPU path.  Prefix: nnc_gpu_. */
+ * and callers stay on the CPU path.  A CUDA, cuBLAS or NCCL call that fails
+ * is reported as NNC_STATUS_DEVICE, naming the call, file and line.
+ * Prefix: nnc_gpu_. */
 #ifndef NNC_GPU_H
 #define NNC_GPU_H
 
@@ -29,7 +31,8 @@ typedef enum nnc_gpu_act {
 NNC_API int nnc_gpu_compiled(void);
 
 /* Out: *count, the number of usable CUDA devices (0 without a driver or device).
- * Returns: OK, or UNSUPPORTED in a build without the CUDA unit. */
+ * Returns: OK; UNSUPPORTED in a build without the CUDA unit; DEVICE where
+ * the plugin cannot be loaded. */
 NNC_API nnc_status nnc_gpu_device_count(int *count, char *err, size_t errlen);
 
 /* Apply an activation to n floats on device 0 (host buffers in and out,
@@ -139,15 +142,16 @@ typedef struct nnc_gpu_bab nnc_gpu_bab; /* device copies of the chain, cuBLAS ha
 /* Upload the chain (layers[k].w all set, K of each = N of the one before),
  * with gamma the dot-product error factor of its longest sum (as the CPU
  * pass's).  Returns OK; INVALID for a chain without w or a ReLU layer count
- * other than n_layers - 1; NOMEM; UNSUPPORTED without CUDA or a device, or
- * for a CUDA / cuBLAS failure (device memory included; err names the call). */
+ * other than n_layers - 1; NOMEM; UNSUPPORTED without CUDA; DEVICE without
+ * a device, or for a CUDA / cuBLAS failure (device memory included; err
+ * names the call). */
 NNC_API nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma,
                                       char *err, size_t errlen);
 NNC_API void nnc_gpu_bab_destroy(nnc_gpu_bab *g);
 
 /* Run one pass.  Calls from several threads are serialised.  Returns OK,
- * INVALID (bad sizes or indices), UNSUPPORTED (a CUDA / cuBLAS failure:
- * err names the call). */
+ * INVALID (bad sizes or indices), DEVICE (a CUDA / cuBLAS failure: err
+ * names the call). */
 NNC_API nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen);
 
 /* ---- Groth16 prover kernels (gpu/msm.cu, gpu/ntt.cu) ----
@@ -155,7 +159,8 @@ NNC_API nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, c
  * prover/msm_impl.h and prover/ntt_impl.h, and byte-identical results
  * (tests/unit/test_gpu_prover.c checks).  Host buffers in and out, copied
  * to device 0.  Returns: NNC_STATUS_OK; NNC_STATUS_UNSUPPORTED for a build
- * without CUDA or a CUDA failure (err names the call, file and line);
+ * without CUDA; NNC_STATUS_DEVICE for a CUDA failure (err names the call,
+ * file and line);
  * NNC_STATUS_INVALID / NNC_STATUS_LIMIT for sizes as the CPU functions;
  * the MSM also NNC_STATUS_LIMIT when n * windows exceeds 2^31 - 1. */
 

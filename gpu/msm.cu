@@ -246,7 +246,7 @@ nnc_status gpu_msm(typename G::aff *out, const typename G::aff *points, const nn
     int nruns = 0;
     NNC_CUDA_CHECK(cudaMemcpy(&nruns, d_nruns.p, sizeof(int), cudaMemcpyDeviceToHost));
     if (nruns <= 0 || (size_t)nruns > maxruns)
-        return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "GPU MSM: %d runs of bucket keys (expected 1..%zu)",
+        return nnc_err(err, errlen, NNC_STATUS_DEVICE, "GPU MSM: %d runs of bucket keys (expected 1..%zu)",
                        nruns, maxruns);
     NNC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_tmp.p, b3, d_cnts.as<uint32_t>(), d_offs.as<uint32_t>(), nruns));
 

@@ -37,7 +37,7 @@ static int plugin_try(const char *path)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED, "cannot load the CUDA plugin %s: %s", path,
+        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_DEVICE, "cannot load the CUDA plugin %s: %s", path,
                 dlerror());
         return 0;
     }
@@ -45,14 +45,14 @@ static int plugin_try(const char *path)
     const nnc_gpu_plugin *t = (const nnc_gpu_plugin *)dlsym(h, NNC_GPU_PLUGIN_SYMBOL);
     if (!t) {
         const char *e = dlerror();
-        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED, "the CUDA plugin %s has no %s: %s", path,
+        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_DEVICE, "the CUDA plugin %s has no %s: %s", path,
                 NNC_GPU_PLUGIN_SYMBOL, e ? e : "null symbol");
         return 0;
     }
     static const uint32_t sizes[NNC_GPU_PLUGIN_NSIZES] = NNC_GPU_PLUGIN_SIZES;
     if (t->abi != NNC_GPU_PLUGIN_ABI || t->size != sizeof *t || strcmp(t->version, NNC_VERSION_STRING) != 0 ||
         memcmp(t->sizes, sizes, sizeof sizes) != 0) {
-        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED,
+        nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_DEVICE,
                 "the CUDA plugin %s was built for another nncert (plugin ABI %u, %s; this one ABI %d, %s, or other "
                 "struct sizes): rebuild it with this nncert",
                 path, (unsigned)t->abi, t->abi == NNC_GPU_PLUGIN_ABI ? t->version : "?", NNC_GPU_PLUGIN_ABI,
@@ -109,7 +109,7 @@ static void plugin_load(void)
     if (plugin_try(NNC_GPU_PLUGIN_FILE)) return;
     char load_err[NNC_ERRBUF_SIZE];
     memcpy(load_err, plugin_error, sizeof load_err);
-    nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_UNSUPPORTED,
+    nnc_err(plugin_error, sizeof plugin_error, NNC_STATUS_DEVICE,
             "%s (and none in %s, its parent, ../lib or ../build; set " NNC_GPU_PLUGIN_ENV "=PATH to name it)",
             load_err, exe_dir[0] ? exe_dir : "the executable's folder");
 }
@@ -118,13 +118,13 @@ static void plugin_load(void)
 static const nnc_gpu_plugin *plugin(char *err, size_t errlen)
 {
     pthread_once(&plugin_once, plugin_load);
-    if (!plugin_table) nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "%s", plugin_error);
+    if (!plugin_table) nnc_err(err, errlen, NNC_STATUS_DEVICE, "%s", plugin_error);
     return plugin_table;
 }
 
 #define PLUGIN_OR_RETURN(p)                                   \
     const nnc_gpu_plugin *p = plugin(err, errlen);            \
-    if (!p) return NNC_STATUS_UNSUPPORTED
+    if (!p) return NNC_STATUS_DEVICE
 
 int nnc_gpu_compiled(void) { return 1; }
 

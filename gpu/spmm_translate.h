@@ -66,8 +66,8 @@ typedef enum nnc_gpu_spmm_mode {
  * float accumulation): |y - exact| <= 2^-9 * sum_k |a_k x_k| + the float
  * summation error, the tolerance gpu/check.sh applies.  reps >= 1 kernel
  * launches are timed; *ms (may be NULL) gets the median in milliseconds.
- * Returns: OK; UNSUPPORTED (no CUDA build, no device, a CUDA failure naming
- * the call); NOMEM. */
+ * Returns: OK; UNSUPPORTED (no CUDA build); DEVICE (no device, a CUDA
+ * failure naming the call); NOMEM. */
 nnc_status nnc_gpu_spmm_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, nnc_gpu_spmm_mode mode, int reps,
                             double *ms, char *err, size_t errlen);
 

@@ -14,7 +14,7 @@
 //
 // Every CUDA and cuBLAS call goes through NNC_CUDA_CHECK_GOTO / V_BLAS, which record the
 // statement, file and line in the caller's error buffer and jump to the
-// function's cleanup with NNC_STATUS_UNSUPPORTED, never aborting.
+// function's cleanup with NNC_STATUS_DEVICE, never aborting.
 #include "common/act.h"
 #include "gpu/gpu.h"
 #include "gpu/cuda_check_impl.h"
