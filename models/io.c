@@ -72,9 +72,9 @@ nnc_status nnc_npy_parse(const unsigned char *buf, size_t len, double **data, in
         dims[r++] = (int64_t)v;
         sh = end;
     }
-    const char *kinds[] = {"<f4", "<f8", "<i4", "<i8", "|u1", "<u1", "|i1", "|b1", "<f2"};
+    const char *kinds[] = {"<f4", "<f8", "<i4", "<i8", "|u1", "<u1", "|i1", "|b1"};
     int kind = -1;
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++)
         if (strcmp(descr, kinds[k]) == 0) kind = k;
     if (kind < 0) return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, ".npy: element type '%s' is not supported", descr);
     int es = kind == 0 || kind == 2 ? 4 : (kind == 1 || kind == 3 ? 8 : 1);

@@ -1,5 +1,6 @@
 /* Replays saved fuzz inputs through a fuzz target without libFuzzer, so the
- * normal test run checks every corpus file: replay FILE_OR_DIR... */
+ * normal test run checks every corpus file: replay FILE_OR_DIR...  Exits 1
+ * where it replayed no input (a missing or empty corpus). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,5 +45,10 @@ int main(int argc, char **argv)
         if (d) closedir(d);
     }
     printf("replayed %d inputs\n", count);
+    /* a target with nothing to replay tests nothing: a failure */
+    if (count == 0) {
+        fprintf(stderr, "no input replayed: every fuzz target needs a seed corpus (tests/fuzz/corpus/NAME)\n");
+        return 1;
+    }
     return 0;
 }
