@@ -39,7 +39,7 @@ endif
 
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 GEN      := $(BUILD)/gen
-CPPFLAGS += -I. -I$(GEN) -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
+CPPFLAGS += -I. -Iinclude -I$(GEN) -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
 CFLAGS   ?= $(OPT) -g
 CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
@@ -152,20 +152,20 @@ $(BUILD)/obj/prover/mpc.o: CFLAGS += -fopenmp
 # curve header rebuilds the CUDA units that include it)
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
+	$(NVCC) $(NVFLAGS) -Iinclude -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(BUILD)/libnncert.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 # The shared library exports the API only: the functions the public
-# headers mark NNC_API (common/nnc.h).  The library's objects are compiled
+# headers mark NNC_API (nncert/nnc.h).  The library's objects are compiled
 # with hidden visibility (which changes no code, only which symbols a
 # shared object may export; the static archive links as before), the link
 # keeps nnc_* symbols global and everything else local (common/libnncert.map),
 # and tests/tools/api_check.py (tests/e2e/layers.sh) checks that the dynamic
 # symbol table equals the declared API.  The SONAME carries the major version.
-NNC_VERSION := $(shell sed -n 's/^\#define NNC_VERSION_STRING "\(.*\)"/\1/p' common/nnc.h)
+NNC_VERSION := $(shell sed -n 's/^\#define NNC_VERSION_STRING "\(.*\)"/\1/p' include/nncert/nnc.h)
 SO_MAJOR := $(firstword $(subst ., ,$(NNC_VERSION)))
 $(LIB_OBJ): CFLAGS += -fvisibility=hidden
 $(BUILD)/libnncert.so: $(LIB_OBJ) common/libnncert.map
@@ -341,7 +341,8 @@ fuzz: setup $(FUZZ_TARGETS)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, both libraries,
 # the CUDA plugin with CUDA (found in ../lib from bin/nncert),
-# the public headers under include/nncert/ (included as <models/model.h>),
+# the public headers under include/nncert/ (included as <nncert/model.h>, or all
+# of them as <nncert.h>),
 # a pkg-config file (pkg-config --cflags --libs nncert; --static adds the
 # dependencies of libnncert.a), the man page and the Python package (it finds
 # the library in PREFIX/lib, beside its own folder).
@@ -349,8 +350,7 @@ PREFIX   ?= /usr/local
 # the Python package (python/nncert): Debian's python3 reads PREFIX/lib/pythonX.Y/dist-packages
 PYTHON_SITE ?= $(PREFIX)/lib/python$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
 # (tests/tools/api_check.py reads this list)
-PUBLIC_HEADERS := common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h \
-                  zk/poseidon.h gpu/gpu.h gate/gate.h
+PUBLIC_HEADERS := $(wildcard include/nncert/*.h)
 install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(NNCERT) $(DESTDIR)$(PREFIX)/bin/nncert
@@ -359,16 +359,16 @@ install: $(NNCERT) $(BUILD)/libnncert.a $(BUILD)/libnncert.so $(GPU_PLUGIN)
 	ln -sf libnncert.so.$(NNC_VERSION) $(DESTDIR)$(PREFIX)/lib/libnncert.so.$(SO_MAJOR)
 	ln -sf libnncert.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libnncert.so
 	$(if $(GPU_PLUGIN),install -m 755 $(GPU_PLUGIN) $(DESTDIR)$(PREFIX)/lib/libnncert-gpu.so)
-	@# the public headers and every project header they include (cc -MM), at their paths
-	for h in $$(for p in $(PUBLIC_HEADERS); do $(CC) -MM -I. -x c $$p; done | sed 's/^[^:]*://; s/\\$$//' | \
-	            tr ' ' '\n' | grep '\.h$$' | sort -u); do \
-	  install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/nncert/$$h || exit 1; done
+	@# the public headers (they include only each other: gate.sh compiles each alone against the install)
+	install -d $(DESTDIR)$(PREFIX)/include/nncert
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/nncert/
+	install -m 644 include/nncert.h $(DESTDIR)$(PREFIX)/include/nncert.h
 	install -m 644 man/nncert.1 $(DESTDIR)$(PREFIX)/share/man/man1/nncert.1
 	install -D -m 644 python/nncert/__init__.py $(DESTDIR)$(PYTHON_SITE)/nncert/__init__.py
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: nncert' 'Description: robustness certificates and proofs of inference for neural networks' \
 	  'Version: $(NNC_VERSION)' \
-	  'Cflags: -I$${includedir}/nncert' 'Libs: -L$${libdir} -lnncert' 'Libs.private: $(strip $(LIBS))' \
+	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lnncert' 'Libs.private: $(strip $(LIBS))' \
 	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/nncert.pc
 
 clean:

@@ -7,7 +7,7 @@
 #ifndef NNC_CLI_H
 #define NNC_CLI_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 #include "dist/comm.h"
 
 #include <stdint.h>
@@ -80,7 +80,7 @@ int64_t nnc_cli_declared_batch(const struct nnc_model *m);
 int nnc_cli_pick_row(const struct nnc_model *m, int64_t row, int64_t spec_in, int64_t spec_out, const char *what);
 
 /* --device for the provers (cpu or gpu): *out NULL for the CPU; for the GPU,
- * *be filled with the CUDA kernels (gpu/gpu.h) and *out = be, once a CUDA
+ * *be filled with the CUDA kernels (nncert/gpu.h) and *out = be, once a CUDA
  * device answers.  Returns 0, or the exit code after printing why (usage
  * for another name; 69 without CUDA or a device). */
 struct nnc_prv_backend;

@@ -4,7 +4,7 @@
  * (median, 90th percentile, extremes). */
 #include "cli/cli.h"
 #include "common/isa.h"
-#include "models/model.h"
+#include "nncert/model.h"
 
 #include <math.h>
 #include <stdlib.h>

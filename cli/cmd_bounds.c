@@ -3,9 +3,9 @@
  * propagation, CROWN or alpha-CROWN: what auto_LiRPA's compute_bounds gives,
  * with outward rounding. */
 #include "cli/cli.h"
-#include "models/model.h"
-#include "specs/spec.h"
-#include "verifier/verifier.h"
+#include "nncert/model.h"
+#include "nncert/spec.h"
+#include "nncert/verifier.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
 #include "cli/cli.h"
 #include "common/philox.h"
 #include "dist/dlrm.h"
-#include "models/model.h"
-#include "verifier/verifier.h"
+#include "nncert/model.h"
+#include "nncert/verifier.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* nncert gate, keygen and attest: the CI safety gate and its signed
- * attestations (library: gate/gate.h). */
+ * attestations (library: nncert/gate.h). */
 #include "cli/cli.h"
-#include "gate/gate.h"
+#include "nncert/gate.h"
 
 #include <sodium.h>
 #include <stdlib.h>

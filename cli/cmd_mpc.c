@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 void nnc_cli_print_hash(const char *title, const unsigned char h[64])
 {

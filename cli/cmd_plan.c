@@ -3,7 +3,7 @@
  * row-wise baselines. */
 #include "cli/cli.h"
 #include "dist/dlrm.h"
-#include "models/model.h"
+#include "nncert/model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* nncert compile | prove | check: proofs of inference for a model file
  * (quantisation in zk/quant.h, the circuit compiler in zk/circuit.h,
- * Groth16 in prover/prover.h). */
+ * Groth16 in nncert/prover.h). */
 #include "cli/cli.h"
-#include "models/model.h"
+#include "nncert/model.h"
 #include "zk/quant.h"
 #include "zk/circuit.h"
-#include "prover/prover.h"
-#include "verifier/verifier.h"
+#include "nncert/prover.h"
+#include "nncert/verifier.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* Shared helpers of the command-line front end (see cli/cli.h). */
 #include "cli/cli.h"
-#include "gpu/gpu.h"
-#include "verifier/verifier.h"
-#include "models/model.h"
+#include "nncert/gpu.h"
+#include "nncert/verifier.h"
+#include "nncert/model.h"
 
 #include <errno.h>
 #include <math.h>

@@ -13,12 +13,12 @@
  *   75 a resource limit was exceeded */
 #include "common/isa.h"
 #include "cli/cli.h"
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 #include "dist/gnn.h"
-#include "models/model.h"
-#include "prover/prover.h"
-#include "specs/spec.h"
-#include "verifier/verifier.h"
+#include "nncert/model.h"
+#include "nncert/prover.h"
+#include "nncert/spec.h"
+#include "nncert/verifier.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* The GPU interface in a build without the CUDA unit (make GPU=0). */
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 
 #ifndef NNC_HAVE_CUDA
 int nnc_gpu_compiled(void) { return 0; }

@@ -1,4 +1,4 @@
-#include "common/json.h"
+#include "nncert/json.h"
 
 #include <errno.h>
 #include <math.h>

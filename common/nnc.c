@@ -1,4 +1,4 @@
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,8 +6,8 @@
 #ifndef NNC_DIST_H
 #define NNC_DIST_H
 
-#include "common/nnc.h"
-#include "common/team.h"
+#include "nncert/nnc.h"
+#include "nncert/team.h"
 #include "dist/comm.h"
 
 #ifdef NNC_HAVE_MPI
@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #ifdef NNC_HAVE_MPI
-/* A team (common/team.h) over the ranks of comm, which is duplicated (the
+/* A team (nncert/team.h) over the ranks of comm, which is duplicated (the
  * team's messages never meet the caller's) and given MPI_ERRORS_RETURN, so
  * that a failed exchange comes back as an error naming the rank.  wait_s: how
  * long a rank waits in one exchange for another rank's bytes, after its own

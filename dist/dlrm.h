@@ -27,9 +27,9 @@
 #ifndef NNC_DLRM_H
 #define NNC_DLRM_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 #include "dist/comm.h"
-#include "models/embbag.h"
+#include "nncert/embbag.h"
 
 #include <stdio.h>
 
@@ -161,7 +161,7 @@ nnc_status nnc_dlrm_exec_nccl(float *pooled, nnc_dlrm_cost *measured, const nnc_
 
 /* ---- a DLRM as an ONNX model plus a trace ---- */
 
-/* A loaded model's embedding tables (models/embbag.h) in trace order. */
+/* A loaded model's embedding tables (nncert/embbag.h) in trace order. */
 typedef struct nnc_dlrm_model {
     struct nnc_model *model;
     int n_tables;

@@ -1,7 +1,7 @@
 /* A DLRM's tables from its ONNX model, and the MPI helpers of the
  * distributed run (dist/dlrm.h). */
 #include "dist/dlrm.h"
-#include "models/model.h"
+#include "nncert/model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -24,7 +24,7 @@
 #define NNC_DIST_GNN_H
 
 #include "dist/comm.h"
-#include "models/model.h"
+#include "nncert/model.h"
 #include "models/spmm.h"
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* A team over MPI (see dist/dist.h and common/team.h).
+/* A team over MPI (see dist/dist.h and nncert/team.h).
  *
  * The all-gather is point to point (every rank sends its length, then its
  * bytes, to every other rank), not MPI_Allgatherv: a collective that a dead

@@ -1,8 +1,8 @@
 /* Signed attestations: canonical JSON, Ed25519 keys and signatures
- * (libsodium), SHA-256 of files, atomic file writes (see gate/gate.h). */
-#include "gate/gate.h"
+ * (libsodium), SHA-256 of files, atomic file writes (see nncert/gate.h). */
+#include "nncert/gate.h"
 
-#include "common/json.h"
+#include "nncert/json.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,13 @@
 /* The CI gate: configuration, running the checks, the JSON summary
- * (see gate/gate.h; reports in gate/report.c, signatures in gate/attest.c). */
+ * (see nncert/gate.h; reports in gate/report.c, signatures in gate/attest.c). */
 #include "gate/gate_impl.h"
 
-#include "common/json.h"
-#include "models/model.h"
+#include "nncert/json.h"
+#include "nncert/model.h"
 #include "zk/circuit.h"
-#include "prover/prover.h"
-#include "specs/spec.h"
-#include "verifier/verifier.h"
+#include "nncert/prover.h"
+#include "nncert/spec.h"
+#include "nncert/verifier.h"
 
 #include <errno.h>
 #include <math.h>

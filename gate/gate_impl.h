@@ -3,8 +3,8 @@
 #ifndef NNC_GATE_IMPL_H
 #define NNC_GATE_IMPL_H
 
-#include "gate/gate.h"
-#include "verifier/verifier.h"
+#include "nncert/gate.h"
+#include "nncert/verifier.h"
 
 #include <time.h>
 

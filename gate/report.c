@@ -1,5 +1,5 @@
 /* Reports of a gate run: JUnit XML, Markdown, and an HTML page with SVG
- * figures drawn here (see gate/gate.h). */
+ * figures drawn here (see nncert/gate.h). */
 #include "gate/gate_impl.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-// Batched beta-CROWN passes on the device (gpu/gpu.h, "Verifier: batched
+// Batched beta-CROWN passes on the device (nncert/gpu.h, "Verifier: batched
 // beta-CROWN passes"): the passes of verifier/babdense.c for a dense ReLU
 // chain, on many items at once.  The layers' products are cuBLAS GEMMs
 // (float64 for the sound bound, float32 for the optimisation); everything
@@ -9,7 +9,7 @@
 //
 // Every CUDA and cuBLAS call goes through NNC_CUDA_CHECK_GOTO / B_BLAS,
 // which record the call, file and line in the caller's err buffer.
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "gpu/cuda_check_impl.h"
 #include "verifier/bab_math.h"
 

@@ -4,7 +4,7 @@
 #ifndef NNC_GPU_CUDA_CHECK_IMPL_H
 #define NNC_GPU_CUDA_CHECK_IMPL_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #include <cuda_runtime.h>
 

@@ -2,7 +2,7 @@
 // goes through NNC_CUDA_CHECK, which records the statement, file and line in
 // the caller's error buffer and returns an nnc_status instead of aborting.
 #include "common/act.h"
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "gpu/cuda_check_impl.h"
 
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
 // per lane).  Every column is summed in id order and finished by the same
 // formula as the CPU kernel (models/embbag_math.h), so the results are
 // bit-identical to nnc_mdl_embbag_f32.
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "gpu/cuda_check_impl.h"
 #include "models/embbag_math.h"
 

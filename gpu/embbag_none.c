@@ -1,5 +1,5 @@
 /* nnc_gpu_embbag_f32 in a build without the CUDA unit (make GPU=0). */
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 
 #ifndef NNC_HAVE_CUDA
 nnc_status nnc_gpu_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,

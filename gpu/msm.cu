@@ -19,7 +19,7 @@
 // few digits (all equal, say) make one thread do many additions: correct,
 // slower.  Every CUDA call goes through NNC_CUDA_CHECK; device buffers are
 // released by dev_buf's destructor on every return path.
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "gpu/cuda_check_impl.h"
 #include "prover/msm_impl.h"
 

@@ -5,7 +5,7 @@
 #ifndef NNC_GPU_NCCL_CHECK_IMPL_H
 #define NNC_GPU_NCCL_CHECK_IMPL_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #include <nccl.h>
 

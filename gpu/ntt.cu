@@ -11,7 +11,7 @@
 // Powers x^j (twiddles, coset factors) come from two host tables,
 // x^j = lo[j mod 1024] * hi[j / 1024], so the host does ~1024 + n/1024
 // products and the device one per element.
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "gpu/cuda_check_impl.h"
 #include "prover/ntt_impl.h"
 

@@ -7,14 +7,14 @@
  * dlopen the first time a GPU function is called and forwards the public
  * nnc_gpu_* / nnc_dlrm_exec_nccl calls to it.
  *
- * The entries are the functions of gpu/gpu.h, gpu/spmm_translate.h and
+ * The entries are the functions of nncert/gpu.h, gpu/spmm_translate.h and
  * dist/dlrm.h with the same signatures and contracts.  A plugin is accepted
  * only when abi, size, version and struct sizes equal the loader's. */
 #ifndef NNC_GPU_PLUGIN_IMPL_H
 #define NNC_GPU_PLUGIN_IMPL_H
 
 #include "dist/dlrm.h"
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "gpu/spmm_translate.h"
 
 #include <stdint.h>
@@ -47,7 +47,7 @@ typedef struct nnc_gpu_plugin {
     const char *version; /* NNC_VERSION_STRING of the plugin's build */
     uint32_t sizes[NNC_GPU_PLUGIN_NSIZES]; /* NNC_GPU_PLUGIN_SIZES, bytes */
 
-    /* gpu/gpu.h */
+    /* nncert/gpu.h */
     nnc_status (*device_count)(int *count, char *err, size_t errlen);
     nnc_status (*activation_f32)(nnc_gpu_act act, float alpha, const float *in, float *out, size_t n, char *err,
                                  size_t errlen);

@@ -1,5 +1,5 @@
 // CUDA unit of the verifier: the sampling stage on the device and batched
-// interval bounds of dense chains (see gpu/gpu.h and verifier/sample_impl.h).
+// interval bounds of dense chains (see nncert/gpu.h and verifier/sample_impl.h).
 //
 // Points: sample s draws from curand_init(seed, sub0 + s, 0) with cuRAND's
 // curandStatePhilox4_32_10_t: curand_uniform2_double picks the leaf (first
@@ -16,7 +16,7 @@
 // statement, file and line in the caller's error buffer and jump to the
 // function's cleanup with NNC_STATUS_DEVICE, never aborting.
 #include "common/act.h"
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "gpu/cuda_check_impl.h"
 #include "verifier/sample_math.h"
 

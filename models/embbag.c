@@ -1,5 +1,5 @@
 /* Embedding bags: the CPU kernel, the fusion of Gather + ReduceSum/Mean into
- * one EmbeddingBag node, and the access-trace reader (models/embbag.h).
+ * one EmbeddingBag node, and the access-trace reader (nncert/embbag.h).
  *
  * Kernel layout: bags are split between OpenMP threads by output (each
  * thread owns whole bags, so no two threads write one output row).  Ids are
@@ -12,7 +12,7 @@
  * machines use the portable loops (GCC target clones; on an AMD EPYC the
  * AVX2 clone of the portable loop was slower than the baseline one, 0.66-0.81x
  * at dim 16).  Every path sums each column in id order. */
-#include "models/embbag.h"
+#include "nncert/embbag.h"
 #include "models/embbag_impl.h"
 #include "models/embbag_math.h"
 #include "common/isa.h"

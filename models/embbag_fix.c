@@ -1,9 +1,9 @@
-/* Categorical ids of a DLRM fixed to constants (models/embbag.h,
+/* Categorical ids of a DLRM fixed to constants (nncert/embbag.h,
  * nnc_mdl_embbag_fix_ids): what verifying a DLRM over its dense features
  * needs.  The fused EmbeddingBag nodes stay nodes (their pooled sums are
  * not folded: the bounds take the exact sum of the stored rows, which a
  * folded double would round). */
-#include "models/embbag.h"
+#include "nncert/embbag.h"
 #include "models/embbag_impl.h"
 
 #include <stdlib.h>

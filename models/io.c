@@ -1,5 +1,5 @@
 /* Reading model inputs from JSON and .npy files. */
-#include "common/json.h"
+#include "nncert/json.h"
 #include "models/model_impl.h"
 
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #ifndef NNC_MODEL_IMPL_H
 #define NNC_MODEL_IMPL_H
 
-#include "models/model.h"
+#include "nncert/model.h"
 
 /* Compressed sparse rows of a 2-D constant.  Invariants (checked at load):
  * row_ptr[0] = 0, row_ptr non-decreasing, row_ptr[rows] = nnz, column

@@ -17,7 +17,7 @@
 #ifndef NNC_SPMM_H
 #define NNC_SPMM_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #include <stdint.h>
 
@@ -84,7 +84,7 @@ struct nnc_csr;
 nnc_status nnc_mdl_csr32_from_csr(nnc_mdl_csr32 *out, const struct nnc_csr *c, char *err, size_t errlen);
 
 /* A replacement for the runtime's float32 sparse product (see
- * nnc_rt_set_spmm in models/model.h): must write Y = A X with the order above. */
+ * nnc_rt_set_spmm in nncert/model.h): must write Y = A X with the order above. */
 typedef void (*nnc_mdl_spmm_fn)(void *ctx, const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y);
 
 /* Execution plan: the row blocks threads take, heaviest first. */

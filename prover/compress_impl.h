@@ -39,8 +39,8 @@
 #ifndef NNC_PRV_COMPRESS_IMPL_H
 #define NNC_PRV_COMPRESS_IMPL_H
 
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
-/* The compression API is declared in prover/prover.h. */
+/* The compression API is declared in nncert/prover.h. */
 
 #endif

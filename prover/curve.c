@@ -1,6 +1,6 @@
 /* Public curve API of the prover module; the formulas are in
  * prover/curve_impl.h. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #include "prover/curve_impl.h"
 

@@ -1,6 +1,6 @@
 /* Public field API of the prover module: decimal conversion (GMP) and
  * canonical byte encodings.  The arithmetic itself is in prover/field_impl.h. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #include <gmp.h>
 #include <string.h>

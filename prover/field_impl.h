@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 /* NNC_FORCEINLINE: limb primitives and the Montgomery product, always inlined.
  * NNC_INLINE:      small formulas; the compiler decides.

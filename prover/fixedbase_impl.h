@@ -15,7 +15,7 @@
 #ifndef NNC_PRV_FIXEDBASE_IMPL_H
 #define NNC_PRV_FIXEDBASE_IMPL_H
 
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 /* out[i] = [k[i]]G1 (affine; infinity as x = y = 0) for i < n.
  * threads < 1: one per online CPU.  out and k must not overlap.

@@ -22,7 +22,7 @@
  *   infinity G1 ["0","1","0"], G2 [["0","0"],["1","0"],["0","0"]].
  *
  * The API other modules use (structs, readers, writers) is declared in
- * prover/prover.h; this header keeps the helpers shared by the
+ * nncert/prover.h; this header keeps the helpers shared by the
  * implementation files.
  *
  * Readers are bounds-checked, compare declared counts with the bytes present
@@ -54,7 +54,7 @@
 
 #include <stdio.h>
 
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #ifdef __cplusplus
 extern "C" {

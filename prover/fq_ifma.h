@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 /* Returns: 1 if this build has the IFMA code and the CPU supports
  * AVX-512 F, IFMA and VL, else 0. */

@@ -240,7 +240,7 @@ static nnc_status to_coset_on(const nnc_prv_backend *be, nnc_fr *const *polys, i
     return st;
 }
 
-/* ---- a team of ranks (common/team.h): the MSMs split by index ranges,
+/* ---- a team of ranks (nncert/team.h): the MSMs split by index ranges,
  * the quotient's polynomials by rank; every rank ends with the proof ---- */
 
 /* Every rank's sz-byte value; each rank's at all + q * sz.  Returns OK or

@@ -5,7 +5,7 @@
 
 #include "prover/formats_impl.h"
 
-/* The Groth16 API is declared in prover/prover.h. */
+/* The Groth16 API is declared in nncert/prover.h. */
 
 /* The coefficient section of circuit cs's key, in snarkjs's order: the A
  * then the B terms of each constraint, then A[n_constraints + s][s] = 1 for

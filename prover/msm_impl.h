@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-/* The public MSM/NTT API is declared in prover/prover.h. */
+/* The public MSM/NTT API is declared in nncert/prover.h. */
 
 /* ---- internal: explicit method and window, for tests and benchmarks ---- */
 

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-/* The public MSM/NTT API is declared in prover/prover.h. */
+/* The public MSM/NTT API is declared in nncert/prover.h. */
 
 #ifdef __cplusplus
 }

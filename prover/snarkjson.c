@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
+#include "nncert/json.h"
 #include "prover/field_impl.h"
 #include "prover/pairing_impl.h"
 

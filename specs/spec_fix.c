@@ -1,5 +1,5 @@
 /* A spec restricted to a range of its inputs, the others fixed
- * (specs/spec.h, nnc_spc_keep_inputs): a DLRM's VNN-LIB spec states its
+ * (nncert/spec.h, nnc_spc_keep_inputs): a DLRM's VNN-LIB spec states its
  * categorical ids as inputs with equal lower and upper bounds; the
  * verifier works on the dense features alone once the ids are fixed. */
 #include "specs/spec_impl.h"

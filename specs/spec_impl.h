@@ -3,7 +3,7 @@
 #ifndef NNC_SPEC_IMPL_H
 #define NNC_SPEC_IMPL_H
 
-#include "specs/spec.h"
+#include "nncert/spec.h"
 
 #include <stdint.h>
 

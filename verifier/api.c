@@ -1,14 +1,14 @@
-/* The verifier through names and files (verifier/verifier.h, "by name"):
+/* The verifier through names and files (nncert/verifier.h, "by name"):
  * the verify and bounds commands' model loader, the verify options by their
  * command-line names, a run from a spec file to the JSON report, and the
  * bounds of a box.  The CLI (cli/nncert.c, cli/cmd_bounds.c) and the Python
  * package (python/nncert) both stand on these, so both give one answer. */
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 
-#include "models/model.h"
-#include "models/embbag.h"
+#include "nncert/model.h"
+#include "nncert/embbag.h"
 #include "models/model_impl.h"
-#include "specs/spec.h"
+#include "nncert/spec.h"
 #include "verifier/bounds_impl.h"
 #include "verifier/refine_impl.h"
 

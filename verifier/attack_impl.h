@@ -28,7 +28,7 @@
 #ifndef NNC_ATTACK_IMPL_H
 #define NNC_ATTACK_IMPL_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 #include "models/model_impl.h"
 
 typedef struct nnc_atk nnc_atk;

@@ -1,5 +1,5 @@
 /* Interval bounds of a DLRM with its categorical ids fixed and its dense
- * features in a box (verifier/verifier.h, nnc_vrf_dlrm_bounds).
+ * features in a box (nncert/verifier.h, nnc_vrf_dlrm_bounds).
  *
  * The ids are taken as fixed values of their integer inputs: each fused
  * embedding bag is a sum of known rows, bounded with its rounding error
@@ -18,7 +18,7 @@
  * interval product [a] * [b] is the min/max of the four endpoint products,
  * inside the same error term.  Sigmoid is monotone; its libm error (< 4 ulp)
  * is covered by a 64-ulp relative widening plus 1e-300. */
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 #include "models/model_impl.h"
 #include "verifier/bounds_impl.h"
 

@@ -36,7 +36,7 @@
 #ifndef NNC_EXACT_IMPL_H
 #define NNC_EXACT_IMPL_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 #include "models/model_impl.h"
 #include "verifier/refine_impl.h"
 

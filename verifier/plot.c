@@ -1,5 +1,5 @@
 /* SVG plots written by nncert itself (no external plotting tool). */
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 
 #include <math.h>
 #include <stdio.h>

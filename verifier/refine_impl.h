@@ -11,7 +11,7 @@
 #ifndef NNC_REFINE_IMPL_H
 #define NNC_REFINE_IMPL_H
 
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "verifier/bounds_impl.h"
 
 /* The unsafe set of one case: a disjunction of conjunctions of rows
@@ -217,7 +217,7 @@ int64_t nnc_bbd_relu_count(const nnc_bbd *e);
  * other sparse layer), else 0. */
 int nnc_bbd_is_dense(const nnc_bbd *e);
 int64_t nnc_bbd_model_relu_count(const nnc_bbd *e);
-/* 1 when the search's passes can run on the GPU (gpu/gpu.h: a dense chain
+/* 1 when the search's passes can run on the GPU (nncert/gpu.h: a dense chain
  * without Anderson's variables). */
 int nnc_bbd_gpu_ok(const nnc_bbd *e);
 /* Out: *out, a device context for e's passes (nnc_bbd_opts.gpu), freed with

@@ -33,7 +33,7 @@
 #ifndef NNC_SAMPLE_IMPL_H
 #define NNC_SAMPLE_IMPL_H
 
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 #include "models/model_impl.h"
 
 /* A model seen as a chain of dense layers: x_{l+1} = act(x_l W_l + b_l) with

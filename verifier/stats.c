@@ -30,7 +30,7 @@
  * point T > theta (tightness).  Should that fail, a certified bisection
  * gives the bound instead. */
 #include "verifier/stats_impl.h"
-#include "verifier/verifier.h" /* nnc_vrf_clopper_pearson: the API's declaration (NNC_API) */
+#include "nncert/verifier.h" /* nnc_vrf_clopper_pearson: the API's declaration (NNC_API) */
 
 #include <assert.h>
 #include <float.h>

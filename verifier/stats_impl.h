@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #ifdef __cplusplus
 extern "C" {

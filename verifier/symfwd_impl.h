@@ -37,7 +37,7 @@
 #ifndef NNC_SYMFWD_IMPL_H
 #define NNC_SYMFWD_IMPL_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 #include "models/model_impl.h"
 
 typedef struct nnc_sfw nnc_sfw;

@@ -1,6 +1,6 @@
 /* Branch and bound over the input box, then exact-confidence sampling of the
  * open leaves (see verifier.h for the method and its guarantees). */
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 
 #include "common/philox.h"
 #include "verifier/attack_impl.h"

@@ -28,7 +28,7 @@
 #define NNC_ZK_CIRCUIT_H
 
 #include "zk/quant.h"
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
  * its input combinations (not from the integer reference runtime, so the
  * two can be compared). */
 #include "zk/circuit.h"
-#include "zk/poseidon.h"
+#include "nncert/poseidon.h"
 
 #include <assert.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* Poseidon over BN254 Fr with circomlib's parameters (see zk/poseidon.h).
+/* Poseidon over BN254 Fr with circomlib's parameters (see nncert/poseidon.h).
  *
  * The constants are not tables copied from anywhere: they are regenerated
  * here, once per process, by the procedure of the Poseidon authors'
@@ -25,7 +25,7 @@
  * matrix drawn is the one circomlib uses, which test_poseidon checks entry by
  * entry against circomlibjs (tests/e2e/poseidon.sh), so those tests are not
  * repeated here. */
-#include "zk/poseidon.h"
+#include "nncert/poseidon.h"
 
 #include <assert.h>
 #include <pthread.h>

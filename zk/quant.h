@@ -25,7 +25,7 @@
 #ifndef NNC_QUANT_H
 #define NNC_QUANT_H
 
-#include "models/model.h"
+#include "nncert/model.h"
 
 #ifdef __cplusplus
 extern "C" {

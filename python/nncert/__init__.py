@@ -32,7 +32,7 @@ _DOUBLE = 11
 
 
 class NncertError(Exception):
-    """An error from the library: status is its nnc_status code (common/nnc.h),
+    """An error from the library: status is its nnc_status code (nncert/nnc.h),
     the message its one-line explanation."""
 
     def __init__(self, status, message):
@@ -41,7 +41,7 @@ class NncertError(Exception):
 
 
 class _TensorInfo(ctypes.Structure):
-    # models/model.h: nnc_tensor_info
+    # nncert/model.h: nnc_tensor_info
     _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("rank", ctypes.c_int),
                 ("dims", ctypes.c_int64 * _MAX_RANK), ("numel", ctypes.c_int64),
                 ("dynamic_leading", ctypes.c_int)]

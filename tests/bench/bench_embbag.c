@@ -1,4 +1,4 @@
-/* Embedding-bag throughput of nncert's CPU kernel (models/embbag.h).
+/* Embedding-bag throughput of nncert's CPU kernel (nncert/embbag.h).
  *
  *   bench_embbag DIM ROWS BAGS LEN ZIPF THREADS REPS IDS_OUT TABLE_OUT
  *
@@ -8,7 +8,7 @@
  * the two files so that tests/bench/embbag_torch.py times
  * torch.nn.EmbeddingBag on exactly the same data, and prints one CSV record:
  *   impl,dim,rows,bags,len,zipf,threads,lookups_per_s (median of REPS),checksum */
-#include "models/embbag.h"
+#include "nncert/embbag.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
  *   sizes n = 2^12, 2^16, 2^18 up to 2^M (default 18); threads 1 and 2.
  * Inputs: random scalars; points G, 2G, 3G, ... (the MSM's cost does not
  * depend on which points). */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/msm_impl.h"
 #include "prover/ntt_impl.h"
 #include "prover/fq_ifma.h"

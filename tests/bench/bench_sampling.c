@@ -10,11 +10,11 @@
  *    is f times the interval on the open part's rate, so the half-width
  *    needed there is 0.001 / f.
  * Prints CSV records: metric,value. */
-#include "models/model.h"
-#include "specs/spec.h"
+#include "nncert/model.h"
+#include "nncert/spec.h"
 #include "verifier/stats_impl.h"
 #include "verifier/sample_impl.h"
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,10 +15,10 @@
  *
  * Each case runs in its own process (the runner script), so the peak RSS is
  * the case's own. */
-#include "models/model.h"
+#include "nncert/model.h"
 #include "zk/quant.h"
 #include "zk/circuit.h"
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #include <math.h>
 #include <stdio.h>

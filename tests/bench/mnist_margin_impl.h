@@ -5,7 +5,7 @@
 #ifndef NNC_BENCH_MNIST_MARGIN_IMPL_H
 #define NNC_BENCH_MNIST_MARGIN_IMPL_H
 
-#include "models/model.h"
+#include "nncert/model.h"
 #include "verifier/refine_impl.h"
 
 #include <math.h>

@@ -8,7 +8,7 @@
  * keeps the threads busy (2.0 = both cores of this machine).  The stage
  * "polynomials" also holds the evaluation of A w and B w on the domain;
  * "total" is the whole prove without reading the files. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #include <stdio.h>
 #include <stdlib.h>

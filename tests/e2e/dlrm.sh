@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DLRM workloads (models/embbag.h, dist/dlrm.h):
+# DLRM workloads (nncert/embbag.h, dist/dlrm.h):
 #  - the fused embedding bag against torch.nn.EmbeddingBag on the same table
 #    and bags (sum and mean; dims 16, 64, 128);
 #  - the zoo DLRM (models/zoo/dlrm.onnx) through nncert run against torch and

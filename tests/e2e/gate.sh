@@ -444,8 +444,8 @@ if [[ $BUILD == build-san* ]]; then
 elif make -s --no-print-directory BUILD="$BUILD" GPU=$GPUFLAG install PREFIX="$P" >"$TMP/inst" 2>&1; then
     ok=1
     for f in bin/nncert lib/libnncert.a lib/libnncert.so lib/pkgconfig/nncert.pc share/man/man1/nncert.1 \
-             include/nncert/common/nnc.h include/nncert/models/model.h include/nncert/specs/spec.h \
-             include/nncert/verifier/verifier.h include/nncert/prover/prover.h include/nncert/gate/gate.h; do
+             include/nncert.h include/nncert/nnc.h include/nncert/model.h include/nncert/spec.h \
+             include/nncert/verifier.h include/nncert/prover.h include/nncert/gate.h; do
         [ -f "$P/$f" ] || { fail "install-file $f"; ok=0; }
     done
     [ $ok = 1 ] && pass install-files
@@ -453,16 +453,19 @@ elif make -s --no-print-directory BUILD="$BUILD" GPU=$GPUFLAG install PREFIX="$P
         grep -q '^\.TH NNCERT 1' "$P/share/man/man1/nncert.1" && pass install-man-page-source || fail install-man-page-source
     elif man -l "$P/share/man/man1/nncert.1" 2>/dev/null | grep -q "attest verify"; then pass install-man-page
     else fail install-man-page; fi
-    # each public header compiles alone (self-contained)
+    # each public header compiles alone (self-contained), against the
+    # installed ones only: the headers installed are exactly include/'s
     ok=1
-    for h in common/nnc.h common/json.h models/model.h specs/spec.h verifier/verifier.h prover/prover.h zk/poseidon.h gpu/gpu.h gate/gate.h; do
-        echo "#include <$h>" | cc -std=c11 -Wall -Werror -fsyntax-only -I"$P/include/nncert" -x c - 2>"$TMP/h" ||
+    inst=$(cd "$P/include" && ls nncert.h nncert/*.h | tr '\n' ' ')
+    want=$(ls include/nncert.h include/nncert/*.h | sed 's#^include/##' | tr '\n' ' ')
+    [ "$inst" = "$want" ] || { fail "install-headers-list (installed: $inst; the tree's: $want)"; ok=0; }
+    for h in $want; do
+        echo "#include <$h>" | cc -std=c11 -Wall -Werror -fsyntax-only -I"$P/include" -x c - 2>"$TMP/h" ||
             { fail "install-header-self-contained $h: $(head -c 200 "$TMP/h")"; ok=0; }
     done
     [ $ok = 1 ] && pass install-headers-self-contained
     cat >"$TMP/app.c" <<'EOF'
-#include <gate/gate.h>
-#include <verifier/verifier.h>
+#include <nncert.h>
 #include <stdio.h>
 #include <string.h>
 int main(int argc, char **argv)

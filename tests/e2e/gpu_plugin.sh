@@ -56,11 +56,11 @@ done
 # file and dlerror(), exit 69 (the library's NNC_STATUS_DEVICE: a program
 # linked with libnncert.so tells it from a build without CUDA's UNSUPPORTED)
 if [ -f "$BUILD/libnncert.so" ]; then
-    printf '%s\n' '#include "gpu/gpu.h"' '#include <stdio.h>' \
+    printf '%s\n' '#include "nncert/gpu.h"' '#include <stdio.h>' \
         'int main(void) { char err[NNC_ERRBUF_SIZE]; int n = -1; nnc_status st = nnc_gpu_device_count(&n, err, sizeof err);' \
         '  printf("%d %s: %s\n", (int)st, nnc_status_string(st), st ? err : ""); return 0; }' >"$TMP/st.c"
     mkdir -p "$TMP/lib" && ln -sf "$(cd "$BUILD" && pwd)/libnncert.so" "$TMP/lib/libnncert.so.0" # (its SONAME)
-    if cc -std=c11 -I. -o "$TMP/st" "$TMP/st.c" "$BUILD/libnncert.so" -Wl,-rpath,"$TMP/lib" 2>"$TMP/cc" &&
+    if cc -std=c11 -Iinclude -o "$TMP/st" "$TMP/st.c" "$BUILD/libnncert.so" -Wl,-rpath,"$TMP/lib" 2>"$TMP/cc" &&
        NNCERT_GPU_PLUGIN="$TMP/missing/libnncert-gpu.so" "$TMP/st" >"$TMP/st.out" &&
        grep -q "^8 device error: cannot load the CUDA plugin" "$TMP/st.out"; then pass gpu-plugin-missing-status-device
     else fail "gpu-plugin-missing-status-device ($(head -c 200 "$TMP/cc") $(cat "$TMP/st.out" 2>/dev/null))"; fi

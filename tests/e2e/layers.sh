@@ -47,9 +47,9 @@ else fail "api-exports-equal-declared $(head -n 5 "$TMP/api" | tr '\n' ';')"; fi
 # the check finds both kinds of difference: a planted library that exports
 # an undeclared function and lacks a declared one
 mkdir -p "$TMP/api_t"
-printf '#include "common/nnc.h"\nNNC_API int nnc_t_declared(int);\nNNC_API int nnc_t_missing(int);\n' >"$TMP/api_t/t.h"
+printf '#include "nncert/nnc.h"\nNNC_API int nnc_t_declared(int);\nNNC_API int nnc_t_missing(int);\n' >"$TMP/api_t/t.h"
 printf '#include "t.h"\nint nnc_t_declared(int v) { return v; }\nint nnc_t_extra(int v) { return v + 1; }\n' >"$TMP/api_t/t.c"
-if cc -shared -fPIC -I. -Wl,-soname,libt.so.0 -o "$TMP/api_t/libt.so" "$TMP/api_t/t.c" 2>"$TMP/api_t/cc"; then
+if cc -shared -fPIC -Iinclude -Wl,-soname,libt.so.0 -o "$TMP/api_t/libt.so" "$TMP/api_t/t.c" 2>"$TMP/api_t/cc"; then
     "$PY" tests/tools/api_check.py "$TMP/api_t/libt.so" Makefile "$TMP/api_t/t.h" >"$TMP/api_t/out" 2>&1
     rc=$?
     if [ $rc -eq 1 ] && grep -q "declared, not exported: nnc_t_missing" "$TMP/api_t/out" &&

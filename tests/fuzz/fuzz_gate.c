@@ -4,7 +4,7 @@
  * form of any JSON object is itself JSON whose canonical form is the same
  * bytes (a fixed point); a summary that was never signed by the fuzzer's
  * key is never accepted. */
-#include "common/json.h"
+#include "nncert/json.h"
 #include "gate/gate_impl.h"
 
 #include <stdlib.h>

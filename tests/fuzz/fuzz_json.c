@@ -1,6 +1,6 @@
 /* libFuzzer target: the JSON reader.  Invariant checked: a successful parse
  * has a root whose container counts match its children. */
-#include "common/json.h"
+#include "nncert/json.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* libFuzzer target: the .npy reader. */
-#include "models/model.h"
+#include "nncert/model.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 /* libFuzzer target: ONNX loader, preparation and (for small models) one
  * evaluation.  Looks for crashes, sanitizer reports and leaks. */
-#include "models/model.h"
+#include "nncert/model.h"
 
 #include <stdlib.h>
 #include <string.h>

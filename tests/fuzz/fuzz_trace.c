@@ -1,7 +1,7 @@
-/* libFuzzer target: the DLRM access-trace reader (models/embbag.h) and the
+/* libFuzzer target: the DLRM access-trace reader (nncert/embbag.h) and the
  * bag checker on what it reads.  The first byte picks the dense and
  * categorical field counts; the rest is the trace text. */
-#include "models/embbag.h"
+#include "nncert/embbag.h"
 
 #include <stdlib.h>
 

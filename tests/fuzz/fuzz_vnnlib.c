@@ -4,7 +4,7 @@
  * case), and writing it out and parsing the text again gives an equal spec.
  * A reparse may only fail with NNC_STATUS_LIMIT (the written form of a spec
  * at the edge of a resource limit can need more atoms than the original). */
-#include "specs/spec.h"
+#include "nncert/spec.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,6 +12,8 @@ library does not export, or a symbol exported that no header declares),
 0 when they are equal, 2 on a usage error.  It also refuses a library
 without a SONAME.
 """
+import glob
+import os
 import re
 import subprocess
 import sys
@@ -22,7 +24,13 @@ def public_headers(makefile):
     m = re.search(r"^PUBLIC_HEADERS\s*:?=(.*)$", text, re.M)
     if not m:
         sys.exit("api_check: no PUBLIC_HEADERS in %s" % makefile)
-    return m.group(1).split()
+    # $(wildcard PATTERN) words are globbed, relative to the Makefile's folder
+    words, base = [], os.path.dirname(os.path.abspath(makefile))
+    for w in re.sub(r"\$\(wildcard\s+([^)]*)\)", lambda g: " ".join(
+            sorted(os.path.relpath(p, base) for pat in g.group(1).split()
+                   for p in glob.glob(os.path.join(base, pat)))), m.group(1)).split():
+        words.append(os.path.join(base, w) if not os.path.isabs(w) else w)
+    return words
 
 
 def declared(headers):

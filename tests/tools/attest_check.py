@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent check of an nncert gate attestation, without nncert's code:
 Python's json module re-serialises the summary (sorted keys, compact
-separators, no ASCII escaping: the canonical form gate/gate.h describes),
+separators, no ASCII escaping: the canonical form nncert/gate.h describes),
 the 'cryptography' package verifies the Ed25519 signature, hashlib checks the
 SHA-256 of every file the summary names.
 Usage: attest_check.py SUMMARY PUBKEY BASEDIR   (paths in the summary are

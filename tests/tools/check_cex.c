@@ -1,9 +1,9 @@
 /* check_cex SPEC INPUT.json OUTPUT.json: exit 0 when the input lies in one of
  * the spec's cases and the output (an {"outputs": ...} file, e.g. written by
  * onnxruntime) falls in that case's unsafe set; 1 otherwise. */
-#include "common/json.h"
-#include "models/model.h"
-#include "specs/spec.h"
+#include "nncert/json.h"
+#include "nncert/model.h"
+#include "nncert/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * zero that results from cancellation carries the absolute rounding error of
  * its larger terms in any float32 implementation).  Prints the worst error
  * relative to S; exit 0 when all match, 1 otherwise, 2 on unreadable input. */
-#include "common/json.h"
-#include "models/model.h"
+#include "nncert/json.h"
+#include "nncert/model.h"
 
 #include <math.h>
 #include <stdio.h>

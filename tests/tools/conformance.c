@@ -40,7 +40,7 @@
  * always "FAIL name: why" per failure and the final line
  *   conformance: R ran, P passed, F failed, S skipped (unsupported)
  * where R = P + F.  Exit status 1 when F > 0, 2 on usage or I/O errors. */
-#include "models/model.h"
+#include "nncert/model.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * {"shape": [...], "data": [...]}}} of uniform random float32 values in
  * [LO, HI] for every model input, BATCH samples stacked on the leading axis.
  * Used by the differential tests (same file fed to nncert and onnxruntime). */
-#include "models/model.h"
+#include "nncert/model.h"
 
 #include <stdio.h>
 #include <stdlib.h>

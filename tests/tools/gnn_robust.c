@@ -18,7 +18,7 @@
  * sample falls outside, 64/65 on bad arguments or data.  The lower bounds
  * of the margins y_label - y_j from back-substitution (nnc_bnd_linear_lower)
  * are printed beside the interval ones and checked against the samples too. */
-#include "models/model.h"
+#include "nncert/model.h"
 #include "verifier/bounds_impl.h"
 
 #include <math.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zk/poseidon.h"
+#include "nncert/poseidon.h"
 
 #define N_WIDTHS (NNC_PRV_POSEIDON_T_MAX - NNC_PRV_POSEIDON_T_MIN + 1)
 #define MAX_FIELDS (NNC_PRV_POSEIDON_T_MAX + 8)

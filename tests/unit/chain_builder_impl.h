@@ -4,7 +4,7 @@
 #ifndef NNC_CHAIN_BUILDER_IMPL_H
 #define NNC_CHAIN_BUILDER_IMPL_H
 
-#include "models/model.h"
+#include "nncert/model.h"
 #include "tests/unit/onnx_builder.h"
 
 #include <check.h>

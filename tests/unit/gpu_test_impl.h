@@ -5,7 +5,7 @@
 #ifndef NNC_GPU_TEST_IMPL_H
 #define NNC_GPU_TEST_IMPL_H
 
-#include "gpu/gpu.h"
+#include "nncert/gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>

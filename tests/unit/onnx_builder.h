@@ -5,7 +5,7 @@
 #ifndef NNC_TEST_ONNX_BUILDER_H
 #define NNC_TEST_ONNX_BUILDER_H
 
-#include "models/model.h"
+#include "nncert/model.h"
 #include "onnx.pb-c.h"
 
 #include <stdlib.h>

@@ -20,11 +20,11 @@
  *    everywhere else leads away from it (towards a safe plateau), the
  *    attack finds it, and does not from the centre and random starts
  *    alone (corners off). */
-#include "specs/spec.h"
+#include "nncert/spec.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/attack_impl.h"
 #include "verifier/sample_impl.h"
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 #include "tests/unit/check_main_impl.h"
 
 #include <check.h>

@@ -11,7 +11,7 @@
  *    IBP against an MPFR interval reference, samples inside CROWN;
  *  - convs of random strides, asymmetric pads, dilations and groups: the
  *    same, and on one-point boxes CROWN within rounding of the runtime. */
-#include "models/model.h"
+#include "nncert/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/bounds_impl.h"
 

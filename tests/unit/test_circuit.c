@@ -13,8 +13,8 @@
  *    one is rejected. */
 #include "zk/quant.h"
 #include "zk/circuit.h"
-#include "zk/poseidon.h"
-#include "prover/prover.h"
+#include "nncert/poseidon.h"
+#include "nncert/prover.h"
 #include "prover_test_util.h"
 #include "onnx_builder.h"
 

@@ -14,11 +14,11 @@
  *  - bad ids and specs: clear errors, nothing changed.
  * Random inputs come from a seed printed at start; NNC_TEST_SEED=<n> replays. */
 #include "onnx_builder.h"
-#include "models/embbag.h"
+#include "nncert/embbag.h"
 #include "models/model_impl.h"
-#include "specs/spec.h"
+#include "nncert/spec.h"
 #include "verifier/bilinear_impl.h"
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 #include "tests/unit/check_main_impl.h"
 
 #include <check.h>

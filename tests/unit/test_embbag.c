@@ -1,11 +1,11 @@
-/* Embedding bags (models/embbag.h): the kernel against a naive reference,
+/* Embedding bags (nncert/embbag.h): the kernel against a naive reference,
  * bit for bit (same summation order); bad bags; the Gather + ReduceSum/Mean
  * fusion against the unfused reference kernels; the trace reader.
  *
  * Random inputs come from a seed printed at start; NNC_TEST_SEED=<n> replays
  * a run. */
-#include "models/embbag.h"
-#include "models/model.h"
+#include "nncert/embbag.h"
+#include "nncert/model.h"
 #include "tests/unit/onnx_builder.h"
 
 #include <check.h>

@@ -13,11 +13,11 @@
  *  - disjunctions of conjunctions (two disjuncts, two rows each): never
  *    certified where a sample is unsafe, at most 3 of 20 left undecided;
  *  - bad boxes and models that are not chains are refused. */
-#include "models/model.h"
-#include "specs/spec.h"
+#include "nncert/model.h"
+#include "nncert/spec.h"
 #include "tests/unit/chain_builder_impl.h"
 #include "verifier/exact_impl.h"
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 #include "tests/unit/check_main_impl.h"
 
 #include <check.h>

@@ -4,7 +4,7 @@
  * whose names need escaping. */
 #include "gate/gate_impl.h"
 
-#include "common/json.h"
+#include "nncert/json.h"
 #include "tests/unit/check_main_impl.h"
 
 #include <check.h>

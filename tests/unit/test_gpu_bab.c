@@ -17,7 +17,7 @@
  * "skipped" and exits 77 (1 when a CPU check failed), as the GPU tests do
  * (gpu_test_impl.h). */
 #include "gpu_test_impl.h"
-#include "models/model.h"
+#include "nncert/model.h"
 #include "tests/unit/chain_builder_impl.h"
 #include "verifier/refine_impl.h"
 

@@ -4,7 +4,7 @@
  * line per width ("time embbag dim D lookups gpu_kernel_s cpu_s").  Without
  * the CUDA unit or a device it reports "skipped" and exits 77. */
 #include "gpu_test_impl.h"
-#include "models/embbag.h"
+#include "nncert/embbag.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * a skip, never a pass.  NNC_TEST_SEED=<n> replays the random inputs. */
 #define NNC_GPU_TEST_OWN_CHECK /* prover_test_util.h's */
 #include "gpu_test_impl.h"
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/msm_impl.h"
 #include "prover/ntt_impl.h"
 

@@ -11,11 +11,11 @@
  *    "sampling,DEVICE,SAMPLES,SECONDS,SAMPLES_PER_S" into $NNC_GPU_CSV when set.
  * Without a CUDA build or a device it reports "skipped" and exits 77. */
 #include "gpu_test_impl.h"
-#include "models/model.h"
-#include "specs/spec.h"
+#include "nncert/model.h"
+#include "nncert/spec.h"
 #include "verifier/sample_impl.h"
 #include "verifier/sample_math.h"
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* Loader, IR and runtime unit tests.  Models are built in memory with the
  * protobuf-c bindings generated from Debian's onnx.proto, so every storage
  * form and every malformed case is exercised without binary fixtures. */
-#include "common/json.h"
-#include "models/model.h"
+#include "nncert/json.h"
+#include "nncert/model.h"
 #include "onnx.pb-c.h"
 #include "tests/unit/onnx_builder.h"
 #include "tests/unit/check_main_impl.h"

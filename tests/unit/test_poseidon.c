@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "zk/poseidon.h"
+#include "nncert/poseidon.h"
 #include "tests/unit/prover_test_util.h"
 
 static const char *R_DEC = "21888242871839275222246405745257275088548364400416034343698204186575808495617";

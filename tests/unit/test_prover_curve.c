@@ -1,12 +1,12 @@
 /* BN254 G1 and G2 (prover/curve_impl.h and the public API in
- * prover/prover.h): group laws, the constant-time and wNAF scalar
+ * nncert/prover.h): group laws, the constant-time and wNAF scalar
  * multiplications against each other and against known vectors computed by
  * the plain affine implementation in prover/gen_constants.py --vectors,
  * orders and subgroup checks, decimal parsing.
  *
  * Random scalars come from a seed printed at start; NNC_TEST_SEED=<n>
  * replays a run. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/curve_impl.h"
 
 #include <check.h>

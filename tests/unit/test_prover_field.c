@@ -1,12 +1,12 @@
 /* BN254 fields: Fq and Fr (prover/field_impl.h), the tower Fq2/Fq6/Fq12
- * (prover/tower_impl.h) and the public conversions (prover/prover.h),
+ * (prover/tower_impl.h) and the public conversions (nncert/prover.h),
  * checked against GMP as the oracle.  The generic 4-limb layer is also run
  * exhaustively on small primes and randomly on a prime just below 2^256,
  * which exercises the carry paths BN254's moduli (< 2^254) never reach.
  *
  * Random inputs come from a seed printed at start; NNC_TEST_SEED=<n> replays
  * a run. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/tower_impl.h"
 
 #include <check.h>

@@ -9,7 +9,7 @@
  *
  * Random values come from a seed printed at start; NNC_TEST_SEED=<n>
  * replays a run. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
  *     batches), P next to -P.
  * Without IFMA on the CPU the program prints "skipped" and exits 77
  * (tests/run_all.sh counts that as a skip).  NNC_TEST_SEED=<n> replays. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/fq_ifma.h"
 #include "prover/msm_impl.h"
 

@@ -4,7 +4,7 @@
  * and the contributions-section reader on well-formed and malformed
  * sections.  Byte-for-byte interop of whole keys (setup, beacon) and the
  * cross-verification of chains with snarkjs are in tests/e2e/ceremony.sh. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #include <check.h>
 #include <sodium.h>

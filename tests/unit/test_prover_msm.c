@@ -11,7 +11,7 @@
  *
  * Random values come from a seed printed at start; NNC_TEST_SEED=<n>
  * replays a run. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/msm_impl.h"
 
 #include <check.h>

@@ -8,7 +8,7 @@
  *
  * Random values come from a seed printed at start; NNC_TEST_SEED=<n>
  * replays a run. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/ntt_impl.h"
 #include "prover/fq_ifma.h"
 

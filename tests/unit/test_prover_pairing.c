@@ -11,7 +11,7 @@
  *
  * Random scalars come from a seed printed at start; NNC_TEST_SEED=<n>
  * replays a run. */
-#include "prover/prover.h"
+#include "nncert/prover.h"
 #include "prover/pairing_impl.h"
 
 #include "tests/vectors/bn254_pairing_kat.h"

@@ -12,7 +12,7 @@
  *  - convolutional ReLU chains: the chain extracted with its linear nodes
  *    composed computes the model, and the batched search on it is sound. */
 #include "common/isa.h"
-#include "models/model.h"
+#include "nncert/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/refine_impl.h"
 #include "verifier/sample_impl.h"

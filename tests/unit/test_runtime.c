@@ -15,7 +15,7 @@
  *   - tiles and threads: the zoo CNN and MLP at batches across several
  *     tiles give the same bits on 1, 2 and 3 threads, and match the
  *     single-tile run sample by sample where the products are ours. */
-#include "models/model.h"
+#include "nncert/model.h"
 #include "onnx_builder.h"
 #include "check_main_impl.h"
 

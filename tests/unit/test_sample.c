@@ -19,7 +19,7 @@
  *  - dense-chain extraction accepts Gemm/Relu and MatMul+Add chains and
  *    refuses the zoo CNN and Gemm with alpha != 1. */
 #include "common/philox.h"
-#include "models/model.h"
+#include "nncert/model.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/sample_impl.h"
 #include "verifier/sample_math.h"

@@ -3,7 +3,7 @@
  * builder.  The VNN-COMP files under $SHARED/data/verification (default
  * ../shared) are parsed when present; without them those tests print a note
  * and check nothing else. */
-#include "specs/spec.h"
+#include "nncert/spec.h"
 #include "tests/unit/check_main_impl.h"
 
 #include <check.h>

@@ -16,11 +16,11 @@
  *    sampled violation, and every counterexample they report violates.
  * (Tightness against CROWN is not asserted: with different intermediate
  * bounds CROWN's adaptive lower slopes can flip, either way.) */
-#include "models/model.h"
+#include "nncert/model.h"
 #include "tests/unit/chain_builder_impl.h"
 #include "verifier/bounds_impl.h"
 #include "verifier/symfwd_impl.h"
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 #include "tests/unit/check_main_impl.h"
 
 #include <check.h>

@@ -6,9 +6,9 @@
  *    bounds from an exhaustive fine grid (cells classified by exact interval
  *    arithmetic on the piecewise-linear network);
  *  - holds / violated verdicts and counterexample validation. */
-#include "specs/spec.h"
+#include "nncert/spec.h"
 #include "tests/unit/onnx_builder.h"
-#include "verifier/verifier.h"
+#include "nncert/verifier.h"
 #include "tests/unit/check_main_impl.h"
 
 #include <check.h>

@@ -12,7 +12,7 @@
 #ifndef NNC_EMBBAG_H
 #define NNC_EMBBAG_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,16 +40,16 @@ typedef struct nnc_embbag_bags {
  *     [0, rows), a negative or decreasing offset, an offset past n_ids, a
  *     first offset other than 0, or (unless allow_empty) an empty bag.
  * In: allow_empty: 1 accepts empty bags (they pool to zeros, as torch). */
-nnc_status nnc_mdl_embbag_check(const nnc_embbag_bags *bags, int64_t rows, int allow_empty,
-                                char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_embbag_check(const nnc_embbag_bags *bags, int64_t rows, int allow_empty,
+                                        char *err, size_t errlen);
 
 /* out[b * dim + j] = sum (or mean) over bag b's ids i of table[i * dim + j],
  * summed in id order (models/embbag_math.h).  Checks the bags first
  * (nnc_mdl_embbag_check) and writes nothing when they are bad.
  * In: threads: worker threads (bags are split between them; <= 1: serial). */
-nnc_status nnc_mdl_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
-                              const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
-                              int threads, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
+                                      const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
+                                      int threads, char *err, size_t errlen);
 
 /* ---- access traces ----
  * Text, one sample per line: n_dense numbers (the dense features), then
@@ -69,11 +69,11 @@ typedef struct nnc_trace {
 /* Out: *out (release with nnc_mdl_trace_free; zeroed on failure).
  * Returns: OK, NNC_STATUS_PARSE naming the line and field, NNC_STATUS_LIMIT
  * beyond nnc_max_tensor_bytes(), NNC_STATUS_NOMEM. */
-nnc_status nnc_mdl_trace_parse(nnc_trace *out, const char *text, size_t len, int n_dense, int n_tables,
-                               char *err, size_t errlen);
-nnc_status nnc_mdl_trace_read(nnc_trace *out, const char *path, int n_dense, int n_tables,
-                              char *err, size_t errlen);
-void nnc_mdl_trace_free(nnc_trace *t);
+NNC_API nnc_status nnc_mdl_trace_parse(nnc_trace *out, const char *text, size_t len, int n_dense, int n_tables,
+                                       char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_trace_read(nnc_trace *out, const char *path, int n_dense, int n_tables,
+                                      char *err, size_t errlen);
+NNC_API void nnc_mdl_trace_free(nnc_trace *t);
 
 /* A prepared model's embedding tables, in the order of the graph inputs
  * that feed them (one integer input per fused EmbeddingBag node). */
@@ -89,7 +89,7 @@ typedef struct nnc_mdl_table_info {
 
 /* Returns: the number of fused EmbeddingBag nodes fed directly by a graph
  * input; fills up to max entries of out (in graph-input order). */
-int nnc_mdl_embbag_tables(const struct nnc_model *m, nnc_mdl_table_info *out, int max);
+NNC_API int nnc_mdl_embbag_tables(const struct nnc_model *m, nnc_mdl_table_info *out, int max);
 
 /* Fix the categorical ids of a prepared model (models/embbag_fix.c): every
  * integer graph input becomes a constant holding ids[t] (t counts the integer
@@ -99,7 +99,7 @@ int nnc_mdl_embbag_tables(const struct nnc_model *m, nnc_mdl_table_info *out, in
  * Returns: OK; UNSUPPORTED when an integer input feeds anything other than
  *     an EmbeddingBag's ids; INVALID naming an id outside its table (the
  *     model is unchanged then); NOMEM. */
-nnc_status nnc_mdl_embbag_fix_ids(struct nnc_model *m, const int64_t *const *ids, char *err, size_t errlen);
+NNC_API nnc_status nnc_mdl_embbag_fix_ids(struct nnc_model *m, const int64_t *const *ids, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@
 #ifndef NNC_MODEL_H
 #define NNC_MODEL_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,7 +86,7 @@ NNC_API nnc_status nnc_mdl_set_input_shape(nnc_model *m, const char *name, int r
 typedef struct nnc_prepare_opts {
     int fold_batchnorm;    /* fold BatchNormalization into a preceding Conv/Gemm (default 1) */
     int fold_constants;    /* evaluate nodes whose inputs are all constant (default 1) */
-    int fuse_embbag;       /* Gather(table) + ReduceSum/Mean -> EmbeddingBag (default 1; models/embbag.h) */
+    int fuse_embbag;       /* Gather(table) + ReduceSum/Mean -> EmbeddingBag (default 1; nncert/embbag.h) */
 } nnc_prepare_opts;
 NNC_API void nnc_prepare_opts_default(nnc_prepare_opts *o);
 

@@ -3,10 +3,10 @@
  * A gate configuration (JSON, schema in README.md "nncert gate") lists
  * checks:
  *   verify    a model against a VNN-LIB spec: passes when the upper bound of
- *             the violation fraction (verifier/verifier.h) is <= max_violation
+ *             the violation fraction (nncert/verifier.h) is <= max_violation
  *             at the stated confidence; an undecided bound fails;
  *   groth16   a proof.json / public.json / verification_key.json triple
- *             (prover/prover.h): passes when the proof verifies;
+ *             (nncert/prover.h): passes when the proof verifies;
  *   baseline  one per verify check when a baseline summary is given: passes
  *             unless the violation fraction's upper bound grew by more than
  *             the tolerance over the baseline's check of the same name.
@@ -29,7 +29,7 @@
 #ifndef NNC_GATE_H
 #define NNC_GATE_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -21,8 +21,8 @@
 #ifndef NNC_PROVER_H
 #define NNC_PROVER_H
 
-#include "common/nnc.h"
-#include "common/team.h"
+#include "nncert/nnc.h"
+#include "nncert/team.h"
 
 #include <stdio.h>
 
@@ -68,7 +68,7 @@ typedef enum nnc_prv_endian {
  * Returns: NNC_STATUS_OK; NNC_STATUS_PARSE for anything but an optional '-'
  *          followed by 1..200 decimal digits; NNC_STATUS_INVALID when reduce
  *          is 0 and the value is negative or not below the modulus.
- * Out: *out (unchanged on failure); err/errlen as in common/nnc.h.
+ * Out: *out (unchanged on failure); err/errlen as in nncert/nnc.h.
  * In:  s, NUL-terminated; reduce: nonzero to accept any integer and reduce
  *      it mod r (circom's convention for negative inputs). */
 NNC_API nnc_status nnc_prv_fr_parse_dec(nnc_prv_fr *out, const char *s, int reduce, char *err, size_t errlen);
@@ -245,7 +245,7 @@ typedef struct nnc_prv_r1cs {
  * wire map section is optional, and without it nWires must not exceed
  * nnc_max_tensor_bytes() / 32, else NNC_STATUS_LIMIT).
  * Returns: NNC_STATUS_OK or a status as listed at the top.
- * Out: *out (clear it with nnc_prv_r1cs_clear); err/errlen as in common/nnc.h.
+ * Out: *out (clear it with nnc_prv_r1cs_clear); err/errlen as in nncert/nnc.h.
  * In: in[0..len). */
 NNC_API nnc_status nnc_prv_r1cs_parse(nnc_prv_r1cs *out, const unsigned char *in, size_t len, char *err, size_t errlen);
 NNC_API nnc_status nnc_prv_r1cs_read_file(nnc_prv_r1cs *out, const char *path, char *err, size_t errlen);
@@ -432,7 +432,7 @@ NNC_API void nnc_prv_g2_compress(unsigned char out[64], const nnc_prv_g2 *p, nnc
 /* Decode a compressed point (rules above).
  * Returns: NNC_STATUS_OK; NNC_STATUS_INVALID for an encoding that is not a
  *          point of the group; NNC_STATUS_ARG for an unknown fmt.
- * Out: *out (unchanged on failure); err/errlen as in common/nnc.h. */
+ * Out: *out (unchanged on failure); err/errlen as in nncert/nnc.h. */
 NNC_API nnc_status nnc_prv_g1_decompress(nnc_prv_g1 *out, const unsigned char in[32], nnc_prv_compress_fmt fmt,
                                          char *err, size_t errlen);
 NNC_API nnc_status nnc_prv_g2_decompress(nnc_prv_g2 *out, const unsigned char in[64], nnc_prv_compress_fmt fmt,
@@ -581,7 +581,7 @@ NNC_API nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_v
 
 /* Where a proof's MSMs and NTTs run, other than this CPU: functions with
  * the contracts of nnc_prv_g1_msm, nnc_prv_g2_msm, nnc_prv_ntt and
- * nnc_prv_coset_ntt (as gpu/gpu.h's nnc_gpu_g1_msm, nnc_gpu_g2_msm,
+ * nnc_prv_coset_ntt (as nncert/gpu.h's nnc_gpu_g1_msm, nnc_gpu_g2_msm,
  * nnc_gpu_ntt and nnc_gpu_coset_ntt, which give the CPU's results bit for
  * bit), returning OK or a status with err set. */
 typedef struct nnc_prv_backend {
@@ -603,7 +603,7 @@ NNC_API nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec
                                         void (*progress)(void *ctx, const char *stage, double fraction),
                                         void *progress_ctx, char *err, size_t errlen);
 
-/* As nnc_prv_g16_prove_on, by the ranks of team (common/team.h; NULL: this
+/* As nnc_prv_g16_prove_on, by the ranks of team (nncert/team.h; NULL: this
  * process alone), every rank calling it with the same key and witness: each
  * MSM is split into the ranks' contiguous index ranges and its partial sums
  * added, the quotient's three polynomials are transformed on ranks p % R and

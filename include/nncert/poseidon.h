@@ -23,7 +23,7 @@
 #ifndef NNC_ZK_POSEIDON_H
 #define NNC_ZK_POSEIDON_H
 
-#include "prover/prover.h"
+#include "nncert/prover.h"
 
 #ifdef __cplusplus
 extern "C" {

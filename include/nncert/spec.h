@@ -55,7 +55,7 @@
 #ifndef NNC_SPEC_H
 #define NNC_SPEC_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #include <stdio.h>
 

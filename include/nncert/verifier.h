@@ -1,6 +1,6 @@
 /* nncert verifier module: the quantitative robustness verifier.
  *
- * For a model f and a spec (specs/spec.h), it bounds the violation fraction
+ * For a model f and a spec (nncert/spec.h), it bounds the violation fraction
  *   p = vol{ x in box : f(x) in the unsafe set } / vol(box)
  * soundly:
  *   1. branch and bound splits the box; each leaf is certified SAFE (sound
@@ -37,10 +37,10 @@
 #ifndef NNC_VERIFIER_H
 #define NNC_VERIFIER_H
 
-#include "common/nnc.h"
-#include "common/team.h"
-#include "models/model.h"
-#include "specs/spec.h"
+#include "nncert/nnc.h"
+#include "nncert/team.h"
+#include "nncert/model.h"
+#include "nncert/spec.h"
 
 #ifdef __cplusplus
 extern "C" {

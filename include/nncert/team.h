@@ -12,7 +12,7 @@
 #ifndef NNC_TEAM_H
 #define NNC_TEAM_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #ifdef __cplusplus
 extern "C" {

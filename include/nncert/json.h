@@ -5,7 +5,7 @@
 #ifndef NNC_JSON_H
 #define NNC_JSON_H
 
-#include "common/nnc.h"
+#include "nncert/nnc.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,9 +10,9 @@
 #ifndef NNC_GPU_H
 #define NNC_GPU_H
 
-#include "common/nnc.h"
-#include "models/embbag.h"
-#include "prover/prover.h"
+#include "nncert/nnc.h"
+#include "nncert/embbag.h"
+#include "nncert/prover.h"
 
 #ifdef __cplusplus
 extern "C" {
