@@ -752,11 +752,11 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
     const char *clash = NULL;
     if (!o.crown && alpha_set && o.alpha_iters > 0)
         clash = "--ibp (interval bounds only) and --alpha-iters N > 0 (optimised linear bounds) contradict each other";
-    else if (!o.crown && o.relu_split == 1)
+    else if (!o.crown && o.relu_split == NNC_VRF_ON)
         clash = "--ibp and --relu-split on contradict each other (ReLU splits refine linear bounds)";
-    else if (!o.split && o.relu_split == 1)
+    else if (!o.split && o.relu_split == NNC_VRF_ON)
         clash = "--no-split and --relu-split on contradict each other";
-    else if (o.relu_split == 0 && o.relu_split_batch > 0)
+    else if (o.relu_split == NNC_VRF_OFF && o.relu_split_batch > 0)
         clash = "--relu-split-batch N sizes the ReLU splits, which --relu-split off turns off";
     else if (sample_set && trace == NULL)
         clash = "--sample picks a sample of --trace FILE, which is not given";

@@ -58,12 +58,12 @@ static int parse_bool(const char *v)
     return -1;
 }
 
-/* value v of a bounded count, or "auto" (-1) when allow_auto */
+/* value v of a bounded count, or "auto" (NNC_VRF_AUTO) when allow_auto */
 static int parse_count(const char *v, int allow_auto, uint64_t lo, uint64_t hi, int *out)
 {
     uint64_t n;
     if (allow_auto && !strcmp(v, "auto")) {
-        *out = -1;
+        *out = NNC_VRF_AUTO;
         return 0;
     }
     if (nnc_parse_u64(v, &n) || n < lo || n > hi) return -1;
@@ -82,16 +82,19 @@ nnc_status nnc_vrf_opts_set(nnc_vrf_opts *o, const char *name, const char *v, ch
     else if (name_is(name, "relu-split-batch")) bad = parse_count(v, 1, 0, NNC_VRF_RELU_SPLIT_BATCH_MAX, &o->relu_split_batch);
     else if (name_is(name, "relu-split")) {
         bad = strcmp(v, "auto") && (b = parse_bool(v)) < 0;
-        if (!bad) o->relu_split = strcmp(v, "auto") ? b : -1;
+        if (!bad) o->relu_split = strcmp(v, "auto") ? (b ? NNC_VRF_ON : NNC_VRF_OFF) : NNC_VRF_AUTO;
     } else if (name_is(name, "exact")) {
         bad = strcmp(v, "auto") && strcmp(v, "off");
-        if (!bad) o->exact = strcmp(v, "auto") ? 0 : -1;
+        if (!bad) o->exact = strcmp(v, "auto") ? NNC_VRF_OFF : NNC_VRF_AUTO;
     } else if (name_is(name, "symbolic")) {
-        static const char *const modes[] = {"off", "cascade", "own"};
-        bad = strcmp(v, "auto") != 0;
-        if (!bad) o->symbolic = -1;
-        for (int k = 0; k < 3; k++)
-            if (!strcmp(v, modes[k])) o->symbolic = k, bad = 0;
+        static const struct {
+            const char *name;
+            nnc_vrf_symbolic mode;
+        } modes[] = {{"auto", NNC_VRF_SYMBOLIC_AUTO}, {"off", NNC_VRF_SYMBOLIC_OFF},
+                     {"cascade", NNC_VRF_SYMBOLIC_CASCADE}, {"own", NNC_VRF_SYMBOLIC_OWN}};
+        bad = 1;
+        for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+            if (!strcmp(v, modes[k].name)) o->symbolic = modes[k].mode, bad = 0;
     } else if (name_is(name, "confidence")) bad = nnc_parse_double(v, &o->confidence) || !(o->confidence > 0 && o->confidence < 1);
     else if (name_is(name, "timeout")) bad = nnc_parse_double(v, &o->timeout_s) || o->timeout_s < 0;
     else if (name_is(name, "max-violation"))
@@ -120,11 +123,11 @@ nnc_status nnc_vrf_opts_clash(const nnc_vrf_opts *o, char *err, size_t errlen)
     const char *c = NULL;
     if (!o->crown && o->alpha_iters > 0)
         c = "ibp (interval bounds only) and alpha_iters > 0 (optimised linear bounds) contradict each other";
-    else if (!o->crown && o->relu_split == 1)
+    else if (!o->crown && o->relu_split == NNC_VRF_ON)
         c = "ibp and relu_split on contradict each other (ReLU splits refine linear bounds)";
-    else if (!o->split && o->relu_split == 1)
+    else if (!o->split && o->relu_split == NNC_VRF_ON)
         c = "split off and relu_split on contradict each other";
-    else if (o->relu_split == 0 && o->relu_split_batch > 0)
+    else if (o->relu_split == NNC_VRF_OFF && o->relu_split_batch > 0)
         c = "relu_split_batch sizes the ReLU splits, which relu_split off turns off";
     return c ? nnc_err(err, errlen, NNC_STATUS_ARG, "%s", c) : NNC_STATUS_OK;
 }

@@ -129,12 +129,12 @@ void nnc_vrf_opts_default(nnc_vrf_opts *o)
     o->max_leaves = 200000;
     o->crown = 1;
     o->split = 1;
-    o->alpha_iters = -1;
-    o->relu_split = -1;
-    o->relu_split_batch = -1;
-    o->symbolic = -1;
-    o->split_lookahead = -1;
-    o->exact = -1;
+    o->alpha_iters = NNC_VRF_AUTO;
+    o->relu_split = NNC_VRF_AUTO;
+    o->relu_split_batch = NNC_VRF_AUTO;
+    o->symbolic = NNC_VRF_SYMBOLIC_AUTO;
+    o->split_lookahead = NNC_VRF_AUTO;
+    o->exact = NNC_VRF_AUTO;
 }
 
 const char *nnc_vrf_result_name(nnc_vrf_result r)
@@ -551,7 +551,8 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
         if (!st) *kind = LEAF_SAFE;
         return st;
     }
-    if (c->o->relu_split == 0 || (c->o->relu_split < 0 && n <= NNC_VRF_RELU_SPLIT_MIN_INPUTS)) return NNC_STATUS_OK;
+    if (c->o->relu_split == NNC_VRF_OFF || (c->o->relu_split == NNC_VRF_AUTO && n <= NNC_VRF_RELU_SPLIT_MIN_INPUTS))
+        return NNC_STATUS_OK;
     now = nnc_rfn_now();
     dl = now + share * (deadline - now);
     nnc_rfn_problem p = {c->nrows, c->ndisj, c->n_out, c->C, c->d, c->dstart, rsp_tick, c};
@@ -568,7 +569,8 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
 /* Whether refine_leaf does anything for this model (it needs c->bnd). */
 static int refines(const ctx *c)
 {
-    return alpha_iters(c) > 0 || c->o->relu_split == 1 || (c->o->relu_split < 0 && c->n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS);
+    return alpha_iters(c) > 0 || c->o->relu_split == NNC_VRF_ON ||
+           (c->o->relu_split == NNC_VRF_AUTO && c->n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS);
 }
 
 /* Intersect the leaf's ReLU bounds from CROWN (sfw == 0: c->bnd after
@@ -1667,6 +1669,11 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     if (!(opts->timeout_s >= 0)) return nnc_err(err, errlen, NNC_STATUS_ARG, "timeout must be non-negative");
     if (opts->relu_split_batch < -1 || opts->relu_split_batch > NNC_VRF_RELU_SPLIT_BATCH_MAX)
         return nnc_err(err, errlen, NNC_STATUS_ARG, "relu_split_batch must be -1 or in [0, %d]", NNC_VRF_RELU_SPLIT_BATCH_MAX);
+    if (opts->relu_split < NNC_VRF_AUTO || opts->relu_split > NNC_VRF_ON || opts->exact < NNC_VRF_AUTO ||
+        opts->exact > NNC_VRF_ON)
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "relu_split and exact must be NNC_VRF_AUTO, NNC_VRF_OFF or NNC_VRF_ON");
+    if (opts->symbolic < NNC_VRF_SYMBOLIC_AUTO || opts->symbolic > NNC_VRF_SYMBOLIC_OWN)
+        return nnc_err(err, errlen, NNC_STATUS_ARG, "symbolic must be one of the nnc_vrf_symbolic values");
     if (opts->team && (opts->team->size < 1 || opts->team->rank < 0 || opts->team->rank >= opts->team->size ||
                        opts->team->allgather == NULL))
         return nnc_err(err, errlen, NNC_STATUS_ARG, "bad team (rank %d of %d)", opts->team->rank, opts->team->size);
@@ -1705,7 +1712,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
     }
     c.n_in = (int)nnc_bnd_num_inputs(c.bnd);
     c.n_out = (int)nnc_bnd_num_outputs(c.bnd);
-    if (opts->symbolic != 0 && opts->crown && c.n_in <= NNC_VRF_RELU_SPLIT_MIN_INPUTS) {
+    if (opts->symbolic != NNC_VRF_SYMBOLIC_OFF && opts->crown && c.n_in <= NNC_VRF_RELU_SPLIT_MIN_INPUTS) {
         /* not a dense chain (or no memory): CROWN alone, as before */
         char serr[NNC_ERRBUF_SIZE];
         if (nnc_sfw_create(&c.sfw, m, serr, sizeof serr) != NNC_STATUS_OK) c.sfw = NULL;
@@ -1726,7 +1733,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         c.ncap = P > 0 && P <= 100000 ? (int)P : 0;
         c.bnd_caps = c.ncap > 0 && nnc_bnd_relu_count(c.bnd) == P;
         char serr[NNC_ERRBUF_SIZE];
-        if (c.ncap > 0 && opts->exact != 0 && nnc_xct_create(&c.xct, m, serr, sizeof serr) != NNC_STATUS_OK) c.xct = NULL;
+        if (c.ncap > 0 && opts->exact != NNC_VRF_OFF && nnc_xct_create(&c.xct, m, serr, sizeof serr) != NNC_STATUS_OK) c.xct = NULL;
     }
     if ((st = nnc_spc_check_model_dims(spec, c.n_in, c.n_out, err, errlen))) goto out;
     for (int k = 0; k < nnc_spc_num_cases(spec); k++)
@@ -1840,9 +1847,9 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
             double share; /* of the case's time, from its start */
         } ph[5];
         int nph = 0;
-        if (c.sfw && opts->split && opts->symbolic == 2) {
+        if (c.sfw && opts->split && opts->symbolic == NNC_VRF_SYMBOLIC_OWN) {
             ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 0, ph[nph++].share = 1;
-        } else if (c.sfw && opts->split && opts->symbolic != 1) {
+        } else if (c.sfw && opts->split && opts->symbolic != NNC_VRF_SYMBOLIC_CASCADE) {
             if (opts->split_lookahead < 0) {
                 ph[nph].sym = 1, ph[nph].plain = 0, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_LOOKAHEAD_SHARE;
                 ph[nph].sym = 1, ph[nph].plain = 1, ph[nph].trial = 1, ph[nph++].share = NNC_VRF_PLAIN_SHARE;

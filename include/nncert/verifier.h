@@ -76,6 +76,23 @@ typedef struct nnc_vrf_progress {
                                   the calling thread bounded */
 } nnc_vrf_progress;
 
+/* An option nncert can choose itself (nnc_vrf_opts.relu_split, .exact);
+ * NNC_VRF_AUTO also stands for "auto" in the counts that take it
+ * (alpha_iters, relu_split_batch, split_lookahead). */
+typedef enum nnc_vrf_switch {
+    NNC_VRF_AUTO = -1, /* nncert decides (the default) */
+    NNC_VRF_OFF = 0,
+    NNC_VRF_ON = 1
+} nnc_vrf_switch;
+
+/* The symbolic engine's use (nnc_vrf_opts.symbolic). */
+typedef enum nnc_vrf_symbolic {
+    NNC_VRF_SYMBOLIC_AUTO = -1,    /* own, then cascade (see the field) */
+    NNC_VRF_SYMBOLIC_OFF = 0,      /* never */
+    NNC_VRF_SYMBOLIC_CASCADE = 1,  /* symbolic bounds first, CROWN's split choices */
+    NNC_VRF_SYMBOLIC_OWN = 2       /* the symbolic engine's own refined bounds and splits */
+} nnc_vrf_symbolic;
+
 typedef struct nnc_vrf_opts {
     uint64_t samples;        /* uniform samples of the open region (default 10000) */
     double confidence;       /* of the Clopper-Pearson interval (default 0.999) */
@@ -88,44 +105,45 @@ typedef struct nnc_vrf_opts {
     int stop_on_counterexample; /* 1: end branch and bound at the first validated
                                    counterexample (the interval stays valid, wider) */
     int alpha_iters;         /* optimised relaxation slopes (alpha-CROWN) on leaves
-                                CROWN leaves open: steps per objective; 0 off; -1 auto
+                                CROWN leaves open: steps per objective; 0 off; NNC_VRF_AUTO
                                 (the default: 8 with inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS,
                                 else 0) */
-    int relu_split;          /* ReLU-split branch and bound on open input leaves:
-                                -1 auto (inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS, the
-                                default), 0 never, 1 always */
+    nnc_vrf_switch relu_split; /* ReLU-split branch and bound on open input leaves:
+                                NNC_VRF_AUTO (inputs > NNC_VRF_RELU_SPLIT_MIN_INPUTS, the
+                                default), NNC_VRF_OFF never, NNC_VRF_ON always */
     int relu_split_batch;    /* models that are chains of dense layers with a ReLU after
                                 each but the last: the ReLU splits bound this many
                                 sub-problems per round as one batched beta-CROWN
                                 (verifier/babdense.c), each with 20 optimisation steps
-                                (alpha_iters when set); -1 auto (the default: 256);
+                                (alpha_iters when set); NNC_VRF_AUTO (the default: 256);
                                 0: one sub-problem per thread at a time, as for other
                                 models (verifier/relusplit.c); at most
                                 NNC_VRF_RELU_SPLIT_BATCH_MAX */
-    int symbolic;            /* dense ReLU chains with at most NNC_VRF_RELU_SPLIT_MIN_INPUTS
+    nnc_vrf_symbolic symbolic; /* dense ReLU chains with at most NNC_VRF_RELU_SPLIT_MIN_INPUTS
                                 inputs: leaves first bounded by forward symbolic intervals
                                 (verifier/symfwd_impl.h), CROWN only where those leave the
-                                leaf open.  0 never; 1 cascade (CROWN's split choices);
-                                2 the symbolic engine's own refined bounds and splits;
-                                -1 auto (the default): 2 for half of each case's time,
-                                then, if the case is not decided, 1 from where 2 stopped
+                                leaf open.  NNC_VRF_SYMBOLIC_OFF never; _CASCADE (CROWN's
+                                split choices); _OWN the symbolic engine's own refined
+                                bounds and splits; _AUTO (the default): _OWN for half of
+                                each case's time, then, if the case is not decided,
+                                _CASCADE from where _OWN stopped
                                 (its certified volume and open leaves are kept); with
                                 split_lookahead auto, first short trials from the root,
-                                kept only if they decide the case: 2 with the look-ahead
-                                split choice, then 2 and 1 with the plain one (see
-                                verify.c) */
+                                kept only if they decide the case: _OWN with the look-ahead
+                                split choice, then _OWN and _CASCADE with the plain one
+                                (see verify.c) */
     int split_lookahead;     /* with the symbolic engine: the input dimension to split is
                                 chosen among this many (the best by influence score) by
                                 the cheap symbolic bound of both children (the worse
                                 child's margin), at leaves where the influence score does
                                 not decide clearly (best below 5 times the second);
-                                0 or 1 off; -1 auto (the default: 3) */
-    int exact;               /* with the symbolic engine: open leaves with at most
+                                0 or 1 off; NNC_VRF_AUTO (the default: 3) */
+    nnc_vrf_switch exact;    /* with the symbolic engine: open leaves with at most
                                 NNC_VRF_EXACT_MAX_UNSTABLE unstable ReLUs are decided
                                 exactly by enumerating their activation patterns, each
                                 step a checked LP certificate (verifier/exact_impl.h),
                                 within NNC_VRF_EXACT_LPS linear programs a leaf;
-                                -1 auto (the default: on), 0 off */
+                                NNC_VRF_AUTO (the default) or NNC_VRF_ON: on; NNC_VRF_OFF */
     uint64_t symbolic_own_leaves; /* symbolic auto: the first (2) phase also ends after
                                      this many leaves; 0 (the default): time only */
     int threads;             /* branch-and-bound worker threads: batches of the leaves

@@ -407,14 +407,21 @@ START_TEST(test_lookahead_degenerate_dim)
 }
 END_TEST
 
+/* y = x0 + x1 on [0,1]^2, which is never below -0.5: *s says it is (a
+ * property that holds) */
+static nnc_model *holding_case(nnc_spec **s)
+{
+    const float W[2] = {1.0f, 1.0f}, b[1] = {0.0f};
+    *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
+                 "(assert (>= X_0 0))(assert (<= X_0 1))(assert (>= X_1 0))(assert (<= X_1 1))"
+                 "(assert (<= Y_0 -0.5))");
+    return linear_model(1, W, b);
+}
+
 START_TEST(test_holds_and_bad_dims)
 {
-    /* y = x0 + x1 on [0,1]^2 is never below -0.5: the property holds */
-    const float W[2] = {1.0f, 1.0f}, b[1] = {0.0f};
-    nnc_model *m = linear_model(1, W, b);
-    nnc_spec *s = spec_of("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)"
-                          "(assert (>= X_0 0))(assert (<= X_0 1))(assert (>= X_1 0))(assert (<= X_1 1))"
-                          "(assert (<= Y_0 -0.5))");
+    nnc_spec *s;
+    nnc_model *m = holding_case(&s);
     char err[NNC_ERRBUF_SIZE];
     nnc_vrf_report r;
     ck_assert_int_eq(nnc_vrf_run(m, s, NULL, &r, err, sizeof err), NNC_STATUS_OK);
@@ -442,6 +449,51 @@ START_TEST(test_holds_and_bad_dims)
 }
 END_TEST
 
+/* The switches' names (nnc_vrf_opts_set) give their enum values, and
+ * nnc_vrf_run refuses values outside the enums instead of reading them as
+ * one of them. */
+START_TEST(test_opts_enums)
+{
+    nnc_spec *s;
+    nnc_model *m = holding_case(&s);
+    char err[NNC_ERRBUF_SIZE];
+    nnc_vrf_opts o;
+    nnc_vrf_opts_default(&o);
+    ck_assert(o.relu_split == NNC_VRF_AUTO && o.exact == NNC_VRF_AUTO && o.symbolic == NNC_VRF_SYMBOLIC_AUTO);
+    static const struct {
+        const char *v;
+        nnc_vrf_symbolic mode;
+    } sym[] = {{"off", NNC_VRF_SYMBOLIC_OFF}, {"cascade", NNC_VRF_SYMBOLIC_CASCADE}, {"own", NNC_VRF_SYMBOLIC_OWN},
+               {"auto", NNC_VRF_SYMBOLIC_AUTO}};
+    for (size_t k = 0; k < sizeof sym / sizeof sym[0]; k++) {
+        ck_assert_int_eq(nnc_vrf_opts_set(&o, "symbolic", sym[k].v, err, sizeof err), NNC_STATUS_OK);
+        ck_assert_int_eq(o.symbolic, sym[k].mode);
+    }
+    ck_assert_int_eq(nnc_vrf_opts_set(&o, "symbolic", "2", err, sizeof err), NNC_STATUS_ARG);
+    ck_assert_int_eq(o.symbolic, NNC_VRF_SYMBOLIC_AUTO); /* unchanged */
+    ck_assert_int_eq(nnc_vrf_opts_set(&o, "relu-split", "on", err, sizeof err), NNC_STATUS_OK);
+    ck_assert_int_eq(o.relu_split, NNC_VRF_ON);
+    ck_assert_int_eq(nnc_vrf_opts_set(&o, "relu-split", "off", err, sizeof err), NNC_STATUS_OK);
+    ck_assert_int_eq(o.relu_split, NNC_VRF_OFF);
+    ck_assert_int_eq(nnc_vrf_opts_set(&o, "exact", "off", err, sizeof err), NNC_STATUS_OK);
+    ck_assert_int_eq(o.exact, NNC_VRF_OFF);
+    nnc_vrf_report r;
+    ck_assert_msg(nnc_vrf_run(m, s, &o, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(r.result, NNC_VRF_HOLDS);
+    nnc_vrf_report_free(&r);
+    for (int k = 0; k < 3; k++) {
+        nnc_vrf_opts_default(&o);
+        if (k == 0) o.relu_split = (nnc_vrf_switch)2;
+        if (k == 1) o.exact = (nnc_vrf_switch)-2;
+        if (k == 2) o.symbolic = (nnc_vrf_symbolic)3;
+        ck_assert_int_eq(nnc_vrf_run(m, s, &o, &r, err, sizeof err), NNC_STATUS_ARG);
+        ck_assert(strstr(err, k == 2 ? "symbolic" : "relu_split and exact") != NULL);
+    }
+    nnc_spc_destroy(s);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("verifier");
@@ -450,6 +502,7 @@ int main(void)
     tcase_add_test(tc, test_linear_exact_fraction);
     tcase_add_test(tc, test_relu_grid_consistency);
     tcase_add_test(tc, test_holds_and_bad_dims);
+    tcase_add_test(tc, test_opts_enums);
     tcase_add_test(tc, test_threads_deterministic);
     tcase_add_test(tc, test_symbolic_switch);
     tcase_add_test(tc, test_lookahead_degenerate_dim);
