@@ -121,8 +121,8 @@ $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -
 # analysis of symfwd_impl.h is unaffected.
 $(BUILD)/obj/verifier/symfwd.o: CFLAGS += -O3 -fno-trapping-math
 endif
-# verify.o: branch-and-bound leaves bounded on OpenMP threads
-$(BUILD)/obj/verifier/verify.o $(BUILD)/obj/verifier/relusplit.o $(BUILD)/obj/verifier/babdense.o: CFLAGS += -fopenmp
+# vrf_leaf.o: branch-and-bound leaves bounded on OpenMP threads
+$(BUILD)/obj/verifier/vrf_leaf.o $(BUILD)/obj/verifier/relusplit.o $(BUILD)/obj/verifier/babdense.o: CFLAGS += -fopenmp
 # babdense's sparse products have AVX2/AVX-512 twins that must equal the
 # generic ones bit for bit: no fused multiply-adds.  -O3 vectorises its
 # elementwise loops (Adam's update: sqrtf needs -fno-math-errno); neither
