@@ -190,7 +190,7 @@ int nnc_cmd_bounds(int argc, char **argv)
     }
 done:
     free(box); free(olo); free(ohi);
-    if (input) nnc_inputs_free(&in);
+    if (input) nnc_inputs_clear(&in);
     nnc_spc_destroy(spec);
     nnc_vrf_bounder_destroy(b);
     nnc_mdl_destroy(m);

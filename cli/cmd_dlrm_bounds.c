@@ -157,7 +157,7 @@ done:
     nnc_mdl_destroy(fixed);
     free(ids);
     free(in);
-    nnc_mdl_trace_free(&tr);
+    nnc_mdl_trace_clear(&tr);
     nnc_dlrm_model_free(&dm);
     return rc;
 }

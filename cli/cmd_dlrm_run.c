@@ -221,7 +221,7 @@ done:
     free(dense);
     nnc_dlrm_plan_free(&plan);
     nnc_dlrm_stats_destroy(st);
-    nnc_mdl_trace_free(&tr);
+    nnc_mdl_trace_clear(&tr);
     nnc_dlrm_model_free(&dm);
     return rc;
 }

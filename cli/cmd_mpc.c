@@ -60,7 +60,7 @@ int nnc_cmd_g16_setup_ptau(const char *r1cs_path, const char *ptau_path, const c
         return nnc_cli_fail(st, err);
     }
     st = nnc_prv_g16_setup_ptau(&z, &cs, &p, 0, err, sizeof err);
-    nnc_prv_ptau_close(&p);
+    nnc_prv_ptau_clear(&p);
     nnc_prv_r1cs_clear(&cs);
     if (st) return nnc_cli_fail(st, err);
     nnc_cli_print_hash("Circuit Hash:", z.contributions);
@@ -198,7 +198,7 @@ int nnc_cmd_zkey_ceremony(int argc, char **argv)
         st = nnc_prv_zkey_verify(&ok, why, sizeof why, &m, &cs, &p, &z, 0, err, sizeof err);
         nnc_prv_zkey_clear(&z);
     }
-    nnc_prv_ptau_close(&p);
+    nnc_prv_ptau_clear(&p);
     nnc_prv_r1cs_clear(&cs);
     if (st) return nnc_cli_fail(st, err);
     if (!ok) {

@@ -204,7 +204,7 @@ int nnc_cmd_plan(int argc, char **argv)
 done:
     for (int i = 0; i < 3; i++) nnc_dlrm_plan_free(&rows[i].plan);
     nnc_dlrm_stats_destroy(st);
-    nnc_mdl_trace_free(&tr);
+    nnc_mdl_trace_clear(&tr);
     nnc_dlrm_model_free(&dm);
     return rc;
 }

@@ -211,7 +211,7 @@ static int job_load(zk_job *j, const zk_opts *o, const char *model, int need_inp
     }
     st = nnc_qmodel_build(&j->q, j->m, o->bits, o->calib ? (const double *const *)cal.data : NULL, o->calib ? cal.batch : 0,
                           err, sizeof err);
-    if (o->calib) nnc_inputs_free(&cal);
+    if (o->calib) nnc_inputs_clear(&cal);
     if (st) {
         job_clear(j);
         return nnc_cli_fail(st, err);
@@ -229,7 +229,7 @@ static int job_load(zk_job *j, const zk_opts *o, const char *model, int need_inp
         return nnc_cli_fail(st, err);
     }
     if (in.batch != 1) {
-        nnc_inputs_free(&in);
+        nnc_inputs_clear(&in);
         job_clear(j);
         return nnc_cli_fail(NNC_STATUS_INVALID, "--input must hold exactly one sample");
     }
@@ -237,12 +237,12 @@ static int job_load(zk_job *j, const zk_opts *o, const char *model, int need_inp
     for (int i = 0; j->qin && i < j->q.n_inputs; i++)
         if (!(j->qin[i] = malloc((size_t)j->q.t[j->q.inputs[i]].numel * sizeof **j->qin))) st = NNC_STATUS_NOMEM;
     if (!j->qin || st) {
-        nnc_inputs_free(&in);
+        nnc_inputs_clear(&in);
         job_clear(j);
         return nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory");
     }
     st = nnc_qmodel_quantize_inputs(&j->q, (const double *const *)in.data, j->qin, err, sizeof err);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     if (st) {
         job_clear(j);
         return nnc_cli_fail(st, err);

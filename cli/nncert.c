@@ -388,7 +388,7 @@ done:
     free(outs);
     free(inp);
     free(outp);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     nnc_mdl_destroy(m);
     return rc;
 }
@@ -647,7 +647,7 @@ static int run_sweep(const nnc_model *m, const nnc_spec *spec, nnc_vrf_opts *o, 
                                                                 : r.result == NNC_VRF_VIOLATED ? 0 : -1;
         any_violated |= met == 0;
         any_unknown |= met < 0;
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
     }
     if (fclose(f) != 0 && rc == EXIT_OK) rc = EXIT_CANTCREAT;
     if (rc == EXIT_OK) {
@@ -847,7 +847,7 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
     if (o.max_violation >= 0) rc = r.max_violation_met == 1 ? 0 : r.max_violation_met == 0 ? 1 : 2;
     if (rank != 0) {
         /* rank 0 prints the report and writes the files */
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
         nnc_spc_destroy(spec);
         nnc_mdl_destroy(m);
         return rc;
@@ -883,7 +883,7 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
         int w = nnc_cli_write_atomic(vnncomp, write_vnncomp, &vo);
         if (w) rc = w;
     }
-    nnc_vrf_report_free(&r);
+    nnc_vrf_report_clear(&r);
     nnc_spc_destroy(spec);
     nnc_mdl_destroy(m);
     return rc;
@@ -1002,7 +1002,7 @@ static int cmd_spec(int argc, char **argv)
             nnc_spc_destroy(s);
         }
     }
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     nnc_mdl_destroy(m);
     return rc;
 }

@@ -351,7 +351,7 @@ nnc_status nnc_json_parse(nnc_json_doc **doc, const char *text, size_t len, char
     }
     if (ps.st || d->root == NULL) {
         nnc_status st = ps.st ? ps.st : NNC_STATUS_PARSE;
-        nnc_json_doc_free(d);
+        nnc_json_doc_destroy(d);
         return st;
     }
     *doc = d;
@@ -360,7 +360,7 @@ nnc_status nnc_json_parse(nnc_json_doc **doc, const char *text, size_t len, char
 
 const nnc_json *nnc_json_root(const nnc_json_doc *doc) { return doc->root; }
 
-void nnc_json_doc_free(nnc_json_doc *doc)
+void nnc_json_doc_destroy(nnc_json_doc *doc)
 {
     if (doc == NULL) return;
     block *b = doc->blocks;

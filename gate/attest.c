@@ -186,7 +186,7 @@ static nnc_status parse_object(nnc_json_doc **doc, const char *text, size_t len,
     nnc_status st = nnc_json_parse(doc, text, len, err, errlen);
     if (st) return st;
     if (nnc_json_root(*doc)->type != NNC_JSON_OBJECT) {
-        nnc_json_doc_free(*doc);
+        nnc_json_doc_destroy(*doc);
         *doc = NULL;
         return nnc_err(err, errlen, NNC_STATUS_PARSE, "the summary is not a JSON object");
     }
@@ -257,7 +257,7 @@ nnc_status nnc_gate_attest_sign(char **out, size_t *outlen, const char *text, si
     }
 done:
     free(msg);
-    nnc_json_doc_free(doc);
+    nnc_json_doc_destroy(doc);
     return st;
 }
 
@@ -304,7 +304,7 @@ nnc_status nnc_gate_attest_verify(int *valid, const char *text, size_t len, cons
         else nnc_err(err, errlen, NNC_STATUS_INVALID, "the signature does not match the content (edited, or another key)");
     }
     free(msg);
-    nnc_json_doc_free(doc);
+    nnc_json_doc_destroy(doc);
     return st;
 }
 

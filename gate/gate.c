@@ -359,7 +359,7 @@ nnc_status nnc_gate_config_parse(nnc_gate_config **out, const char *text, size_t
     if (st) return nnc_err(err, errlen, st, "%s: %s", config_name ? config_name : "config", inner);
     nnc_gate_config *cfg = calloc(1, sizeof *cfg);
     if (cfg == NULL) {
-        nnc_json_doc_free(doc);
+        nnc_json_doc_destroy(doc);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
     /* hash of the exact bytes, for the attestation */
@@ -407,7 +407,7 @@ nnc_status nnc_gate_config_parse(nnc_gate_config **out, const char *text, size_t
             }
     }
 done:
-    nnc_json_doc_free(doc);
+    nnc_json_doc_destroy(doc);
     if (st) {
         nnc_gate_config_destroy(cfg);
         return nnc_err(err, errlen, st, "%s: %s", config_name ? config_name : "config", inner);
@@ -583,7 +583,7 @@ static void run_verify(gate_row *r, const gate_check *c)
                      "undecided: violation fraction in [%.6g, %.6g] at confidence %g straddles %g (more samples or a "
                      "larger budget may decide it)", r->lo, r->hi, r->confidence, c->max_violation);
     }
-    nnc_vrf_report_free(&rep);
+    nnc_vrf_report_clear(&rep);
     if (c->sweep_points == 0) goto done;
     /* the violation fraction against the L-inf radius around the box centre */
     if (nnc_spc_num_cases(spec) != 1) {
@@ -623,7 +623,7 @@ static void run_verify(gate_row *r, const gate_check *c)
         s[5] = rep.open_fraction;
         s[6] = (double)rep.result;
         r->nsweep = i + 1;
-        nnc_vrf_report_free(&rep);
+        nnc_vrf_report_clear(&rep);
     }
     free(box);
 done:
@@ -844,7 +844,7 @@ nnc_status nnc_gate_run_checks(nnc_gate_run **out, const nnc_gate_config *cfg, c
                      r->differ);
         }
     }
-    nnc_json_doc_free(bdoc);
+    nnc_json_doc_destroy(bdoc);
     if (st) {
         nnc_gate_run_destroy(run);
         return st;

@@ -545,7 +545,7 @@ int nnc_mdl_embbag_tables(const nnc_model *m, nnc_mdl_table_info *out, int max)
 
 /* -------------------------------------------------------------- traces */
 
-void nnc_mdl_trace_free(nnc_trace *t)
+void nnc_mdl_trace_clear(nnc_trace *t)
 {
     if (t == NULL) return;
     free(t->dense);
@@ -671,7 +671,7 @@ grow_fail:
     st = g == -2 ? nnc_err(err, errlen, NNC_STATUS_LIMIT, "trace: exceeds the %llu-byte tensor limit", (unsigned long long)nnc_max_tensor_bytes())
                  : nnc_err(err, errlen, NNC_STATUS_NOMEM, "trace: out of memory");
 fail:
-    nnc_mdl_trace_free(out);
+    nnc_mdl_trace_clear(out);
     return st;
 }
 

@@ -7,7 +7,7 @@
 
 #define NNC_MAX_INPUT_FILE ((size_t)1 << 31)
 
-void nnc_inputs_free(nnc_inputs *in)
+void nnc_inputs_clear(nnc_inputs *in)
 {
     if (in == NULL || in->data == NULL) return;
     for (int i = 0; i < in->n; i++) free(in->data[i]);
@@ -174,7 +174,7 @@ nnc_status nnc_mdl_parse_inputs(const nnc_model *m, const unsigned char *buf, si
     nnc_status st = NNC_STATUS_OK;
     int *batches = calloc((size_t)(n ? n : 1), sizeof(int));
     if (batches == NULL) {
-        nnc_inputs_free(out);
+        nnc_inputs_clear(out);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
     if (is_npy) {
@@ -228,7 +228,7 @@ nnc_status nnc_mdl_parse_inputs(const nnc_model *m, const unsigned char *buf, si
         } else {
             st = take_array(m, 0, root, &out->data[0], &batches[0], err, errlen);
         }
-        nnc_json_doc_free(doc);
+        nnc_json_doc_destroy(doc);
     }
     if (!st) {
         for (int i = 1; i < n; i++)
@@ -240,7 +240,7 @@ nnc_status nnc_mdl_parse_inputs(const nnc_model *m, const unsigned char *buf, si
     }
 done:
     free(batches);
-    if (st) nnc_inputs_free(out);
+    if (st) nnc_inputs_clear(out);
     return st;
 }
 

@@ -147,7 +147,7 @@ int nnc_mdl_add_value(nnc_model *m, const char *name)
     return m->n_vals++;
 }
 
-void nnc_tensor_free(nnc_tensor *t)
+void nnc_tensor_clear(nnc_tensor *t)
 {
     if (t == NULL) return;
     free(t->f);

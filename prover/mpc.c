@@ -258,8 +258,9 @@ void nnc_prv_mpc_hash_to_g2(nnc_prv_g2 *out, const unsigned char hash[64])
 
 /* ------------------------------------------------------------ .ptau */
 
-void nnc_prv_ptau_close(nnc_prv_ptau *p)
+void nnc_prv_ptau_clear(nnc_prv_ptau *p)
 {
+    if (p == NULL) return;
     if (p->mapped) nnc_prv_file_unmap(p->map, p->len);
     memset(p, 0, sizeof *p);
 }
@@ -589,6 +590,7 @@ done:
 
 void nnc_prv_mpc_clear(nnc_prv_mpc *m)
 {
+    if (m == NULL) return;
     free(m->c);
     memset(m, 0, sizeof *m);
 }

@@ -19,6 +19,7 @@
 
 void nnc_prv_r1cs_clear(nnc_prv_r1cs *r)
 {
+    if (r == NULL) return;
     free(r->lc_start);
     free(r->terms);
     free(r->wire_label);

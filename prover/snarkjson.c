@@ -411,7 +411,7 @@ static nnc_status jr_doc(const jr *r, nnc_json_doc **doc, const char *text, size
     if (st != NNC_STATUS_OK)
         return nnc_err(r->err, r->errlen, st, "%s: %s", r->file, tmp);
     if (nnc_json_root(*doc)->type != want) {
-        nnc_json_doc_free(*doc);
+        nnc_json_doc_destroy(*doc);
         *doc = NULL;
         return nnc_err(r->err, r->errlen, NNC_STATUS_PARSE, "%s: the top level is not a JSON %s", r->file,
                        want == NNC_JSON_ARRAY ? "array" : "object");
@@ -436,7 +436,7 @@ nnc_status nnc_prv_g16_proof_parse_json(nnc_prv_g16_proof *out, const char *text
         (st = jr_g2(&r, &p.b, nnc_json_get(root, "pi_b"), "pi_b")) == NNC_STATUS_OK &&
         (st = jr_g1(&r, &p.c, nnc_json_get(root, "pi_c"), "pi_c")) == NNC_STATUS_OK)
         *out = p;
-    nnc_json_doc_free(doc);
+    nnc_json_doc_destroy(doc);
     return st;
 }
 
@@ -453,13 +453,13 @@ nnc_status nnc_prv_public_parse_json(nnc_prv_fr_vec *out, const char *text, size
         return st;
     root = nnc_json_root(doc);
     if (root->len > NNC_PRV_JSON_MAX_PUBLIC) {
-        nnc_json_doc_free(doc);
+        nnc_json_doc_destroy(doc);
         return nnc_err(err, errlen, NNC_STATUS_LIMIT, "public inputs: %zu values (at most %u)", root->len,
                        NNC_PRV_JSON_MAX_PUBLIC);
     }
     out->v = nnc_prv_alloc_array(root->len, sizeof *out->v, &st);
     if (out->v == NULL) {
-        nnc_json_doc_free(doc);
+        nnc_json_doc_destroy(doc);
         return nnc_err(err, errlen, st, "public inputs: cannot allocate %zu values", root->len);
     }
     out->n = root->len;
@@ -481,7 +481,7 @@ nnc_status nnc_prv_public_parse_json(nnc_prv_fr_vec *out, const char *text, size
             break;
         }
     }
-    nnc_json_doc_free(doc);
+    nnc_json_doc_destroy(doc);
     if (st != NNC_STATUS_OK)
         nnc_prv_fr_vec_clear(out);
     return st;
@@ -516,6 +516,7 @@ static void vk_alphabeta(nnc_prv_fq ab[12], const nnc_prv_g1 *alpha1, const nnc_
 
 void nnc_prv_g16_vk_clear(nnc_prv_g16_vk *vk)
 {
+    if (vk == NULL) return;
     free(vk->ic);
     memset(vk, 0, sizeof *vk);
 }
@@ -594,7 +595,7 @@ nnc_status nnc_prv_g16_vk_parse_json(nnc_prv_g16_vk *out, const char *text, size
     if ((st = jr_doc(&r, &doc, text, len, NNC_JSON_OBJECT)) != NNC_STATUS_OK)
         return st;
     st = vk_parse(&r, out, nnc_json_root(doc));
-    nnc_json_doc_free(doc);
+    nnc_json_doc_destroy(doc);
     if (st != NNC_STATUS_OK)
         nnc_prv_g16_vk_clear(out);
     return st;

@@ -13,6 +13,7 @@
 
 void nnc_prv_fr_vec_clear(nnc_prv_fr_vec *v)
 {
+    if (v == NULL) return;
     free(v->v);
     v->v = NULL;
     v->n = 0;

@@ -29,6 +29,7 @@
 
 void nnc_prv_zkey_clear(nnc_prv_zkey *z)
 {
+    if (z == NULL) return;
     free(z->ic);
     free(z->coefs);
     free(z->a);

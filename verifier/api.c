@@ -40,7 +40,7 @@ nnc_vrf_opts *nnc_vrf_opts_new(void)
     return o;
 }
 
-void nnc_vrf_opts_free(nnc_vrf_opts *o) { free(o); }
+void nnc_vrf_opts_destroy(nnc_vrf_opts *o) { free(o); /* (free(NULL) does nothing) */ }
 
 /* name equals want, '_' in name read as '-' */
 static int name_is(const char *name, const char *want)
@@ -156,7 +156,7 @@ nnc_status nnc_vrf_run_json(const nnc_model *m, const char *spec_path, const nnc
             *json = NULL;
         }
     }
-    nnc_vrf_report_free(&r);
+    nnc_vrf_report_clear(&r);
     return st;
 }
 
@@ -361,7 +361,7 @@ nnc_status nnc_vrf_dlrm_fix(nnc_model *m, nnc_spec **spec, const char *trace_pat
     s = nnc_mdl_embbag_fix_ids(m, (const int64_t *const *)ids, err, errlen);
 done:
     nnc_spc_destroy(kept);
-    nnc_mdl_trace_free(&tr);
+    nnc_mdl_trace_clear(&tr);
     free(ids);
     free(fixed);
     return s;

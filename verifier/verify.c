@@ -841,6 +841,6 @@ out:
     openblas_set_num_threads(blas_threads);
     free(c.cx); free(c.cy); free(c.cy2); free(c.fx); free(c.fy); free(c.cap_tmp);
     free(c.tlens);
-    if (st) nnc_vrf_report_free(rep);
+    if (st) nnc_vrf_report_clear(rep);
     return st;
 }

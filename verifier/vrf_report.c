@@ -7,7 +7,7 @@ const char *nnc_vrf_result_name(nnc_vrf_result r)
     return r == NNC_VRF_HOLDS ? "holds" : r == NNC_VRF_VIOLATED ? "violated" : "unknown";
 }
 
-void nnc_vrf_report_free(nnc_vrf_report *rep)
+void nnc_vrf_report_clear(nnc_vrf_report *rep)
 {
     if (rep == NULL) return;
     free(rep->cex_input);

@@ -21,22 +21,22 @@ static nnc_status load_q(nnc_model **m, nnc_qmodel *q, int64_t ***qin, const cha
     if (calib_path && (st = nnc_mdl_read_inputs(*m, calib_path, &cal, err, errlen))) return st;
     st = nnc_qmodel_build(q, *m, bits, calib_path ? (const double *const *)cal.data : NULL, calib_path ? cal.batch : 0,
                           err, errlen);
-    if (calib_path) nnc_inputs_free(&cal);
+    if (calib_path) nnc_inputs_clear(&cal);
     if (st || !input_path) return st;
     if ((st = nnc_mdl_read_inputs(*m, input_path, &in, err, errlen))) return st;
     if (in.batch != 1) {
-        nnc_inputs_free(&in);
+        nnc_inputs_clear(&in);
         return nnc_err(err, errlen, NNC_STATUS_INVALID, "%s: the input must hold exactly one sample", input_path);
     }
     *qin = calloc((size_t)q->n_inputs, sizeof **qin);
     for (int i = 0; *qin && i < q->n_inputs && !st; i++)
         if (!((*qin)[i] = malloc((size_t)q->t[q->inputs[i]].numel * sizeof ***qin + 1))) st = NNC_STATUS_NOMEM;
     if (!*qin || st) {
-        nnc_inputs_free(&in);
+        nnc_inputs_clear(&in);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
     }
     st = nnc_qmodel_quantize_inputs(q, (const double *const *)in.data, *qin, err, errlen);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     return st;
 }
 
@@ -133,7 +133,7 @@ nnc_status nnc_prv_zk_check_model(const nnc_prv_fr_vec *pub, const nnc_prv_zkey 
     *n_contrib = mp.n;
 done:
     nnc_prv_mpc_clear(&mp);
-    nnc_prv_ptau_close(&p);
+    nnc_prv_ptau_clear(&p);
     nnc_prv_r1cs_clear(&r);
     nnc_prv_fr_vec_clear(&w);
     if (cb) nnc_prv_cb_destroy(cb);

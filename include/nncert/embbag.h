@@ -66,14 +66,14 @@ typedef struct nnc_trace {
                            ids[offsets[s*n_tables+t] .. offsets[s*n_tables+t+1]) */
 } nnc_trace;
 
-/* Out: *out (release with nnc_mdl_trace_free; zeroed on failure).
+/* Out: *out (release with nnc_mdl_trace_clear; zeroed on failure).
  * Returns: OK, NNC_STATUS_PARSE naming the line and field, NNC_STATUS_LIMIT
  * beyond nnc_max_tensor_bytes(), NNC_STATUS_NOMEM. */
 NNC_API nnc_status nnc_mdl_trace_parse(nnc_trace *out, const char *text, size_t len, int n_dense, int n_tables,
                                        char *err, size_t errlen);
 NNC_API nnc_status nnc_mdl_trace_read(nnc_trace *out, const char *path, int n_dense, int n_tables,
                                       char *err, size_t errlen);
-NNC_API void nnc_mdl_trace_free(nnc_trace *t);
+NNC_API void nnc_mdl_trace_clear(nnc_trace *t);
 
 /* A prepared model's embedding tables, in the order of the graph inputs
  * that feed them (one integer input per fused EmbeddingBag node). */

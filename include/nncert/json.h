@@ -37,11 +37,11 @@ struct nnc_json {
 typedef struct nnc_json_doc nnc_json_doc;
 
 /* Parse text[0..len); an object with two members of the same name is
- * refused.  Out: *doc (nnc_json_doc_free), whose root is
+ * refused.  Out: *doc (nnc_json_doc_destroy), whose root is
  * nnc_json_root(*doc).  Errors name the line and column. */
 NNC_API nnc_status nnc_json_parse(nnc_json_doc **doc, const char *text, size_t len, char *err, size_t errlen);
 NNC_API const nnc_json *nnc_json_root(const nnc_json_doc *doc);
-NNC_API void nnc_json_doc_free(nnc_json_doc *doc);
+NNC_API void nnc_json_doc_destroy(nnc_json_doc *doc);
 
 /* Returns: the member named key of an OBJECT, or NULL. */
 NNC_API const nnc_json *nnc_json_get(const nnc_json *obj, const char *key);

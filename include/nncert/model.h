@@ -128,9 +128,9 @@ typedef struct nnc_tensor {
 } nnc_tensor;
 
 /* Parse a serialized onnx.TensorProto (raw_data or typed fields).
- * Out: *out (release with nnc_tensor_free). */
+ * Out: *out (release with nnc_tensor_clear). */
 NNC_API nnc_status nnc_tensor_parse_pb(nnc_tensor *out, const void *buf, size_t len, char *err, size_t errlen);
-NNC_API void nnc_tensor_free(nnc_tensor *t);
+NNC_API void nnc_tensor_clear(nnc_tensor *t);
 
 /* Read a whole file into a fresh buffer (at most max_bytes).
  * Out: *buf (free()), *len. */
@@ -150,12 +150,12 @@ typedef struct nnc_inputs {
  * shape or flat; a multiple of the per-sample size is a batch), a .npy file
  * (float32/float64/int32/int64/uint8, C order), or a JSON object keyed by
  * input name whose members are arrays or {"shape": [...], "data": [...]}.
- * Out: *out, released with nnc_inputs_free. */
+ * Out: *out, released with nnc_inputs_clear. */
 NNC_API nnc_status nnc_mdl_read_inputs(const nnc_model *m, const char *path, nnc_inputs *out, char *err, size_t errlen);
 /* Same, from bytes; is_npy selects the format. */
 NNC_API nnc_status nnc_mdl_parse_inputs(const nnc_model *m, const unsigned char *buf, size_t len, int is_npy,
                                         nnc_inputs *out, char *err, size_t errlen);
-NNC_API void nnc_inputs_free(nnc_inputs *in);
+NNC_API void nnc_inputs_clear(nnc_inputs *in);
 
 /* Parse a .npy file's bytes.  Out: *data (malloc'd doubles), rank, dims. */
 NNC_API nnc_status nnc_npy_parse(const unsigned char *buf, size_t len, double **data, int *rank,

@@ -482,15 +482,15 @@ typedef struct nnc_prv_ptau {
     uint64_t off[16], size[16];/* sections 1..15 */
 } nnc_prv_ptau;
 
-/* Map the file at path (nnc_prv_ptau_close unmaps it), or read the image
+/* Map the file at path (nnc_prv_ptau_clear unmaps it), or read the image
  * in[0..len), which must outlive *p.
  * Returns: NNC_STATUS_OK, or PARSE / UNSUPPORTED / IO as at the top (a
  * section whose size disagrees with the header's power is PARSE).  Points
  * are decoded, and checked on their curves, when used.
- * Out: *p (nnc_prv_ptau_close). */
+ * Out: *p (nnc_prv_ptau_clear). */
 NNC_API nnc_status nnc_prv_ptau_open(nnc_prv_ptau *p, const char *path, char *err, size_t errlen);
 NNC_API nnc_status nnc_prv_ptau_parse(nnc_prv_ptau *p, const unsigned char *in, size_t len, char *err, size_t errlen);
-NNC_API void nnc_prv_ptau_close(nnc_prv_ptau *p);
+NNC_API void nnc_prv_ptau_clear(nnc_prv_ptau *p);
 
 /* The first key of circuit cs from a prepared .ptau: byte for byte what
  * snarkjs groth16 setup writes (section 10 = the circuit hash and no

@@ -231,10 +231,10 @@ typedef struct nnc_vrf_report {
  * Returns: OK (the report is filled, whatever the result), UNSUPPORTED (an
  *   operator without a sound transformer, extra linear input constraints),
  *   INVALID (spec and model dimensions differ), ARG (bad options), NOMEM.
- * Out: *rep, released with nnc_vrf_report_free. */
+ * Out: *rep, released with nnc_vrf_report_clear. */
 NNC_API nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_opts *o, nnc_vrf_report *rep,
                                char *err, size_t errlen);
-NNC_API void nnc_vrf_report_free(nnc_vrf_report *rep);
+NNC_API void nnc_vrf_report_clear(nnc_vrf_report *rep);
 
 /* Write the report as JSON (fields of DESIGN.md).  Returns IO on write error. */
 NNC_API nnc_status nnc_vrf_report_write_json(FILE *f, const nnc_vrf_report *rep, char *err, size_t errlen);
@@ -291,9 +291,9 @@ NNC_API nnc_status nnc_vrf_output_bounds(const nnc_model *m, const double *lo, c
 NNC_API nnc_status nnc_vrf_load_model(nnc_model **out, const char *path, char *err, size_t errlen);
 
 /* Options with their defaults (NULL: no memory), for callers that cannot
- * hold the struct; released with nnc_vrf_opts_free. */
+ * hold the struct; released with nnc_vrf_opts_destroy. */
 NNC_API nnc_vrf_opts *nnc_vrf_opts_new(void);
-NNC_API void nnc_vrf_opts_free(nnc_vrf_opts *o);
+NNC_API void nnc_vrf_opts_destroy(nnc_vrf_opts *o);
 /* Set the option `name`, the verify command's long option without its
  * dashes ('_' or '-' between words): samples, seed, max-leaves, threads,
  * alpha-iters, relu-split-batch, relu-split, exact, symbolic, confidence,

@@ -108,7 +108,7 @@ _rt_destroy = _fn("nnc_rt_destroy", None, _P)
 _rt_set_threads = _fn("nnc_rt_set_threads", ctypes.c_int, _P, ctypes.c_int)
 _rt_run = _fn("nnc_rt_run", ctypes.c_int, _P, ctypes.c_int, _PP, _PP, *_E)
 _opts_new = _fn("nnc_vrf_opts_new", _P)
-_opts_free = _fn("nnc_vrf_opts_free", None, _P)
+_opts_destroy = _fn("nnc_vrf_opts_destroy", None, _P)
 _opts_set = _fn("nnc_vrf_opts_set", ctypes.c_int, _P, _S, _S, *_E)
 _run_json = _fn("nnc_vrf_run_json", ctypes.c_int, _P, _S, _P, ctypes.POINTER(ctypes.c_void_p), *_E)
 _vrf_free = _fn("nnc_vrf_free", None, _P)
@@ -380,4 +380,4 @@ def verify(model, spec_path, **options):
         finally:
             _vrf_free(out)
     finally:
-        _opts_free(o)
+        _opts_destroy(o)

@@ -176,7 +176,7 @@ int main(int argc, char **argv)
         sp_c[round] = (double)rep.samples / (cpu_now() - c0);
         p = rep.samples ? (double)rep.sample_violations / (double)rep.samples : 0.5;
         st_r[round] = sc.last_t > sc.first_t ? (double)(sc.last_done - sc.first_done) / (sc.last_t - sc.first_t) : 0;
-        nnc_vrf_report_free(&rep);
+        nnc_vrf_report_clear(&rep);
     }
     nnc_rt_destroy(rt);
     double rt_rate = median(rt_r, ROUNDS), rt_cpu_rate = median(rt_c, ROUNDS), samp_rate = median(sp_r, ROUNDS),
@@ -207,7 +207,7 @@ int main(int argc, char **argv)
     printf("violation_rate_open_part,%.6g\n", q);
     printf("samples_needed_pm0.001_99.9pct_without_reduction,%llu\n", (unsigned long long)n_plain);
     printf("samples_needed_pm0.001_99.9pct_with_reduction,%llu\n", (unsigned long long)n_reduced);
-    nnc_vrf_report_free(&rep);
+    nnc_vrf_report_clear(&rep);
     /* the screens A/B, and the runtime again beside them (same minute) */
     double und_box, und_run, und_ref;
     double r_box = screen_rate(m, s, NNC_SMP_MODE_BOX, N / 2, &und_box);

@@ -57,3 +57,12 @@ if cc -shared -fPIC -Iinclude -Wl,-soname,libt.so.0 -o "$TMP/api_t/libt.so" "$TM
         pass "api-check-finds-planted-differences"
     else fail "api-check-finds-planted-differences (exit $rc: $(tr '\n' ';' <"$TMP/api_t/out"))"; fi
 else fail "api-check-planted-build $(head -c 200 "$TMP/api_t/cc")"; fi
+
+# ---- one release verb (issue 23): the public headers release with _destroy
+# (handles) and _clear (caller-held structs) only, nnc_vrf_free aside (the
+# verifier's returned buffers), and tests/unit/test_release.c calls each
+rel=$(grep -ho 'NNC_API void nnc_[a-z0-9_]*(' include/nncert/*.h | sed 's/NNC_API void //; s/($//')
+other=$(echo "$rel" | grep -E '_(free|close|release|delete)$' | grep -vx nnc_vrf_free | tr '\n' ' ')
+[ -z "$other" ] && pass release-verbs || fail "release-verbs (other verbs: $other)"
+missing=$(echo "$rel" | grep -E '_(destroy|clear)$' | while read -r f; do grep -qw "$f" tests/unit/test_release.c || echo "$f"; done | tr '\n' ' ')
+[ -z "$missing" ] && pass release-functions-tested || fail "release-functions-tested (not in tests/unit/test_release.c: $missing)"

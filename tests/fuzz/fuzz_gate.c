@@ -32,10 +32,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             if (nnc_gate_canonical_json(&c2, &n2, nnc_json_root(d2), NULL, err, sizeof err) != NNC_STATUS_OK) abort();
             if (n1 != n2 || memcmp(c1, c2, n1) != 0) abort();
             free(c2);
-            nnc_json_doc_free(d2);
+            nnc_json_doc_destroy(d2);
             free(c1);
         }
-        nnc_json_doc_free(d);
+        nnc_json_doc_destroy(d);
     }
     /* a fixed key nobody signed these bytes with */
     static const uint8_t pk[32] = {0x3d, 0x40, 0x17, 0xc3, 0xe8, 0x43, 0x89, 0x5a, 0x92, 0xb7, 0x0a, 0xa7, 0x4d, 0x1b, 0x7e, 0xbc,

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     if (nnc_json_parse(&d, (const char *)data, size, err, sizeof err) == NNC_STATUS_OK) {
         const nnc_json *r = nnc_json_root(d);
         if ((r->type == NNC_JSON_ARRAY || r->type == NNC_JSON_OBJECT) && count(r) != r->len) abort();
-        nnc_json_doc_free(d);
+        nnc_json_doc_destroy(d);
     }
     return 0;
 }

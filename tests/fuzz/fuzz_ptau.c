@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     char err[256];
     if (nnc_prv_ptau_parse(&p, data, size, err, sizeof err) != NNC_STATUS_OK) return 0;
     if (!p.prepared || p.power > 6) {
-        nnc_prv_ptau_close(&p);
+        nnc_prv_ptau_clear(&p);
         return 0;
     }
     /* w1 * w2 = w3, w3 * 1 = w2 + w1; one public wire */
@@ -42,6 +42,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         free(b);
         nnc_prv_zkey_clear(&z);
     }
-    nnc_prv_ptau_close(&p);
+    nnc_prv_ptau_clear(&p);
     return 0;
 }

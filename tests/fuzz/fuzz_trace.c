@@ -29,6 +29,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     /* every bag as read is valid for a table of max id + 1 rows */
     nnc_embbag_bags b = {t.ids, n, t.offsets, nb, 0};
     if (nb > 0 && nnc_mdl_embbag_check(&b, rows, 1, err, sizeof err) != NNC_STATUS_OK) abort();
-    nnc_mdl_trace_free(&t);
+    nnc_mdl_trace_clear(&t);
     return 0;
 }

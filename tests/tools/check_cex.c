@@ -29,7 +29,7 @@ static double *flat(const char *path, const char *top, int *n)
     int k = 0;
     for (const nnc_json *c = data->child; c; c = c->next) v[k++] = c->num;
     *n = k;
-    nnc_json_doc_free(d);
+    nnc_json_doc_destroy(d);
     return v;
 }
 

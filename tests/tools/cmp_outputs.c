@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     }
     printf("compared %ld values, worst error relative to the output scale %.3g (rtol %g, atol %g): %s\n", compared, worst, rtol, atol,
            bad ? "MISMATCH" : "match");
-    nnc_json_doc_free(da);
-    nnc_json_doc_free(db);
+    nnc_json_doc_destroy(da);
+    nnc_json_doc_destroy(db);
     return bad ? 1 : 0;
 }

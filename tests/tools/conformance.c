@@ -96,8 +96,8 @@ static outcome result(char *why, size_t whylen, outcome o, const char *fmt, ...)
 
 static void dataset_free(dataset *d)
 {
-    for (int k = 0; k < d->n_in; k++) nnc_tensor_free(&d->in[k]);
-    for (int k = 0; k < d->n_out; k++) nnc_tensor_free(&d->out[k]);
+    for (int k = 0; k < d->n_in; k++) nnc_tensor_clear(&d->in[k]);
+    for (int k = 0; k < d->n_out; k++) nnc_tensor_clear(&d->out[k]);
     d->n_in = d->n_out = 0;
 }
 

@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     printf("label %d ibp_width %.6g crown_width %.6g margin_lower ibp %.6g linear %.6g samples %ld outside %d\n", label,
            wi, wc, ibp_margin, lin_margin, samples, outside);
     nnc_rt_destroy(rt);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     nnc_mdl_destroy(m);
     free(lo); free(hi); free(y); free(xs); free(pert);
     return outside ? 1 : 0;

@@ -174,7 +174,7 @@ START_TEST(test_attack_finds_narrow_region)
     ck_assert(ball_value(rep.cex_input, r) <= 0);
     ck_assert(rep.cex_output[0] <= 0);
     ck_assert_uint_eq(rep.sample_violations, 0); /* sampling alone would not have found it */
-    nnc_vrf_report_free(&rep);
+    nnc_vrf_report_clear(&rep);
     nnc_spc_destroy(s);
     nnc_mdl_destroy(m);
 }
@@ -207,7 +207,7 @@ START_TEST(test_attack_never_reports_safe_points)
     ck_assert_int_eq(nnc_vrf_run(m, s, &vo, &rep, err, sizeof err), NNC_STATUS_OK);
     ck_assert_int_ne(rep.result, NNC_VRF_VIOLATED);
     ck_assert(!rep.has_counterexample);
-    nnc_vrf_report_free(&rep);
+    nnc_vrf_report_clear(&rep);
     nnc_mdl_destroy(m);
     /* a non-empty set and a check that rejects everything: every candidate
      * handed over violates, and nothing is reported */

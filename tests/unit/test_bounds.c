@@ -667,7 +667,7 @@ START_TEST(test_zoo_cnn_samples)
     free(xs);
     nnc_rt_destroy(rt);
     nnc_bnd_destroy(b);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     nnc_mdl_destroy(m);
 }
 END_TEST

@@ -227,7 +227,7 @@ static int load_sample(sample *s, const nnc_model *m, int k)
         at += n;
     }
     for (int i = 0; i < 13; i++) s->dense[i] = tr.dense[k * 13 + i];
-    nnc_mdl_trace_free(&tr);
+    nnc_mdl_trace_clear(&tr);
     (void)m;
     return 0;
 }

@@ -280,7 +280,7 @@ START_TEST(trace_reader)
     int64_t want_off[] = {0, 1, 4, 4, 5}, want_ids[] = {7, 3, 9, 12, 4};
     ck_assert(memcmp(t.offsets, want_off, sizeof want_off) == 0);
     ck_assert(memcmp(t.ids, want_ids, sizeof want_ids) == 0);
-    nnc_mdl_trace_free(&t);
+    nnc_mdl_trace_clear(&t);
     static const struct { const char *text, *want; } bad[] = {
         {"1,2,3\n", "line 1: 3 fields, expected 4"},
         {"1,2,3,4,5\n", "line 1: more than 4 fields"},

@@ -305,7 +305,7 @@ START_TEST(test_decide_thresholds)
         ck_assert_msg(!(oc == NNC_XCT_FOUND && r.result == NNC_VRF_HOLDS),
                       "seed %u trial %d: a validated candidate, branch and bound says holds", seed, trial);
         tight_certified += oc == NNC_XCT_SAFE;
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
         nnc_spc_destroy(sp);
         nnc_rt_destroy(rt);
         nnc_rt_destroy(rtb);

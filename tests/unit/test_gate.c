@@ -23,7 +23,7 @@ static char *canon_of(const char *text, const char *skip)
     size_t n;
     ck_assert_msg(nnc_json_parse(&d, text, strlen(text), err, sizeof err) == NNC_STATUS_OK, "%s", err);
     nnc_status st = nnc_gate_canonical_json(&out, &n, nnc_json_root(d), skip, err, sizeof err);
-    nnc_json_doc_free(d);
+    nnc_json_doc_destroy(d);
     if (st) return NULL;
     ck_assert_uint_eq(n, strlen(out));
     return out;
@@ -297,7 +297,7 @@ START_TEST(test_writers_escape)
     const nnc_json *c = nnc_json_get(nnc_json_root(d), "checks")->child;
     ck_assert_str_eq(nnc_json_get(c, "name")->str, "a<b>&\"c'|d");
     ck_assert_int_eq(nnc_json_get(nnc_json_get(c, "verification_key"), "sha256")->type, NNC_JSON_NULL);
-    nnc_json_doc_free(d);
+    nnc_json_doc_destroy(d);
     free(buf);
     nnc_gate_run_destroy(run);
     nnc_gate_config_destroy(cfg);

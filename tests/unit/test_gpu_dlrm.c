@@ -97,7 +97,7 @@ int main(void)
         return 1;
     }
     for (int D = 1; D <= dmax; D++) failed += check_world("zoo", &tr, dm.tables, dm.n_tables, dm.weights, dm.modes, D);
-    nnc_mdl_trace_free(&tr);
+    nnc_mdl_trace_clear(&tr);
     nnc_dlrm_model_free(&dm);
     /* random tables (odd widths, rows never read, empty bags) */
     for (int round = 0; round < 6; round++) {

@@ -159,8 +159,8 @@ static void reports(const nnc_model *m, const double *x0)
                        labels[li], eps[e], (unsigned long long)sd, nnc_vrf_result_name(rc.result),
                        (unsigned long long)rc.sample_violations, (unsigned long long)rc.samples, rc.violation_lo,
                        rc.violation_hi);
-                nnc_vrf_report_free(&rc);
-                nnc_vrf_report_free(&rg);
+                nnc_vrf_report_clear(&rc);
+                nnc_vrf_report_clear(&rg);
             }
             nnc_spc_destroy(s);
         }
@@ -192,7 +192,7 @@ static void timing(const nnc_model *m, const double *x0)
                (unsigned long long)r.samples, t, (double)r.samples / t);
         if (f) fprintf(f, "sampling,%s,%llu,%.6f,%.0f\n", dev ? "gpu" : "cpu", (unsigned long long)r.samples, t,
                        (double)r.samples / t);
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
     }
     if (f) fclose(f);
     nnc_spc_destroy(s);
@@ -215,7 +215,7 @@ int main(void)
     kernels(m, in.data[0]);
     reports(m, in.data[0]);
     timing(m, in.data[0]);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     nnc_mdl_destroy(m);
     printf("%s: Checks: %d, Failures: %d\n", failures ? "FAIL" : "100%", checks, failures);
     return failures ? 1 : 0;

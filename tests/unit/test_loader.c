@@ -478,7 +478,7 @@ START_TEST(test_json_parser)
     ck_assert_int_eq(a->len, 3);
     ck_assert_double_eq(a->child->next->num, -2500.0);
     ck_assert_str_eq(nnc_json_get(nnc_json_root(d), "s")->str, "x\xc3\xa9\n");
-    nnc_json_doc_free(d);
+    nnc_json_doc_destroy(d);
     const char *bad[] = {"[1, 2", "{\"a\" 1}", "[01]", "[1.]", "\"abc", "[1] x", "{\"a\": tru}", "[-]", "\"\\ud800\"",
                          /* a member name with NUL would read as a shorter name (two texts, one meaning) */
                          "{\"verdict\\u0000x\": 1}"};
@@ -499,7 +499,7 @@ START_TEST(test_json_parser)
     /* equal values under distinct names, and the same name in sibling objects, are fine */
     const char *fine = "{\"a\": {\"k\": 1}, \"b\": {\"k\": 1}, \"ab\": 1, \"A\": 1}";
     ck_assert_int_eq(nnc_json_parse(&d, fine, strlen(fine), err, sizeof err), NNC_STATUS_OK);
-    nnc_json_doc_free(d);
+    nnc_json_doc_destroy(d);
     char deep[200];
     memset(deep, '[', 199);
     deep[199] = 0;
@@ -519,11 +519,11 @@ START_TEST(test_inputs_json_and_npy)
     ck_assert_int_eq(nnc_mdl_parse_inputs(m, (const unsigned char *)j1, strlen(j1), 0, &in, err, sizeof err), NNC_STATUS_OK);
     ck_assert_int_eq(in.batch, 2);
     ck_assert_double_eq(in.data[0][5], 6);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     const char *j2 = "{\"x\": {\"shape\": [1,3], \"data\": [1,2,3]}}";
     ck_assert_int_eq(nnc_mdl_parse_inputs(m, (const unsigned char *)j2, strlen(j2), 0, &in, err, sizeof err), NNC_STATUS_OK);
     ck_assert_int_eq(in.batch, 1);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     const char *bad[] = {"[1, 2]", "[[1,2,3],[4,5]]", "{\"y\": [1,2,3]}", "[1, \"a\", 3]", "[]"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         ck_assert_int_ne(nnc_mdl_parse_inputs(m, (const unsigned char *)bad[k], strlen(bad[k]), 0, &in, err, sizeof err),
@@ -547,7 +547,7 @@ START_TEST(test_inputs_json_and_npy)
     ck_assert_int_eq(in.batch, 2);
     ck_assert_double_eq(in.data[0][0], -2.5);
     ck_assert_double_eq(in.data[0][5], 2.5);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     ck_assert_int_eq(nnc_mdl_parse_inputs(m, npy, nl - 1, 1, &in, err, sizeof err), NNC_STATUS_INVALID);
     ck_assert_ptr_nonnull(strstr(err, ".npy: data has"));
     nnc_mdl_destroy(m);
@@ -577,10 +577,10 @@ START_TEST(test_zoo_expected_outputs)
         for (int j = 0; j < 10; j++, logits = logits->next)
             ck_assert_msg(fabs(y[j] - logits->num) <= 1e-5 * fmax(1.0, fabs(logits->num)), "%s logit %d: %.9g vs %.9g",
                           names[k], j, y[j], logits->num);
-        nnc_inputs_free(&in);
+        nnc_inputs_clear(&in);
         nnc_mdl_destroy(m);
     }
-    nnc_json_doc_free(doc);
+    nnc_json_doc_destroy(doc);
     free(buf);
 }
 END_TEST

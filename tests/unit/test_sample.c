@@ -828,7 +828,7 @@ START_TEST(test_verdicts_equal_reference)
     free(xs); free(ys); free(hit); free(root); free(leaf2);
     nnc_rt_destroy(ref);
     nnc_smp_destroy(s);
-    nnc_inputs_free(&in);
+    nnc_inputs_clear(&in);
     nnc_mdl_destroy(m);
 }
 END_TEST

@@ -448,7 +448,7 @@ START_TEST(test_relu_output_layer)
         nnc_vrf_report r;
         ck_assert_msg(nnc_vrf_run(m, sp, &o, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
         ck_assert_msg(r.result != NNC_VRF_HOLDS, "symbolic mode %d says holds on a violated property", modes[k]);
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
     }
     nnc_sfw *s = NULL;
     ck_assert_int_eq(nnc_sfw_create(&s, m, err, sizeof err), NNC_STATUS_UNSUPPORTED);
@@ -516,7 +516,7 @@ START_TEST(test_verifier_modes_agree)
                 ck_assert_int_eq(nnc_rt_run(rt, 1, in, out, err, sizeof err), NNC_STATUS_OK);
                 ck_assert_msg(ys[0] >= t, "seed %u trial %d mode %d: counterexample output %.17g below %.17g", seed, trial, modes[k], ys[0], t);
             }
-            nnc_vrf_report_free(&r);
+            nnc_vrf_report_clear(&r);
         }
         for (int a = 0; a < 5; a++)
             for (int b2 = 0; b2 < 5; b2++)

@@ -112,7 +112,7 @@ START_TEST(test_linear_exact_fraction)
         double y = (double)W[0] * r.cex_input[0] + (double)W[1] * r.cex_input[1] + (double)b[0];
         ck_assert(y >= 0);
         width_small += r.violation_hi - r.violation_lo;
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
     }
     /* 16x the samples: Clopper-Pearson width shrinks about 4x */
     double width_big = 0;
@@ -123,7 +123,7 @@ START_TEST(test_linear_exact_fraction)
         ck_assert_int_eq(nnc_vrf_run(m, s, &o, &r, err, sizeof err), NNC_STATUS_OK);
         ck_assert(r.violation_lo <= exact && exact <= r.violation_hi);
         width_big += r.violation_hi - r.violation_lo;
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
     }
     ck_assert_msg(width_big / 5 < 0.4 * (width_small / 40), "widths %g (32000 samples) vs %g (2000)", width_big / 5, width_small / 40);
     nnc_spc_destroy(s);
@@ -194,7 +194,7 @@ START_TEST(test_relu_grid_consistency)
         /* certified parts agree with the grid: certified unsafe <= exact <= 1 - certified safe */
         ck_assert(r.certified_unsafe_fraction <= ghi + 1e-12);
         ck_assert(1 - r.certified_safe_fraction >= glo - 1e-12);
-        nnc_vrf_report_free(&r);
+        nnc_vrf_report_clear(&r);
     }
     nnc_spc_destroy(s);
     nnc_mdl_destroy(m);
@@ -249,7 +249,7 @@ START_TEST(test_threads_deterministic)
                       threads, r[0].violation_lo, r[0].violation_hi, glo, ghi);
         ck_assert(r[0].certified_unsafe_fraction <= ghi + 1e-12);
         ck_assert(1 - r[0].certified_safe_fraction >= glo - 1e-12);
-        for (int t = 0; t < 3; t++) nnc_vrf_report_free(&r[t]);
+        for (int t = 0; t < 3; t++) nnc_vrf_report_clear(&r[t]);
     }
     nnc_spc_destroy(s);
     nnc_mdl_destroy(m);
@@ -361,11 +361,11 @@ START_TEST(test_symbolic_switch)
                     ck_assert(r.certified_unsafe_fraction <= ghi + 1e-12);
                     ck_assert(1 - r.certified_safe_fraction >= glo - 1e-12);
                 }
-                nnc_vrf_report_free(&first);
-                nnc_vrf_report_free(&r);
+                nnc_vrf_report_clear(&first);
+                nnc_vrf_report_clear(&r);
             }
         ck_assert_msg(switched >= 4, "test %d: %d switches", t, switched); /* from frontiers of several sizes */
-        for (int i = 0; i < 2; i++) nnc_vrf_report_free(&ref[i]);
+        for (int i = 0; i < 2; i++) nnc_vrf_report_clear(&ref[i]);
         nnc_spc_destroy(s);
     }
     nnc_mdl_destroy(m);
@@ -399,7 +399,7 @@ START_TEST(test_lookahead_degenerate_dim)
             ck_assert_msg(r.result == NNC_VRF_HOLDS, "look-ahead %d, mode %d: %s after %llu leaves", la, mode,
                           nnc_vrf_result_name(r.result), (unsigned long long)r.leaves);
             tree_invariants(&r, "degenerate input, look-ahead", la);
-            nnc_vrf_report_free(&r);
+            nnc_vrf_report_clear(&r);
         }
     }
     nnc_spc_destroy(s);
@@ -427,7 +427,7 @@ START_TEST(test_holds_and_bad_dims)
     ck_assert_int_eq(nnc_vrf_run(m, s, NULL, &r, err, sizeof err), NNC_STATUS_OK);
     ck_assert_int_eq(r.result, NNC_VRF_HOLDS);
     ck_assert(r.violation_hi == 0 && r.certified_safe_fraction == 1);
-    nnc_vrf_report_free(&r);
+    nnc_vrf_report_clear(&r);
     nnc_spc_destroy(s);
     /* boundary: y <= 0 is reached only at the corner (measure zero): the
      * fraction's upper bound must still be sound, the verdict not "holds" */
@@ -439,7 +439,7 @@ START_TEST(test_holds_and_bad_dims)
     o.max_leaves = 50;
     ck_assert_int_eq(nnc_vrf_run(m, s, &o, &r, err, sizeof err), NNC_STATUS_OK);
     ck_assert_int_ne(r.result, NNC_VRF_HOLDS);
-    nnc_vrf_report_free(&r);
+    nnc_vrf_report_clear(&r);
     nnc_spc_destroy(s);
     /* dimension mismatch */
     s = spec_of("(declare-const X_0 Real)(declare-const Y_0 Real)(assert (>= X_0 0))(assert (<= X_0 1))(assert (<= Y_0 0))");
@@ -480,7 +480,7 @@ START_TEST(test_opts_enums)
     nnc_vrf_report r;
     ck_assert_msg(nnc_vrf_run(m, s, &o, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
     ck_assert_int_eq(r.result, NNC_VRF_HOLDS);
-    nnc_vrf_report_free(&r);
+    nnc_vrf_report_clear(&r);
     for (int k = 0; k < 3; k++) {
         nnc_vrf_opts_default(&o);
         if (k == 0) o.relu_split = (nnc_vrf_switch)2;
