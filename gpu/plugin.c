@@ -2,8 +2,8 @@
  * the public GPU functions forward to the table that libnncert-gpu.so
  * exports, loaded with dlopen on the first call, so that a program that never
  * asks for the GPU never loads cudart, cuBLAS, cuRAND or NCCL.  Without the
- * CUDA unit (make GPU=0) common/gpu_none.c and the *_none.c files define
- * these functions instead.
+ * CUDA unit (make GPU=0) gpu/backend_none.c defines these functions
+ * instead.
  *
  * Look-up: $NNCERT_GPU_PLUGIN when set (only that file); otherwise the
  * first libnncert-gpu.so that exists next to libnncert.so (when the code
@@ -122,137 +122,27 @@ static const nnc_gpu_plugin *plugin(char *err, size_t errlen)
     return plugin_table;
 }
 
-#define PLUGIN_OR_RETURN(p)                                   \
-    const nnc_gpu_plugin *p = plugin(err, errlen);            \
+#define PLUGIN_OR_RETURN(p)                        \
+    const nnc_gpu_plugin *p = plugin(err, errlen); \
     if (!p) return NNC_STATUS_DEVICE
 
 int nnc_gpu_compiled(void) { return 1; }
 
-nnc_status nnc_gpu_device_count(int *count, char *err, size_t errlen)
-{
-    *count = 0;
-    PLUGIN_OR_RETURN(p);
-    return p->device_count(count, err, errlen);
-}
-
-nnc_status nnc_gpu_activation_f32(nnc_gpu_act act, float alpha, const float *in, float *out, size_t n,
-                                  char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->activation_f32(act, alpha, in, out, n, err, errlen);
-}
-
-nnc_status nnc_gpu_smp_create(nnc_gpu_smp **out, const nnc_gpu_dense *layers, int n_layers, int max_batch,
-                              char *err, size_t errlen)
-{
-    *out = NULL;
-    PLUGIN_OR_RETURN(p);
-    return p->smp_create(out, layers, n_layers, max_batch, err, errlen);
-}
-
-/* A non-NULL g came from smp_create, so the plugin is loaded; NULL (the CPU
- * path's destroy) must not load it. */
-void nnc_gpu_smp_destroy(nnc_gpu_smp *g)
-{
-    if (g) plugin_table->smp_destroy(g);
-}
-
-nnc_status nnc_gpu_smp_case(nnc_gpu_smp *g, const double *leaves, const double *cum, size_t nopen, double tw,
-                            int nrows, const double *C, const double *d, const int *dstart, int ndisj, double tau,
-                            char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->smp_case(g, leaves, cum, nopen, tw, nrows, C, d, dstart, ndisj, tau, err, errlen);
-}
-
-nnc_status nnc_gpu_smp_run(nnc_gpu_smp *g, uint64_t seed, uint64_t sub0, int cnt, signed char *verdict, double *xs,
-                           char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->smp_run(g, seed, sub0, cnt, verdict, xs, err, errlen);
-}
-
-nnc_status nnc_gpu_ibp_dense(const nnc_gpu_dense *layers, int n_layers, int nbox, const double *lo, const double *hi,
-                             double *out_lo, double *out_hi, char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->ibp_dense(layers, n_layers, nbox, lo, hi, out_lo, out_hi, err, errlen);
-}
-
-nnc_status nnc_gpu_bab_create(nnc_gpu_bab **out, const nnc_gpu_dense *layers, int n_layers, double gamma, char *err,
-                              size_t errlen)
-{
-    *out = NULL;
-    PLUGIN_OR_RETURN(p);
-    return p->bab_create(out, layers, n_layers, gamma, err, errlen);
-}
-
-/* As nnc_gpu_smp_destroy: a non-NULL g came from the plugin. */
-void nnc_gpu_bab_destroy(nnc_gpu_bab *g)
-{
-    if (g) plugin_table->bab_destroy(g);
-}
-
-nnc_status nnc_gpu_bab_run(nnc_gpu_bab *g, const nnc_gpu_bab_pass *ps, char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->bab_run(g, ps, err, errlen);
-}
-
-nnc_status nnc_gpu_g1_msm(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv_fr *scalars, size_t n,
-                          char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->g1_msm(out, points, scalars, n, err, errlen);
-}
-
-nnc_status nnc_gpu_g2_msm(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
-                          char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->g2_msm(out, points, scalars, n, err, errlen);
-}
-
-nnc_status nnc_gpu_ntt(nnc_prv_fr *a, size_t n, int inverse, char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->ntt(a, n, inverse, err, errlen);
-}
-
-nnc_status nnc_gpu_coset_ntt(nnc_prv_fr *a, size_t n, int inverse, const nnc_prv_fr *shift, char *err,
-                             size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->coset_ntt(a, n, inverse, shift, err, errlen);
-}
-
-nnc_status nnc_gpu_embbag_f32(float *out, const float *table, int64_t rows, int64_t dim,
-                              const nnc_embbag_bags *bags, nnc_embbag_mode mode, int allow_empty,
-                              double *kernel_s, char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->embbag_f32(out, table, rows, dim, bags, mode, allow_empty, kernel_s, err, errlen);
-}
-
-nnc_status nnc_gpu_spmm_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, nnc_gpu_spmm_mode mode, int reps,
-                            double *ms, char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->spmm_f32(a, x, F, y, mode, reps, ms, err, errlen);
-}
-
-nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, int ndev, char *err,
-                                  size_t errlen)
-{
-    PLUGIN_OR_RETURN(p);
-    return p->spmm_multi_f32(a, x, F, y, ndev, err, errlen);
-}
-
-nnc_status nnc_dlrm_exec_nccl(float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p, const nnc_trace *trace,
-                              const double *const *weights, const nnc_embbag_mode *modes, const nnc_dlrm_opts *o,
-                              char *err, size_t errlen)
-{
-    PLUGIN_OR_RETURN(t);
-    return t->dlrm_exec_nccl(pooled, measured, p, trace, weights, modes, o, err, errlen);
-}
+/* The forwarders (gpu/backend_list.h).  A destroy's non-NULL g came from the
+ * plugin, so the plugin is loaded; NULL (the CPU path's destroy) must not
+ * load it. */
+#define NNC_GPU_FN(name, field, params, args, init) \
+    nnc_status name params                          \
+    {                                               \
+        init PLUGIN_OR_RETURN(p_);                  \
+        return p_->field args;                      \
+    }
+#define NNC_GPU_DESTROY(name, field, type) \
+    void name(type *g)                     \
+    {                                      \
+        if (g) plugin_table->field(g);     \
+    }
+#include "gpu/backend_list.h"
+#undef NNC_GPU_FN
+#undef NNC_GPU_DESTROY
 #endif

@@ -88,19 +88,3 @@ int nnc_gpu_sgt_dense_window(const nnc_gpu_sgt *t, const nnc_mdl_csr32 *a, int32
     int64_t nnz = a->row_ptr[r1] - a->row_ptr[r0], tiles = t->win_tile_ptr[w + 1] - t->win_tile_ptr[w];
     return tiles > 0 && nnz >= tiles * NNC_SGT_MIN_TILE_NNZ;
 }
-
-#ifndef NNC_HAVE_CUDA
-nnc_status nnc_gpu_spmm_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, nnc_gpu_spmm_mode mode, int reps,
-                            double *ms, char *err, size_t errlen)
-{
-    (void)a; (void)x; (void)F; (void)y; (void)mode; (void)reps; (void)ms;
-    return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this nncert was built without CUDA (make GPU=0)");
-}
-
-nnc_status nnc_gpu_spmm_multi_f32(const nnc_mdl_csr32 *a, const float *x, int64_t F, float *y, int ndev, char *err,
-                                  size_t errlen)
-{
-    (void)a; (void)x; (void)F; (void)y; (void)ndev;
-    return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "this nncert was built without CUDA (make GPU=0)");
-}
-#endif
