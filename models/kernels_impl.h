@@ -620,30 +620,11 @@ static int FN(matmul)(const nnc_exec *x, const nnc_node *n)
 
 /* ------------------------------------------------------- convolution, pools */
 
-/* Geometry of a (1-D or 2-D) window op: X [N, C, H, W] -> [N, M, OH, OW]. */
-typedef struct FN(geom) {
-    int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, dh, dw;
-} FN(geom);
+/* Geometry of a (1-D or 2-D) window op: X [N, C, H, W] -> [N, M, OH, OW]
+ * (model_impl.h's nnc_window). */
+typedef nnc_window FN(geom);
 
-static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g)
-{
-    const nnc_value *vi = &m->vals[n->in[0]], *vo = &m->vals[n->out[0]];
-    int two = n->p[11] == 2;
-    g->n = vi->dims[0];
-    g->c = vi->dims[1];
-    g->h = vi->dims[2];
-    g->w = two ? vi->dims[3] : 1;
-    g->oh = vo->dims[2];
-    g->ow = two ? vo->dims[3] : 1;
-    g->kh = n->p[0];
-    g->kw = two ? n->p[1] : 1;
-    g->sh = n->p[2];
-    g->sw = two ? n->p[3] : 1;
-    g->pt = n->p[4];
-    g->pl = two ? n->p[5] : 0;
-    g->dh = n->p[8];
-    g->dw = two ? n->p[9] : 1;
-}
+static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g) { *g = nnc_window_of(m, n); }
 
 /* ---- direct convolution: no im2col.  The input of one image is copied,
  * zero-padded, into sh x sw phase planes per channel: padded element (R, C)
@@ -1171,8 +1152,8 @@ NNC_KERN_CLONES static int FN(pool)(const nnc_exec *x, const nnc_node *n)
 {
     FN(geom) g;
     FN(geometry)(x->m, n, &g);
-    int is_max = n->op == NNC_OP_MAXPOOL, incl = (int)n->p[12];
-    int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0; /* bottom, right pads */
+    int is_max = n->op == NNC_OP_MAXPOOL, incl = g.count_include_pad;
+    int64_t pb = g.pb, pr = g.pr; /* bottom, right pads */
     /* the interior, where every window lies inside the input, row by row
      * over the output columns (vectorisable); each output takes its taps
      * in pool_px's order, so the result is the same */

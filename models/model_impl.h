@@ -155,6 +155,47 @@ typedef struct nnc_exec {
     int add_out;           /* with add_in and no relu_out: 1 + the Add's output */
 } nnc_exec;
 
+/* A Conv or pool node's window, decoded here only: ops.c's window_params
+ * keeps it in n->p (p[0..1] kernel, p[2..3] strides, p[4..5] begin pads,
+ * p[6..7] end pads, p[8..9] dilations, per spatial axis; p[10] a Conv's
+ * group, p[11] the spatial rank, p[12] a pool's count_include_pad).  The
+ * input is [n, c, h, w], the output [n, m, oh, ow]; a 1-D window reads as
+ * h x 1 (its second axis: kernel, stride and dilation 1, no pads). */
+typedef struct nnc_window {
+    int64_t n, c, h, w, m, oh, ow;
+    int64_t kh, kw, sh, sw, dh, dw;
+    int64_t pt, pl, pb, pr; /* pads: top, left, bottom, right */
+    int64_t group;          /* Conv's; 1 for the pools */
+    int count_include_pad;  /* AveragePool's */
+} nnc_window;
+
+static inline nnc_window nnc_window_of(const nnc_model *m, const nnc_node *n)
+{
+    const nnc_value *x = &m->vals[n->in[0]], *y = &m->vals[n->out[0]];
+    int two = n->p[11] == 2;
+    nnc_window g;
+    g.n = x->dims[0];
+    g.c = x->dims[1];
+    g.h = x->dims[2];
+    g.w = two ? x->dims[3] : 1;
+    g.m = y->dims[1];
+    g.oh = y->dims[2];
+    g.ow = two ? y->dims[3] : 1;
+    g.kh = n->p[0];
+    g.kw = two ? n->p[1] : 1;
+    g.sh = n->p[2];
+    g.sw = two ? n->p[3] : 1;
+    g.dh = n->p[8];
+    g.dw = two ? n->p[9] : 1;
+    g.pt = n->p[4];
+    g.pl = two ? n->p[5] : 0;
+    g.pb = n->p[6];
+    g.pr = two ? n->p[7] : 0;
+    g.group = n->op == NNC_OP_CONV ? n->p[10] : 1;
+    g.count_include_pad = (int)n->p[12];
+    return g;
+}
+
 /* Whether Pad node n of m pads and crops nothing (its begin and end pads,
  * p[d] and p[8 + d], zero over the input's rank): its output is its input,
  * which the runtime then shares as a view. */

@@ -1,6 +1,7 @@
 /* The operators nncert supports: NNC_OP(CODE, "OnnxName").  Adding an operator
- * means one row here plus its shape rule and kernels in models/ops.c (and,
- * later, a bound transformer in verifier/ and a gadget in prover/). */
+ * means one row here plus its shape rule (SHAPE_RULE_CODE in models/ops.c:
+ * the build fails without it) and kernels in models/kernels_impl.h (and,
+ * later, a bound transformer in verifier/ and a gadget in zk/). */
 NNC_OP(ADD, "Add")
 NNC_OP(AVERAGEPOOL, "AveragePool")
 NNC_OP(BATCHNORM, "BatchNormalization")

@@ -462,12 +462,10 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
             continue;
         const nnc_node *q = &m->nodes[m->order[next]];
         if (q->op != NNC_OP_MAXPOOL || rt->skip[next] || rt->alias[q->out[0]] >= 0 || !rt->owned[q->out[0]]) continue;
-        const nnc_value *qi = &m->vals[q->in[0]], *qo = &m->vals[q->out[0]];
-        int two = q->p[11] == 2;
-        int inside = qi->rank == qo->rank && (qo->dims[2] - 1) * q->p[2] + q->p[0] <= qi->dims[2] &&
-                     (!two || (qo->dims[3] - 1) * q->p[3] + q->p[1] <= qi->dims[3]);
-        for (int k = 4; k < 8; k++) inside &= q->p[k] == 0;
-        inside &= q->p[8] == 1 && (!two || q->p[9] == 1) && (!two || q->p[1] <= NNC_DC_POOL_COLS);
+        nnc_window g = nnc_window_of(m, q); /* (a 1-D window: w, ow, kw, sw, dw 1, no left or right pads) */
+        int inside = m->vals[q->in[0]].rank == m->vals[q->out[0]].rank && (g.oh - 1) * g.sh + g.kh <= g.h &&
+                     (g.ow - 1) * g.sw + g.kw <= g.w && g.pt == 0 && g.pl == 0 && g.pb == 0 && g.pr == 0 &&
+                     g.dh == 1 && g.dw == 1 && g.kw <= NNC_DC_POOL_COLS;
         if (!inside) continue;
         rt->pool_after[t] = next + 1;
         rt->skip[next] = 1;

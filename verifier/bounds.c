@@ -521,13 +521,12 @@ static double conv_w(const nnc_value *w, int64_t co, int64_t ci, int64_t ky, int
 typedef struct cgeom { int64_t N, C, H, W, M, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G; } cgeom;
 static void conv_geom(const nnc_model *m, const nnc_node *n, cgeom *g)
 {
-    const nnc_value *x = &m->vals[n->in[0]], *y = &m->vals[n->out[0]];
-    int two = n->p[11] == 2;
-    g->N = x->dims[0]; g->C = x->dims[1]; g->H = x->dims[2]; g->W = two ? x->dims[3] : 1;
-    g->M = y->dims[1]; g->OH = y->dims[2]; g->OW = two ? y->dims[3] : 1;
-    g->KH = n->p[0]; g->KW = two ? n->p[1] : 1; g->SH = n->p[2]; g->SW = two ? n->p[3] : 1;
-    g->PT = n->p[4]; g->PL = two ? n->p[5] : 0; g->DH = n->p[8]; g->DW = two ? n->p[9] : 1;
-    g->G = n->op == NNC_OP_CONV ? n->p[10] : 1;
+    nnc_window w = nnc_window_of(m, n);
+    g->N = w.n; g->C = w.c; g->H = w.h; g->W = w.w;
+    g->M = w.m; g->OH = w.oh; g->OW = w.ow;
+    g->KH = w.kh; g->KW = w.kw; g->SH = w.sh; g->SW = w.sw;
+    g->PT = w.pt; g->PL = w.pl; g->DH = w.dh; g->DW = w.dw;
+    g->G = w.group;
 }
 
 /* The terms of a CONV or AVERAGEPOOL node, output element by output
@@ -542,7 +541,8 @@ static void conv_terms(const nnc_model *m, const nnc_node *n, int fill, int64_t 
     conv_geom(m, n, &g);
     const nnc_value *w = n->op == NNC_OP_CONV ? &m->vals[n->in[1]] : NULL;
     int64_t cg = g.C / g.G, mg = g.M / g.G;
-    int64_t pb = n->p[6], pr = n->p[11] == 2 ? n->p[7] : 0;
+    nnc_window win = nnc_window_of(m, n);
+    int64_t pb = win.pb, pr = win.pr;
     int64_t k = 0;
     for (int64_t nn = 0; nn < g.N; nn++)
         for (int64_t co = 0; co < g.M; co++)
@@ -558,7 +558,7 @@ static void conv_terms(const nnc_model *m, const nnc_node *n, int fill, int64_t 
                                 if (iy >= -g.PT && iy < g.H + pb && ix >= -g.PL && ix < g.W + pr) c2++;
                                 if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) c1++;
                             }
-                        cnt = (double)(n->p[12] ? c2 : c1);
+                        cnt = (double)(win.count_include_pad ? c2 : c1);
                     }
                     if (fill) ptr[j] = k;
                     int64_t c0 = w ? (co / mg) * cg : co, cn = w ? cg : 1;

@@ -208,18 +208,9 @@ static void acc_out(const acc *s, double b, int64_t K, double uf, double tf, gva
 }
 
 /* Window geometry of a Conv or pool (as the runtime's kernels read it). */
-typedef struct wgeom {
-    int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
-} wgeom;
+typedef nnc_window wgeom;
 
-static void wgeometry(const nnc_model *m, const nnc_node *n, wgeom *g)
-{
-    const nnc_value *vi = &m->vals[n->in[0]], *vo = &m->vals[n->out[0]];
-    int two = n->p[11] == 2;
-    *g = (wgeom){vi->dims[0], vi->dims[1], vi->dims[2], two ? vi->dims[3] : 1, vo->dims[2], two ? vo->dims[3] : 1,
-                 n->p[0], two ? n->p[1] : 1, n->p[2], two ? n->p[3] : 1, n->p[4], two ? n->p[5] : 0, n->p[6],
-                 two ? n->p[7] : 0, n->p[8], two ? n->p[9] : 1};
-}
+static void wgeometry(const nnc_model *m, const nnc_node *n, wgeom *g) { *g = nnc_window_of(m, n); }
 
 /* Terms of a Conv at most (per node; more: the analysis gives up, e_fast +inf) */
 #define NNC_SMP_GRAPH_MAX_TERMS ((int64_t)1 << 24)
@@ -256,7 +247,7 @@ static void pool_node(const nnc_model *m, const nnc_node *n, const gval *x, doub
 {
     wgeom g;
     wgeometry(m, n, &g);
-    int is_max = n->op == NNC_OP_MAXPOOL, incl = (int)n->p[12];
+    int is_max = n->op == NNC_OP_MAXPOOL, incl = g.count_include_pad;
     for (int64_t pl = 0; pl < g.n * g.c; pl++)
         for (int64_t oy = 0; oy < g.oh; oy++)
             for (int64_t ox = 0; ox < g.ow; ox++) {

@@ -277,8 +277,9 @@ static nnc_status build_layers(nnc_qmodel *q, qbuild *qb, const nnc_model *m, in
             l->in = xin;
             l->C = x->dims[1]; l->H = x->dims[2]; l->W = x->dims[3];
             l->OC = y->dims[1]; l->OH = y->dims[2]; l->OW = y->dims[3];
-            l->kh = n->p[0]; l->kw = n->p[1]; l->sh = n->p[2]; l->sw = n->p[3];
-            l->ph = n->p[4]; l->pw = n->p[5]; l->dh = n->p[8]; l->dw = n->p[9]; l->group = n->p[10];
+            nnc_window g = nnc_window_of(m, n); /* (2-D: x has rank 4) */
+            l->kh = g.kh; l->kw = g.kw; l->sh = g.sh; l->sw = g.sw;
+            l->ph = g.pt; l->pw = g.pl; l->dh = g.dh; l->dw = g.dw; l->group = g.group;
             l->nw = b1->numel;
             double *w = malloc((size_t)l->nw * sizeof *w);
             if (!w) FAIL(NNC_STATUS_NOMEM, "out of memory");
@@ -304,9 +305,10 @@ static nnc_status build_layers(nnc_qmodel *q, qbuild *qb, const nnc_model *m, in
             if (n->op == NNC_OP_GLOBALAVERAGEPOOL) {
                 l->kh = l->H; l->kw = l->W; l->sh = l->sw = l->dh = l->dw = 1;
             } else {
-                l->kh = n->p[0]; l->kw = n->p[1]; l->sh = n->p[2]; l->sw = n->p[3];
-                l->ph = n->p[4]; l->pw = n->p[5]; l->dh = n->p[8]; l->dw = n->p[9];
-                l->count_include_pad = (int)n->p[12];
+                nnc_window g = nnc_window_of(m, n);
+                l->kh = g.kh; l->kw = g.kw; l->sh = g.sh; l->sw = g.sw;
+                l->ph = g.pt; l->pw = g.pl; l->dh = g.dh; l->dw = g.dw;
+                l->count_include_pad = g.count_include_pad;
             }
             break;
         }
