@@ -232,7 +232,7 @@ int nnc_cli_prover_device(const char *cmd, const char *device, nnc_prv_backend *
     char err[NNC_ERRBUF_SIZE] = "";
     int count = 0;
     nnc_status st = nnc_gpu_device_count(&count, err, sizeof err);
-    if (st == NNC_STATUS_OK && count < 1) st = nnc_err(err, sizeof err, NNC_STATUS_UNSUPPORTED, "no CUDA device found");
+    if (st == NNC_STATUS_OK && count < 1) st = nnc_err(err, sizeof err, NNC_STATUS_DEVICE, "no CUDA device found");
     if (st) {
         char msg[NNC_ERRBUF_SIZE + 32];
         snprintf(msg, sizeof msg, "--device gpu: %s", err);

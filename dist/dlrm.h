@@ -153,7 +153,7 @@ nnc_status nnc_dlrm_exec_mpi(nnc_dist_comm comm, float *pooled, nnc_dlrm_cost *m
  * serving GPU gathers the rows with the CPU path's per-element formula
  * (dist/dlrm_math.h), and the requester's rows are pooled by the CPU kernel
  * in id order, so pooled and the counters equal nnc_dlrm_exec_sim's.
- * Returns: UNSUPPORTED in a build without CUDA, or naming the CUDA/NCCL
+ * Returns: UNSUPPORTED in a build without CUDA; DEVICE naming the CUDA/NCCL
  * call that failed; ARG when fewer GPUs than devices are present. */
 nnc_status nnc_dlrm_exec_nccl(float *pooled, nnc_dlrm_cost *measured, const nnc_dlrm_plan *p,
                               const nnc_trace *trace, const double *const *weights,

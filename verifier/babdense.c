@@ -1541,7 +1541,8 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
     }
     /* chunks claimed one at a time; thread 0 (the caller, the one that may
      * report) keeps ticking while the others finish theirs, so a pass whose
-     * last chunk runs on another thread still gives a line every second */
+     * last chunk runs on another thread still gives a line every second
+     * (it sleeps between polls, where the barrier would have spun) */
     size_t next = 0, done = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
@@ -1563,8 +1564,8 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 #pragma omp atomic read seq_cst
             d = done;
             if (d >= nch) break;
-            ps->p->tick(ps->p->tick_ctx, UINT64_MAX);
-            nanosleep(&(struct timespec){0, 5000000}, NULL);
+            ps->p->tick(ps->p->tick_ctx, UINT64_MAX); /* (rate-limited by the caller: cheap) */
+            nanosleep(&(struct timespec){0, 200000}, NULL); /* 0.2 ms: the pass ends at most that late */
         }
     }
     return skipped;
@@ -2429,7 +2430,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
 out:
     if (rt.gpu_err[0]) { /* finished on the CPU, but the device was asked for */
         if (o->gpu_err) snprintf(o->gpu_err, o->gpu_errlen, "%s", rt.gpu_err);
-        if (!st) st = NNC_STATUS_UNSUPPORTED;
+        if (!st) st = NNC_STATUS_DEVICE;
         *certified = 0;
     }
     for (size_t i = 0; stack && i < top; i++) dom_free(&stack[i], nr);
@@ -2469,7 +2470,7 @@ nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *h
                          : (bbd_item){s, b, -1, 0, i % 2 ? -1 : 1, -1, (int)(i / 2)};
         bbd_pass ps = {e, &rt, p, it, ab, lower, coef, mode, ktop, 0};
         run_pass(&ps, n, &ws, 1);
-        if (rt.gpu_err[0]) st = nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "%s", rt.gpu_err);
+        if (rt.gpu_err[0]) st = nnc_err(err, errlen, NNC_STATUS_DEVICE, "%s", rt.gpu_err);
     }
     if (st == NNC_STATUS_NOMEM) nnc_err(err, errlen, st, "out of memory");
     if (wok) ws_free(&ws);

@@ -222,7 +222,7 @@ int64_t nnc_bbd_model_relu_count(const nnc_bbd *e);
 int nnc_bbd_gpu_ok(const nnc_bbd *e);
 /* Out: *out, a device context for e's passes (nnc_bbd_opts.gpu), freed with
  * nnc_gpu_bab_destroy.  Returns OK; UNSUPPORTED where !nnc_bbd_gpu_ok or
- * without CUDA or a device (err says which). */
+ * without CUDA; DEVICE without a device or plugin (err says which). */
 nnc_status nnc_bbd_gpu_create(const nnc_bbd *e, nnc_gpu_bab **out, char *err, size_t errlen);
 
 /* Test hooks (tests/unit/test_gpu_bab.c): one pass of the search over the
@@ -234,8 +234,8 @@ nnc_status nnc_bbd_gpu_create(const nnc_bbd *e, nnc_gpu_bab **out, char *err, si
  * mode as a pass's (>= 0: that many Adam steps, then sound; -1: the float32
  * estimate; -2: sound with CROWN's slopes).  ab: per item 2 nr variables
  * (mode != -2; optimised in place); out: lower (per item), coef (per item nr,
- * or NULL; filled for mode -1).  Returns OK, ARG, NOMEM, UNSUPPORTED (the
- * device failed). */
+ * or NULL; filled for mode -1).  Returns OK, ARG, NOMEM, DEVICE (the device
+ * failed). */
 nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
                              const signed char *split, const nnc_rfn_problem *p, int ktop, int mode,
                              nnc_gpu_bab *gpu, float *ab, double *lower, float *coef, char *err, size_t errlen);
@@ -273,7 +273,7 @@ typedef struct nnc_bbd_opts {
     nnc_gpu_bab *gpu;   /* or NULL: the passes run on this device context (nnc_bbd_gpu_create;
                            where nnc_bbd_gpu_ok); calls from several searches are serialised */
     char *gpu_err;      /* with gpu: where the device failed, why (gpu_errlen bytes); the search
-                           then finishes on the CPU and returns UNSUPPORTED, nothing certified */
+                           then finishes on the CPU and returns DEVICE, nothing certified */
     size_t gpu_errlen;
 } nnc_bbd_opts;
 

@@ -678,7 +678,7 @@ nnc_status nnc_smp_create(nnc_smp **out, const nnc_model *m, int device, char *e
         }
         if ((st = nnc_gpu_device_count(&count, cerr, sizeof cerr)) || count == 0) {
             nnc_smp_destroy(s);
-            return nnc_err(err, errlen, NNC_STATUS_UNSUPPORTED, "--device gpu: %s", st ? cerr : "no CUDA device found");
+            return nnc_err(err, errlen, st ? st : NNC_STATUS_DEVICE, "--device gpu: %s", st ? cerr : "no CUDA device found");
         }
         if ((st = nnc_gpu_smp_create(&s->gpu, s->chain->layers, s->chain->n_layers, s->batch, cerr, sizeof cerr))) {
             nnc_smp_destroy(s);

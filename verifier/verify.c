@@ -543,7 +543,7 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
         if (nnc_sfw_create(&c.sfw, m, serr, sizeof serr) != NNC_STATUS_OK) c.sfw = NULL;
     }
     if (opts->crown && opts->relu_split_batch != 0 &&
-        (opts->relu_split == 1 || (opts->relu_split < 0 && c.n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS))) {
+        (opts->relu_split == NNC_VRF_ON || (opts->relu_split == NNC_VRF_AUTO && c.n_in > NNC_VRF_RELU_SPLIT_MIN_INPUTS))) {
         /* not a ReLU chain, plain or residual: nnc_rsp_certify's
          * sub-problem at a time */
         char serr[NNC_ERRBUF_SIZE];
