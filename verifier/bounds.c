@@ -294,7 +294,10 @@ static int64_t fan_in(const nnc_model *m, const nnc_node *n)
         const nnc_value *w = &m->vals[n->in[1]];
         return w->numel / (w->dims[0] ? w->dims[0] : 1) + 1;
     }
-    case NNC_OP_AVERAGEPOOL: return n->p[0] * (n->p[11] == 2 ? n->p[1] : 1);
+    case NNC_OP_AVERAGEPOOL: {
+        nnc_window g = nnc_window_of(m, n);
+        return g.kh * g.kw;
+    }
     case NNC_OP_GLOBALAVERAGEPOOL: {
         const nnc_value *x = &m->vals[n->in[0]];
         return x->numel / ((x->dims[0] * x->dims[1]) != 0 ? x->dims[0] * x->dims[1] : 1);
