@@ -198,6 +198,20 @@ static nnc_status window_params(const nnc_model *m, nnc_node *n, const nnc_value
     return NNC_STATUS_OK;
 }
 
+/* A Conv's or pool's output, [N, channels, spatial...], from its window
+ * (window_params, which sets n->p). */
+static nnc_status window_out(nnc_model *m, nnc_node *n, const nnc_value *x, const int64_t *kernel, int64_t channels,
+                             char *err, size_t errlen)
+{
+    int64_t dims[NNC_MAX_RANK] = {0}, sp[2];
+    nnc_status st = window_params(m, n, x, kernel, sp, err, errlen);
+    if (st) return st;
+    dims[0] = x->dims[0];
+    dims[1] = channels;
+    for (int d = 0; d < x->rank - 2; d++) dims[2 + d] = sp[d];
+    return set_out(m, n, 0, x->dtype, x->rank, dims, err, errlen);
+}
+
 /* --------------------------------------------------------- shape rules */
 
 /* The shape rule of Add, Sub, Mul and Div. */
@@ -613,7 +627,6 @@ static nnc_status infer_matmul(nnc_model *m, nnc_node *n, const nnc_value *x, ch
 static nnc_status infer_conv(nnc_model *m, nnc_node *n, const nnc_value *x, char *err, size_t errlen)
 {
     nnc_status st;
-    int64_t dims[NNC_MAX_RANK] = {0};
     if ((st = need_inputs(m, n, 2, err, errlen))) return st;
     const nnc_value *w = in_val(m, n, 1), *b = in_val(m, n, 2);
     if (!nnc_dtype_is_float(x->dtype) || !nnc_dtype_is_float(w->dtype)) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (Conv): needs float inputs", n->name);
@@ -630,34 +643,24 @@ static nnc_status infer_conv(nnc_model *m, nnc_node *n, const nnc_value *x, char
         if (ks && (ks->n != w->rank - 2 || ks->ints[d] != kernel[d])) BAD("node '%s' (Conv): kernel_shape disagrees with the weights", n->name);
     }
     if (b && (b->rank != 1 || b->dims[0] != w->dims[0])) BAD("node '%s' (Conv): bias must have %lld elements", n->name, (long long)w->dims[0]);
-    int64_t sp[2];
-    if ((st = window_params(m, n, x, kernel, sp, err, errlen))) return st;
     n->p[10] = group;
-    dims[0] = x->dims[0];
-    dims[1] = w->dims[0];
-    for (int d = 0; d < x->rank - 2; d++) dims[2 + d] = sp[d];
-    return set_out(m, n, 0, x->dtype, x->rank, dims, err, errlen);
+    return window_out(m, n, x, kernel, w->dims[0], err, errlen);
 }
 
 /* The shape rule of MaxPool and AveragePool. */
 static nnc_status infer_maxpool(nnc_model *m, nnc_node *n, const nnc_value *x, char *err, size_t errlen)
 {
     nnc_status st;
-    int64_t dims[NNC_MAX_RANK] = {0};
     if ((st = need_inputs(m, n, 1, err, errlen))) return st;
     if (!nnc_dtype_is_float(x->dtype)) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (%s): needs a float input", n->name, n->op_type);
     const nnc_attr *ks = nnc_node_attr(n, "kernel_shape");
     if (x->rank < 3) BAD("node '%s' (%s): input rank %d", n->name, n->op_type, x->rank);
     if (!ks || ks->n != x->rank - 2) BAD("node '%s' (%s): kernel_shape missing or of the wrong length", n->name, n->op_type);
     if (nnc_attr_int(n, "storage_order", 0) != 0) FAIL(NNC_STATUS_UNSUPPORTED, "node '%s' (MaxPool): storage_order 1", n->name);
-    int64_t kernel[2] = {1, 1}, sp[2];
+    int64_t kernel[2] = {1, 1};
     for (int d = 0; d < ks->n && d < 2; d++) kernel[d] = ks->ints[d];
-    if ((st = window_params(m, n, x, kernel, sp, err, errlen))) return st;
     n->p[12] = nnc_attr_int(n, "count_include_pad", 0);
-    dims[0] = x->dims[0];
-    dims[1] = x->dims[1];
-    for (int d = 0; d < x->rank - 2; d++) dims[2 + d] = sp[d];
-    return set_out(m, n, 0, x->dtype, x->rank, dims, err, errlen);
+    return window_out(m, n, x, kernel, x->dims[1], err, errlen);
 }
 
 /* The shape rule of GlobalAveragePool. */
