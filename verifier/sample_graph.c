@@ -207,11 +207,6 @@ static void acc_out(const acc *s, double b, int64_t K, double uf, double tf, gva
     y->er[j] = s->ser + nnc_smp_gamma((double)K + 1.0, NNC_SMP_U64) * (s->sar + fabs(b)) + ((double)K + 2.0) * TINY64;
 }
 
-/* Window geometry of a Conv or pool (as the runtime's kernels read it). */
-typedef nnc_window wgeom;
-
-static void wgeometry(const nnc_model *m, const nnc_node *n, wgeom *g) { *g = nnc_window_of(m, n); }
-
 /* Terms of a Conv at most (per node; more: the analysis gives up, e_fast +inf) */
 #define NNC_SMP_GRAPH_MAX_TERMS ((int64_t)1 << 24)
 
@@ -245,8 +240,7 @@ static int conv_node(const nnc_model *m, const nnc_node *n, const gval *x, doubl
 static void pool_node(const nnc_model *m, const nnc_node *n, const gval *x, double uf, double tf, gval *y,
                       int *overflow)
 {
-    wgeom g;
-    wgeometry(m, n, &g);
+    nnc_window g = nnc_window_of(m, n); /* (as the runtime's kernels read it) */
     int is_max = n->op == NNC_OP_MAXPOOL, incl = g.count_include_pad;
     for (int64_t pl = 0; pl < g.n * g.c; pl++)
         for (int64_t oy = 0; oy < g.oh; oy++)
