@@ -66,8 +66,22 @@ CPPFLAGS   += $(MPI_CFLAGS)
 LIBS       += $(MPI_LIBS)
 endif
 
-LIB_SRC  := $(wildcard common/*.c models/*.c specs/*.c verifier/*.c prover/*.c zk/*.c gpu/*.c dist/*.c gate/*.c)
-LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
+# The library's modules, one folder each, lowest layer first: a module calls
+# only modules before it (tests/tools/deps_check.py --layers checks every
+# call between the folders' objects against this order, tests/e2e/layers.sh).
+# Each module is an archive, $(BUILD)/mod/libnncert_<module>.a (models' holds
+# the generated ONNX bindings too), and programs link them in the reverse
+# order, so that the linker meets a module's callers before it: a call from a
+# lower module into one above it, to an object nothing else pulled in, fails
+# to link.  libnncert.a and libnncert.so hold all of them (what is installed).
+#   make <module>        its archive, the archives below it, its unit suites
+#   make check-<module>  and runs those suites (as run_all.sh does)
+MODULES  := common models specs prover dist gpu verifier zk gate
+reverse   = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+MOD_OBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))$(if $(filter models,$(1)), $(BUILD)/obj/gen/onnx.pb-c.o)
+LAYER_LIBS := $(foreach m,$(strip $(call reverse,$(MODULES))),$(BUILD)/mod/libnncert_$(m).a)
+LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+LIB_OBJ  := $(foreach m,$(MODULES),$(call MOD_OBJ,$(m)))
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 
@@ -158,6 +172,39 @@ $(BUILD)/libnncert.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+define module_archive
+$$(BUILD)/mod/libnncert_$(1).a: $$(call MOD_OBJ,$(1))
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(foreach m,$(MODULES),$(eval $(call module_archive,$(m))))
+
+# Each unit suite belongs to the module it tests (layers.sh checks that every
+# tests/unit/test_*.c is listed once).
+TESTS_common   :=
+TESTS_models   := test_loader test_runtime test_sgemm test_embbag
+TESTS_specs    := test_specs
+TESTS_prover   := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_prover_*.c))
+TESTS_dist     := test_dlrm_plan
+TESTS_gpu      := test_gpu test_gpu_dlrm test_gpu_embbag test_gpu_prover test_gpu_spmm test_spmm
+TESTS_verifier := test_attack test_bounds test_dlrm_bounds test_exact test_gpu_bab test_gpu_verify test_refine test_sample \
+                  test_stats test_symfwd test_verifier
+TESTS_zk       := test_circuit test_poseidon
+TESTS_gate     := test_gate test_release
+# a module's suites link its archive and those below it only (callers
+# first), so a suite builds without the modules above its own
+acc :=
+$(foreach m,$(MODULES),$(eval acc := $(BUILD)/mod/libnncert_$(m).a $(acc))$(eval MOD_LIBS_$(m) := $(acc)))
+$(foreach m,$(MODULES),$(foreach t,$(TESTS_$(m)),$(eval TEST_LIBS_$(t) := $(MOD_LIBS_$(m)))))
+.PHONY: $(MODULES) $(addprefix check-,$(MODULES)) print-module-tests
+print-module-tests:
+	@echo $(foreach m,$(MODULES),$(TESTS_$(m)))
+$(MODULES): %: $(BUILD)/mod/libnncert_%.a
+	$(if $(TESTS_$@),@$(MAKE) --no-print-directory $(addprefix $(BUILD)/tests/,$(TESTS_$@)))
+$(addprefix check-,$(MODULES)): check-%: %
+	@rc=0; for t in $(addprefix $(BUILD)/tests/,$(TESTS_$*)); do echo "== $$t"; CK_FORK=yes $$t || { s=$$?; [ $$s -eq 77 ] || rc=1; }; done; exit $$rc
+
 # The shared library exports the API only: the functions the public
 # headers mark NNC_API (nncert/nnc.h).  The library's objects are compiled
 # with hidden visibility (which changes no code, only which symbols a
@@ -172,11 +219,11 @@ $(BUILD)/libnncert.so: $(LIB_OBJ) common/libnncert.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libnncert.so.$(SO_MAJOR) -Wl,--version-script=common/libnncert.map -o $@ \
 	  $(LIB_OBJ) $(LIBS)
 
-# The plugin: the CUDA objects, the libnncert.a members they call (its own
+# The plugin: the CUDA objects, the library's members they call (its own
 # copies), the CUDA libraries; only the table symbol is exported (gpu/plugin.map).
-$(BUILD)/libnncert-gpu.so: $(CU_OBJ) $(BUILD)/libnncert.a gpu/plugin.map
+$(BUILD)/libnncert-gpu.so: $(CU_OBJ) $(LAYER_LIBS) gpu/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=gpu/plugin.map -Wl,--no-undefined -o $@ \
-	  $(CU_OBJ) $(BUILD)/libnncert.a $(LIBS) $(CUDA_LIBS)
+	  $(CU_OBJ) $(LAYER_LIBS) $(LIBS) $(CUDA_LIBS)
 
 # bin/nncert is the default build's binary; other configurations keep theirs
 # in their build folder.
@@ -188,21 +235,23 @@ bin/nncert: $(NNCERT)
 	@true
 endif
 
-$(NNCERT): $(CLI_OBJ) $(BUILD)/libnncert.a | $(GPU_PLUGIN)
+$(NNCERT): $(CLI_OBJ) $(LAYER_LIBS) | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libnncert.a $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LAYER_LIBS) $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnncert.a | $(GPU_PLUGIN)
+# (the prerequisites expand twice: a suite's archives are named by its stem)
+.SECONDEXPANSION:
+$(BUILD)/tests/%: tests/unit/%.c $$(TEST_LIBS_$$*) | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $$(pkg-config --cflags --libs check) $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(TEST_LIBS_$*) $(LDFLAGS) $$(pkg-config --cflags --libs check) $(LIBS)
 
-$(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libnncert.a | $(GPU_PLUGIN)
+$(BUILD)/tools/%: tests/tools/%.c $(LAYER_LIBS) | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LAYER_LIBS) $(LDFLAGS) $(LIBS)
 
-$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(BUILD)/libnncert.a
+$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LAYER_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LAYER_LIBS) $(LDFLAGS) $(LIBS)
 
 setup:
 	@tests/setup.sh
@@ -321,9 +370,9 @@ bench-prove: setup
 	@$(MAKE) --no-print-directory $(NNCERT) $(BUILD)/tools/gen_chain
 	@BUILD=$(BUILD) NNCERT=$(NNCERT) tests/bench/run_bench_prove.sh
 
-$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libnncert.a | $(GPU_PLUGIN)
+$(BUILD)/bench/%: tests/bench/%.c $(LAYER_LIBS) | $(GPU_PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libnncert.a $(LDFLAGS) $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LAYER_LIBS) $(LDFLAGS) $(LIBS)
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 # fuzz targets are host-only builds: the library without the CUDA and MPI

@@ -34,6 +34,48 @@ rm -f "$TMP/obj/b/y.o"
 if "$PY" tests/tools/deps_check.py "$TMP/obj" >/dev/null 2>&1; then pass "layers-acyclic-tree-passes"
 else fail "layers-acyclic-tree-passes"; fi
 
+# ---- the layer order (the Makefile's MODULES, lowest first): every call
+# between folders goes down it; the check finds a planted upward call
+# (c/z.c calls a/x.c: fine with a below c, upward with c below a)
+modules=$(sed -n 's/^MODULES *:= *//p' Makefile)
+if [ -z "$modules" ]; then fail "layers-order (no MODULES in the Makefile)"
+elif "$PY" tests/tools/deps_check.py "$BUILD/obj" --layers "$modules" >"$TMP/order" 2>&1; then pass "layers-order-as-listed ($modules)"
+else fail "layers-order-as-listed $(grep -E 'upward|not a listed' "$TMP/order" | head -3 | tr '\n' ';')"; fi
+"$PY" tests/tools/deps_check.py "$TMP/obj" --layers "c a" >"$TMP/up" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "upward call: c/z.c (layer c) calls a/x.c (layer a)" "$TMP/up" &&
+   "$PY" tests/tools/deps_check.py "$TMP/obj" --layers "a c" >/dev/null 2>&1; then pass "layers-planted-upward-call-found"
+else fail "layers-planted-upward-call-found (exit $rc: $(tr '\n' ';' <"$TMP/up"))"; fi
+
+# the link order: programs link the module archives callers first, so a
+# module that calls one above it fails to link.  Planted: the same object,
+# which calls nnc_vrf_result_name (verifier), added to a copy of the
+# verifier archive links; added to a copy of common's it does not.
+if [ -f "$BUILD/mod/libnncert_common.a" ]; then
+    libs=(); for m in $modules; do libs=("$BUILD/mod/libnncert_$m.a" "${libs[@]}"); done
+    printf 'const char *nnc_vrf_result_name(int);\nconst char *planted_up(void) { return nnc_vrf_result_name(0); }\n' >"$TMP/up.c"
+    printf 'const char *planted_up(void);\nint main(void) { return planted_up() == 0; }\n' >"$TMP/main.c"
+    link_with() { # MODULE: the planted object in a copy of MODULE's archive
+        local l=() a
+        for a in "${libs[@]}"; do
+            if [ "$a" = "$BUILD/mod/libnncert_$1.a" ]; then cp "$a" "$TMP/lib$1.a" && ar r "$TMP/lib$1.a" "$TMP/up.o" 2>/dev/null; l+=("$TMP/lib$1.a")
+            else l+=("$a"); fi
+        done
+        cc -o "$TMP/app_$1" "$TMP/main.c" "${l[@]}" -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm -fopenmp -pthread ${MPI_LIBS:-} >"$TMP/link_$1" 2>&1
+    }
+    MPI_LIBS=$(command -v mpicc >/dev/null && mpicc --showme:link 2>/dev/null)
+    cc -c -o "$TMP/up.o" "$TMP/up.c"
+    if link_with verifier && ! link_with common && grep -q "undefined reference to .nnc_vrf_result_name" "$TMP/link_common"; then
+        pass "layers-link-order-refuses-upward-call"
+    else fail "layers-link-order-refuses-upward-call ($(head -c 300 "$TMP/link_verifier" "$TMP/link_common" | tr '\n' ';'))"; fi
+else fail "layers-link-order ($BUILD/mod/libnncert_common.a not built)"; fi
+
+# every unit suite belongs to exactly one module (make <module> builds it)
+listed=$(make -s --no-print-directory print-module-tests 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | sort)
+suites=$(ls tests/unit/test_*.c | sed 's|.*/||; s|\.c$||' | sort)
+if [ -n "$listed" ] && [ "$listed" = "$suites" ]; then pass "layers-every-suite-in-one-module"
+else fail "layers-every-suite-in-one-module ($(diff <(echo "$listed") <(echo "$suites") | grep '^[<>]' | tr '\n' ' '))"; fi
+
 # ---- the exported API (issue 23): libnncert.so's dynamic symbols are
 # exactly the functions the public headers mark NNC_API, and it has a SONAME
 if ! command -v readelf >/dev/null; then

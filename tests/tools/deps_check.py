@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """The library's object-level dependency graph must be acyclic (issue 23).
 
-Usage: deps_check.py OBJDIR
+Usage: deps_check.py OBJDIR [--layers "common models ..."]
 
 Reads the symbol tables (nm) of every object under OBJDIR (the build's
 obj/, leaving out gen/ and cli/: the generated protobuf bindings and the
 front end, which sit on top), links each undefined symbol to the object that
 defines it, and checks that the graph between source files, and the graph
 between folders (common, models, specs, verifier, prover, zk, dist, gpu, gate),
-has no cycle.  Prints each cycle found and the folder edges; exits 1 when
-there is a cycle, 2 on a usage error.
+has no cycle.  With --layers (the Makefile's MODULES, lowest first) every
+folder must be a listed layer and call only layers listed before it.  Prints
+each cycle and each upward call found, and the folder edges; exits 1 when
+there is one, 2 on a usage error.
 """
 import collections
 import os
@@ -89,10 +91,15 @@ def cycles(nodes, edges):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+    args = sys.argv[1:]
+    layers = None
+    if len(args) == 3 and args[1] == "--layers":
+        layers = args[2].split()
+        args = args[:1]
+    if len(args) != 1 or not os.path.isdir(args[0]) or layers == []:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    nodes, edges = graph(sys.argv[1])
+    nodes, edges = graph(args[0])
     if not nodes:
         print("deps_check: no objects under " + sys.argv[1], file=sys.stderr)
         return 2
@@ -109,10 +116,21 @@ def main():
     for comp in cycles({top(s) for s in nodes}, fedges):
         print("folder cycle: " + " ".join(comp))
         bad = 1
+    if layers is not None:
+        rank = {m: i for i, m in enumerate(layers)}
+        for f in sorted({top(s) for s in nodes} - set(rank)):
+            print("folder %s is not a listed layer" % f)
+            bad = 1
+        for a, bs in edges.items():
+            for b in sorted(bs):
+                if top(a) in rank and top(b) in rank and rank[top(b)] >= rank[top(a)] and top(a) != top(b):
+                    print("upward call: %s (layer %s) calls %s (layer %s)" % (a, top(a), b, top(b)))
+                    bad = 1
     for a in sorted(fedges):
         print("folder %s -> %s" % (a, " ".join(sorted(fedges[a]))))
     print("%d objects, %d file edges: %s" % (len(nodes), sum(len(b) for b in edges.values()),
-                                              "a cycle" if bad else "acyclic"))
+                                              "a cycle or an upward call" if bad else
+                                              "acyclic" + (", layered as listed" if layers else "")))
     return bad
 
 
