@@ -39,6 +39,62 @@ int nnc_cli_unknown_option(const char *cmd, const char *opt);
 int nnc_cli_needs_value(const char *cmd, const char *opt);
 /* Nonzero for "--help" and "-h". */
 int nnc_cli_is_help(const char *arg);
+
+/* ---- option tables (cli/options.c) ----------------------------------------
+ * Each command declares its options once, in a table that both parses its
+ * command line and prints its --help: the synopsis and the text around the
+ * options are written by hand, the option list is generated from the table.
+ * A command's code indexes the table with an enum of its own, the table
+ * written with designated initializers ([V_SAMPLES] = {...}), so the two
+ * cannot drift apart. */
+typedef struct nnc_cli_opt {
+    const char *name; /* "--samples"; NULL: not this command's (tables of
+                       * commands that share one enum of indices) */
+    const char *arg;  /* its value's placeholder ("N"); NULL: a flag */
+    const char *help; /* what it does; each '\n' starts a line of the help column */
+} nnc_cli_opt;
+
+typedef struct nnc_cli_doc {
+    const char *cmd;      /* "verify", "groth16 prove": as errors name it */
+    const char *synopsis; /* the usage lines, "usage: nncert ..." included */
+    const char *about;    /* the text between the synopsis and the options ("" none) */
+    const nnc_cli_opt *opts;
+    int nopts;
+    const char *after; /* the text after the options ("" none) */
+} nnc_cli_doc;
+
+/* A doc from a static option table (opts an array, not a pointer). */
+#define NNC_CLI_DOC(cmd, synopsis, about, opts, after) \
+    {(cmd), (synopsis), (about), (opts), (int)(sizeof(opts) / sizeof((opts)[0])), (after)}
+
+/* Print d's help: synopsis, about, the options (name and placeholder in a
+ * 20-column field, the help beside it), after. */
+void nnc_cli_help(FILE *f, const nnc_cli_doc *d);
+
+/* nnc_cli_getopt's answers besides an option's index. */
+enum { NNC_CLI_ARG = -1, NNC_CLI_END = -2, NNC_CLI_EXIT = -3 };
+
+/* The next item of a command line (argv[*i..argc), *i advanced past it),
+ * parsed against d's table ("--opt=value" was split into "--opt" "value"
+ * by main).  Returns: an option's index into d->opts (*val its value, NULL
+ * for a flag); NNC_CLI_ARG for a positional argument (*val); NNC_CLI_END
+ * after the last; NNC_CLI_EXIT when the caller must return *rc: after
+ * --help or -h (the help printed, EXIT_OK) and after an unknown option or a
+ * missing value (a one-line error, EXIT_USAGE). */
+int nnc_cli_getopt(const nnc_cli_doc *d, int argc, char **argv, int *i, const char **val, int *rc);
+
+/* A command's one positional argument (what, "MODEL"): *slot = v when it is
+ * not yet set.  Returns EXIT_OK, or EXIT_USAGE after a one-line error for
+ * a second one ("more than one MODEL given") and for a single-dash word
+ * that no table lists ("-x": an unknown option). */
+int nnc_cli_one_positional(const nnc_cli_doc *d, const char *v, const char **slot, const char *what);
+
+/* Returns: the index of option NAME in d's table, or -1. */
+int nnc_cli_find(const nnc_cli_doc *d, const char *name);
+
+/* "nncert CMD: bad value 'VAL' for OPT (see 'nncert CMD --help')";
+ * returns EXIT_USAGE. */
+int nnc_cli_bad_value(const nnc_cli_doc *d, const char *opt, const char *val);
 /* Write S as a JSON string literal (quotes included). */
 void nnc_cli_json_str(FILE *f, const char *s);
 /* Write an output: "-" is standard output; a path naming something other
@@ -143,6 +199,9 @@ void nnc_cli_print_hash(const char *title, const unsigned char h[64]);
 void nnc_cli_print_contributions(const struct nnc_prv_mpc *m);
 /* groth16 setup CIRCUIT.r1cs POT.ptau KEY.zkey. */
 int nnc_cmd_g16_setup_ptau(const char *r1cs_path, const char *ptau_path, const char *out);
+/* zkey's options (contribute and beacon), in cli/nncert.c's table. */
+enum { NNC_CLI_ZKEY_NAME, NNC_CLI_ZKEY_N, NNC_CLI_ZKEY_ENTROPY, NNC_CLI_ZKEY_E };
+extern const nnc_cli_doc nnc_cli_zkey_doc;
 /* zkey contribute | beacon | verify; argv[0] names which. */
 int nnc_cmd_zkey_ceremony(int argc, char **argv);
 

@@ -12,26 +12,27 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char bench_help[] =
+enum { BE_BATCH_SIZE, BE_SECONDS, BE_THREADS, BE_PRECISION, BE_JSON };
+static const nnc_cli_opt bench_opts[] = {
+    [BE_BATCH_SIZE] = {"--batch-size", "N", "samples per batch (default 1; a model's declared batch\n"
+                                            "counts as one sample, see README)"},
+    [BE_SECONDS] = {"--seconds", "S", "measuring time after the warm-up (default 3); at least\n"
+                                      "10 batches are timed"},
+    [BE_THREADS] = {"--threads", "T", "runtime threads (default: the online processors)"},
+    [BE_PRECISION] = {"--precision", "P", "f32 (default, the sampling and run path) or f64 (the\n"
+                                          "verifier's reference path)"},
+    [BE_JSON] = {"--json", "FILE", "write {\"format\": \"nncert-bench-1\", ...} there (-: stdout;\n"
+                                   "see schema/bench.schema.json)"},
+};
+static const nnc_cli_doc bench_doc = NNC_CLI_DOC(
+    "bench",
     "usage: nncert bench MODEL [--batch-size N] [--seconds S] [--threads T]\n"
-    "                    [--precision f32|f64] [--json FILE]\n"
-    "\n"
+    "                    [--precision f32|f64] [--json FILE]\n",
     "Run MODEL's runtime on batches of N random inputs (float inputs uniform in\n"
     "[0, 1), integer inputs 0) back to back for S seconds after a warm-up, and\n"
     "print inferences per second and the per-batch latency (median, p90, min,\n"
-    "max), as onnxruntime's perf test does.\n"
-    "\n"
-    "  --batch-size N      samples per batch (default 1; a model's declared batch\n"
-    "                      counts as one sample, see README)\n"
-    "  --seconds S         measuring time after the warm-up (default 3); at least\n"
-    "                      10 batches are timed\n"
-    "  --threads T         runtime threads (default: the online processors)\n"
-    "  --precision P       f32 (default, the sampling and run path) or f64 (the\n"
-    "                      verifier's reference path)\n"
-    "  --json FILE         write {\"format\": \"nncert-bench-1\", ...} there (-: stdout;\n"
-    "                      see schema/bench.schema.json)\n"
-    "\n"
-    "Exit 0, or 64+ on errors.\n";
+    "max), as onnxruntime's perf test does.\n",
+    bench_opts, "Exit 0, or 64+ on errors.\n");
 
 typedef struct bench_out {
     const char *model, *precision;
@@ -81,35 +82,25 @@ int nnc_cmd_bench(int argc, char **argv)
     const char *model = NULL, *json = NULL, *prec_s = "f32";
     uint64_t batch = 1, threads = 0;
     double seconds = 3;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(bench_help, stdout);
-            return EXIT_OK;
-        }
-        if (a[0] != '-' || a[1] != '-') {
-            if (model != NULL) return nnc_cli_usage_error("bench", "one MODEL only");
-            model = a;
-            continue;
-        }
-        static const char *const opts[] = {"--batch-size", "--seconds", "--threads", "--precision", "--json"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) known |= strcmp(a, opts[k]) == 0;
-        if (!known) return nnc_cli_unknown_option("bench", a);
-        if (i + 1 >= argc) return nnc_cli_needs_value("bench", a);
-        const char *v = argv[++i];
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&bench_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
         int bad = 0;
-        if (strcmp(a, "--batch-size") == 0) bad = nnc_cli_parse_u64(v, &batch) || batch == 0 || batch > 1000000;
-        else if (strcmp(a, "--seconds") == 0) bad = nnc_cli_parse_double(v, &seconds) || !(seconds > 0) || seconds > 86400;
-        else if (strcmp(a, "--threads") == 0) bad = nnc_cli_parse_u64(v, &threads) || threads == 0 || threads > 1024;
-        else if (strcmp(a, "--precision") == 0) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if ((rc0 = nnc_cli_one_positional(&bench_doc, v, &model, "MODEL")) != EXIT_OK) return rc0;
+            break;
+        case BE_BATCH_SIZE: bad = nnc_cli_parse_u64(v, &batch) || batch == 0 || batch > 1000000; break;
+        case BE_SECONDS: bad = nnc_cli_parse_double(v, &seconds) || !(seconds > 0) || seconds > 86400; break;
+        case BE_THREADS: bad = nnc_cli_parse_u64(v, &threads) || threads == 0 || threads > 1024; break;
+        case BE_PRECISION:
             prec_s = v;
             bad = strcmp(v, "f32") != 0 && strcmp(v, "f64") != 0;
-        } else json = v; /* --json */
-        if (bad) {
-            fprintf(stderr, "nncert bench: bad value '%s' for %s (see 'nncert bench --help')\n", v, a);
-            return EXIT_USAGE;
+            break;
+        case BE_JSON: json = v; break;
         }
+        if (bad) return nnc_cli_bad_value(&bench_doc, bench_opts[k].name, v);
     }
     if (model == NULL) return nnc_cli_usage_error("bench", "MODEL is required");
     if (json && nnc_cli_check_output(json) != EXIT_OK) return EXIT_CANTCREAT;

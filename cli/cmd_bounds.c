@@ -11,29 +11,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char bounds_help[] =
+enum { B_SPEC, B_INPUT, B_EPS, B_CLIP, B_METHOD, B_ALPHA_ITERS, B_LAYER, B_JSON };
+static const nnc_cli_opt bounds_opts[] = {
+    [B_SPEC] = {"--spec", "SPEC", "the input boxes of SPEC (VNN-LIB), each in turn"},
+    [B_INPUT] = {"--input", "FILE", "the box [x - E, x + E] around the input in FILE\n(read as for 'nncert run')"},
+    [B_EPS] = {"--eps", "E", "that box's L-inf radius"},
+    [B_CLIP] = {"--clip", "LO,HI", "that box clipped to [LO, HI]"},
+    [B_METHOD] = {"--method", "M", "ibp (interval propagation), crown (linear bounds,\n"
+                                    "default), alpha (alpha-CROWN: optimised relaxation\n"
+                                    "slopes for each bound, starting from CROWN's)"},
+    [B_ALPHA_ITERS] = {"--alpha-iters", "N", "alpha's optimisation steps per bound (default 20)"},
+    [B_LAYER] = {"--layer", "NAME", "the bounds of the model's value NAME (an intermediate\n"
+                                    "node's output) instead of the outputs: the intervals\n"
+                                    "the engine holds for it (interval propagation over the\n"
+                                    "hidden bounds that crown tightens by back-substitution\n"
+                                    "and alpha by optimised slopes, neuron by neuron)"},
+    [B_JSON] = {"--json", "FILE", "write {\"format\": \"nncert-bounds-1\", \"method\", \"layer\",\n"
+                                  "\"boxes\": [{\"lower\": [...], \"upper\": [...]}]} there (-: stdout)"},
+};
+static const nnc_cli_doc bounds_doc = NNC_CLI_DOC(
+    "bounds",
     "usage: nncert bounds MODEL (--spec SPEC | --input FILE --eps E [--clip LO,HI])\n"
-    "                     [--method ibp|crown|alpha] [--alpha-iters N] [--layer NAME] [--json FILE]\n"
-    "\n"
+    "                     [--method ibp|crown|alpha] [--alpha-iters N] [--layer NAME] [--json FILE]\n",
     "Sound lower and upper bounds of every output of MODEL over an input box:\n"
     "the box of SPEC (VNN-LIB; each of its input boxes in turn), or [x - E, x + E]\n"
     "around the input in FILE (read as for 'nncert run'), clipped to [LO, HI].\n"
     "Every value the model computes in exact arithmetic on its stored weights, for\n"
-    "any input in the box, lies within the bounds (outward-rounded).\n"
-    "\n"
-    "  --method M          ibp (interval propagation), crown (linear bounds,\n"
-    "                      default), alpha (alpha-CROWN: optimised relaxation\n"
-    "                      slopes for each bound, starting from CROWN's)\n"
-    "  --alpha-iters N     alpha's optimisation steps per bound (default 20)\n"
-    "  --layer NAME        the bounds of the model's value NAME (an intermediate\n"
-    "                      node's output) instead of the outputs: the intervals\n"
-    "                      the engine holds for it (interval propagation over the\n"
-    "                      hidden bounds that crown tightens by back-substitution\n"
-    "                      and alpha by optimised slopes, neuron by neuron)\n"
-    "  --json FILE         write {\"format\": \"nncert-bounds-1\", \"method\", \"layer\",\n"
-    "                      \"boxes\": [{\"lower\": [...], \"upper\": [...]}]} there (-: stdout)\n"
-    "\n"
-    "Prints one line per output (or element of NAME) and box otherwise.  Exit 0, or 64+ on errors.\n";
+    "any input in the box, lies within the bounds (outward-rounded).\n",
+    bounds_opts,
+    "Prints one line per output (or element of NAME) and box otherwise.  Exit 0, or 64+ on errors.\n");
 
 typedef struct bounds_out {
     const char *method, *layer; /* layer: NULL for the outputs */
@@ -77,38 +83,28 @@ int nnc_cmd_bounds(int argc, char **argv)
     double eps = -1, clip_lo = -INFINITY, clip_hi = INFINITY;
     uint64_t iters = 20;
     int clip_set = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(bounds_help, stdout);
-            return EXIT_OK;
-        }
-        if (a[0] != '-' || a[1] != '-') {
-            if (model != NULL) return nnc_cli_usage_error("bounds", "one MODEL only");
-            model = a;
-            continue;
-        }
-        static const char *const opts[] = {"--spec", "--input", "--eps", "--clip", "--method", "--alpha-iters", "--json", "--layer"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) known |= strcmp(a, opts[k]) == 0;
-        if (!known) return nnc_cli_unknown_option("bounds", a);
-        if (i + 1 >= argc) return nnc_cli_needs_value("bounds", a);
-        const char *v = argv[++i];
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&bounds_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
         int bad = 0;
-        if (strcmp(a, "--spec") == 0) specp = v;
-        else if (strcmp(a, "--input") == 0) input = v;
-        else if (strcmp(a, "--json") == 0) json = v;
-        else if (strcmp(a, "--layer") == 0) layer_s = v;
-        else if (strcmp(a, "--method") == 0) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if ((rc0 = nnc_cli_one_positional(&bounds_doc, v, &model, "MODEL")) != EXIT_OK) return rc0;
+            break;
+        case B_SPEC: specp = v; break;
+        case B_INPUT: input = v; break;
+        case B_JSON: json = v; break;
+        case B_LAYER: layer_s = v; break;
+        case B_METHOD:
             method_s = v;
             bad = strcmp(v, "ibp") != 0 && strcmp(v, "crown") != 0 && strcmp(v, "alpha") != 0;
-        } else if (strcmp(a, "--eps") == 0) bad = nnc_cli_parse_double(v, &eps) || eps < 0;
-        else if (strcmp(a, "--alpha-iters") == 0) bad = nnc_cli_parse_u64(v, &iters) || iters == 0 || iters > 100000;
-        else clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi); /* --clip */
-        if (bad) {
-            fprintf(stderr, "nncert bounds: bad value '%s' for %s (see 'nncert bounds --help')\n", v, a);
-            return EXIT_USAGE;
+            break;
+        case B_EPS: bad = nnc_cli_parse_double(v, &eps) || eps < 0; break;
+        case B_ALPHA_ITERS: bad = nnc_cli_parse_u64(v, &iters) || iters == 0 || iters > 100000; break;
+        case B_CLIP: clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi); break;
         }
+        if (bad) return nnc_cli_bad_value(&bounds_doc, bounds_opts[k].name, v);
     }
     if (model == NULL) return nnc_cli_usage_error("bounds", "MODEL is required");
     if ((specp != NULL) == (input != NULL))

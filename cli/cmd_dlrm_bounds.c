@@ -10,9 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char dlrm_bounds_help[] =
-    "usage: nncert dlrm-bounds MODEL --trace FILE [--sample K] [--eps E] [--points N] [--seed S]\n"
-    "\n"
+enum { DB_TRACE, DB_SAMPLE, DB_EPS, DB_POINTS, DB_SEED };
+static const nnc_cli_opt dlrm_bounds_opts[] = {
+    [DB_TRACE] = {"--trace", "FILE", "the trace (required)"},
+    [DB_SAMPLE] = {"--sample", "K", "its sample K (1-based, default 1): the categorical ids"},
+    [DB_EPS] = {"--eps", "E", "every dense feature x_i in [x_i - E, x_i + E] (default 0.1)"},
+    [DB_POINTS] = {"--points", "N", "points checked (default 1000)"},
+    [DB_SEED] = {"--seed", "S", "their Philox seed (default 1)"},
+};
+static const nnc_cli_doc dlrm_bounds_doc = NNC_CLI_DOC(
+    "dlrm-bounds",
+    "usage: nncert dlrm-bounds MODEL --trace FILE [--sample K] [--eps E] [--points N] [--seed S]\n",
     "Bound the output of the DLRM MODEL for the categorical ids of trace sample K\n"
     "(1-based, default 1) with every dense feature x_i in [x_i - E, x_i + E]\n"
     "(default E 0.1), two ways, both sound in exact arithmetic on the stored\n"
@@ -20,37 +28,31 @@ static const char dlrm_bounds_help[] =
     "interaction, and linear (CROWN) bounds with McCormick planes for the\n"
     "interaction's products (what 'nncert verify' uses).\n"
     "Then N points (default 1000) drawn uniformly from the box (Philox, seed S)\n"
-    "are evaluated in float64 and must lie inside both.\n"
-    "Exit 0 when they all do, 1 when one does not (a soundness failure).\n";
+    "are evaluated in float64 and must lie inside both.\n",
+    dlrm_bounds_opts, "Exit 0 when they all do, 1 when one does not (a soundness failure).\n");
 
 int nnc_cmd_dlrm_bounds(int argc, char **argv)
 {
     const char *model = NULL, *trace_path = NULL;
     uint64_t sample = 1, points = 1000, seed = 1;
     double eps = 0.1;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(dlrm_bounds_help, stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--sample") == 0 || strcmp(a, "--eps") == 0 ||
-                   strcmp(a, "--points") == 0 || strcmp(a, "--seed") == 0) {
-            if (i + 1 >= argc) return nnc_cli_needs_value("dlrm-bounds", a);
-            const char *v = argv[++i];
-            if (strcmp(a, "--trace") == 0) trace_path = v;
-            else if (strcmp(a, "--eps") == 0) {
-                if (nnc_cli_parse_double(v, &eps) || !(eps >= 0) || eps > 1e6) return nnc_cli_usage_error("dlrm-bounds", "--eps must be 0..1e6");
-            } else {
-                uint64_t *dst = a[2] == 's' && a[3] == 'a' ? &sample : a[2] == 'p' ? &points : &seed;
-                if (nnc_cli_parse_u64(v, dst) || (dst != &seed && *dst < 1) || (dst == &points && *dst > 100000000))
-                    return nnc_cli_usage_error("dlrm-bounds", "--sample, --points must be positive integers, --seed an integer");
-            }
-        } else if (a[0] == '-') {
-            return nnc_cli_unknown_option("dlrm-bounds", a);
-        } else if (model) {
-            return nnc_cli_usage_error("dlrm-bounds", "more than one MODEL given");
-        } else {
-            model = a;
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&dlrm_bounds_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        uint64_t *dst = k == DB_SAMPLE ? &sample : k == DB_POINTS ? &points : &seed;
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if ((rc0 = nnc_cli_one_positional(&dlrm_bounds_doc, v, &model, "MODEL")) != EXIT_OK) return rc0;
+            break;
+        case DB_TRACE: trace_path = v; break;
+        case DB_EPS:
+            if (nnc_cli_parse_double(v, &eps) || !(eps >= 0) || eps > 1e6) return nnc_cli_usage_error("dlrm-bounds", "--eps must be 0..1e6");
+            break;
+        case DB_SAMPLE: case DB_POINTS: case DB_SEED:
+            if (nnc_cli_parse_u64(v, dst) || (dst != &seed && *dst < 1) || (dst == &points && *dst > 100000000))
+                return nnc_cli_usage_error("dlrm-bounds", "--sample, --points must be positive integers, --seed an integer");
+            break;
         }
     }
     if (!model || !trace_path) return nnc_cli_usage_error("dlrm-bounds", "MODEL and --trace FILE are required");

@@ -8,10 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char dlrm_run_help[] =
+enum { DR_TRACE, DR_PLAN, DR_DEVICES, DR_OUTPUT, DR_COUNTERS };
+static const nnc_cli_opt dlrm_run_opts[] = {
+    [DR_TRACE] = {"--trace", "FILE", "the samples (format: nncert plan --help)"},
+    [DR_PLAN] = {"--plan", "KIND", "placement (default auto: the planner's choice)"},
+    [DR_DEVICES] = {"--devices", "D", "simulated devices without mpirun (default 1)"},
+    [DR_OUTPUT] = {"--output", "FILE", "write the outputs there instead of stdout"},
+    [DR_COUNTERS] = {"--counters", "FILE", "write the measured per-device counters (JSON)"},
+};
+static const nnc_cli_doc dlrm_run_doc = NNC_CLI_DOC(
+    "dlrm-run",
     "usage: nncert dlrm-run MODEL --trace FILE [--plan auto|table|row|column|replicated]\n"
-    "                       [--devices D] [--output FILE] [--counters FILE]\n"
-    "\n"
+    "                       [--devices D] [--output FILE] [--counters FILE]\n",
     "Evaluate the DLRM MODEL on every sample of the trace with its embedding\n"
     "tables placed on devices by a plan (as 'nncert plan' chooses it with\n"
     "--plan auto, the default): each device holds only its shards, requests\n"
@@ -19,13 +27,8 @@ static const char dlrm_run_help[] =
     "bags in id order and runs the dense layers on its samples; rank 0 prints\n"
     "the outputs as 'nncert run' does, bit-identical to a single process.\n"
     "Under mpirun every rank is a device; otherwise --devices D simulates D.\n"
-    "Every bag of the trace must hold as many ids as the model's input.\n"
-    "\n"
-    "  --trace FILE       the samples (format: nncert plan --help)\n"
-    "  --plan KIND        placement (default auto: the planner's choice)\n"
-    "  --devices D        simulated devices without mpirun (default 1)\n"
-    "  --output FILE      write the outputs there instead of stdout\n"
-    "  --counters FILE    write the measured per-device counters (JSON)\n";
+    "Every bag of the trace must hold as many ids as the model's input.\n",
+    dlrm_run_opts, "");
 
 typedef struct run_doc {
     const nnc_model *m;
@@ -230,27 +233,22 @@ int nnc_cmd_dlrm_run(int argc, char **argv)
 {
     const char *model = NULL, *trace_path = NULL, *kind = "auto", *output = NULL, *counters = NULL;
     uint64_t devices = 1;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(dlrm_run_help, stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--plan") == 0 || strcmp(a, "--devices") == 0 ||
-                   strcmp(a, "--output") == 0 || strcmp(a, "--counters") == 0) {
-            if (i + 1 >= argc) return nnc_cli_needs_value("dlrm-run", a);
-            const char *v = argv[++i];
-            if (strcmp(a, "--trace") == 0) trace_path = v;
-            else if (strcmp(a, "--plan") == 0) kind = v;
-            else if (strcmp(a, "--output") == 0) output = v;
-            else if (strcmp(a, "--counters") == 0) counters = v;
-            else if (nnc_cli_parse_u64(v, &devices) || devices < 1 || devices > NNC_DLRM_MAX_DEVICES)
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&dlrm_run_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if ((rc0 = nnc_cli_one_positional(&dlrm_run_doc, v, &model, "MODEL")) != EXIT_OK) return rc0;
+            break;
+        case DR_TRACE: trace_path = v; break;
+        case DR_PLAN: kind = v; break;
+        case DR_OUTPUT: output = v; break;
+        case DR_COUNTERS: counters = v; break;
+        case DR_DEVICES:
+            if (nnc_cli_parse_u64(v, &devices) || devices < 1 || devices > NNC_DLRM_MAX_DEVICES)
                 return nnc_cli_usage_error("dlrm-run", "--devices must be 1..64");
-        } else if (a[0] == '-') {
-            return nnc_cli_unknown_option("dlrm-run", a);
-        } else if (model) {
-            return nnc_cli_usage_error("dlrm-run", "more than one MODEL given");
-        } else {
-            model = a;
+            break;
         }
     }
     if (!model || !trace_path) return nnc_cli_usage_error("dlrm-run", "MODEL and --trace FILE are required");

@@ -9,44 +9,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char gate_help[] =
+/* gate: G_JUNIT..G_HTML name the report files, in the order of the writers
+ * in nnc_cmd_gate */
+enum { G_OUT_DIR, G_JUNIT, G_SUMMARY, G_MARKDOWN, G_HTML, G_SIGN, G_BASELINE, G_TOLERANCE };
+static const nnc_cli_opt gate_opts[] = {
+    [G_OUT_DIR] = {"--out-dir", "DIR", "write DIR/junit.xml, DIR/summary.json, DIR/summary.md\n"
+                                       "and DIR/report.html (DIR is created)"},
+    [G_JUNIT] = {"--junit", "FILE", "JUnit XML, one testcase per check"},
+    [G_SUMMARY] = {"--summary", "FILE", "JSON summary: results and the SHA-256 of the config and\n"
+                                        "of every model, spec, key and proof file (attestation)"},
+    [G_MARKDOWN] = {"--markdown", "FILE", "Markdown summary (e.g. for $GITHUB_STEP_SUMMARY)"},
+    [G_HTML] = {"--html", "FILE", "HTML report with SVG figures"},
+    [G_SIGN] = {"--sign", "SECKEY", "sign the summary with this Ed25519 key (nncert keygen)"},
+    [G_BASELINE] = {"--baseline", "SUMMARY", "compare with this earlier summary (overrides CONFIG)"},
+    [G_TOLERANCE] = {"--tolerance", "T", "allowed rise of the violation upper bound (default:\n"
+                                         "CONFIG's, else 0)"},
+};
+static const nnc_cli_doc gate_doc = NNC_CLI_DOC(
+    "gate",
     "usage: nncert gate CONFIG [--out-dir DIR] [--junit FILE] [--summary FILE] [--markdown FILE]\n"
-    "                   [--html FILE] [--sign SECKEY] [--baseline SUMMARY] [--tolerance T]\n"
-    "\n"
+    "                   [--html FILE] [--sign SECKEY] [--baseline SUMMARY] [--tolerance T]\n",
     "Run the checks CONFIG (JSON; schema in README.md) lists: verify a model\n"
     "against a spec with a maximum violation fraction at a confidence, check\n"
     "Groth16 proofs, and compare each verify check with a baseline summary so\n"
     "that a rise of the violation bound fails the gate.  Relative paths in\n"
-    "CONFIG are taken from CONFIG's folder.\n"
-    "\n"
-    "  --out-dir DIR       write DIR/junit.xml, DIR/summary.json, DIR/summary.md\n"
-    "                      and DIR/report.html (DIR is created)\n"
-    "  --junit FILE        JUnit XML, one testcase per check\n"
-    "  --summary FILE      JSON summary: results and the SHA-256 of the config and\n"
-    "                      of every model, spec, key and proof file (attestation)\n"
-    "  --markdown FILE     Markdown summary (e.g. for $GITHUB_STEP_SUMMARY)\n"
-    "  --html FILE         HTML report with SVG figures\n"
-    "  --sign SECKEY       sign the summary with this Ed25519 key (nncert keygen)\n"
-    "  --baseline SUMMARY  compare with this earlier summary (overrides CONFIG)\n"
-    "  --tolerance T       allowed rise of the violation upper bound (default:\n"
-    "                      CONFIG's, else 0)\n"
-    "\n"
+    "CONFIG are taken from CONFIG's folder.\n",
+    gate_opts,
     "Outputs are written atomically.  Exit codes: 0 every check passed, 1 some\n"
     "check failed, 64 usage, 65 bad config or input data, 66 unreadable input,\n"
-    "69 unsupported feature, 73 cannot write an output.\n";
+    "69 unsupported feature, 73 cannot write an output.\n");
 
-static const char keygen_help[] =
-    "usage: nncert keygen PUBKEY SECKEY [--force]\n"
-    "\n"
+enum { K_FORCE };
+static const nnc_cli_opt keygen_opts[] = {
+    [K_FORCE] = {"--force", NULL, "overwrite existing files"},
+};
+static const nnc_cli_doc keygen_doc = NNC_CLI_DOC(
+    "keygen",
+    "usage: nncert keygen PUBKEY SECKEY [--force]\n",
     "Make an Ed25519 key pair for signing gate summaries.  SECKEY is created with\n"
-    "mode 0600; existing files are not overwritten unless --force is given.\n";
+    "mode 0600; existing files are not overwritten unless --force is given.\n",
+    keygen_opts, "");
 
-static const char attest_help[] =
-    "usage: nncert attest verify SUMMARY PUBKEY\n"
-    "\n"
+static const nnc_cli_doc attest_doc = {
+    "attest",
+    "usage: nncert attest verify SUMMARY PUBKEY\n",
     "Check the Ed25519 signature of a gate summary (nncert gate --sign) against\n"
     "PUBKEY.  Exit codes: 0 valid, 1 invalid (edited content, another key, no\n"
-    "signature), 65 not JSON or a malformed key, 66 unreadable file.\n";
+    "signature), 65 not JSON or a malformed key, 66 unreadable file.\n",
+    NULL, 0, ""};
 
 /* Writers for the atomic helper. */
 typedef struct gate_out {
@@ -91,34 +101,25 @@ int nnc_cmd_gate(int argc, char **argv)
 {
     const char *config = NULL, *outdir = NULL, *sign = NULL;
     const char *path[4] = {NULL, NULL, NULL, NULL}; /* junit, summary, markdown, html */
-    static const char *const opt[4] = {"--junit", "--summary", "--markdown", "--html"};
     static const char *const deflt[4] = {"junit.xml", "summary.json", "summary.md", "report.html"};
     nnc_gate_opts o;
     nnc_gate_opts_default(&o);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(gate_help, stdout);
-            return EXIT_OK;
-        }
-        if (a[0] == '-' && a[1] == '-') {
-            if (i + 1 >= argc) return nnc_cli_needs_value("gate", a);
-            const char *v = argv[++i];
-            int k, known = 1;
-            for (k = 0; k < 4 && strcmp(a, opt[k]) != 0; k++) {}
-            if (k < 4) path[k] = v;
-            else if (strcmp(a, "--out-dir") == 0) outdir = v;
-            else if (strcmp(a, "--sign") == 0) sign = v;
-            else if (strcmp(a, "--baseline") == 0) o.baseline = v;
-            else if (strcmp(a, "--tolerance") == 0) {
-                if (nnc_cli_parse_double(v, &o.tolerance) || o.tolerance < 0 || o.tolerance > 1)
-                    return nnc_cli_usage_error("gate", "--tolerance must be a number in [0, 1]");
-            } else known = 0;
-            if (!known) return nnc_cli_unknown_option("gate", a);
-        } else if (config == NULL) {
-            config = a;
-        } else {
-            return nnc_cli_usage_error("gate", "more than one CONFIG given");
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&gate_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if ((rc0 = nnc_cli_one_positional(&gate_doc, v, &config, "CONFIG")) != EXIT_OK) return rc0;
+            break;
+        case G_JUNIT: case G_SUMMARY: case G_MARKDOWN: case G_HTML: path[k - G_JUNIT] = v; break;
+        case G_OUT_DIR: outdir = v; break;
+        case G_SIGN: sign = v; break;
+        case G_BASELINE: o.baseline = v; break;
+        case G_TOLERANCE:
+            if (nnc_cli_parse_double(v, &o.tolerance) || o.tolerance < 0 || o.tolerance > 1)
+                return nnc_cli_usage_error("gate", "--tolerance must be a number in [0, 1]");
+            break;
         }
     }
     if (config == NULL) return nnc_cli_usage_error("gate", "CONFIG is required");
@@ -184,14 +185,13 @@ int nnc_cmd_keygen(int argc, char **argv)
 {
     const char *pos[2];
     int np = 0, force = 0;
-    for (int i = 0; i < argc; i++) {
-        if (nnc_cli_is_help(argv[i])) {
-            fputs(keygen_help, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(argv[i], "--force") == 0) force = 1;
-        else if (argv[i][0] == '-') return nnc_cli_unknown_option("keygen", argv[i]);
-        else if (np < 2) pos[np++] = argv[i];
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&keygen_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        if (k == NNC_CLI_EXIT) return rc0;
+        if (k == K_FORCE) force = 1;
+        else if (v[0] == '-') return nnc_cli_unknown_option("keygen", v);
+        else if (np < 2) pos[np++] = v;
         else return nnc_cli_usage_error("keygen", "too many arguments");
     }
     if (np != 2) return nnc_cli_usage_error("keygen", "PUBKEY and SECKEY are required");
@@ -212,11 +212,10 @@ int nnc_cmd_keygen(int argc, char **argv)
 
 int nnc_cmd_attest(int argc, char **argv)
 {
-    for (int i = 0; i < argc; i++)
-        if (nnc_cli_is_help(argv[i])) {
-            fputs(attest_help, stdout);
-            return EXIT_OK;
-        }
+    const char *v;
+    int rc0;
+    for (int i = 0; i < argc;)
+        if (nnc_cli_getopt(&attest_doc, argc, argv, &i, &v, &rc0) == NNC_CLI_EXIT) return rc0;
     if (argc < 1 || strcmp(argv[0], "verify") != 0) return nnc_cli_usage_error("attest", "unknown subcommand (verify)");
     if (argc != 3) return nnc_cli_usage_error("attest", "verify takes SUMMARY PUBKEY");
     char err[NNC_ERRBUF_SIZE];

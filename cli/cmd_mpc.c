@@ -76,31 +76,6 @@ int nnc_cmd_g16_setup_ptau(const char *r1cs_path, const char *ptau_path, const c
     return EXIT_OK;
 }
 
-/* --name N, --name=N, -n=N; --entropy E, --entropy=E, -e=E (snarkjs's
- * spellings).  Returns 1 and *val when argv[*i] is option long/short. */
-static int opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt, const char **val, int *missing)
-{
-    const char *a = argv[*i];
-    size_t ll = strlen(lng), sl = strlen(shrt);
-    if (strcmp(a, lng) == 0) {
-        if (*i + 1 >= argc) {
-            *missing = 1;
-            return 1;
-        }
-        *val = argv[++*i];
-        return 1;
-    }
-    if (strncmp(a, lng, ll) == 0 && a[ll] == '=') {
-        *val = a + ll + 1;
-        return 1;
-    }
-    if (strncmp(a, shrt, sl) == 0 && a[sl] == '=') {
-        *val = a + sl + 1;
-        return 1;
-    }
-    return 0;
-}
-
 static int hexval(int c)
 {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
@@ -145,17 +120,24 @@ static int contribute(const char *in, const char *out, const char *name, const c
 int nnc_cmd_zkey_ceremony(int argc, char **argv)
 {
     const char *pos[4], *name = NULL, *entropy = NULL;
-    int np = 0, missing = 0;
+    int np = 0;
     int is_contrib = strcmp(argv[0], "contribute") == 0, is_beacon = strcmp(argv[0], "beacon") == 0;
-    for (int i = 1; i < argc; i++) {
-        if (opt_value(argc, argv, &i, "--name", "-n", &name, &missing) ||
-            (is_contrib && opt_value(argc, argv, &i, "--entropy", "-e", &entropy, &missing))) {
-            if (missing) return nnc_cli_needs_value("zkey", argv[i]);
-            continue;
+    const char *v;
+    int k, rc0;
+    for (int i = 1; (k = nnc_cli_getopt(&nnc_cli_zkey_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if (v[0] == '-' && v[1]) return nnc_cli_unknown_option("zkey", v);
+            if (np == 4) return nnc_cli_usage_error("zkey", "too many arguments");
+            pos[np++] = v;
+            break;
+        case NNC_CLI_ZKEY_NAME: case NNC_CLI_ZKEY_N: name = v; break;
+        case NNC_CLI_ZKEY_ENTROPY: case NNC_CLI_ZKEY_E:
+            if (!is_contrib) return nnc_cli_unknown_option("zkey", nnc_cli_zkey_doc.opts[k].name);
+            entropy = v;
+            break;
         }
-        if (argv[i][0] == '-' && argv[i][1]) return nnc_cli_unknown_option("zkey", argv[i]);
-        if (np == 4) return nnc_cli_usage_error("zkey", "too many arguments");
-        pos[np++] = argv[i];
     }
     if (is_contrib) {
         if (np != 2) return nnc_cli_usage_error("zkey", "contribute takes OLD.zkey NEW.zkey [--name N] [--entropy E]");

@@ -8,9 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char plan_help[] =
-    "usage: nncert plan MODEL --trace FILE --devices D [options]\n"
-    "\n"
+enum { P_TRACE, P_DEVICES, P_MEM, P_MEM_BW, P_NET_BW, P_MEASURE, P_JSON };
+static const nnc_cli_opt plan_opts[] = {
+    [P_TRACE] = {"--trace", "FILE", "the access trace (required)"},
+    [P_DEVICES] = {"--devices", "D", "devices (1..64, required)"},
+    [P_MEM] = {"--mem-per-device", "BYTES", "table bytes one device may hold (default 1.25 x total / D)"},
+    [P_MEM_BW] = {"--mem-bw", "GBS", "device memory bandwidth in GB/s (default 900)"},
+    [P_NET_BW] = {"--net-bw", "GBS", "all-to-all bandwidth per device in GB/s (default 50)"},
+    [P_MEASURE] = {"--measure", NULL, "also execute each plan on the trace with D simulated\n"
+                                      "devices and print the measured counters"},
+    [P_JSON] = {"--json", "FILE", "write the plans and costs as JSON"},
+};
+static const nnc_cli_doc plan_cli = NNC_CLI_DOC(
+    "plan",
+    "usage: nncert plan MODEL --trace FILE --devices D [options]\n",
     "Place the embedding tables of MODEL (a DLRM: Gather on a table followed by\n"
     "ReduceSum/ReduceMean, fed by an integer input) on D devices, using the\n"
     "per-row access frequencies of the trace, and print the plan with its\n"
@@ -21,16 +32,8 @@ static const char plan_help[] =
     "\n"
     "Trace: one sample per line, the model's dense inputs then one field per\n"
     "table, comma-separated; a table's field holds its bag's ids joined by ':'.\n"
-    "Samples are split over the devices in contiguous blocks.\n"
-    "\n"
-    "  --trace FILE            the access trace (required)\n"
-    "  --devices D             devices (1..64, required)\n"
-    "  --mem-per-device BYTES  table bytes one device may hold (default 1.25 x total / D)\n"
-    "  --mem-bw GBS            device memory bandwidth in GB/s (default 900)\n"
-    "  --net-bw GBS            all-to-all bandwidth per device in GB/s (default 50)\n"
-    "  --measure               also execute each plan on the trace with D simulated\n"
-    "                          devices and print the measured counters\n"
-    "  --json FILE             write the plans and costs as JSON\n";
+    "Samples are split over the devices in contiguous blocks.\n",
+    plan_opts, "");
 
 typedef struct plan_row {
     const char *name;
@@ -92,38 +95,32 @@ int nnc_cmd_plan(int argc, char **argv)
     int measure = 0;
     nnc_dlrm_opts o;
     nnc_dlrm_opts_default(&o);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(plan_help, stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--measure") == 0) {
-            measure = 1;
-        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--devices") == 0 || strcmp(a, "--mem-per-device") == 0 ||
-                   strcmp(a, "--mem-bw") == 0 || strcmp(a, "--net-bw") == 0 || strcmp(a, "--json") == 0) {
-            if (i + 1 >= argc) return nnc_cli_needs_value("plan", a);
-            const char *v = argv[++i];
-            if (strcmp(a, "--trace") == 0) trace_path = v;
-            else if (strcmp(a, "--json") == 0) json = v;
-            else if (strcmp(a, "--devices") == 0) {
-                if (nnc_cli_parse_u64(v, &devices) || devices < 1 || devices > NNC_DLRM_MAX_DEVICES)
-                    return nnc_cli_usage_error("plan", "--devices must be 1..64");
-            } else if (strcmp(a, "--mem-per-device") == 0) {
-                if (nnc_cli_parse_u64(v, &mem) || mem < 1 || mem > (uint64_t)INT64_MAX)
-                    return nnc_cli_usage_error("plan", "--mem-per-device must be a positive byte count");
-            } else {
-                double x;
-                if (nnc_cli_parse_double(v, &x) || !(x > 0) || x > 1e9)
-                    return nnc_cli_usage_error("plan", "--mem-bw and --net-bw must be positive GB/s");
-                if (strcmp(a, "--mem-bw") == 0) o.mem_bw_gbs = x;
-                else o.net_bw_gbs = x;
-            }
-        } else if (a[0] == '-') {
-            return nnc_cli_unknown_option("plan", a);
-        } else if (model) {
-            return nnc_cli_usage_error("plan", "more than one MODEL given");
-        } else {
-            model = a;
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&plan_cli, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        double x;
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if ((rc0 = nnc_cli_one_positional(&plan_cli, v, &model, "MODEL")) != EXIT_OK) return rc0;
+            break;
+        case P_MEASURE: measure = 1; break;
+        case P_TRACE: trace_path = v; break;
+        case P_JSON: json = v; break;
+        case P_DEVICES:
+            if (nnc_cli_parse_u64(v, &devices) || devices < 1 || devices > NNC_DLRM_MAX_DEVICES)
+                return nnc_cli_usage_error("plan", "--devices must be 1..64");
+            break;
+        case P_MEM:
+            if (nnc_cli_parse_u64(v, &mem) || mem < 1 || mem > (uint64_t)INT64_MAX)
+                return nnc_cli_usage_error("plan", "--mem-per-device must be a positive byte count");
+            break;
+        case P_MEM_BW: case P_NET_BW:
+            if (nnc_cli_parse_double(v, &x) || !(x > 0) || x > 1e9)
+                return nnc_cli_usage_error("plan", "--mem-bw and --net-bw must be positive GB/s");
+            if (k == P_MEM_BW) o.mem_bw_gbs = x;
+            else o.net_bw_gbs = x;
+            break;
         }
     }
     if (!model || !trace_path || !devices) return nnc_cli_usage_error("plan", "MODEL, --trace FILE and --devices D are required");

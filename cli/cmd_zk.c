@@ -15,33 +15,58 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char compile_help[] =
+/* The options of compile, prove and check: one set of indices, each
+ * command's table holding the ones it takes. */
+enum { Z_BITS, Z_PRIVATE, Z_CALIB, Z_INPUT, Z_OUT, Z_PUBLIC, Z_KEY, Z_VK, Z_ZKEY_OUT, Z_WTNS, Z_R1CS, Z_MODEL, Z_PTAU,
+       Z_DEVICE, Z_COUNT_ONLY, Z_DISTRIBUTED, Z_N };
+#define Z_BITS_HELP "weight/activation bits, 4..24 (default 8)"
+#define Z_PRIVATE_HELP "input (default): weights are circuit constants, the input a\n" \
+                       "witness; weights: the reverse (the circuit is then specific to\n" \
+                       "--input); both: everything private (products cost constraints)"
+#define Z_CALIB_HELP "calibration inputs (JSON or .npy batch; default: 32 uniform\n" \
+                     "samples in [0, 1]); prove and check must use the same"
+static const nnc_cli_opt compile_opts[Z_N] = {
+    [Z_BITS] = {"--bits", "B", Z_BITS_HELP},
+    [Z_PRIVATE] = {"--private", "P", Z_PRIVATE_HELP},
+    [Z_CALIB] = {"--calib", "FILE", Z_CALIB_HELP},
+    [Z_INPUT] = {"--input", "FILE", "the sample to build the witness from (default: all zero)"},
+    [Z_OUT] = {"-o", "MODEL.r1cs", "write the circuit there (required unless --count-only)"},
+    [Z_WTNS] = {"--wtns", "FILE", "also write that witness (snarkjs .wtns)"},
+    [Z_COUNT_ONLY] = {"--count-only", NULL, "count constraints without building them (large models)"},
+};
+static const nnc_cli_doc compile_doc = NNC_CLI_DOC(
+    "compile",
     "usage: nncert compile MODEL [--bits B] [--private input|weights|both] [--calib FILE]\n"
-    "                      [--input FILE] [--wtns FILE] -o MODEL.r1cs\n"
-    "\n"
+    "                      [--input FILE] [--wtns FILE] -o MODEL.r1cs\n",
     "Quantise MODEL to B-bit fixed point (default 8; per-tensor power-of-two\n"
     "scales from the calibration set) and compile its inference into a rank-1\n"
     "constraint system in circom's .r1cs format.  Prints the constraints and\n"
     "wires of every layer.  Public signals: the outputs (signed integers mod r),\n"
     "then the Poseidon commitment to the quantised model, then the commitment to\n"
-    "the input.\n"
-    "\n"
-    "  --bits B         weight/activation bits, 4..24 (default 8)\n"
-    "  --private P      input (default): weights are circuit constants, the input a\n"
-    "                   witness; weights: the reverse (the circuit is then specific to\n"
-    "                   --input); both: everything private (products cost constraints)\n"
-    "  --calib FILE     calibration inputs (JSON or .npy batch; default: 32 uniform\n"
-    "                   samples in [0, 1]); prove and check must use the same\n"
-    "  --input FILE     the sample to build the witness from (default: all zero)\n"
-    "  --wtns FILE      also write that witness (snarkjs .wtns)\n"
-    "  --count-only     count constraints without building them (large models)\n";
+    "the input.\n",
+    compile_opts, "");
 
-static const char prove_help[] =
+static const nnc_cli_opt prove_opts[Z_N] = {
+    [Z_INPUT] = {"--input", "FILE", "the sample to prove the inference of (required)"},
+    [Z_KEY] = {"--key", "KEY.zkey", "the proving key (default: a development setup)"},
+    [Z_OUT] = {"-o", "PROOF.json", "write the proof there (required)"},
+    [Z_PUBLIC] = {"--public", "PUBLIC.json", "write the public signals there (required)"},
+    [Z_BITS] = {"--bits", "B", Z_BITS_HELP},
+    [Z_PRIVATE] = {"--private", "P", Z_PRIVATE_HELP},
+    [Z_CALIB] = {"--calib", "FILE", Z_CALIB_HELP},
+    [Z_VK] = {"--vk", "VK.json", "write the development setup's verification key there"},
+    [Z_ZKEY_OUT] = {"--zkey-out", "KEY.zkey", "write the development setup's proving key there"},
+    [Z_WTNS] = {"--wtns", "FILE", "also write the witness (snarkjs .wtns)"},
+    [Z_R1CS] = {"--r1cs", "FILE", "also write the circuit (circom .r1cs)"},
+    [Z_DEVICE] = {"--device", "D", "cpu (default) or gpu: where the MSMs and NTTs run"},
+    [Z_DISTRIBUTED] = {"--distributed", NULL, "prove over the ranks of mpirun (implied under a launcher)"},
+};
+static const nnc_cli_doc prove_doc = NNC_CLI_DOC(
+    "prove",
     "usage: nncert prove MODEL --input FILE [--key KEY.zkey] -o PROOF.json --public PUBLIC.json\n"
     "                    [--bits B] [--private P] [--calib FILE] [--vk VK.json]\n"
     "                    [--zkey-out KEY.zkey] [--wtns FILE] [--r1cs FILE] [--device cpu|gpu]\n"
-    "                    [--distributed]\n"
-    "\n"
+    "                    [--distributed]\n",
     "Quantise MODEL and FILE as 'nncert compile' does, run the integer reference\n"
     "runtime, build the circuit with its witness (the proven outputs must equal\n"
     "the reference's), and prove it with Groth16.  Without --key a single-party\n"
@@ -52,15 +77,26 @@ static const char prove_help[] =
     "--device gpu runs the proof's MSMs and NTTs on an NVIDIA GPU (CUDA builds;\n"
     "the same results as the CPU's).  Under mpirun -np R (or with --distributed)\n"
     "the ranks prove together as in 'nncert groth16 prove' (every rank compiles\n"
-    "the circuit; --key is then required; rank 0 writes the files).\n"
+    "the circuit; --key is then required; rank 0 writes the files).\n",
+    prove_opts,
     "Exit 75 when the key is too small for the model (the message names the\n"
-    "constraints and wires needed).\n";
+    "constraints and wires needed).\n");
 
-static const char check_help[] =
+static const nnc_cli_opt check_opts[Z_N] = {
+    [Z_KEY] = {"--key", "KEY.zkey", "the proving key (its verification key checks the proof)"},
+    [Z_VK] = {"--vk", "VK.json", "a verification key (without --model)"},
+    [Z_MODEL] = {"--model", "MODEL", "check the proof as one of MODEL's (needs --key, --ptau)"},
+    [Z_PTAU] = {"--ptau", "POT.ptau", "the powers of tau the key was set up from"},
+    [Z_INPUT] = {"--input", "FILE", "the input whose commitment PUBLIC.json must hold"},
+    [Z_BITS] = {"--bits", "B", Z_BITS_HELP},
+    [Z_CALIB] = {"--calib", "FILE", Z_CALIB_HELP},
+    [Z_PRIVATE] = {"--private", "P", Z_PRIVATE_HELP},
+};
+static const nnc_cli_doc check_doc = NNC_CLI_DOC(
+    "check",
     "usage: nncert check --key KEY.zkey PROOF.json PUBLIC.json --model MODEL --ptau POT.ptau\n"
     "                    [--input FILE] [--bits B] [--calib FILE] [--private P]\n"
-    "       nncert check (--vk VK.json | --key KEY.zkey) PROOF.json PUBLIC.json\n"
-    "\n"
+    "       nncert check (--vk VK.json | --key KEY.zkey) PROOF.json PUBLIC.json\n",
     "Verify a proof of inference.  With --model the proof is checked as one of\n"
     "MODEL's: the key must be the key of the circuit MODEL compiles to (with the\n"
     "same --bits, --calib and --private as prove), set up from POT.ptau and\n"
@@ -69,8 +105,8 @@ static const char check_help[] =
     "PUBLIC.json must be MODEL's, and with --input the input commitment must be\n"
     "that of FILE.  A verification key alone cannot be tied to a model (anyone\n"
     "can make one that accepts a false output), so --model refuses --vk.\n"
-    "Without --model only the proof's validity under the key is checked.\n"
-    "Exit 0 valid, 1 invalid (the line names why), 64 usage, 65 malformed files.\n";
+    "Without --model only the proof's validity under the key is checked.\n",
+    check_opts, "Exit 0 valid, 1 invalid (the line names why), 64 usage, 65 malformed files.\n");
 
 /* Options shared by the three commands. */
 typedef struct zk_opts {
@@ -83,68 +119,49 @@ typedef struct zk_opts {
     int distributed; /* --distributed (prove) */
 } zk_opts;
 
-static int parse_opts(const char *cmd, int argc, char **argv, zk_opts *o, const char *help)
+/* Returns: 0, -1 after --help (exit 0), or an exit code. */
+static int parse_opts(const nnc_cli_doc *d, int argc, char **argv, zk_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->bits = 8;
     o->priv = NNC_PRV_ZK_PRIVATE_INPUT;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(help, stdout);
-            return -1;
-        }
-        if (strcmp(a, "--count-only") == 0) {
-            o->count_only = 1;
-            continue;
-        }
-        if (strcmp(a, "--distributed") == 0) {
-            o->distributed = 1;
-            continue;
-        }
-        static const char *const valued[] = {"--bits", "--private", "--calib", "--input", "-o", "--public", "--key",
-                                             "--vk", "--zkey-out", "--wtns", "--r1cs", "--model", "--ptau", "--device"};
-        int k = -1;
-        for (int j = 0; j < (int)(sizeof valued / sizeof *valued); j++)
-            if (strcmp(a, valued[j]) == 0) k = j;
-        if (k < 0 && a[0] == '-' && a[1]) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "unknown option '%s'", a);
-            return nnc_cli_usage_error(cmd, msg);
-        }
-        if (k < 0) {
-            if (o->n_pos == 2) return nnc_cli_usage_error(cmd, "too many arguments");
-            o->pos[o->n_pos++] = a;
-            continue;
-        }
-        if (i + 1 >= argc) return nnc_cli_needs_value(cmd, a);
-        const char *v = argv[++i];
+    const char *v;
+    int k, rc;
+    for (int i = 0; (k = nnc_cli_getopt(d, argc, argv, &i, &v, &rc)) != NNC_CLI_END;) {
         switch (k) {
-        case 0: {
+        case NNC_CLI_EXIT: return rc == EXIT_OK ? -1 : rc;
+        case NNC_CLI_ARG:
+            if (v[0] == '-' && v[1]) return nnc_cli_unknown_option(d->cmd, v);
+            if (o->n_pos == 2) return nnc_cli_usage_error(d->cmd, "too many arguments");
+            o->pos[o->n_pos++] = v;
+            break;
+        case Z_BITS: {
             uint64_t b;
             if (nnc_cli_parse_u64(v, &b) || b < NNC_Q_MIN_BITS || b > NNC_Q_MAX_BITS)
-                return nnc_cli_usage_error(cmd, "--bits must be an integer in 4..24");
+                return nnc_cli_usage_error(d->cmd, "--bits must be an integer in 4..24");
             o->bits = (int)b;
             break;
         }
-        case 1:
+        case Z_PRIVATE:
             if (strcmp(v, "input") == 0) o->priv = NNC_PRV_ZK_PRIVATE_INPUT;
             else if (strcmp(v, "weights") == 0) o->priv = NNC_PRV_ZK_PRIVATE_WEIGHTS;
             else if (strcmp(v, "both") == 0) o->priv = NNC_PRV_ZK_PRIVATE_BOTH;
-            else return nnc_cli_usage_error(cmd, "--private must be input, weights or both");
+            else return nnc_cli_usage_error(d->cmd, "--private must be input, weights or both");
             break;
-        case 2: o->calib = v; break;
-        case 3: o->input = v; break;
-        case 4: o->out = v; break;
-        case 5: o->public_out = v; break;
-        case 6: o->key = v; break;
-        case 7: o->vk = v; break;
-        case 8: o->zkey_out = v; break;
-        case 9: o->wtns = v; break;
-        case 10: o->r1cs = v; break;
-        case 11: o->model = v; break;
-        case 12: o->ptau = v; break;
-        case 13: o->device = v; break;
+        case Z_CALIB: o->calib = v; break;
+        case Z_INPUT: o->input = v; break;
+        case Z_OUT: o->out = v; break;
+        case Z_PUBLIC: o->public_out = v; break;
+        case Z_KEY: o->key = v; break;
+        case Z_VK: o->vk = v; break;
+        case Z_ZKEY_OUT: o->zkey_out = v; break;
+        case Z_WTNS: o->wtns = v; break;
+        case Z_R1CS: o->r1cs = v; break;
+        case Z_MODEL: o->model = v; break;
+        case Z_PTAU: o->ptau = v; break;
+        case Z_DEVICE: o->device = v; break;
+        case Z_COUNT_ONLY: o->count_only = 1; break;
+        case Z_DISTRIBUTED: o->distributed = 1; break;
         }
     }
     return 0;
@@ -268,11 +285,9 @@ static void print_sections(const nnc_prv_cb *cb, const nnc_qmodel *q)
 int nnc_cmd_compile(int argc, char **argv)
 {
     zk_opts o;
-    int rc = parse_opts("compile", argc, argv, &o, compile_help);
+    int rc = parse_opts(&compile_doc, argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (o.n_pos != 1 || (!o.out && !o.count_only)) return nnc_cli_usage_error("compile", "usage: nncert compile MODEL -o MODEL.r1cs");
-    if (o.device) return nnc_cli_unknown_option("compile", "--device");
-    if (o.distributed) return nnc_cli_unknown_option("compile", "--distributed");
     if ((o.priv & NNC_PRV_ZK_PRIVATE_WEIGHTS) && !(o.priv & NNC_PRV_ZK_PRIVATE_INPUT) && !o.input)
         return nnc_cli_usage_error("compile", "--private weights makes the input a circuit constant: give it with --input");
     zk_job j;
@@ -345,7 +360,7 @@ static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, int
 static int prove_main(int argc, char **argv, const nnc_team *team, int rank)
 {
     zk_opts o;
-    int rc = parse_opts("prove", argc, argv, &o, prove_help);
+    int rc = parse_opts(&prove_doc, argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (o.n_pos != 1 || !o.input || !o.out || !o.public_out)
         return nnc_cli_usage_error("prove", "usage: nncert prove MODEL --input FILE -o PROOF.json --public PUBLIC.json");
@@ -483,14 +498,12 @@ int nnc_cmd_prove(int argc, char **argv)
 int nnc_cmd_check(int argc, char **argv)
 {
     zk_opts o;
-    int rc = parse_opts("check", argc, argv, &o, check_help);
+    int rc = parse_opts(&check_doc, argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (o.n_pos != 2 || (!o.vk && !o.key))
         return nnc_cli_usage_error("check", "usage: nncert check (--key KEY.zkey | --vk VK.json) PROOF.json PUBLIC.json "
                                             "[--model MODEL --ptau POT.ptau]");
     if (o.vk && o.key) return nnc_cli_usage_error("check", "give --key or --vk, not both");
-    if (o.device) return nnc_cli_unknown_option("check", "--device");
-    if (o.distributed) return nnc_cli_unknown_option("check", "--distributed");
     if (o.model && (!o.key || !o.ptau))
         return nnc_cli_usage_error("check", "--model needs --key KEY.zkey and --ptau POT.ptau: a verification key alone "
                                             "cannot be tied to MODEL (anyone can make one that accepts a false output)");

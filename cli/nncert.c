@@ -59,31 +59,37 @@ static const char main_help[] =
     "Exit codes: 0 ok, 1 counterexample/invalid, 2 unknown, 64 usage, 65 bad data,\n"
     "66 unreadable input, 69 unsupported feature, 70 internal, 73 cannot write, 75 limit.\n";
 
-static const char info_help[] =
-    "usage: nncert info MODEL [--json]\n"
-    "\n"
+enum { I_JSON };
+static const nnc_cli_opt info_opts[] = {
+    [I_JSON] = {"--json", NULL, "print the same as one JSON object"},
+};
+static const nnc_cli_doc info_doc = NNC_CLI_DOC(
+    "info",
+    "usage: nncert info MODEL [--json]\n",
     "Load MODEL (ONNX, opsets 7-21), run shape inference and folding, and print\n"
     "its inputs and outputs (per-sample shapes; a symbolic batch dimension is\n"
     "shown as N), the operators after folding, the parameter count, and the\n"
-    "SHA-256 of the file.\n"
-    "\n"
-    "  --json   print the same as one JSON object\n";
+    "SHA-256 of the file.\n",
+    info_opts, "");
 
-static const char run_help[] =
-    "usage: nncert run MODEL --input FILE [--precision f32|f64] [--output FILE]\n"
-    "\n"
+enum { R_INPUT, R_PRECISION, R_OUTPUT, R_BATCH_SIZE, R_DISTRIBUTED };
+static const nnc_cli_opt run_opts[] = {
+    [R_INPUT] = {"--input", "FILE", "a JSON array (nested to the input's shape, or flat), a\n"
+                                    ".npy file, or a JSON object keyed by input name; a\n"
+                                    "multiple of the per-sample size is evaluated as a batch"},
+    [R_PRECISION] = {"--precision", "P", "f32 (default for float models) or f64"},
+    [R_OUTPUT] = {"--output", "FILE", "write the JSON there instead of stdout"},
+    [R_BATCH_SIZE] = {"--batch-size", "N", "samples per runtime call (default 256)"},
+    [R_DISTRIBUTED] = {"--distributed", NULL, "under mpirun: split graph aggregation (sparse MatMul)\n"
+                                              "over the MPI ranks with halo exchange; rank 0 writes the\n"
+                                              "outputs, bit-identical to a single-process run"},
+};
+static const nnc_cli_doc run_doc = NNC_CLI_DOC(
+    "run",
+    "usage: nncert run MODEL --input FILE [--precision f32|f64] [--output FILE]\n",
     "Evaluate MODEL with the reference runtime and print the outputs as JSON:\n"
-    "  {\"outputs\": {NAME: {\"shape\": [...], \"data\": [...]}}}\n"
-    "\n"
-    "  --input FILE        a JSON array (nested to the input's shape, or flat), a\n"
-    "                      .npy file, or a JSON object keyed by input name; a\n"
-    "                      multiple of the per-sample size is evaluated as a batch\n"
-    "  --precision P       f32 (default for float models) or f64\n"
-    "  --output FILE       write the JSON there instead of stdout\n"
-    "  --batch-size N      samples per runtime call (default 256)\n"
-    "  --distributed       under mpirun: split graph aggregation (sparse MatMul)\n"
-    "                      over the MPI ranks with halo exchange; rank 0 writes the\n"
-    "                      outputs, bit-identical to a single-process run\n";
+    "  {\"outputs\": {NAME: {\"shape\": [...], \"data\": [...]}}}\n",
+    run_opts, "");
 
 static void shape_str(const nnc_tensor_info *t, char *buf, size_t len)
 {
@@ -101,19 +107,12 @@ static int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
     int as_json = 0;
-    for (int i = 0; i < argc; i++) {
-        if (nnc_cli_is_help(argv[i])) {
-            fputs(info_help, stdout);
-            return EXIT_OK;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            as_json = 1;
-        } else if (argv[i][0] == '-') {
-            return nnc_cli_unknown_option("info", argv[i]);
-        } else if (path) {
-            return nnc_cli_usage_error("info", "more than one MODEL given");
-        } else {
-            path = argv[i];
-        }
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&info_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        if (k == NNC_CLI_EXIT) return rc0;
+        if (k == I_JSON) as_json = 1;
+        else if ((rc0 = nnc_cli_one_positional(&info_doc, v, &path, "MODEL")) != EXIT_OK) return rc0;
     }
     if (path == NULL) return nnc_cli_usage_error("info", "MODEL is required");
     char err[NNC_ERRBUF_SIZE];
@@ -246,31 +245,25 @@ static int cmd_run(int argc, char **argv)
     int distributed = 0, rank = 0, nranks = 1;
     nnc_dist_gnn *dist = NULL;
     nnc_dist_comm comm = NNC_DIST_COMM_NONE;
-    for (int i = 0; i < argc; i++) {
-        if (nnc_cli_is_help(argv[i])) {
-            fputs(run_help, stdout);
-            return EXIT_OK;
-        } else if (strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "--output") == 0 ||
-                   strcmp(argv[i], "--precision") == 0 || strcmp(argv[i], "--batch-size") == 0) {
-            if (i + 1 >= argc) return nnc_cli_needs_value("run", argv[i]);
-            const char *v = argv[++i];
-            if (argv[i - 1][2] == 'i') input = v;
-            else if (argv[i - 1][2] == 'o') output = v;
-            else if (argv[i - 1][2] == 'p') prec_s = v;
-            else {
-                char *end;
-                errno = 0;
-                chunk = strtol(v, &end, 10);
-                if (errno || *end || chunk < 1 || chunk > (1 << 20)) return nnc_cli_usage_error("run", "--batch-size must be 1..1048576");
-            }
-        } else if (strcmp(argv[i], "--distributed") == 0) {
-            distributed = 1;
-        } else if (argv[i][0] == '-') {
-            return nnc_cli_unknown_option("run", argv[i]);
-        } else if (path) {
-            return nnc_cli_usage_error("run", "more than one MODEL given");
-        } else {
-            path = argv[i];
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&run_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if ((rc0 = nnc_cli_one_positional(&run_doc, v, &path, "MODEL")) != EXIT_OK) return rc0;
+            break;
+        case R_INPUT: input = v; break;
+        case R_OUTPUT: output = v; break;
+        case R_PRECISION: prec_s = v; break;
+        case R_DISTRIBUTED: distributed = 1; break;
+        case R_BATCH_SIZE: {
+            char *end;
+            errno = 0;
+            chunk = strtol(v, &end, 10);
+            if (errno || *end || chunk < 1 || chunk > (1 << 20)) return nnc_cli_usage_error("run", "--batch-size must be 1..1048576");
+            break;
+        }
         }
     }
     if (path == NULL || input == NULL) return nnc_cli_usage_error("run", "MODEL and --input FILE are required");
@@ -400,7 +393,94 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char verify_help[] =
+enum { V_SAMPLES, V_CONFIDENCE, V_TIMEOUT, V_SEED, V_DEVICE, V_MAX_VIOLATION, V_JSON, V_MAX_LEAVES, V_THREADS,
+       V_NO_SPLIT, V_IBP, V_SWEEP_EPS, V_CLIP, V_SWEEP_OUT, V_STOP_ON_CEX, V_ALPHA_ITERS, V_RELU_SPLIT,
+       V_RELU_SPLIT_BATCH, V_SYMBOLIC, V_EXACT, V_ROW, V_TRACE, V_SAMPLE, V_DISTRIBUTED, V_RANK_WAIT,
+       V_VNNCOMP_RESULT };
+static const nnc_cli_opt verify_opts[] = {
+    [V_SAMPLES] = {"--samples", "N", "samples of the open region (default 10000)"},
+    [V_CONFIDENCE] = {"--confidence", "C", "confidence of the interval (default 0.999)"},
+    [V_TIMEOUT] = {"--timeout", "S", "seconds for branch and bound (default 60)"},
+    [V_SEED] = {"--seed", "K", "Philox4x32-10 seed (default 1)"},
+    [V_DEVICE] = {"--device", "D", "cpu (default) or gpu: where the sampling stage and the\n"
+                                   "ReLU-split search's bound passes run (gpu: CUDA builds,\n"
+                                   "dense ReLU chains); sampling gives the same report, the\n"
+                                   "passes the same bounds up to rounding"},
+    [V_MAX_VIOLATION] = {"--max-violation", "P", "exit 0 when the upper bound is <= P, 1 when the lower\n"
+                                                 "bound is > P, 2 otherwise"},
+    [V_JSON] = {"--json", "FILE", "write the JSON report there (-: standard output, which\n"
+                                  "then carries the JSON alone, the summary going to stderr)"},
+    [V_MAX_LEAVES] = {"--max-leaves", "N", "branch-and-bound leaf budget (default 200000)"},
+    [V_THREADS] = {"--threads", "T", "branch-and-bound worker threads (default 2); the report\n"
+                                     "depends on T, never on timing between the threads"},
+    [V_NO_SPLIT] = {"--no-split", NULL, "bound the box once, no branch and bound"},
+    [V_IBP] = {"--ibp", NULL, "interval bounds only (no linear relaxation)"},
+    [V_SWEEP_EPS] = {"--sweep-eps", "A:B:N", "instead of one run, N runs with boxes of L-inf radius A..B\n"
+                                             "around the spec box's centre; writes PREFIX.csv and\n"
+                                             "PREFIX.svg; exits 1 when a radius is violated (or exceeds\n"
+                                             "--max-violation), else 2 when one is unknown, else 0"},
+    [V_CLIP] = {"--clip", "LO,HI", "--sweep-eps's boxes clipped to [LO, HI]"},
+    [V_SWEEP_OUT] = {"--sweep-out", "PREFIX", "--sweep-eps's files (default sweep: sweep.csv and\n"
+                                              "sweep.svg in the current folder)"},
+    [V_STOP_ON_CEX] = {"--stop-on-counterexample", NULL, "end branch and bound at the first validated\n"
+                                                         "counterexample (the interval stays valid, only wider)"},
+    [V_ALPHA_ITERS] = {"--alpha-iters", "N", "optimised relaxation slopes (alpha-CROWN: ReLU lower lines,\n"
+                                             "sigmoid/tanh both lines; hidden layers, then objectives) on\n"
+                                             "leaves CROWN leaves open: N steps per objective, 0 off; auto\n"
+                                             "(default): 8 for models with more than 16 inputs, else 0;\n"
+                                             "sigmoid/tanh nets with more than 16 inputs then repeat it\n"
+                                             "with 2N, 4N, ... steps while a pass narrows a bound"},
+    [V_RELU_SPLIT] = {"--relu-split", "M", "branch and bound over ReLU splits on open leaves: auto\n"
+                                           "(default: models with more than 16 inputs), on, off;\n"
+                                           "it certifies whole input leaves only"},
+    [V_RELU_SPLIT_BATCH] = {"--relu-split-batch", "N", "ReLU chains of Gemm/MatMul/Conv layers (AveragePool,\n"
+                                                       "BatchNormalization between them): sub-problems bounded\n"
+                                                       "together per round of the ReLU splits (batched\n"
+                                                       "beta-CROWN, 20 steps each or --alpha-iters); auto\n"
+                                                       "(default): 256, at most 4096; 0: one per thread at a\n"
+                                                       "time, as for other models"},
+    [V_SYMBOLIC] = {"--symbolic", "M", "leaf bounds of dense ReLU chains with at most 16 inputs:\n"
+                                       "forward symbolic intervals first, CROWN only on leaves they\n"
+                                       "leave open.  cascade: CROWN's split choices; own: the\n"
+                                       "symbolic engine's refined bounds and split choices; auto\n"
+                                       "(default): short trials of own and cascade from the root,\n"
+                                       "then own with look-ahead split choices for up to half of\n"
+                                       "the time, then cascade continuing from where own stopped\n"
+                                       "(see README); off: CROWN on every leaf"},
+    [V_EXACT] = {"--exact", "M", "with the symbolic engine: open leaves with at most 40\n"
+                                 "unstable ReLUs decided exactly by enumerating activation\n"
+                                 "patterns (each step a checked LP certificate); auto\n"
+                                 "(default) or off"},
+    [V_ROW] = {"--row", "R", "a model whose input declares a fixed batch (e.g. [4,30])\n"
+                             "and a spec of one sample: the spec is of sample R\n"
+                             "(0-based), the other samples fixed at the centre of its\n"
+                             "box (required for such a spec; a spec over the whole\n"
+                             "batch is used as written)"},
+    [V_TRACE] = {"--trace", "FILE", "DLRM (categorical integer inputs): fix the ids to those of\n"
+                                    "trace sample K (--sample); the spec then covers the dense\n"
+                                    "inputs.  Without it a DLRM's spec covers every input in\n"
+                                    "input order, the ids fixed (equal bounds)"},
+    [V_SAMPLE] = {"--sample", "K", "--trace's sample (1-based, default 1)"},
+    [V_DISTRIBUTED] = {"--distributed", NULL, "several processes, one verification: implied when an MPI\n"
+                                              "launcher started nncert (mpirun -np R, srun).  Every rank\n"
+                                              "holds the same queue and bounds its share of each batch\n"
+                                              "of leaves (--threads T each); the sampling stage splits\n"
+                                              "the samples.  The report is that of one process with\n"
+                                              "--threads R*T (for a leaf budget; times aside) and records\n"
+                                              "\"ranks\": R; rank 0 prints it and writes the files.  A\n"
+                                              "rank that fails ends the job"},
+    [V_RANK_WAIT] = {"--rank-wait", "S", "--distributed: a rank that does not answer within S\n"
+                                         "seconds of the others (default --timeout + 300) is\n"
+                                         "named in the error"},
+    [V_VNNCOMP_RESULT] = {"--vnncomp-result", "FILE", "VNN-COMP mode (vnncomp/run_instance.sh): write FILE as\n"
+                                                      "the competition's results file: sat (then the validated\n"
+                                                      "counterexample as ((X_0 v) ... (Y_0 v))), unsat, unknown\n"
+                                                      "or timeout.  --timeout is then the whole run's wall-clock\n"
+                                                      "limit (loading included), the run stops at the first\n"
+                                                      "validated counterexample, and --samples defaults to 0"},
+};
+static const nnc_cli_doc verify_doc = NNC_CLI_DOC(
+    "verify",
     "usage: nncert verify MODEL SPEC [--samples N] [--confidence C] [--timeout S] [--seed K]\n"
     "                     [--device cpu|gpu] [--max-violation P] [--json FILE] [--max-leaves N]\n"
     "                     [--no-split] [--ibp] [--stop-on-counterexample] [--threads T]\n"
@@ -409,111 +489,42 @@ static const char verify_help[] =
     "                     [--exact auto|off]\n"
     "                     [--sweep-eps A:B:N [--clip LO,HI] [--sweep-out PREFIX]]\n"
     "                     [--trace FILE [--sample K]] [--vnncomp-result FILE] [--row R]\n"
-    "                     [--distributed [--rank-wait S]]\n"
-    "\n"
+    "                     [--distributed [--rank-wait S]]\n",
     "Bound the violation fraction of SPEC (VNN-LIB) on MODEL: the share of the\n"
     "input box whose output reaches the unsafe set.  Branch and bound certifies\n"
     "sub-boxes safe or unsafe with sound linear bounds (outward-rounded); a fresh\n"
     "uniform sample of what stays open gives an exact Clopper-Pearson interval.\n"
-    "Counterexamples are reported only after float64 and float32 re-evaluation.\n"
-    "\n"
-    "  --samples N         samples of the open region (default 10000)\n"
-    "  --confidence C      confidence of the interval (default 0.999)\n"
-    "  --timeout S         seconds for branch and bound (default 60)\n"
-    "  --seed K            Philox4x32-10 seed (default 1)\n"
-    "  --device D          cpu (default) or gpu: where the sampling stage and the\n"
-    "                      ReLU-split search's bound passes run (gpu: CUDA builds,\n"
-    "                      dense ReLU chains); sampling gives the same report, the\n"
-    "                      passes the same bounds up to rounding\n"
-    "  --max-violation P   exit 0 when the upper bound is <= P, 1 when the lower\n"
-    "                      bound is > P, 2 otherwise\n"
-    "  --json FILE         write the JSON report there (-: standard output, which\n"
-    "                      then carries the JSON alone, the summary going to stderr)\n"
-    "  --max-leaves N      branch-and-bound leaf budget (default 200000)\n"
-    "  --threads T         branch-and-bound worker threads (default 2); the report\n"
-    "                      depends on T, never on timing between the threads\n"
-    "  --no-split          bound the box once, no branch and bound\n"
-    "  --ibp               interval bounds only (no linear relaxation)\n"
-    "  --sweep-eps A:B:N   instead of one run, N runs with boxes of L-inf radius A..B\n"
-    "                      around the spec box's centre (clipped by --clip LO,HI);\n"
-    "                      writes PREFIX.csv and PREFIX.svg (--sweep-out PREFIX,\n"
-    "                      default sweep: sweep.csv and sweep.svg in the current\n"
-    "                      folder); exits 1 when a radius is violated (or exceeds\n"
-    "                      --max-violation), else 2 when one is unknown, else 0\n"
-    "  --stop-on-counterexample  end branch and bound at the first validated\n"
-    "                      counterexample (the interval stays valid, only wider)\n"
-    "  --alpha-iters N     optimised relaxation slopes (alpha-CROWN: ReLU lower lines,\n"
-    "                      sigmoid/tanh both lines; hidden layers, then objectives) on\n"
-    "                      leaves CROWN leaves open: N steps per objective, 0 off; auto\n"
-    "                      (default): 8 for models with more than 16 inputs, else 0;\n"
-    "                      sigmoid/tanh nets with more than 16 inputs then repeat it\n"
-    "                      with 2N, 4N, ... steps while a pass narrows a bound\n"
-    "  --relu-split M      branch and bound over ReLU splits on open leaves: auto\n"
-    "                      (default: models with more than 16 inputs), on, off;\n"
-    "                      it certifies whole input leaves only\n"
-    "  --relu-split-batch N  ReLU chains of Gemm/MatMul/Conv layers (AveragePool,\n"
-    "                      BatchNormalization between them): sub-problems bounded\n"
-    "                      together per round of the ReLU splits (batched\n"
-    "                      beta-CROWN, 20 steps each or --alpha-iters); auto\n"
-    "                      (default): 256, at most 4096; 0: one per thread at a\n"
-    "                      time, as for other models\n"
-    "  --symbolic M        leaf bounds of dense ReLU chains with at most 16 inputs:\n"
-    "                      forward symbolic intervals first, CROWN only on leaves they\n"
-    "                      leave open.  cascade: CROWN's split choices; own: the\n"
-    "                      symbolic engine's refined bounds and split choices; auto\n"
-    "                      (default): short trials of own and cascade from the root,\n"
-    "                      then own with look-ahead split choices for up to half of\n"
-    "                      the time, then cascade continuing from where own stopped\n"
-    "                      (see README); off: CROWN on every leaf\n"
-    "  --exact M           with the symbolic engine: open leaves with at most 40\n"
-    "                      unstable ReLUs decided exactly by enumerating activation\n"
-    "                      patterns (each step a checked LP certificate); auto\n"
-    "                      (default) or off\n"
-    "  --row R             a model whose input declares a fixed batch (e.g. [4,30])\n"
-    "                      and a spec of one sample: the spec is of sample R\n"
-    "                      (0-based), the other samples fixed at the centre of its\n"
-    "                      box (required for such a spec; a spec over the whole\n"
-    "                      batch is used as written)\n"
-    "  --trace FILE        DLRM (categorical integer inputs): fix the ids to those of\n"
-    "                      trace sample K (--sample, 1-based, default 1); the spec then\n"
-    "                      covers the dense inputs.  Without it a DLRM's spec covers\n"
-    "                      every input in input order, the ids fixed (equal bounds)\n"
-    "  --distributed       several processes, one verification: implied when an MPI\n"
-    "                      launcher started nncert (mpirun -np R, srun).  Every rank\n"
-    "                      holds the same queue and bounds its share of each batch\n"
-    "                      of leaves (--threads T each); the sampling stage splits\n"
-    "                      the samples.  The report is that of one process with\n"
-    "                      --threads R*T (for a leaf budget; times aside) and records\n"
-    "                      \"ranks\": R; rank 0 prints it and writes the files.  A\n"
-    "                      rank that fails ends the job; one that does not answer\n"
-    "                      within --rank-wait S of the others (default --timeout + 300)\n"
-    "                      is named in the error\n"
-    "  --vnncomp-result FILE  VNN-COMP mode (vnncomp/run_instance.sh): write FILE as\n"
-    "                      the competition's results file: sat (then the validated\n"
-    "                      counterexample as ((X_0 v) ... (Y_0 v))), unsat, unknown\n"
-    "                      or timeout.  --timeout is then the whole run's wall-clock\n"
-    "                      limit (loading included), the run stops at the first\n"
-    "                      validated counterexample, and --samples defaults to 0\n"
-    "\n"
+    "Counterexamples are reported only after float64 and float32 re-evaluation.\n",
+    verify_opts,
     "Options that contradict each other (--ibp with --alpha-iters N > 0 or\n"
     "--relu-split on; --no-split with --relu-split on) or would do nothing (--sample\n"
     "without --trace; --clip or --sweep-out without --sweep-eps; --json with\n"
     "--sweep-eps; --relu-split-batch N with --relu-split off) are refused.\n"
     "--opt=value is the same as --opt value.\n\n"
     "Exit codes: 0 holds (or meets --max-violation), 1 validated counterexample\n"
-    "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n";
+    "(or the bound exceeds --max-violation), 2 unknown, 64+ errors.\n");
 
-static const char spec_help[] =
+enum { S_MODEL, S_INPUT, S_LABEL, S_EPS, S_CLIP, S_ROW, S_OUTPUT, S_O };
+static const nnc_cli_opt spec_opts[] = {
+    [S_MODEL] = {"--model", "MODEL", "the model (one input, one output)"},
+    [S_INPUT] = {"--input", "FILE", "the input x, read as for 'nncert run' (one sample)"},
+    [S_LABEL] = {"--label", "K", "the class the box must keep"},
+    [S_EPS] = {"--eps", "E", "the L-inf radius"},
+    [S_CLIP] = {"--clip", "LO,HI", "the box clipped to [LO, HI]"},
+    [S_ROW] = {"--row", "R", "a model whose input declares a fixed batch (e.g. [4,30]): the spec\n"
+                             "of its sample R (0-based), over that sample's inputs and outputs\n"
+                             "(required for such a model; 'nncert verify --row R' takes it)"},
+    [S_OUTPUT] = {"--output", "FILE", "write the spec there (default: standard output)"},
+    [S_O] = {"-o", "FILE", "the same as --output"},
+};
+static const nnc_cli_doc spec_doc = NNC_CLI_DOC(
+    "spec",
     "usage: nncert spec linf --model MODEL --input FILE --label K --eps E [--clip LO,HI] [--row R]\n"
-    "                        [--output FILE]\n"
-    "\n"
+    "                        [--output FILE]\n",
     "Write the standard L-inf robustness spec (VNN-LIB) around one input: the box\n"
     "[x - E, x + E] (clipped to [LO, HI]) is unsafe where some class j != K scores\n"
-    "at least as high as class K.  The input file is read as for 'nncert run'.\n"
-    "\n"
-    "  --row R   a model whose input declares a fixed batch (e.g. [4,30]): the spec\n"
-    "            of its sample R (0-based), over that sample's inputs and outputs\n"
-    "            (required for such a model; 'nncert verify --row R' takes it)\n";
+    "at least as high as class K.  The input file is read as for 'nncert run'.\n",
+    spec_opts, "");
 
 static nnc_status write_report(FILE *f, const void *r, char *err, size_t errlen)
 {
@@ -665,18 +676,6 @@ done:
     return rc;
 }
 
-/* The options of verify that take a value (the rest are flags). */
-static int verify_takes_value(const char *a)
-{
-    static const char *const names[] = {"--samples", "--seed", "--confidence", "--timeout", "--device", "--max-violation",
-                                        "--json", "--max-leaves", "--threads", "--alpha-iters", "--relu-split", "--relu-split-batch",
-                                        "--symbolic", "--exact", "--sweep-eps", "--clip", "--sweep-out", "--trace",
-                                        "--sample", "--vnncomp-result", "--row", "--rank-wait"};
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-        if (strcmp(a, names[k]) == 0) return 1;
-    return 0;
-}
-
 static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
 {
     const char *model = NULL, *specp = NULL, *json = NULL, *device = "cpu", *sweep = NULL, *sweep_out = "sweep";
@@ -689,63 +688,50 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
     double clip_lo = -INFINITY, clip_hi = INFINITY;
     nnc_vrf_opts o;
     nnc_vrf_opts_default(&o);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(verify_help, stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--no-split") == 0) {
-            o.split = 0;
-        } else if (strcmp(a, "--ibp") == 0) {
-            o.crown = 0;
-        } else if (strcmp(a, "--stop-on-counterexample") == 0) {
-            o.stop_on_counterexample = 1;
-        } else if (strcmp(a, "--distributed") == 0) {
-            /* cmd_verify's: the team */
-        } else if (a[0] == '-' && a[1] == '-') {
-            if (!verify_takes_value(a)) return nnc_cli_unknown_option("verify", a);
-            if (i + 1 >= argc) return nnc_cli_needs_value("verify", a);
-            const char *v = argv[++i];
-            int bad = 0;
-            /* the run's options, by the library's names (the Python package's too) */
-            static const char *const by_name[] = {"--samples", "--seed", "--max-leaves", "--threads", "--alpha-iters",
-                                                  "--relu-split-batch", "--relu-split", "--exact", "--symbolic",
-                                                  "--confidence", "--timeout", "--max-violation"};
-            int named = 0;
-            for (size_t k = 0; k < sizeof by_name / sizeof *by_name; k++) named |= strcmp(a, by_name[k]) == 0;
-            samples_set |= strcmp(a, "--samples") == 0;
-            alpha_set |= strcmp(a, "--alpha-iters") == 0;
-            if (named) bad = nnc_vrf_opts_set(&o, a + 2, v, NULL, 0) != NNC_STATUS_OK;
-            else if (strcmp(a, "--json") == 0) json = v;
-            else if (strcmp(a, "--device") == 0) device = v;
-            else if (strcmp(a, "--sweep-eps") == 0) sweep = v;
-            else if (strcmp(a, "--sweep-out") == 0) sweep_out = v, sweep_out_set = 1;
-            else if (strcmp(a, "--trace") == 0) trace = v;
-            else if (strcmp(a, "--vnncomp-result") == 0) vnncomp = v;
-            else if (strcmp(a, "--sample") == 0) bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0, sample_set = 1;
-            else if (strcmp(a, "--clip") == 0) clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi);
-            else if (strcmp(a, "--rank-wait") == 0) {
-                double w = 0; /* cmd_verify's: the team's */
-                bad = nnc_cli_parse_double(v, &w) || !(w > 0);
-                rank_wait_set = 1;
-            }
-            else if (strcmp(a, "--row") == 0) {
-                uint64_t r = 0;
-                bad = nnc_cli_parse_u64(v, &r) || r > INT32_MAX;
-                row = (int64_t)r;
-            }
-            else return nnc_cli_unknown_option("verify", a);
-            if (bad) {
-                fprintf(stderr, "nncert verify: bad value '%s' for %s (see 'nncert verify --help')\n", v, a);
-                return EXIT_USAGE;
-            }
-        } else if (model == NULL) {
-            model = a;
-        } else if (specp == NULL) {
-            specp = a;
-        } else {
-            return nnc_cli_usage_error("verify", "too many arguments");
+    const char *v;
+    int k, rc0;
+    for (int i = 0; (k = nnc_cli_getopt(&verify_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        int bad = 0;
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if (model == NULL) model = v;
+            else if (specp == NULL) specp = v;
+            else return nnc_cli_usage_error("verify", "too many arguments");
+            break;
+        case V_NO_SPLIT: o.split = 0; break;
+        case V_IBP: o.crown = 0; break;
+        case V_STOP_ON_CEX: o.stop_on_counterexample = 1; break;
+        case V_DISTRIBUTED: break; /* cmd_verify's: the team */
+        /* the run's options, by the library's names (the Python package's too) */
+        case V_SAMPLES: case V_SEED: case V_MAX_LEAVES: case V_THREADS: case V_ALPHA_ITERS: case V_RELU_SPLIT_BATCH:
+        case V_RELU_SPLIT: case V_EXACT: case V_SYMBOLIC: case V_CONFIDENCE: case V_TIMEOUT: case V_MAX_VIOLATION:
+            samples_set |= k == V_SAMPLES;
+            alpha_set |= k == V_ALPHA_ITERS;
+            bad = nnc_vrf_opts_set(&o, verify_opts[k].name + 2, v, NULL, 0) != NNC_STATUS_OK;
+            break;
+        case V_JSON: json = v; break;
+        case V_DEVICE: device = v; break;
+        case V_SWEEP_EPS: sweep = v; break;
+        case V_SWEEP_OUT: sweep_out = v, sweep_out_set = 1; break;
+        case V_TRACE: trace = v; break;
+        case V_VNNCOMP_RESULT: vnncomp = v; break;
+        case V_SAMPLE: bad = nnc_cli_parse_u64(v, &trace_sample) || trace_sample == 0, sample_set = 1; break;
+        case V_CLIP: clip_set = 1, bad = nnc_cli_parse_clip(v, &clip_lo, &clip_hi); break;
+        case V_RANK_WAIT: {
+            double w = 0; /* cmd_verify's: the team's */
+            bad = nnc_cli_parse_double(v, &w) || !(w > 0);
+            rank_wait_set = 1;
+            break;
         }
+        case V_ROW: {
+            uint64_t r = 0;
+            bad = nnc_cli_parse_u64(v, &r) || r > INT32_MAX;
+            row = (int64_t)r;
+            break;
+        }
+        }
+        if (bad) return nnc_cli_bad_value(&verify_doc, verify_opts[k].name, v);
     }
     if (model == NULL || specp == NULL) return nnc_cli_usage_error("verify", "MODEL and SPEC are required");
     /* options that contradict each other, or that would be silently inert */
@@ -900,11 +886,12 @@ static int cmd_verify(int argc, char **argv)
     int dist = 0, help = 0;
     double budget = 60, wait = 0; /* --timeout (its default), --rank-wait */
     for (int i = 0; i < argc; i++) {
+        int k = nnc_cli_find(&verify_doc, argv[i]);
         if (nnc_cli_is_help(argv[i])) help = 1;
-        else if (strcmp(argv[i], "--distributed") == 0) dist = 1;
-        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &budget);
-        else if (strcmp(argv[i], "--rank-wait") == 0 && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &wait);
-        else if (verify_takes_value(argv[i])) i++;
+        else if (k == V_DISTRIBUTED) dist = 1;
+        else if (k == V_TIMEOUT && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &budget);
+        else if (k == V_RANK_WAIT && i + 1 < argc) (void)nnc_cli_parse_double(argv[++i], &wait);
+        else if (k >= 0 && verify_opts[k].arg) i++; /* a value, not a flag */
     }
     if (help) return verify_main(argc, argv, NULL, 0);
     /* (a budget of 10^9 s or more: no practical limit on the wait either) */
@@ -915,7 +902,7 @@ static int cmd_verify(int argc, char **argv)
 static int cmd_spec(int argc, char **argv)
 {
     if (argc < 1 || nnc_cli_is_help(argv[0])) {
-        fputs(spec_help, argc < 1 ? stderr : stdout);
+        nnc_cli_help(argc < 1 ? stderr : stdout, &spec_doc);
         return argc < 1 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[0], "linf") != 0) return nnc_cli_usage_error("spec", "unknown spec kind (only 'linf')");
@@ -923,32 +910,34 @@ static int cmd_spec(int argc, char **argv)
     double eps = -1, clip_lo = -INFINITY, clip_hi = INFINITY;
     long label = -1;
     int64_t row = -1; /* --row: one sample of a declared batch */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (nnc_cli_is_help(a)) {
-            fputs(spec_help, stdout);
-            return EXIT_OK;
-        }
-        if (i + 1 >= argc) return nnc_cli_needs_value("spec", a);
-        const char *v = argv[++i];
-        if (strcmp(a, "--model") == 0) model = v;
-        else if (strcmp(a, "--input") == 0) input = v;
-        else if (strcmp(a, "--output") == 0 || strcmp(a, "-o") == 0) output = v;
-        else if (strcmp(a, "--eps") == 0) {
+    const char *v;
+    int k, rc0;
+    for (int i = 1; (k = nnc_cli_getopt(&spec_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG: return nnc_cli_usage_error("spec", "too many arguments");
+        case S_MODEL: model = v; break;
+        case S_INPUT: input = v; break;
+        case S_OUTPUT: case S_O: output = v; break;
+        case S_EPS:
             if (nnc_cli_parse_double(v, &eps) || eps < 0) return nnc_cli_usage_error("spec", "--eps must be a non-negative number");
-        } else if (strcmp(a, "--label") == 0) {
+            break;
+        case S_LABEL: {
             char *end;
             errno = 0;
             label = strtol(v, &end, 10);
             if (errno || *end || label < 0) return nnc_cli_usage_error("spec", "--label must be a class index");
-        } else if (strcmp(a, "--clip") == 0) {
+            break;
+        }
+        case S_CLIP:
             if (nnc_cli_parse_clip(v, &clip_lo, &clip_hi)) return nnc_cli_usage_error("spec", "--clip takes LO,HI with LO <= HI");
-        } else if (strcmp(a, "--row") == 0) {
+            break;
+        case S_ROW: {
             uint64_t r;
             if (nnc_cli_parse_u64(v, &r) || r > INT32_MAX) return nnc_cli_usage_error("spec", "--row must be a sample index");
             row = (int64_t)r;
-        } else {
-            return nnc_cli_unknown_option("spec", a);
+            break;
+        }
         }
     }
     if (!model || !input || eps < 0 || label < 0) return nnc_cli_usage_error("spec", "--model, --input, --label and --eps are required");
@@ -1007,19 +996,20 @@ static int cmd_spec(int argc, char **argv)
     return rc;
 }
 
-static const char groth16_help[] =
-    "usage: nncert groth16 setup CIRCUIT.r1cs POT.ptau KEY.zkey\n"
-    "       nncert groth16 setup CIRCUIT.r1cs KEY.zkey           (development key)\n"
-    "       nncert zkey contribute OLD.zkey NEW.zkey [--name N] [--entropy E]\n"
-    "       nncert zkey beacon OLD.zkey NEW.zkey BEACONHASH EXP [--name N]\n"
-    "       nncert zkey verify CIRCUIT.r1cs POT.ptau KEY.zkey\n"
-    "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--r1cs CIRCUIT.r1cs]\n"
-    "                            [--threads N] [--device cpu|gpu] [--distributed]\n"
-    "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n"
-    "       nncert zkey export verificationkey KEY.zkey VK.json\n"
-    "       nncert zkey export solidityverifier KEY.zkey VERIFIER.sol\n"
+/* The text of groth16's and zkey's help (their synopses and what they do). */
+#define G16_SYNOPSIS \
+    "usage: nncert groth16 setup CIRCUIT.r1cs POT.ptau KEY.zkey\n" \
+    "       nncert groth16 setup CIRCUIT.r1cs KEY.zkey           (development key)\n" \
+    "       nncert zkey contribute OLD.zkey NEW.zkey [--name N] [--entropy E]\n" \
+    "       nncert zkey beacon OLD.zkey NEW.zkey BEACONHASH EXP [--name N]\n" \
+    "       nncert zkey verify CIRCUIT.r1cs POT.ptau KEY.zkey\n" \
+    "       nncert groth16 prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json [--r1cs CIRCUIT.r1cs]\n" \
+    "                            [--threads N] [--device cpu|gpu] [--distributed]\n" \
+    "       nncert groth16 verify VK.json PUBLIC.json PROOF.json\n" \
+    "       nncert zkey export verificationkey KEY.zkey VK.json\n" \
+    "       nncert zkey export solidityverifier KEY.zkey VERIFIER.sol\n" \
     "       nncert zkey export soliditycalldata PUBLIC.json PROOF.json\n"
-    "\n"
+static const char g16_about[] =
     "Groth16 on BN254 (snarkjs 'bn128'), with the files and argument order of\n"
     "snarkjs: circom .r1cs, snarkjs .ptau, .wtns and .zkey, proof.json,\n"
     "public.json and verification_key.json.\n"
@@ -1062,6 +1052,25 @@ static const char groth16_help[] =
     "input (malformed JSON, points off the curve or the subgroup, public inputs\n"
     "not reduced mod r, a wrong number of public inputs).\n";
 
+enum { G16_R1CS, G16_THREADS, G16_DEVICE, G16_DISTRIBUTED };
+static const nnc_cli_opt g16_opts[] = {
+    [G16_R1CS] = {"--r1cs", "CIRCUIT.r1cs", "prove: check the witness against the circuit first"},
+    [G16_THREADS] = {"--threads", "N", "prove: threads (1..256; default: the online processors)"},
+    [G16_DEVICE] = {"--device", "D", "prove: cpu (default) or gpu, where the MSMs and NTTs run"},
+    [G16_DISTRIBUTED] = {"--distributed", NULL, "prove: over the ranks of mpirun (implied under a launcher)"},
+};
+static const nnc_cli_doc g16_doc = NNC_CLI_DOC("groth16", G16_SYNOPSIS, g16_about, g16_opts, "");
+
+/* zkey contribute and beacon (cli/cmd_mpc.c parses them): snarkjs's
+ * spellings -n=N and -e=E too */
+static const nnc_cli_opt zkey_opts[] = {
+    [NNC_CLI_ZKEY_NAME] = {"--name", "N", "contribute, beacon: the contribution's name (64 bytes at most)"},
+    [NNC_CLI_ZKEY_N] = {"-n", "N", "the same as --name"},
+    [NNC_CLI_ZKEY_ENTROPY] = {"--entropy", "E", "contribute: text mixed into the secret drawn from the OS"},
+    [NNC_CLI_ZKEY_E] = {"-e", "E", "the same as --entropy"},
+};
+const nnc_cli_doc nnc_cli_zkey_doc = NNC_CLI_DOC("zkey", G16_SYNOPSIS, g16_about, zkey_opts, "");
+
 static int g16_fail(nnc_status st, const char *msg) { return nnc_cli_fail(st, msg); }
 
 /* groth16 prove on a terminal: the stage done, the estimated share of the
@@ -1096,20 +1105,22 @@ static int g16_prove_main(int argc, char **argv, const nnc_team *team, int rank)
     int threads = 0;
     const char *pos[4], *r1cs_path = NULL, *device = "cpu";
     int np = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            threads = atoi(argv[++i]);
+    const char *v;
+    int k, rc0;
+    for (int i = 1; (k = nnc_cli_getopt(&g16_doc, argc, argv, &i, &v, &rc0)) != NNC_CLI_END;) {
+        switch (k) {
+        case NNC_CLI_EXIT: return rc0;
+        case NNC_CLI_ARG:
+            if (np == 4) return nnc_cli_usage_error("groth16", "too many arguments");
+            pos[np++] = v;
+            break;
+        case G16_THREADS:
+            threads = atoi(v);
             if (threads < 1 || threads > 256) return nnc_cli_usage_error("groth16", "--threads must be 1..256");
-        } else if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
-            r1cs_path = argv[++i];
-        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-            device = argv[++i];
-        } else if (strcmp(argv[i], "--distributed") == 0) {
-            /* cmd_groth16's: the team */
-        } else if (np < 4) {
-            pos[np++] = argv[i];
-        } else {
-            return nnc_cli_usage_error("groth16", "too many arguments");
+            break;
+        case G16_R1CS: r1cs_path = v; break;
+        case G16_DEVICE: device = v; break;
+        case G16_DISTRIBUTED: break; /* cmd_groth16's: the team */
         }
     }
     if (np != 4) return nnc_cli_usage_error("groth16", "prove takes KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json");
@@ -1165,12 +1176,12 @@ static int g16_prove_main(int argc, char **argv, const nnc_team *team, int rank)
 static int cmd_groth16(int argc, char **argv)
 {
     if (argc < 1 || nnc_cli_is_help(argv[0])) {
-        fputs(groth16_help, argc < 1 ? stderr : stdout);
+        nnc_cli_help(argc < 1 ? stderr : stdout, &g16_doc);
         return argc < 1 ? EXIT_USAGE : EXIT_OK;
     }
     for (int i = 1; i < argc; i++)
         if (nnc_cli_is_help(argv[i])) {
-            fputs(groth16_help, stdout);
+            nnc_cli_help(stdout, &g16_doc);
             return EXIT_OK;
         }
     char err[NNC_ERRBUF_SIZE];
@@ -1193,7 +1204,7 @@ static int cmd_groth16(int argc, char **argv)
     }
     if (strcmp(argv[0], "prove") == 0) {
         int dist = 0;
-        for (int i = 1; i < argc; i++) dist |= strcmp(argv[i], "--distributed") == 0;
+        for (int i = 1; i < argc; i++) dist |= nnc_cli_find(&g16_doc, argv[i]) == G16_DISTRIBUTED;
         return nnc_cli_mpi_run("groth16 prove", dist, NNC_CLI_PROVE_RANK_WAIT_S, g16_prove_main, argc, argv);
     }
     if (strcmp(argv[0], "verify") == 0) {
@@ -1316,7 +1327,7 @@ static int zkey_export_vk(const char *key, const char *out, int solidity)
 static int cmd_zkey(int argc, char **argv)
 {
     if (argc >= 1 && nnc_cli_is_help(argv[argc - 1])) {
-        fputs(groth16_help, stdout);
+        nnc_cli_help(stdout, &nnc_cli_zkey_doc);
         return EXIT_OK;
     }
     if (argc >= 1 && (strcmp(argv[0], "contribute") == 0 || strcmp(argv[0], "beacon") == 0 || strcmp(argv[0], "verify") == 0))
@@ -1332,23 +1343,24 @@ static int cmd_zkey(int argc, char **argv)
     return zkey_export_vk(argv[2], argv[3], 0);
 }
 
-static const char r1cs_help[] =
+static const nnc_cli_doc r1cs_doc = {
+    "r1cs",
     "usage: nncert r1cs info CIRCUIT.r1cs\n"
-    "       nncert wtns check CIRCUIT.r1cs WITNESS.wtns\n"
-    "\n"
+    "       nncert wtns check CIRCUIT.r1cs WITNESS.wtns\n",
     "snarkjs's verbs of the same names, on the same files.  r1cs info prints the\n"
     "circuit's curve and its counts of wires, constraints, private and public\n"
     "inputs, labels and outputs (and of linear-combination terms).  wtns check\n"
     "checks every constraint of the circuit on the witness and prints\n"
     "'WITNESS IS CORRECT' (exit 0) or 'WITNESS IS NOT CORRECT' with the first\n"
     "constraint that fails, or why the witness does not fit the circuit (exit 1).\n"
-    "Unreadable files exit 66, malformed ones 65.\n";
+    "Unreadable files exit 66, malformed ones 65.\n",
+    NULL, 0, ""};
 
 static int r1cs_usage(const char *cmd, int argc, char **argv, int want, const char *sub, const char *usage)
 {
     for (int i = 0; i < argc; i++)
         if (nnc_cli_is_help(argv[i])) {
-            fputs(r1cs_help, stdout);
+            nnc_cli_help(stdout, &r1cs_doc);
             return EXIT_OK;
         }
     if (argc != want || strcmp(argv[0], sub) != 0) return nnc_cli_usage_error(cmd, usage);

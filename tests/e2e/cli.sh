@@ -257,3 +257,27 @@ PY
 else
     skip verify-row-of-batch "python3 onnx/numpy not available"
 fi
+
+# ---- option tables (cli/options.c): every option a command's --help lists
+# is one it parses, with the placeholder's arity (a value after it is taken
+# as its value, so the option alone is "needs a value" or parses as a flag),
+# and one no command lists is unknown.  (--distributed starts MPI: mpi.sh.)
+bad=""
+for c in info run bench verify bounds "spec linf" "groth16 prove" "zkey contribute" compile prove check gate keygen \
+         plan dlrm-run dlrm-bounds; do
+    # the option column: lines "  --name [PLACEHOLDER]  help" ("-o", "-n" too)
+    opts=$($NNCERT $c --help 2>/dev/null | sed -n 's/^  \(-[-a-z][-a-z0-9]*\)\( [A-Z][A-Za-z0-9.,:|]*\)\{0,1\}  .*/\1\2/p' | tr ' ' '=')
+    [ -n "$opts" ] || bad="$bad $c:no-options-listed"
+    for o in $opts; do
+        name=${o%%=*}
+        [ "$name" = --distributed ] && continue
+        err=$(timeout 20 $NNCERT $c "$name" 2>&1 >/dev/null)
+        case "$o" in
+            *=*) echo "$err" | grep -q "option '$name' needs a value" || bad="$bad $c:$name(value)" ;;
+            *) echo "$err" | grep -q "unknown option\|needs a value" && bad="$bad $c:$name(flag)" ;;
+        esac
+    done
+    err=$(timeout 20 $NNCERT $c --no-such-option 2>&1 >/dev/null)
+    echo "$err" | grep -q "unknown option '--no-such-option'" || bad="$bad $c:unknown-accepted"
+done
+if [ -z "$bad" ]; then pass cli-option-tables-parse-what-help-lists; else fail "cli-option-tables-parse-what-help-lists:$bad"; fi
