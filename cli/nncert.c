@@ -682,7 +682,7 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
     const char *trace = NULL; /* DLRM: categorical ids from this trace's sample */
     const char *vnncomp = NULL; /* VNN-COMP mode: the results file */
     double t_start = now_s(); /* VNN-COMP mode: --timeout counts from here */
-    int alpha_set = 0, sample_set = 0, clip_set = 0, sweep_out_set = 0, samples_set = 0, rank_wait_set = 0; /* given on the command line */
+    int sample_set = 0, clip_set = 0, sweep_out_set = 0, samples_set = 0, rank_wait_set = 0; /* given on the command line */
     uint64_t trace_sample = 1;
     int64_t row = -1; /* --row: one sample of a declared batch */
     double clip_lo = -INFINITY, clip_hi = INFINITY;
@@ -707,7 +707,6 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
         case V_SAMPLES: case V_SEED: case V_MAX_LEAVES: case V_THREADS: case V_ALPHA_ITERS: case V_RELU_SPLIT_BATCH:
         case V_RELU_SPLIT: case V_EXACT: case V_SYMBOLIC: case V_CONFIDENCE: case V_TIMEOUT: case V_MAX_VIOLATION:
             samples_set |= k == V_SAMPLES;
-            alpha_set |= k == V_ALPHA_ITERS;
             bad = nnc_vrf_opts_set(&o, verify_opts[k].name + 2, v, NULL, 0) != NNC_STATUS_OK;
             break;
         case V_JSON: json = v; break;
@@ -734,16 +733,13 @@ static int verify_main(int argc, char **argv, const nnc_team *team, int rank)
         if (bad) return nnc_cli_bad_value(&verify_doc, verify_opts[k].name, v);
     }
     if (model == NULL || specp == NULL) return nnc_cli_usage_error("verify", "MODEL and SPEC are required");
-    /* options that contradict each other, or that would be silently inert */
+    /* options that contradict each other (the run's: the library's check,
+     * which names them as the library does, ibp for --ibp), or that would be
+     * silently inert */
+    char clash_err[NNC_ERRBUF_SIZE];
     const char *clash = NULL;
-    if (!o.crown && alpha_set && o.alpha_iters > 0)
-        clash = "--ibp (interval bounds only) and --alpha-iters N > 0 (optimised linear bounds) contradict each other";
-    else if (!o.crown && o.relu_split == NNC_VRF_ON)
-        clash = "--ibp and --relu-split on contradict each other (ReLU splits refine linear bounds)";
-    else if (!o.split && o.relu_split == NNC_VRF_ON)
-        clash = "--no-split and --relu-split on contradict each other";
-    else if (o.relu_split == NNC_VRF_OFF && o.relu_split_batch > 0)
-        clash = "--relu-split-batch N sizes the ReLU splits, which --relu-split off turns off";
+    if (nnc_vrf_opts_clash(&o, clash_err, sizeof clash_err) != NNC_STATUS_OK)
+        clash = clash_err;
     else if (sample_set && trace == NULL)
         clash = "--sample picks a sample of --trace FILE, which is not given";
     else if (clip_set && sweep == NULL)
