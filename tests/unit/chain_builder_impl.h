@@ -1,18 +1,18 @@
 /* Random dense ReLU chains for the verifier's unit tests (test_symfwd.c,
- * test_exact.c): an input Sub, Gemm+Relu layers, a Gemm output, weights
- * from rand() (the test seeds it). */
+ * test_exact.c, test_gpu_bab.c): an input Sub, Gemm+Relu layers, a Gemm
+ * output, weights from the harness's default stream (urand(); the test
+ * seeds it). */
 #ifndef NNC_CHAIN_BUILDER_IMPL_H
 #define NNC_CHAIN_BUILDER_IMPL_H
 
 #include "nncert/model.h"
+#include "tests/unit/harness.h"
 #include "tests/unit/onnx_builder.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static double urand(void) { return (double)rand() / RAND_MAX; }
 
 /* Model: Sub(x, mu) then nh Gemm+Relu layers and a Gemm output. */
 static nnc_model *build_chain(int n0, int nh, const int *widths, int n_out, int act_last_sigmoid)

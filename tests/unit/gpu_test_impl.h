@@ -7,6 +7,12 @@
 
 #include "nncert/gpu.h"
 
+/* The suites' harness (seed, random streams), with this header's counting
+ * CHECK in place of its Check-runner one: these tests run outside Check's
+ * runner. */
+#define HARNESS_OWN_CHECK
+#include "tests/unit/harness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,10 +35,8 @@ static inline int gpu_test_devices_or_skip(void)
 }
 
 /* The tests' counters of checks made and failed, and CHECK(cond, fmt, ...):
- * count, and on failure print "FAIL file:line: " and the message (a test
- * with a CHECK of its own defines NNC_GPU_TEST_OWN_CHECK first). */
+ * count, and on failure print "FAIL file:line: " and the message. */
 __attribute__((unused)) static int failures, checks;
-#ifndef NNC_GPU_TEST_OWN_CHECK
 #define CHECK(cond, ...)                                  \
     do {                                                  \
         checks++;                                         \
@@ -43,7 +47,6 @@ __attribute__((unused)) static int failures, checks;
             printf("\n");                                 \
         }                                                 \
     } while (0)
-#endif
 
 /* Monotonic wall-clock time in seconds, for the tests' timing lines. */
 static inline double gpu_test_now(void)

@@ -25,7 +25,7 @@
 #include "verifier/attack_impl.h"
 #include "verifier/sample_impl.h"
 #include "nncert/verifier.h"
-#include "tests/unit/check_main_impl.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <math.h>

@@ -12,6 +12,7 @@
  *  - convs of random strides, asymmetric pads, dilations and groups: the
  *    same, and on one-point boxes CROWN within rounding of the runtime. */
 #include "nncert/model.h"
+#include "tests/unit/harness.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/bounds_impl.h"
 
@@ -22,10 +23,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-static unsigned seed;
-
-static double urand(void) { return (double)rand() / RAND_MAX; }
-
 typedef struct net {
     int n0, n1, n2, n3; /* widths */
     int act;            /* second activation: 0 relu, 1 leaky 0.1, 2 sigmoid, 3 tanh */
@@ -34,10 +31,10 @@ typedef struct net {
 
 static void random_net(net *t, int act)
 {
-    t->n0 = 3 + rand() % 4;
-    t->n1 = 4 + rand() % 8;
-    t->n2 = 4 + rand() % 8;
-    t->n3 = 2 + rand() % 3;
+    t->n0 = 3 + rnd_below(4);
+    t->n1 = 4 + rnd_below(8);
+    t->n2 = 4 + rnd_below(8);
+    t->n3 = 2 + rnd_below(3);
     t->act = act;
     float **ps[6] = {&t->W1, &t->b1, &t->W2, &t->b2, &t->W3, &t->b3};
     int sz[6] = {t->n1 * t->n0, t->n1, t->n2 * t->n1, t->n2, t->n3 * t->n2, t->n3};
@@ -145,14 +142,14 @@ static void expect_ibp_matches_mpfr(const nnc_bnd *b, int trial, int n_out, mpfr
 {
     const double *olo = nnc_bnd_out_lo(b), *ohi = nnc_bnd_out_hi(b);
     for (int j = 0; j < n_out; j++) {
-        ck_assert_msg(mpfr_cmp_d(yl[j], olo[j]) >= 0, "seed %u trial %d: IBP lower %.17g above MPFR %.17g", seed, trial,
+        ck_assert_msg(mpfr_cmp_d(yl[j], olo[j]) >= 0, "seed %llu trial %d: IBP lower %.17g above MPFR %.17g", (unsigned long long)g_seed, trial,
                       olo[j], mpfr_get_d(yl[j], MPFR_RNDD));
-        ck_assert_msg(mpfr_cmp_d(yh[j], ohi[j]) <= 0, "seed %u trial %d: IBP upper %.17g below MPFR %.17g", seed, trial,
+        ck_assert_msg(mpfr_cmp_d(yh[j], ohi[j]) <= 0, "seed %llu trial %d: IBP upper %.17g below MPFR %.17g", (unsigned long long)g_seed, trial,
                       ohi[j], mpfr_get_d(yh[j], MPFR_RNDU));
         double a = mpfr_get_d(yl[j], MPFR_RNDD), z = mpfr_get_d(yh[j], MPFR_RNDU), w = z - a;
         /* the engine's rounding allowance (GAMMA ew) is relative to the
          * magnitudes involved, so a zero-width output gets a few 1e-12 */
-        ck_assert_msg(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-10 * (1 + fabs(a) + fabs(z)), "seed %u trial %d: IBP width %.17g, MPFR %.17g", seed, trial,
+        ck_assert_msg(ohi[j] - olo[j] <= w * (1 + 1e-9) + 1e-10 * (1 + fabs(a) + fabs(z)), "seed %llu trial %d: IBP width %.17g, MPFR %.17g", (unsigned long long)g_seed, trial,
                       ohi[j] - olo[j], w);
     }
 }
@@ -183,14 +180,14 @@ static void expect_samples_inside(const nnc_model *m, int trial, int reps, int n
             const double *y = ys + s * n_out;
             for (int j = 0; j < n_out; j++)
                 if (!(y[j] >= clo[j] && y[j] <= chi[j]))
-                    ck_abort_msg("seed %u trial %d: sample output %.17g outside [%.17g, %.17g]", seed, trial, y[j], clo[j],
+                    ck_abort_msg("seed %llu trial %d: sample output %.17g outside [%.17g, %.17g]", (unsigned long long)g_seed, trial, y[j], clo[j],
                                  chi[j]);
             for (int o = 0; o < nobj; o++) {
                 double v = 0;
                 for (int j = 0; j < n_out; j++) v += C[o * n_out + j] * y[j];
                 /* the sample is computed in float64 (rounded); allow its own rounding */
                 if (!(v >= lower[o] - 1e-12 * (1 + fabs(v))))
-                    ck_abort_msg("seed %u trial %d: objective %d value %.17g below bound %.17g", seed, trial, o, v, lower[o]);
+                    ck_abort_msg("seed %llu trial %d: objective %d value %.17g below bound %.17g", (unsigned long long)g_seed, trial, o, v, lower[o]);
             }
         }
     }
@@ -340,7 +337,7 @@ START_TEST(test_random_residual_convnets)
 {
     char err[NNC_ERRBUF_SIZE];
     for (int trial = 0; trial < 12; trial++) {
-        int C0 = 1 + rand() % 2, C1 = 2 + rand() % 2, H = 4 + 2 * (rand() % 2), W = 4 + 2 * (rand() % 2), n3 = 2 + rand() % 3;
+        int C0 = 1 + rnd_below(2), C1 = 2 + rnd_below(2), H = 4 + 2 * rnd_below(2), W = 4 + 2 * rnd_below(2), n3 = 2 + rnd_below(3);
         int HW = H * W, P = C1 * (H / 2) * (W / 2);
         float *K1 = malloc(sizeof(float) * (size_t)(C1 * C0 * 9)), *b1 = malloc(sizeof(float) * (size_t)C1);
         float *K2 = malloc(sizeof(float) * (size_t)(C1 * C1 * 9)), *b2 = malloc(sizeof(float) * (size_t)C1);
@@ -450,20 +447,20 @@ static void random_cgeo(cgeo *g, int C)
 {
     for (;;) {
         g->C = C;
-        g->G = (C % 2 == 0 && rand() % 2) ? 2 : 1;
-        g->M = g->G * (1 + rand() % 3);
-        g->H = 5 + rand() % 5;
-        g->W = 5 + rand() % 5;
-        g->KH = 1 + rand() % 3;
-        g->KW = 1 + rand() % 3;
-        g->SH = 1 + rand() % 3;
-        g->SW = 1 + rand() % 3;
-        g->PT = rand() % 3;
-        g->PL = rand() % 3;
-        g->PB = rand() % 3;
-        g->PR = rand() % 3;
-        g->DH = 1 + rand() % 2;
-        g->DW = 1 + rand() % 2;
+        g->G = (C % 2 == 0 && rnd_below(2)) ? 2 : 1;
+        g->M = g->G * (1 + rnd_below(3));
+        g->H = 5 + rnd_below(5);
+        g->W = 5 + rnd_below(5);
+        g->KH = 1 + rnd_below(3);
+        g->KW = 1 + rnd_below(3);
+        g->SH = 1 + rnd_below(3);
+        g->SW = 1 + rnd_below(3);
+        g->PT = rnd_below(3);
+        g->PL = rnd_below(3);
+        g->PB = rnd_below(3);
+        g->PR = rnd_below(3);
+        g->DH = 1 + rnd_below(2);
+        g->DW = 1 + rnd_below(2);
         int eh = g->H + g->PT + g->PB - g->DH * (g->KH - 1) - 1, ew = g->W + g->PL + g->PR - g->DW * (g->KW - 1) - 1;
         if (eh < 0 || ew < 0) continue;
         g->OH = eh / g->SH + 1;
@@ -522,7 +519,7 @@ START_TEST(test_conv_geometries)
     char err[NNC_ERRBUF_SIZE];
     for (int trial = 0; trial < 24; trial++) {
         cgeo g1, g2;
-        random_cgeo(&g1, trial >= 22 ? 12 : 1 + rand() % 4);
+        random_cgeo(&g1, trial >= 22 ? 12 : 1 + rnd_below(4));
         if (trial >= 22) { /* more columns than one block of conv_gemm's scratch */
             g1.H = g1.W = 40;
             g1.KH = g1.KW = 3;
@@ -540,7 +537,7 @@ START_TEST(test_conv_geometries)
             g2.OH = eh / g2.SH + 1;
             g2.OW = ew / g2.SW + 1;
         }
-        int n0 = g1.C * g1.H * g1.W, n1 = g1.M * g1.OH * g1.OW, n2 = g2.M * g2.OH * g2.OW, n3 = 2 + rand() % 3;
+        int n0 = g1.C * g1.H * g1.W, n1 = g1.M * g1.OH * g1.OW, n2 = g2.M * g2.OH * g2.OW, n3 = 2 + rnd_below(3);
         int k1n = g1.M * (g1.C / g1.G) * g1.KH * g1.KW, k2n = g2.M * (g2.C / g2.G) * g2.KH * g2.KW;
         float *K1 = malloc(sizeof(float) * (size_t)k1n), *b1 = malloc(sizeof(float) * (size_t)g1.M);
         float *K2 = malloc(sizeof(float) * (size_t)k2n), *b2 = malloc(sizeof(float) * (size_t)g2.M);
@@ -575,7 +572,7 @@ START_TEST(test_conv_geometries)
         node_attr(bld.nodes[4], attr_int("transB", 1));
         bld.graph.n_node = 5;
         nnc_model *m;
-        ck_assert_msg(mb_load(&bld, &m, err, sizeof err) == NNC_STATUS_OK, "seed %u trial %d: %s", seed, trial, err);
+        ck_assert_msg(mb_load(&bld, &m, err, sizeof err) == NNC_STATUS_OK, "seed %llu trial %d: %s", (unsigned long long)g_seed, trial, err);
         double *lo, *hi;
         nnc_bnd *b = box_and_ibp(m, n0, trial, &lo, &hi);
         mpfr_t *xl = mp_vec(n0), *xh = mp_vec(n0), *l1 = mp_vec(n1), *h1 = mp_vec(n1), *l2 = mp_vec(n2), *h2 = mp_vec(n2),
@@ -613,11 +610,11 @@ START_TEST(test_conv_geometries)
                  * index moves a bound by far more */
                 double tol = 1e-6 * (1 + fabs(y[j]));
                 ck_assert_msg(ol[j] <= y[j] + 1e-12 * (1 + fabs(y[j])) && oh[j] >= y[j] - 1e-12 * (1 + fabs(y[j])),
-                              "seed %u trial %d: output %.17g outside [%.17g, %.17g]", seed, trial, y[j], ol[j], oh[j]);
-                ck_assert_msg(oh[j] - ol[j] <= tol, "seed %u trial %d: point bounds [%.17g, %.17g] around %.17g", seed,
+                              "seed %llu trial %d: output %.17g outside [%.17g, %.17g]", (unsigned long long)g_seed, trial, y[j], ol[j], oh[j]);
+                ck_assert_msg(oh[j] - ol[j] <= tol, "seed %llu trial %d: point bounds [%.17g, %.17g] around %.17g", (unsigned long long)g_seed,
                               trial, ol[j], oh[j], y[j]);
-                ck_assert_msg(fabs(lower[j] - y[j]) <= tol, "seed %u trial %d: objective %d bound %.17g, value %.17g",
-                              seed, trial, j, lower[j], y[j]);
+                ck_assert_msg(fabs(lower[j] - y[j]) <= tol, "seed %llu trial %d: objective %d bound %.17g, value %.17g",
+                              (unsigned long long)g_seed, trial, j, lower[j], y[j]);
             }
         }
         nnc_rt_destroy(rt);
@@ -748,10 +745,7 @@ END_TEST
 
 int main(void)
 {
-    const char *s = getenv("NNC_TEST_SEED");
-    seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
-    printf("test_bounds: seed %u (set NNC_TEST_SEED to replay)\n", seed);
-    srand(seed);
+    harness_seed("test_bounds");
     Suite *su = suite_create("bounds");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
@@ -761,9 +755,5 @@ int main(void)
     tcase_add_test(tc, test_random_residual_convnets);
     tcase_add_test(tc, test_conv_geometries);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(su);
 }

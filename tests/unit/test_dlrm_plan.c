@@ -8,6 +8,7 @@
  *
  * Random inputs come from a seed printed at start; NNC_TEST_SEED=<n> replays. */
 #include "dist/dlrm.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <math.h>
@@ -15,21 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static uint64_t g_seed, g_rng;
-
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
-
-#define CHECK(cond)                                                                                             \
-    do {                                                                                                        \
-        if (!(cond)) ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond, (unsigned long long)g_seed); \
-    } while (0)
 
 typedef struct world {
     int T;
@@ -171,8 +157,8 @@ START_TEST(bad_input)
         if (W.tr.offsets[b + 1] < W.tr.offsets[b]) W.tr.offsets[b + 1] = W.tr.offsets[b];
     CHECK(nnc_dlrm_stats_create(&st, &W.tr, W.tab, W.T, 2, err, sizeof err) == NNC_STATUS_INVALID);
     CHECK(strstr(err, "is outside table 0") != NULL);
-    CHECK(nnc_dlrm_stats_create(&st, &W.tr, W.tab, W.T, 0, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_dlrm_stats_create(&st, &W.tr, W.tab, W.T, 65, err, sizeof err) == NNC_STATUS_ARG);
+    CHECK_ILLEGAL(nnc_dlrm_stats_create(&st, &W.tr, W.tab, W.T, 0, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_dlrm_stats_create(&st, &W.tr, W.tab, W.T, 65, err, sizeof err), err);
     CHECK(nnc_dlrm_stats_create(&st, &W.tr, W.tab, W.T + 1, 2, err, sizeof err) == NNC_STATUS_INVALID);
     free_world(&W);
 }
@@ -180,20 +166,12 @@ END_TEST
 
 int main(void)
 {
-    const char *env = getenv("NNC_TEST_SEED");
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    g_rng = g_seed * 2654435761u + 0x9e3779b97f4a7c15ull;
-    printf("test_dlrm_plan: seed %llu (replay with NNC_TEST_SEED=%llu)\n", (unsigned long long)g_seed, (unsigned long long)g_seed);
-    fflush(stdout);
+    harness_seed("test_dlrm_plan");
     Suite *s = suite_create("dlrm_plan");
     TCase *tc = tcase_create("all");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, predicted_equals_executed);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(s);
 }

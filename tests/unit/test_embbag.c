@@ -6,6 +6,7 @@
  * a run. */
 #include "nncert/embbag.h"
 #include "nncert/model.h"
+#include "tests/unit/harness.h"
 #include "tests/unit/onnx_builder.h"
 
 #include <check.h>
@@ -15,23 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t g_seed;
-static uint64_t g_rng;
-
-#define CHECK(cond)                                                                                        \
-    do {                                                                                                   \
-        if (!(cond)) ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond, (unsigned long long)g_seed); \
-    } while (0)
-
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
-
-static float rndf(void) { return (float)((double)(rnd() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
+/* Returns: uniform in [-1, 1). */
+static float rndf(void) { return (float)(urand() * 2.0 - 1.0); }
 
 /* The definition, written plainly: bag b sums its rows in id order. */
 static void naive(float *out, const float *w, int64_t dim, const nnc_embbag_bags *b, int mean)
@@ -316,16 +302,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    const char *env = getenv("NNC_TEST_SEED");
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    g_rng = g_seed * 2654435761u + 88172645463325252ull;
-    printf("test_embbag: seed %llu (replay with NNC_TEST_SEED=%llu)\n", (unsigned long long)g_seed, (unsigned long long)g_seed);
-    fflush(stdout);
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return harness_main("test_embbag", suite); }

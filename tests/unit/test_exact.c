@@ -18,7 +18,7 @@
 #include "tests/unit/chain_builder_impl.h"
 #include "verifier/exact_impl.h"
 #include "nncert/verifier.h"
-#include "tests/unit/check_main_impl.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <float.h>
@@ -26,8 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned seed;
 
 /* ---- linear programs ---- */
 
@@ -99,7 +97,7 @@ START_TEST(test_lp_against_vertices)
 {
     int opt = 0, inf = 0;
     for (int trial = 0; trial < 3000; trial++) {
-        int n = 1 + rand() % 4, m = rand() % 9;
+        int n = 1 + rnd_below(4), m = rnd_below(9);
         double A[8 * 4], b[8], lo[4], hi[4], c[4], x[4], mu[8], mu2[8];
         for (int i = 0; i < n; i++) {
             lo[i] = urand() * 4 - 2;
@@ -112,26 +110,26 @@ START_TEST(test_lp_against_vertices)
         }
         double truth = brute_min(n, m, A, b, lo, hi, c);
         int r = nnc_xct_lp_solve(n, m, A, b, lo, hi, c, x, mu);
-        ck_assert_msg(r != NNC_XCT_LP_FAILED, "seed %u trial %d: the LP failed", seed, trial);
+        ck_assert_msg(r != NNC_XCT_LP_FAILED, "seed %llu trial %d: the LP failed", (unsigned long long)g_seed, trial);
         for (int q = 0; q < m; q++) ck_assert(mu[q] >= 0);
         if (isinf(truth)) {
             inf++;
-            ck_assert_msg(r == NNC_XCT_LP_INFEASIBLE, "seed %u trial %d: empty polytope solved", seed, trial);
+            ck_assert_msg(r == NNC_XCT_LP_INFEASIBLE, "seed %llu trial %d: empty polytope solved", (unsigned long long)g_seed, trial);
             ck_assert_msg(nnc_xct_lp_bound(n, m, A, b, lo, hi, NULL, 0, mu) > 0,
-                          "seed %u trial %d: the Farkas combination does not show the polytope empty", seed, trial);
+                          "seed %llu trial %d: the Farkas combination does not show the polytope empty", (unsigned long long)g_seed, trial);
             continue;
         }
         opt++;
-        ck_assert_msg(r == NNC_XCT_LP_OPTIMAL, "seed %u trial %d: a non-empty polytope called empty", seed, trial);
+        ck_assert_msg(r == NNC_XCT_LP_OPTIMAL, "seed %llu trial %d: a non-empty polytope called empty", (unsigned long long)g_seed, trial);
         ck_assert(feasible(n, m, A, b, lo, hi, x, 1e-7));
         double v = 0;
         for (int i = 0; i < n; i++) v += c[i] * x[i];
-        ck_assert_msg(fabs(v - truth) <= 1e-7 * (1 + fabs(truth)), "seed %u trial %d: optimum %.17g, vertices give %.17g",
-                      seed, trial, v, truth);
+        ck_assert_msg(fabs(v - truth) <= 1e-7 * (1 + fabs(truth)), "seed %llu trial %d: optimum %.17g, vertices give %.17g",
+                      (unsigned long long)g_seed, trial, v, truth);
         /* the certificate: sound, and tight at the dual solution */
         double lb = nnc_xct_lp_bound(n, m, A, b, lo, hi, c, 0.5, mu);
-        ck_assert_msg(lb <= truth + 0.5, "seed %u trial %d: bound %.17g above the minimum %.17g", seed, trial, lb, truth + 0.5);
-        ck_assert_msg(lb >= truth + 0.5 - 1e-7 * (1 + fabs(truth)), "seed %u trial %d: dual bound %.17g, minimum %.17g", seed,
+        ck_assert_msg(lb <= truth + 0.5, "seed %llu trial %d: bound %.17g above the minimum %.17g", (unsigned long long)g_seed, trial, lb, truth + 0.5);
+        ck_assert_msg(lb >= truth + 0.5 - 1e-7 * (1 + fabs(truth)), "seed %llu trial %d: dual bound %.17g, minimum %.17g", (unsigned long long)g_seed,
                       trial, lb, truth + 0.5);
         /* any multipliers: still below the minimum, never "empty" */
         for (int q = 0; q < m; q++) mu2[q] = urand() < 0.3 ? 0 : urand() * 3;
@@ -249,7 +247,7 @@ START_TEST(test_decide_thresholds)
     int tight_certified = 0, found_cex = 0;
     for (int trial = 0; trial < 24; trial++) {
         int n = 2 + trial % 2, nh = 2 + (trial / 2) % 2;
-        int w[3] = {4 + rand() % 5, 4 + rand() % 5, 4 + rand() % 5};
+        int w[3] = {4 + rnd_below(5), 4 + rnd_below(5), 4 + rnd_below(5)};
         nnc_model *m = build_chain(n, nh, w, 2, 0);
         nnc_xct *e;
         nnc_runtime *rt, *rtb;
@@ -272,12 +270,12 @@ START_TEST(test_decide_thresholds)
         /* well above: certified */
         d[0] = -(smax + 0.05 * scale);
         ck_assert_int_eq(nnc_xct_decide(e, lo, hi, NULL, NULL, &p, 1000000, INFINITY, chk_fn, &k, &oc, &lps), NNC_STATUS_OK);
-        ck_assert_msg(oc == NNC_XCT_SAFE, "seed %u trial %d: a margin of 5%% not certified (outcome %d, %llu LPs)", seed,
+        ck_assert_msg(oc == NNC_XCT_SAFE, "seed %llu trial %d: a margin of 5%% not certified (outcome %d, %llu LPs)", (unsigned long long)g_seed,
                       trial, oc, (unsigned long long)lps);
         /* below: never certified; the candidate validates */
         d[0] = -(smax - 1e-3 * scale);
         ck_assert_int_eq(nnc_xct_decide(e, lo, hi, NULL, NULL, &p, 1000000, INFINITY, chk_fn, &k, &oc, &lps), NNC_STATUS_OK);
-        ck_assert_msg(oc == NNC_XCT_FOUND, "seed %u trial %d: a sampled violation not found (outcome %d)", seed, trial, oc);
+        ck_assert_msg(oc == NNC_XCT_FOUND, "seed %llu trial %d: a sampled violation not found (outcome %d)", (unsigned long long)g_seed, trial, oc);
         found_cex++;
         ck_assert_int_eq(nnc_xct_decide(e, lo, hi, NULL, NULL, &p, 1000000, INFINITY, NULL, NULL, &oc, &lps), NNC_STATUS_OK);
         ck_assert_int_eq(oc, NNC_XCT_OPEN);
@@ -288,7 +286,7 @@ START_TEST(test_decide_thresholds)
         ck_assert_int_eq(nnc_xct_decide(e, lo, hi, NULL, NULL, &p, 1000000, INFINITY, chk_fn, &k, &oc, &lps), NNC_STATUS_OK);
         double smax2;
         int viol = sampled_unsafe(&k, rtb, B, 100000, &smax2);
-        ck_assert_msg(!(oc == NNC_XCT_SAFE && viol), "seed %u trial %d: certified, yet a sample reaches %.17g >= %.17g", seed,
+        ck_assert_msg(!(oc == NNC_XCT_SAFE && viol), "seed %llu trial %d: certified, yet a sample reaches %.17g >= %.17g", (unsigned long long)g_seed,
                       trial, smax2, t);
         nnc_spec *sp = threshold_spec(n, lo, hi, t);
         nnc_vrf_opts o;
@@ -301,9 +299,9 @@ START_TEST(test_decide_thresholds)
         nnc_vrf_report r;
         ck_assert_msg(nnc_vrf_run(m, sp, &o, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
         ck_assert_msg(!(oc == NNC_XCT_SAFE && r.result == NNC_VRF_VIOLATED),
-                      "seed %u trial %d: certified, branch and bound found a counterexample", seed, trial);
+                      "seed %llu trial %d: certified, branch and bound found a counterexample", (unsigned long long)g_seed, trial);
         ck_assert_msg(!(oc == NNC_XCT_FOUND && r.result == NNC_VRF_HOLDS),
-                      "seed %u trial %d: a validated candidate, branch and bound says holds", seed, trial);
+                      "seed %llu trial %d: a validated candidate, branch and bound says holds", (unsigned long long)g_seed, trial);
         tight_certified += oc == NNC_XCT_SAFE;
         nnc_vrf_report_clear(&r);
         nnc_spc_destroy(sp);
@@ -324,7 +322,7 @@ START_TEST(test_decide_disjunctions)
 {
     int safe = 0, found = 0, undecided = 0;
     for (int trial = 0; trial < 20; trial++) {
-        int n = 2, w[2] = {5 + rand() % 4, 5 + rand() % 4};
+        int n = 2, w[2] = {5 + rnd_below(4), 5 + rnd_below(4)};
         nnc_model *m = build_chain(n, 2, w, 2, 0);
         nnc_xct *e;
         nnc_runtime *rt, *rtb;
@@ -344,11 +342,11 @@ START_TEST(test_decide_disjunctions)
         ck_assert_int_eq(nnc_xct_decide(e, lo, hi, NULL, NULL, &p, 1000000, INFINITY, chk_fn, &k, &oc, &lps), NNC_STATUS_OK);
         double s2;
         int viol = sampled_unsafe(&k, rtb, B, 100000, &s2);
-        ck_assert_msg(!(oc == NNC_XCT_SAFE && viol), "seed %u trial %d: certified, yet a sample is unsafe", seed, trial);
+        ck_assert_msg(!(oc == NNC_XCT_SAFE && viol), "seed %llu trial %d: certified, yet a sample is unsafe", (unsigned long long)g_seed, trial);
         /* open is allowed (an unsafe polytope that only touches the real
          * one within rounding gives a candidate that fails validation), but
          * rare: counted below */
-        if (viol) ck_assert_msg(oc != NNC_XCT_SAFE, "seed %u trial %d: sampled violation certified", seed, trial);
+        if (viol) ck_assert_msg(oc != NNC_XCT_SAFE, "seed %llu trial %d: sampled violation certified", (unsigned long long)g_seed, trial);
         undecided += oc == NNC_XCT_OPEN;
         safe += oc == NNC_XCT_SAFE;
         found += oc == NNC_XCT_FOUND;
@@ -358,7 +356,7 @@ START_TEST(test_decide_disjunctions)
         nnc_mdl_destroy(m);
     }
     ck_assert(safe > 0 && found > 0);
-    ck_assert_msg(undecided <= 3, "seed %u: %d of 20 undecided with a budget of 10^6 LPs", seed, undecided);
+    ck_assert_msg(undecided <= 3, "seed %llu: %d of 20 undecided with a budget of 10^6 LPs", (unsigned long long)g_seed, undecided);
 }
 END_TEST
 
@@ -421,8 +419,7 @@ END_TEST
 
 int main(void)
 {
-    seed = (unsigned)check_main_seed("test_exact");
-    srand(seed);
+    harness_seed("test_exact");
     Suite *su = suite_create("exact");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);

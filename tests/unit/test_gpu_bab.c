@@ -260,15 +260,15 @@ static int skip;
 
 START_TEST(test_passes)
 {
-    srand(20261207);
+    harness_set_seed(20261207); /* fixed instances */
     enum { T = 6 };
     inst ts[T];
     int wd[T][3];
     int ok[T];
     for (int k = 0; k < T; k++) {
         int nh = 2 + k % 2;
-        for (int l = 0; l < 3; l++) wd[k][l] = 8 + rand() % 40;
-        ok[k] = inst_make(&ts[k], 6 + rand() % 30, nh, wd[k], 4 + k % 3, 0.05 + 0.1 * urand(), 2000) == 0;
+        for (int l = 0; l < 3; l++) wd[k][l] = 8 + rnd_below(40);
+        ok[k] = inst_make(&ts[k], 6 + rnd_below(30), nh, wd[k], 4 + k % 3, 0.05 + 0.1 * urand(), 2000) == 0;
         if (ok[k]) cpu_sound(&ts[k]);
     }
     printf("CPU passes: %d checks, %d failed\n", checks, failures);

@@ -10,20 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t s_rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    s_rng ^= s_rng << 13;
-    s_rng ^= s_rng >> 7;
-    s_rng ^= s_rng << 17;
-    return s_rng;
-}
-
 int main(void)
 {
     char err[NNC_ERRBUF_SIZE] = "";
     int failed = 0;
     gpu_test_devices_or_skip();
+    harness_set_seed(88172645463325252ull); /* fixed inputs: rnd(), urand() */
     static const int64_t dims[] = {1, 3, 16, 64, 100, 128};
     for (int di = 0; di < 6; di++)
         for (int var = 0; var < 2; var++)
@@ -37,7 +29,7 @@ int main(void)
                 int64_t *ids = malloc((size_t)(n + 1) * sizeof *ids);
                 float *w = malloc((size_t)(rows * dim) * sizeof *w);
                 float *a = malloc((size_t)(nb * dim) * sizeof *a), *g = malloc((size_t)(nb * dim) * sizeof *g);
-                for (int64_t i = 0; i < rows * dim; i++) w[i] = (float)((double)(rnd() >> 11) / 9007199254740992.0 - 0.5);
+                for (int64_t i = 0; i < rows * dim; i++) w[i] = (float)(urand() - 0.5);
                 for (int64_t i = 0; i < n; i++) ids[i] = (int64_t)(rnd() % (uint64_t)rows);
                 nnc_embbag_bags b = {ids, n, var ? off : NULL, nb, L};
                 nnc_embbag_mode m = mean ? NNC_EMBBAG_MODE_MEAN : NNC_EMBBAG_MODE_SUM;

@@ -6,7 +6,6 @@
  * ([1]G + [2]G = [3]G) runs first.  Without a CUDA build or a device the
  * program prints "skipped" and exits 77, which tests/run_all.sh counts as
  * a skip, never a pass.  NNC_TEST_SEED=<n> replays the random inputs. */
-#define NNC_GPU_TEST_OWN_CHECK /* prover_test_util.h's */
 #include "gpu_test_impl.h"
 #include "nncert/prover.h"
 #include "prover/msm_impl.h"
@@ -19,7 +18,6 @@
 #include "prover_test_util.h"
 
 static int g_checks, g_fail;
-static rng g_rng; /* one stream from g_seed: the inputs in the order drawn */
 
 static void rand_fr(nnc_fr *k) { rng_fr_uniform(k, &g_rng); }
 
@@ -199,8 +197,7 @@ int main(void)
     int v, kind;
     size_t i;
     gpu_test_devices_or_skip();
-    prover_test_seed("test_gpu_prover");
-    g_rng.s = g_seed;
+    harness_seed("test_gpu_prover"); /* g_rng: the inputs in the order drawn */
 
     { /* known answer first: [1]G + [2]G = [3]G */
         nnc_g1 p[2], got, want;

@@ -412,5 +412,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    return prover_test_main("test_poseidon", suite);
+    return harness_main("test_poseidon", suite);
 }

@@ -29,12 +29,6 @@
 
 #include "tests/unit/prover_test_util.h"
 
-#define CHECK_MSG(cond, ...)                                                                  \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg(__VA_ARGS__);                                                        \
-    } while (0)
-
 static void unhex(unsigned char *out, const char *hex, size_t n)
 {
     size_t i;
@@ -624,4 +618,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void) { return prover_test_main("test_prover_compress", suite); }
+int main(void) { return harness_main("test_prover_compress", suite); }

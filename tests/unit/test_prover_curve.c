@@ -568,5 +568,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    return prover_test_main("test_prover_curve", suite);
+    return harness_main("test_prover_curve", suite);
 }

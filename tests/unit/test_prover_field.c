@@ -8,6 +8,7 @@
  * a run. */
 #include "nncert/prover.h"
 #include "prover/tower_impl.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <gmp.h>
@@ -16,47 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t g_seed; /* set once in main, before the runner forks */
-
-/* Check's ck_assert records every passing assertion (a write to its result
- * channel), far too slow for loops of thousands of cases: these report only
- * failures, with the seed. */
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond,                  \
-                         (unsigned long long)g_seed);                                         \
-    } while (0)
-#define CHECK_MSG(cond, ...)                                                                  \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg(__VA_ARGS__);                                                        \
-    } while (0)
-#define CHECK_EQ(a, b)                                                                        \
-    do {                                                                                      \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                   \
-        if (a_ != b_)                                                                         \
-            ck_abort_msg("%s:%d: %s == %s: %lld != %lld (seed %llu)", __FILE__, __LINE__, #a, #b, \
-                         a_, b_, (unsigned long long)g_seed);                                 \
-    } while (0)
-
 /* ------------------------------------------------------------- helpers */
 
-/* splitmix64; each test starts its own stream from g_seed and a tag */
-typedef struct rng { uint64_t s; } rng;
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static rng rng_for(uint64_t tag)
-{
-    rng r = {g_seed ^ (tag * 0xd1b54a32d192ed03ULL)};
-    rng_next(&r);
-    return r;
-}
+/* (each test draws from its own stream: rng_for(tag), tests/unit/harness.h) */
 
 static void limbs_to_mpz(mpz_t out, const uint64_t x[4]) { mpz_import(out, 4, -1, 8, 0, 0, x); }
 static void mpz_to_limbs(uint64_t x[4], const mpz_t v)
@@ -1169,18 +1132,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    const char *env = getenv("NNC_TEST_SEED");
-    SRunner *sr;
-    int failed;
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("test_prover_field: seed %llu (replay with NNC_TEST_SEED=%llu)\n",
-           (unsigned long long)g_seed, (unsigned long long)g_seed);
-    fflush(stdout);
-    sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return harness_main("test_prover_field", suite); }

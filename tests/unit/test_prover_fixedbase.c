@@ -95,5 +95,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    return prover_test_main("test_prover_fixedbase", suite);
+    return harness_main("test_prover_fixedbase", suite);
 }

@@ -1331,7 +1331,7 @@ int main(void)
     int failed, interop = 0;
     time_t t0 = time(NULL);
 
-    prover_test_seed("test_prover_formats");
+    harness_seed("test_prover_formats");
     if (realpath(bin && *bin ? bin : "tests/peers/node_modules/.bin", g_bin) == NULL)
         snprintf(skip, sizeof skip, "snarkjs and circom2 not installed (npm ci --prefix tests/peers)");
     snprintf(tool, sizeof tool, "%s/snarkjs", g_bin);

@@ -235,4 +235,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void) { return prover_test_main("test_prover_groth16", suite); }
+int main(void) { return harness_main("test_prover_groth16", suite); }

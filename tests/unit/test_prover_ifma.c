@@ -430,5 +430,5 @@ int main(void)
         printf("skipped: no AVX-512 IFMA (avx512f, avx512ifma, avx512vl) on this CPU or in this build\n");
         return 77;
     }
-    return prover_test_main("test_prover_ifma", suite);
+    return harness_main("test_prover_ifma", suite);
 }

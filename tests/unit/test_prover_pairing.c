@@ -750,4 +750,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void) { return prover_test_main("test_prover_pairing", suite); }
+int main(void) { return harness_main("test_prover_pairing", suite); }

@@ -13,6 +13,7 @@
  *    composed computes the model, and the batched search on it is sound. */
 #include "common/isa.h"
 #include "nncert/model.h"
+#include "tests/unit/harness.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/refine_impl.h"
 #include "verifier/sample_impl.h"
@@ -31,9 +32,6 @@
  * this suite runs 10-50 times slower than on the host. */
 #define FAR_S 600
 
-static unsigned seed;
-static double urand(void) { return (double)rand() / RAND_MAX; }
-
 #define MAXW 12
 
 /* x -> Gemm -> act -> Gemm -> act -> Gemm -> y; act ReLU, LeakyReLU(0.2),
@@ -50,10 +48,10 @@ typedef struct mlp {
 
 static nnc_model *mlp_build(mlp *t)
 {
-    t->w[0] = 2 + rand() % 3;
-    t->w[1] = 4 + rand() % 8;
-    t->w[2] = 4 + rand() % 8;
-    t->w[3] = 2 + rand() % 3;
+    t->w[0] = 2 + rnd_below(3);
+    t->w[1] = 4 + rnd_below(8);
+    t->w[2] = 4 + rnd_below(8);
+    t->w[3] = 2 + rnd_below(3);
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < t->w[k + 1]; j++) {
             t->bias[k][j] = (float)(urand() - 0.5);
@@ -195,7 +193,7 @@ static void expect_bound_holds(const mlp *t, const double *lo, const double *hi,
         double v = 0;
         for (int j = 0; j < t->w[3]; j++) v += C[j] * y[j];
         if (!(v >= lb - 1e-12 * (1 + fabs(v))))
-            ck_abort_msg("seed %u trial %d (neuron %lld side %d): objective %.17g below bound %.17g", seed, trial,
+            ck_abort_msg("seed %llu trial %d (neuron %lld side %d): objective %.17g below bound %.17g", (unsigned long long)g_seed, trial,
                          (long long)f, side, v, lb);
     }
 }
@@ -247,7 +245,7 @@ START_TEST(test_any_slopes_sound)
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(tried > 20, "seed %u: only %d unstable neurons tried", seed, tried);
+    ck_assert_msg(tried > 20, "seed %llu: only %d unstable neurons tried", (unsigned long long)g_seed, tried);
 }
 END_TEST
 
@@ -318,7 +316,7 @@ START_TEST(test_smooth_and_intermediate_sound)
             for (int64_t f = 0; f < nn; f++) {
                 double l, u;
                 nnc_bnd_pre_bounds(b, f, &l, &u);
-                ck_assert_msg(l >= cl[f] && u <= ch[f], "seed %u trial %d pass %d: neuron %lld widened", seed, trial, pass,
+                ck_assert_msg(l >= cl[f] && u <= ch[f], "seed %llu trial %d pass %d: neuron %lld widened", (unsigned long long)g_seed, trial, pass,
                               (long long)f);
                 if (f < t.w[1]) ck_assert(l == cl[f] && u == ch[f]);
             }
@@ -329,7 +327,7 @@ START_TEST(test_smooth_and_intermediate_sound)
                     double l, u;
                     nnc_bnd_pre_bounds(b, f, &l, &u);
                     if (!(pre[f] >= l - 1e-12 * (1 + fabs(l)) && pre[f] <= u + 1e-12 * (1 + fabs(u))))
-                        ck_abort_msg("seed %u trial %d pass %d: neuron %lld pre-activation %.17g outside [%.17g, %.17g]", seed,
+                        ck_abort_msg("seed %llu trial %d pass %d: neuron %lld pre-activation %.17g outside [%.17g, %.17g]", (unsigned long long)g_seed,
                                      trial, pass, (long long)f, pre[f], l, u);
                 }
             }
@@ -339,9 +337,9 @@ START_TEST(test_smooth_and_intermediate_sound)
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(agree >= total * 7 / 10, "seed %u: smooth gradient agrees with finite differences on %d/%d", seed,
+    ck_assert_msg(agree >= total * 7 / 10, "seed %llu: smooth gradient agrees with finite differences on %d/%d", (unsigned long long)g_seed,
                   agree, total);
-    ck_assert_msg(narrowed_any >= 10, "seed %u: alpha narrowed hidden bounds in only %d of 40 nets", seed, narrowed_any);
+    ck_assert_msg(narrowed_any >= 10, "seed %llu: alpha narrowed hidden bounds in only %d of 40 nets", (unsigned long long)g_seed, narrowed_any);
 }
 END_TEST
 
@@ -381,7 +379,7 @@ START_TEST(test_slope_gradient)
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(agree >= total * 8 / 10, "seed %u: gradient agrees with finite differences on %d/%d", seed, agree, total);
+    ck_assert_msg(agree >= total * 8 / 10, "seed %llu: gradient agrees with finite differences on %d/%d", (unsigned long long)g_seed, agree, total);
 }
 END_TEST
 
@@ -409,7 +407,7 @@ START_TEST(test_alpha_tightens)
             mlp_eval_exact(&t, x, y, NULL, NULL);
             double v = 0;
             for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
-            if (!(v >= lw - 1e-12 * (1 + fabs(v)))) ck_abort_msg("seed %u trial %d: alpha bound %.17g above %.17g", seed, trial, lw, v);
+            if (!(v >= lw - 1e-12 * (1 + fabs(v)))) ck_abort_msg("seed %llu trial %d: alpha bound %.17g above %.17g", (unsigned long long)g_seed, trial, lw, v);
         }
         /* the slopes are CROWN's again afterwards */
         double again;
@@ -418,7 +416,7 @@ START_TEST(test_alpha_tightens)
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(better >= 5, "seed %u: alpha tightened only %d/30 bounds", seed, better);
+    ck_assert_msg(better >= 5, "seed %llu: alpha tightened only %d/30 bounds", (unsigned long long)g_seed, better);
 }
 END_TEST
 
@@ -438,14 +436,14 @@ START_TEST(test_random_splits_sound)
         random_objective(t.w[3], C);
         int64_t nr = nnc_bnd_relu_count(b);
         signed char split[2 * MAXW];
-        for (int64_t f = 0; f < nr; f++) split[f] = (signed char)(rand() % 4 == 0 ? (rand() % 2 ? 1 : -1) : 0);
+        for (int64_t f = 0; f < nr; f++) split[f] = (signed char)(rnd_below(4) == 0 ? (rnd_below(2) ? 1 : -1) : 0);
         int warm = trial % 2, infeasible = 0;
         if (warm) {
             /* the branch-and-bound warm start: a parent with some of the
              * splits, its bounds saved, the child computed from them with
              * CROWN from a random order position on */
             signed char parent[2 * MAXW];
-            for (int64_t f = 0; f < nr; f++) parent[f] = rand() % 2 ? split[f] : 0;
+            for (int64_t f = 0; f < nr; f++) parent[f] = rnd_below(2) ? split[f] : 0;
             nnc_bnd_set_splits(b, parent);
             ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
             double *state = malloc(sizeof(double) * (nnc_bnd_state_doubles(b) + 1));
@@ -453,7 +451,7 @@ START_TEST(test_random_splits_sound)
             nnc_bnd_state_save(b, state);
             int parent_infeasible = nnc_bnd_infeasible(b);
             nnc_bnd_set_splits(b, split);
-            ck_assert_int_eq(nnc_bnd_compute_warm(b, lo, hi, state, rand() % 8), NNC_STATUS_OK);
+            ck_assert_int_eq(nnc_bnd_compute_warm(b, lo, hi, state, rnd_below(8)), NNC_STATUS_OK);
             infeasible = nnc_bnd_infeasible(b) || parent_infeasible;
             free(state);
         } else {
@@ -474,15 +472,15 @@ START_TEST(test_random_splits_sound)
             if (!ok) continue;
             satisfying++;
             if (infeasible)
-                ck_abort_msg("seed %u trial %d (warm %d): split constraints called infeasible, point %d satisfies them", seed,
+                ck_abort_msg("seed %llu trial %d (warm %d): split constraints called infeasible, point %d satisfies them", (unsigned long long)g_seed,
                              trial, warm, s);
             double v = 0;
             for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
             if (!(v >= lb - 1e-12 * (1 + fabs(v))))
-                ck_abort_msg("seed %u trial %d (warm %d): objective %.17g below split bound %.17g", seed, trial, warm, v, lb);
+                ck_abort_msg("seed %llu trial %d (warm %d): objective %.17g below split bound %.17g", (unsigned long long)g_seed, trial, warm, v, lb);
             for (int64_t f = 0; f < nr; f++)
                 if (!(pre[f] >= rl[f] - 1e-12 * (1 + fabs(pre[f])) && pre[f] <= rh[f] + 1e-12 * (1 + fabs(pre[f]))))
-                    ck_abort_msg("seed %u trial %d (warm %d): pre-activation %lld = %.17g outside [%.17g, %.17g]", seed,
+                    ck_abort_msg("seed %llu trial %d (warm %d): pre-activation %lld = %.17g outside [%.17g, %.17g]", (unsigned long long)g_seed,
                                  trial, warm, (long long)f, pre[f], rl[f], rh[f]);
         }
         infeasible_seen += infeasible;
@@ -492,7 +490,7 @@ START_TEST(test_random_splits_sound)
         nnc_mdl_destroy(m);
     }
     /* both branches of the test were exercised */
-    ck_assert_msg(infeasible_seen > 0 && feasible_checked > 0, "seed %u: infeasible %d, feasible with points %d", seed,
+    ck_assert_msg(infeasible_seen > 0 && feasible_checked > 0, "seed %llu: infeasible %d, feasible with points %d", (unsigned long long)g_seed,
                   infeasible_seen, feasible_checked);
 }
 END_TEST
@@ -535,17 +533,17 @@ START_TEST(test_relusplit_certify)
             uint64_t nodes3 = 0;
             ck_assert_int_eq(nnc_rsp_certify(b3, 3, lo, hi, &p, 5, nnc_rfn_now() + FAR_S, 4000, &cert3, &nodes3), NNC_STATUS_OK);
             if (side == 0) {
-                ck_assert_msg(!cert, "seed %u trial %d: certified a violated property", seed, trial);
-                ck_assert_msg(!cert3, "seed %u trial %d: certified a violated property (3 engines)", seed, trial);
+                ck_assert_msg(!cert, "seed %llu trial %d: certified a violated property", (unsigned long long)g_seed, trial);
+                ck_assert_msg(!cert3, "seed %llu trial %d: certified a violated property (3 engines)", (unsigned long long)g_seed, trial);
                 continue;
             }
             /* both explore the whole tree when they certify: same verdict
              * unless one ran out of its node budget */
             if (cert != cert3)
-                ck_assert_msg(nodes >= 4000 || nodes3 >= 4000, "seed %u trial %d: 1 engine %d (%llu nodes), 3 engines %d (%llu)",
-                              seed, trial, cert, (unsigned long long)nodes, cert3, (unsigned long long)nodes3);
+                ck_assert_msg(nodes >= 4000 || nodes3 >= 4000, "seed %llu trial %d: 1 engine %d (%llu nodes), 3 engines %d (%llu)",
+                              (unsigned long long)g_seed, trial, cert, (unsigned long long)nodes, cert3, (unsigned long long)nodes3);
             if (cert && cert3) /* a certified tree is explored whole: the same sub-problems */
-                ck_assert_msg(nodes == nodes3, "seed %u trial %d: %llu sub-problems on 1 engine, %llu on 3", seed, trial,
+                ck_assert_msg(nodes == nodes3, "seed %llu trial %d: %llu sub-problems on 1 engine, %llu on 3", (unsigned long long)g_seed, trial,
                               (unsigned long long)nodes, (unsigned long long)nodes3);
             cert_split += cert;
             double zero = 0, lw;
@@ -553,13 +551,13 @@ START_TEST(test_relusplit_certify)
             ck_assert_int_eq(nnc_bnd_linear_lower(b, 1, C, &zero, &lw, NULL), NNC_STATUS_OK);
             cert_crown += lw > d;
             if (getenv("NNC_TEST_VERBOSE")) printf("trial %d thr %g crown %g cert %d nodes %llu\n", trial, d, lw, cert, (unsigned long long)nodes);
-            if (lw > d) ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, ReLU splitting does not", seed, trial);
+            if (lw > d) ck_assert_msg(cert, "seed %llu trial %d: CROWN certifies, ReLU splitting does not", (unsigned long long)g_seed, trial);
         }
         for (int i = 0; i < 3; i++) nnc_bnd_destroy(b3[i]);
         nnc_bnd_destroy(b);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(cert_split > cert_crown, "seed %u: ReLU splits certified %d, CROWN %d of 30", seed, cert_split, cert_crown);
+    ck_assert_msg(cert_split > cert_crown, "seed %llu: ReLU splits certified %d, CROWN %d of 30", (unsigned long long)g_seed, cert_split, cert_crown);
 }
 END_TEST
 
@@ -584,8 +582,8 @@ static void bbd_certify_twice(nnc_bbd *e, const double *lo, const double *hi, co
     ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, p, &o, &cert[1], &n2), NNC_STATUS_OK);
     nnc_isa_set_cap(-1);
     if (same_tree && *nodes < o.max_nodes && n2 < o.max_nodes)
-        ck_assert_msg(cert[0] == cert[1] && *nodes == n2, "seed %u trial %d: %d thread(s) %d (%llu nodes), %d threads %d (%llu)",
-                      seed, trial, t1, cert[0], (unsigned long long)*nodes, threads2, cert[1], (unsigned long long)n2);
+        ck_assert_msg(cert[0] == cert[1] && *nodes == n2, "seed %llu trial %d: %d thread(s) %d (%llu nodes), %d threads %d (%llu)",
+                      (unsigned long long)g_seed, trial, t1, cert[0], (unsigned long long)*nodes, threads2, cert[1], (unsigned long long)n2);
 }
 
 /* The batched engine (verifier/babdense.c) on the same random ReLU nets,
@@ -658,7 +656,7 @@ START_TEST(test_bbd_certify)
                               trial % 3 == 2 ? 3 : 0, trial % 6 == 5 ? 2e-6 : 0, trial % 9 == 2 || trial % 9 == 8 ? 0.5 : 0, NULL, NULL, 0};
             bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 3, side == 1 && o.interm_share == 0, trial, cc, &nodes);
             if (side != 1) {
-                ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d side %d: certified a violated property", seed, trial, side);
+                ck_assert_msg(!cc[0] && !cc[1], "seed %llu trial %d side %d: certified a violated property", (unsigned long long)g_seed, trial, side);
                 continue;
             }
             int cert = cc[0];
@@ -672,15 +670,15 @@ START_TEST(test_bbd_certify)
                 printf("bbd trial %d thr %g crown %g cert %d nodes %llu (per sub-problem: %d, %llu)\n", trial, d[0], lw, cert,
                        (unsigned long long)nodes, cert_rsp, (unsigned long long)nodes_rsp);
             if (lw > d[0] + 1e-9 * (1 + fabs(d[0])))
-                ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, the batched search does not", seed, trial);
+                ck_assert_msg(cert, "seed %llu trial %d: CROWN certifies, the batched search does not", (unsigned long long)g_seed, trial);
         }
         nnc_bnd_destroy(b);
         nnc_bbd_destroy(e);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(cert_bbd > cert_crown, "seed %u: batched search certified %d, CROWN %d", seed, cert_bbd, cert_crown);
+    ck_assert_msg(cert_bbd > cert_crown, "seed %llu: batched search certified %d, CROWN %d", (unsigned long long)g_seed, cert_bbd, cert_crown);
     /* (not every time as many: the two searches split differently) */
-    ck_assert_msg(cert_bbd + 2 >= cert_rsps, "seed %u: batched search certified %d, per sub-problem %d", seed, cert_bbd, cert_rsps);
+    ck_assert_msg(cert_bbd + 2 >= cert_rsps, "seed %llu: batched search certified %d, per sub-problem %d", (unsigned long long)g_seed, cert_bbd, cert_rsps);
 }
 END_TEST
 
@@ -732,8 +730,8 @@ START_TEST(test_bbd_root_splits)
         ck_assert_int_eq(cert, 0);
         int nar = 0;
         for (int64_t f = 0; f < nr; f++) {
-            ck_assert_msg(sl[f] >= al[f] && sh[f] <= ah[f], "seed %u trial %d neuron %lld: [%g, %g] wider than alpha's [%g, %g]",
-                          seed, trial, (long long)f, sl[f], sh[f], al[f], ah[f]);
+            ck_assert_msg(sl[f] >= al[f] && sh[f] <= ah[f], "seed %llu trial %d neuron %lld: [%g, %g] wider than alpha's [%g, %g]",
+                          (unsigned long long)g_seed, trial, (long long)f, sl[f], sh[f], al[f], ah[f]);
             nar += sl[f] > al[f] || sh[f] < ah[f];
         }
         mlp lin = t; /* the output before its ReLU: the last ReLU layer's pre-activations */
@@ -745,15 +743,15 @@ START_TEST(test_bbd_root_splits)
             mlp_eval_exact(&lin, x, y, NULL, pre);
             for (int j = 0; j < t.w[3] && t.out_relu; j++) pre[nh + j] = y[j];
             for (int64_t f = 0; f < nr; f++)
-                ck_assert_msg(pre[f] >= sl[f] && pre[f] <= sh[f], "seed %u trial %d point %d neuron %lld: %.17g outside [%.17g, %.17g]",
-                              seed, trial, s, (long long)f, pre[f], sl[f], sh[f]);
+                ck_assert_msg(pre[f] >= sl[f] && pre[f] <= sh[f], "seed %llu trial %d point %d neuron %lld: %.17g outside [%.17g, %.17g]",
+                              (unsigned long long)g_seed, trial, s, (long long)f, pre[f], sl[f], sh[f]);
         }
         /* the search from these bounds never certifies the sampled value
          * (a violated property) */
         o.max_nodes = 2000;
         o.root_rl = o.root_rh = NULL;
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
-        ck_assert_msg(!cert, "seed %u trial %d: certified a violated property", seed, trial);
+        ck_assert_msg(!cert, "seed %llu trial %d: certified a violated property", (unsigned long long)g_seed, trial);
         narrowed += nar > 0;
         nets++;
         nnc_bnd_destroy(b);
@@ -761,7 +759,7 @@ START_TEST(test_bbd_root_splits)
         nnc_mdl_destroy(m);
     }
     if (getenv("NNC_TEST_VERBOSE")) printf("root splits: %d of %d nets narrowed\n", narrowed, nets);
-    ck_assert_msg(narrowed > 0, "seed %u: the splits narrowed no bound on %d nets", seed, nets);
+    ck_assert_msg(narrowed > 0, "seed %llu: the splits narrowed no bound on %d nets", (unsigned long long)g_seed, nets);
 }
 END_TEST
 
@@ -894,12 +892,12 @@ static void bbd_two_sides(nnc_bbd *e, nnc_bnd *b, const double *lo, const double
                           trial % 3 == 2 ? 3 : 0, 0, trial % 3 == 2 && trial % 2 ? 0.5 : 0, NULL, NULL, 0};
         bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 2, side == 1, trial, cc, &nodes);
         if (side == 0) {
-            ck_assert_msg(!cc[0] && !cc[1], "seed %u trial %d: certified a violated property", seed, trial);
+            ck_assert_msg(!cc[0] && !cc[1], "seed %llu trial %d: certified a violated property", (unsigned long long)g_seed, trial);
             continue;
         }
         int cert = cc[0];
         if (lw > d[0] + 1e-9 * (1 + fabs(d[0])))
-            ck_assert_msg(cert, "seed %u trial %d: CROWN certifies, the batched search does not", seed, trial);
+            ck_assert_msg(cert, "seed %llu trial %d: CROWN certifies, the batched search does not", (unsigned long long)g_seed, trial);
         *cert_bbd += cert;
         *cert_crown += lw > d[0];
         if (getenv("NNC_TEST_VERBOSE"))
@@ -975,7 +973,7 @@ START_TEST(test_bbd_conv)
         nnc_bbd_destroy(e);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(cert_bbd > cert_crown, "seed %u: batched search certified %d, CROWN %d", seed, cert_bbd, cert_crown);
+    ck_assert_msg(cert_bbd > cert_crown, "seed %llu: batched search certified %d, CROWN %d", (unsigned long long)g_seed, cert_bbd, cert_crown);
 }
 END_TEST
 
@@ -1159,7 +1157,7 @@ START_TEST(test_bbd_residual)
             chain_eval_pre(ch, x, yc, pre);
             for (int64_t f = 0; f < nc; f++)
                 ck_assert_msg(pre[f] >= sl[f] - 1e-12 * (1 + fabs(pre[f])) && pre[f] <= sh[f] + 1e-12 * (1 + fabs(pre[f])),
-                              "seed %u trial %d neuron %lld: %.17g outside [%.17g, %.17g]", seed, trial, (long long)f, pre[f],
+                              "seed %llu trial %d neuron %lld: %.17g outside [%.17g, %.17g]", (unsigned long long)g_seed, trial, (long long)f, pre[f],
                               sl[f], sh[f]);
         }
         free(rl);
@@ -1169,16 +1167,13 @@ START_TEST(test_bbd_residual)
         nnc_bbd_destroy(e);
         nnc_mdl_destroy(m);
     }
-    ck_assert_msg(cert_bbd > cert_crown, "seed %u: batched search certified %d, CROWN %d", seed, cert_bbd, cert_crown);
+    ck_assert_msg(cert_bbd > cert_crown, "seed %llu: batched search certified %d, CROWN %d", (unsigned long long)g_seed, cert_bbd, cert_crown);
 }
 END_TEST
 
 int main(void)
 {
-    const char *s = getenv("NNC_TEST_SEED");
-    seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
-    printf("test_refine: seed %u (set NNC_TEST_SEED to replay)\n", seed);
-    srand(seed);
+    harness_seed("test_refine");
     Suite *su = suite_create("refine");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
@@ -1193,9 +1188,5 @@ int main(void)
     tcase_add_test(tc, test_bbd_conv);
     tcase_add_test(tc, test_bbd_residual);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(su);
 }

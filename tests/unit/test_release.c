@@ -3,7 +3,7 @@
  * once may be cleared again.  tests/e2e/layers.sh checks that each _destroy
  * and _clear the public headers declare is called here. */
 #include "nncert.h"
-#include "tests/unit/check_main_impl.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <string.h>

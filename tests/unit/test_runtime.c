@@ -17,22 +17,17 @@
  *     single-tile run sample by sample where the products are ours. */
 #include "nncert/model.h"
 #include "onnx_builder.h"
-#include "check_main_impl.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state;
-static uint32_t rnd(void)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33);
-}
-static int rndi(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+/* an int in [lo, hi] */
+static int rndi(int lo, int hi) { return lo + rnd_below(hi - lo + 1); }
 /* a float in [-4, 4) with a random 24-bit mantissa */
-static float rndfull(void) { return (float)ldexp((double)(int32_t)(rnd() << 1) / 2147483648.0, 2); }
+static float rndfull(void) { return (float)ldexp((double)(int32_t)(uint32_t)(rnd() >> 32) / 2147483648.0, 2); }
 
 /* One 2-D pool window geometry. */
 typedef struct pool_case {
@@ -730,7 +725,7 @@ END_TEST
 
 int main(void)
 {
-    rng_state = check_main_seed("test_runtime");
+    harness_seed("test_runtime");
     Suite *s = suite_create("runtime");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);

@@ -20,6 +20,7 @@
  *    refuses the zoo CNN and Gemm with alpha != 1. */
 #include "common/philox.h"
 #include "nncert/model.h"
+#include "tests/unit/harness.h"
 #include "tests/unit/onnx_builder.h"
 #include "verifier/sample_impl.h"
 #include "verifier/sample_math.h"
@@ -30,10 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static unsigned seed;
-
-static double urand(void) { return (double)rand() / RAND_MAX; }
 
 /* The sampling loop of verify.c before the sampler existed, verbatim in
  * substance: the independent reference for "same samples for a seed". */
@@ -66,7 +63,7 @@ START_TEST(test_points_bit_identical)
     int dims[5] = {1, 2, 7, 16, 785};
     for (int di = 0; di < 5; di++) {
         int n = dims[di];
-        size_t nopen = 1 + (size_t)(rand() % 5);
+        size_t nopen = 1 + (size_t)rnd_below(5);
         double **leaves = malloc(sizeof(double *) * nopen), *cum = malloc(sizeof(double) * nopen), tw = 0;
         for (size_t l = 0; l < nopen; l++) {
             leaves[l] = malloc(sizeof(double) * 2 * (size_t)n);
@@ -78,8 +75,8 @@ START_TEST(test_points_bit_identical)
             tw += urand() + 0.01;
             cum[l] = tw;
         }
-        int cnt = 37 + rand() % 200;
-        uint64_t sd = ((uint64_t)rand() << 32) ^ (uint64_t)rand(), sub0 = ((uint64_t)(rand() % 3) << 40) + (uint64_t)rand();
+        int cnt = 37 + rnd_below(200);
+        uint64_t sd = rnd() >> 1, sub0 = ((uint64_t)rnd_below(3) << 40) + (rnd() >> 33); /* 63 and 31 random bits: the ranges the former draws gave */
         double *xs = malloc(sizeof(double) * (size_t)cnt * (size_t)n), *xr = malloc(sizeof(double) * (size_t)n),
                *xo = malloc(sizeof(double) * (size_t)n);
         nnc_smp_points(xs, cnt, n, sd, sub0, leaves, cum, nopen, tw);
@@ -203,8 +200,8 @@ START_TEST(test_error_bounds_and_ibp_sound)
     for (int rep = 0; rep < 12; rep++) {
         chain_net t;
         memset(&t, 0, sizeof t);
-        t.nl = 2 + rand() % 3;
-        for (int l = 0; l <= t.nl; l++) t.w[l] = 2 + rand() % 40;
+        t.nl = 2 + rnd_below(3);
+        for (int l = 0; l <= t.nl; l++) t.w[l] = 2 + rnd_below(40);
         double scale = rep % 3 == 0 ? 30 : rep % 3 == 1 ? 1 : 1e-3;
         nnc_model *m = build_chain(&t, scale);
         nnc_smp_chain *ch;
@@ -277,7 +274,7 @@ END_TEST
  * mantissas, scaled by 1 / sqrt(fan-in). */
 static nnc_model *build_convnet(int variant)
 {
-    int C = 1 + rand() % 3, M = 2 + rand() % 5, H = 4 + rand() % 6, W = 4 + rand() % 6, s = 1 + rand() % 2;
+    int C = 1 + rnd_below(3), M = 2 + rnd_below(5), H = 4 + rnd_below(6), W = 4 + rnd_below(6), s = 1 + rnd_below(2);
     int OH = (H - 1) / s + 1, OW = (W - 1) / s + 1, pad = variant % 3, ppad = variant % 2;
     int PH = OH + (pad == 1), PW = OW + (pad == 1); /* after the Pad */
     int QH = (PH + 2 * ppad - 2) / 2 + 1, QW = (PW + 2 * ppad - 2) / 2 + 1, F = M * QH * QW;
@@ -585,8 +582,8 @@ START_TEST(test_running_bound)
     for (int rep = 0; rep < 14; rep++) {
         chain_net t;
         memset(&t, 0, sizeof t);
-        t.nl = 2 + rand() % 3;
-        for (int l = 0; l <= t.nl; l++) t.w[l] = 2 + rand() % 40;
+        t.nl = 2 + rnd_below(3);
+        for (int l = 0; l <= t.nl; l++) t.w[l] = 2 + rnd_below(40);
         double scale = 1, xs_scale = 3;
         int adversarial = rep >= 8;
         switch (rep % 8) {
@@ -599,7 +596,7 @@ START_TEST(test_running_bound)
         if (adversarial) {
             for (int l = 0; l < t.nl; l++) {
                 static const double pick[6] = {1e12, 1e-12, 1e-19, 1e18, 1e-2, 1e3};
-                t.ls[l] = (rep == 8) ? (l % 2 ? 1e-12 : 1e12) : pick[rand() % 6];
+                t.ls[l] = (rep == 8) ? (l % 2 ? 1e-12 : 1e12) : pick[rnd_below(6)];
             }
             xs_scale = rep % 2 ? 1e-15 : 1e9;
         }
@@ -618,8 +615,8 @@ START_TEST(test_running_bound)
         double C[4 * 64], d[4];
         int dstart[4] = {0, 1, 2, 4};
         for (int r = 0; r < 4; r++) {
-            for (int i = 0; i < no; i++) C[r * no + i] = rand() % 3 == 0 ? (urand() * 2 - 1) : 0;
-            C[r * no + rand() % no] = 1;
+            for (int i = 0; i < no; i++) C[r * no + i] = rnd_below(3) == 0 ? (urand() * 2 - 1) : 0;
+            C[r * no + rnd_below(no)] = 1;
             d[r] = urand() - 0.5;
         }
         double c0[64], rad[64];
@@ -629,7 +626,7 @@ START_TEST(test_running_bound)
         }
         double ymax = 0, smax = 0;
         for (int b = 0; b < nb; b++) {
-            int cnt = b == nb - 1 ? 1 + rand() % B : B;
+            int cnt = b == nb - 1 ? 1 + rnd_below(B) : B;
             for (int q = 0; q < cnt; q++)
                 for (int i = 0; i < n; i++) x[q * n + i] = c0[i] + (urand() * 2 - 1) * rad[i];
             const void *in[1] = {x};
@@ -912,10 +909,7 @@ END_TEST
 
 int main(void)
 {
-    const char *s = getenv("NNC_TEST_SEED");
-    seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
-    printf("test_sample: seed %u (set NNC_TEST_SEED to replay)\n", seed);
-    srand(seed);
+    harness_seed("test_sample");
     Suite *su = suite_create("sample");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
@@ -928,9 +922,5 @@ int main(void)
     tcase_add_test(tc, test_chain_extraction);
     tcase_add_test(tc, test_gemm_alpha_refused);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return check_main_run(su);
 }

@@ -8,25 +8,19 @@
  * Also: the run-time selection itself (NNC_ISA parsing, caps). */
 #include "models/sgemm.h"
 #include "common/isa.h"
-#include "check_main_impl.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state;
-static uint32_t rnd(void)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33);
-}
 /* floats of mixed magnitudes and signs, some exact zeros */
 static float rndf(void)
 {
-    uint32_t r = rnd();
+    uint32_t r = (uint32_t)rnd();
     if (r % 17 == 0) return 0.0f;
-    return (float)ldexp((double)rnd() / 2147483648.0 - 1.0, (int)(r % 9) - 4);
+    return (float)ldexp(urand() * 2 - 1, (int)(r % 9) - 4);
 }
 
 /* The definition: s = 0; s = fmaf(a_k, b_kn, s) for k ascending; s + bias; ReLU. */
@@ -50,7 +44,7 @@ static void reference(const float *A, const double *B, int trans, const float *b
  * the call of the most rows. */
 static void check_products(int64_t K, int64_t N, const int64_t *Ms, size_t nM, int trans, int relu, int use_bias)
 {
-    int levels = (int)nnc_isa_cpu() + 1;
+    int levels = (int)nnc_isa() + 1; /* the paths up to NNC_ISA's cap (the CPU's without it) */
     int64_t Mmax = 0;
     for (size_t mi = 0; mi < nM; mi++) Mmax = Ms[mi] > Mmax ? Ms[mi] : Mmax;
     double *B = malloc(sizeof(double) * (size_t)(K * N));
@@ -156,7 +150,7 @@ END_TEST
 
 int main(void)
 {
-    rng_state = check_main_seed("test_sgemm");
+    harness_seed("test_sgemm");
     Suite *s = suite_create("sgemm");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);

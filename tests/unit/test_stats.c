@@ -13,6 +13,7 @@
 #include "common/philox.h"
 #include "verifier/stats_impl.h"
 
+#include "tests/unit/harness.h"
 #include "tests/vectors/clopper_pearson_vectors.h"
 #include "tests/vectors/philox_curand_vectors.h"
 
@@ -23,28 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static uint64_t g_seed; /* set once in main, before the runner forks */
-
-/* Check's ck_assert records every passing assertion; these report only
- * failures, with the seed. */
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg("%s:%d: %s (seed %llu)", __FILE__, __LINE__, #cond,                  \
-                         (unsigned long long)g_seed);                                         \
-    } while (0)
-#define CHECK_MSG(cond, ...)                                                                  \
-    do {                                                                                      \
-        if (!(cond)) ck_abort_msg(__VA_ARGS__);                                               \
-    } while (0)
-#define CHECK_EQ(a, b)                                                                        \
-    do {                                                                                      \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);        \
-        if (a_ != b_)                                                                         \
-            ck_abort_msg("%s:%d: %s == %s: 0x%llx != 0x%llx (seed %llu)", __FILE__, __LINE__, \
-                         #a, #b, a_, b_, (unsigned long long)g_seed);                         \
-    } while (0)
 
 static uint64_t fbits(float f)
 {
@@ -277,16 +256,14 @@ START_TEST(test_cp_arguments)
     char err[NNC_ERRBUF_SIZE];
     double lo = -1, hi = -1;
     uint64_t n;
-    err[0] = 0;
-    CHECK(nnc_vrf_clopper_pearson(0, 0, 0.95, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG && err[0]);
-    err[0] = 0;
-    CHECK(nnc_vrf_clopper_pearson(11, 10, 0.95, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG && err[0]);
-    CHECK(nnc_vrf_clopper_pearson(UINT64_MAX, 10, 0.95, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_clopper_pearson(1, 10, 0.0, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_clopper_pearson(1, 10, 1.0, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_clopper_pearson(1, 10, -0.5, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_clopper_pearson(1, 10, 1.5, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_clopper_pearson(1, 10, NAN, &lo, &hi, err, sizeof err) == NNC_STATUS_ARG);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(0, 0, 0.95, &lo, &hi, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(11, 10, 0.95, &lo, &hi, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(UINT64_MAX, 10, 0.95, &lo, &hi, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(1, 10, 0.0, &lo, &hi, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(1, 10, 1.0, &lo, &hi, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(1, 10, -0.5, &lo, &hi, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(1, 10, 1.5, &lo, &hi, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_clopper_pearson(1, 10, NAN, &lo, &hi, err, sizeof err), err);
     CHECK(nnc_vrf_clopper_pearson(1, 10, INFINITY, &lo, &hi, NULL, 0) == NNC_STATUS_ARG);
     CHECK(lo == -1 && hi == -1); /* untouched on error */
     CHECK(nnc_vrf_clopper_pearson(1, 10, 0.95, &lo, &hi, NULL, 0) == NNC_STATUS_OK);
@@ -299,12 +276,12 @@ START_TEST(test_cp_arguments)
     cp(1, 1, 1.0 - 0x1p-53, 0, &lo, &hi);
     CHECK(lo > 0.0 && hi == 1.0);
 
-    CHECK(nnc_vrf_cp_samples_needed(0.0, 0.95, 0.5, &n, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_cp_samples_needed(0.6, 0.95, 0.5, &n, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_cp_samples_needed(NAN, 0.95, 0.5, &n, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_cp_samples_needed(0.01, 1.0, 0.5, &n, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_cp_samples_needed(0.01, 0.95, -0.1, &n, err, sizeof err) == NNC_STATUS_ARG);
-    CHECK(nnc_vrf_cp_samples_needed(0.01, 0.95, 1.1, &n, err, sizeof err) == NNC_STATUS_ARG);
+    CHECK_ILLEGAL(nnc_vrf_cp_samples_needed(0.0, 0.95, 0.5, &n, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_cp_samples_needed(0.6, 0.95, 0.5, &n, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_cp_samples_needed(NAN, 0.95, 0.5, &n, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_cp_samples_needed(0.01, 1.0, 0.5, &n, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_cp_samples_needed(0.01, 0.95, -0.1, &n, err, sizeof err), err);
+    CHECK_ILLEGAL(nnc_vrf_cp_samples_needed(0.01, 0.95, 1.1, &n, err, sizeof err), err);
     CHECK(nnc_vrf_cp_samples_needed(1e-9, 0.999, 0.5, &n, err, sizeof err) == NNC_STATUS_LIMIT && err[0]);
 }
 END_TEST
@@ -396,10 +373,10 @@ END_TEST
 START_TEST(test_cp_symmetry_and_routes)
 {
     static const double confs[] = {0.9, 0.95, 0.999, 1.0 - 1e-9};
-    srand((unsigned)g_seed);
+    rng r = rng_for(1); /* this test's own stream: the same draws whatever ran before */
     for (int it = 0; it < 60; it++) {
-        uint64_t n = 1 + (uint64_t)(rand() % (it < 30 ? 60 : 20000));
-        uint64_t k = (uint64_t)rand() % (n + 1);
+        uint64_t n = 1 + rng_below(&r, it < 30 ? 60 : 20000);
+        uint64_t k = rng_below(&r, n + 1);
         double conf = confs[it % 4], lo, hi, lo2, hi2;
         cp(k, n, conf, 0, &lo, &hi);
         cp(n - k, n, conf, 0, &lo2, &hi2);
@@ -624,18 +601,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    const char *env = getenv("NNC_TEST_SEED");
-    SRunner *sr;
-    int failed;
-    g_seed = (env && *env) ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    printf("test_stats: seed %llu (replay with NNC_TEST_SEED=%llu)\n", (unsigned long long)g_seed,
-           (unsigned long long)g_seed);
-    fflush(stdout);
-    sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return harness_main("test_stats", suite); }

@@ -21,7 +21,7 @@
 #include "verifier/bounds_impl.h"
 #include "verifier/symfwd_impl.h"
 #include "nncert/verifier.h"
-#include "tests/unit/check_main_impl.h"
+#include "tests/unit/harness.h"
 
 #include <check.h>
 #include <math.h>
@@ -34,8 +34,6 @@
 #define PREC 256
 #define MAXL 5
 #define MAXW 16
-
-static unsigned seed;
 
 static mpfr_t *mpv(int n)
 {
@@ -130,15 +128,15 @@ static void check_trial_capped(nnc_model *m, int n0, const double *lo, const dou
                 mpfr_sub(dd[r], dd[r], zl[j * n1 + r], MPFR_RNDN);
             }
             mp_extreme(ext, dd, n, lo, hi, 1);
-            ck_assert_msg(mpfr_sgn(ext) <= 0, "seed %u trial %d refine %d: layer %d neuron %d: low function above the exact one by %g",
-                          seed, trial, refine, l, j, mpfr_get_d(ext, MPFR_RNDU));
+            ck_assert_msg(mpfr_sgn(ext) <= 0, "seed %llu trial %d refine %d: layer %d neuron %d: low function above the exact one by %g",
+                          (unsigned long long)g_seed, trial, refine, l, j, mpfr_get_d(ext, MPFR_RNDU));
             for (int r = 0; r < n1; r++) {
                 mpfr_set_d(dd[r], fu[j * n1 + r], MPFR_RNDN);
                 mpfr_sub(dd[r], dd[r], zu[j * n1 + r], MPFR_RNDN);
             }
             mp_extreme(ext, dd, n, lo, hi, 0);
-            ck_assert_msg(mpfr_sgn(ext) >= 0, "seed %u trial %d refine %d: layer %d neuron %d: up function below the exact one by %g",
-                          seed, trial, refine, l, j, -mpfr_get_d(ext, MPFR_RNDD));
+            ck_assert_msg(mpfr_sgn(ext) >= 0, "seed %llu trial %d refine %d: layer %d neuron %d: up function below the exact one by %g",
+                          (unsigned long long)g_seed, trial, refine, l, j, -mpfr_get_d(ext, MPFR_RNDD));
         }
         /* the relaxation to the next layer's input */
         for (int j = 0; j < N; j++)
@@ -214,8 +212,8 @@ static void check_trial_capped(nnc_model *m, int n0, const double *lo, const dou
             mpfr_add(v2, v2, t, MPFR_RNDN);
         }
         if (mpfr_cmp(v2, best) > 0) mpfr_set(best, v2, MPFR_RNDN);
-        ck_assert_msg(mpfr_cmp_d(best, lower[o]) >= 0, "seed %u trial %d refine %d: objective %d bound %.17g above its exact source %.17g",
-                      seed, trial, refine, o, lower[o], mpfr_get_d(best, MPFR_RNDN));
+        ck_assert_msg(mpfr_cmp_d(best, lower[o]) >= 0, "seed %llu trial %d refine %d: objective %d bound %.17g above its exact source %.17g",
+                      (unsigned long long)g_seed, trial, refine, o, lower[o], mpfr_get_d(best, MPFR_RNDN));
         mpfr_clear(cst);
     }
     /* 3. exact evaluation at points of the box */
@@ -237,7 +235,7 @@ static void check_trial_capped(nnc_model *m, int n0, const double *lo, const dou
                     mpfr_add(z[j], z[j], t, MPFR_RNDN);
                 }
                 if (!(mpfr_cmp_d(z[j], L[l].lo[j]) >= 0 && mpfr_cmp_d(z[j], L[l].hi[j]) <= 0))
-                    ck_abort_msg("seed %u trial %d refine %d: layer %d neuron %d: exact %.17g outside [%.17g, %.17g]", seed, trial,
+                    ck_abort_msg("seed %llu trial %d refine %d: layer %d neuron %d: exact %.17g outside [%.17g, %.17g]", (unsigned long long)g_seed, trial,
                                  refine, l, j, mpfr_get_d(z[j], MPFR_RNDN), L[l].lo[j], L[l].hi[j]);
             }
             for (int j = 0; j < N; j++) {
@@ -252,7 +250,7 @@ static void check_trial_capped(nnc_model *m, int n0, const double *lo, const dou
                 mpfr_add(v2, v2, t, MPFR_RNDN);
             }
             if (mpfr_cmp_d(v2, lower[o]) < 0)
-                ck_abort_msg("seed %u trial %d refine %d: objective %d exact %.17g below bound %.17g", seed, trial, refine, o,
+                ck_abort_msg("seed %llu trial %d refine %d: objective %d exact %.17g below bound %.17g", (unsigned long long)g_seed, trial, refine, o,
                              mpfr_get_d(v2, MPFR_RNDN), lower[o]);
         }
     }
@@ -275,7 +273,7 @@ static void check_trial_capped(nnc_model *m, int n0, const double *lo, const dou
                 double v = d[o];
                 for (int j = 0; j < no; j++) v += C[o * no + j] * ys[q * no + j];
                 if (!(v >= lower[o] - 1e-12 * (1 + fabs(v))))
-                    ck_abort_msg("seed %u trial %d refine %d: sample objective %d %.17g below bound %.17g", seed, trial, refine, o, v,
+                    ck_abort_msg("seed %llu trial %d refine %d: sample objective %d %.17g below bound %.17g", (unsigned long long)g_seed, trial, refine, o, v,
                                  lower[o]);
             }
     }
@@ -296,8 +294,8 @@ static void check_trial(nnc_model *m, int n0, const double *lo, const double *hi
 START_TEST(test_random_chains)
 {
     for (int trial = 0; trial < 16; trial++) {
-        int n0 = 2 + rand() % 4, nh = 2 + rand() % 3, no = 2 + rand() % 3, w[4];
-        for (int l = 0; l < nh; l++) w[l] = 4 + rand() % 10;
+        int n0 = 2 + rnd_below(4), nh = 2 + rnd_below(3), no = 2 + rnd_below(3), w[4];
+        for (int l = 0; l < nh; l++) w[l] = 4 + rnd_below(10);
         nnc_model *m = build_chain(n0, nh, w, no, 0);
         double lo[8], hi[8];
         for (int i = 0; i < n0; i++) {
@@ -324,8 +322,8 @@ START_TEST(test_parent_caps)
     /* 12 nets, more (up to 48) while the caps have tightened nothing: on
      * some seeds no bound of the first 12 gets tighter */
     for (int trial = 0; trial < 12 || (tighter == 0 && trial < 48); trial++) {
-        int n0 = 2 + rand() % 4, nh = 2 + rand() % 3, no = 2 + rand() % 3, w[4];
-        for (int l = 0; l < nh; l++) w[l] = 4 + rand() % 10;
+        int n0 = 2 + rnd_below(4), nh = 2 + rnd_below(3), no = 2 + rnd_below(3), w[4];
+        for (int l = 0; l < nh; l++) w[l] = 4 + rnd_below(10);
         nnc_model *m = build_chain(n0, nh, w, no, 0);
         double lo[8], hi[8], clo[8], chi[8];
         for (int i = 0; i < n0; i++) {
@@ -358,7 +356,7 @@ START_TEST(test_parent_caps)
         /* (not: never looser than uncapped at later layers; the relaxations
          * are not monotone in the intermediate bounds) */
         for (int j = 0; j < P; j++) {
-            ck_assert_msg(klo[j] >= plo[j] && khi[j] <= phi[j], "seed %u trial %d: neuron %d outside its caps", seed, trial, j);
+            ck_assert_msg(klo[j] >= plo[j] && khi[j] <= phi[j], "seed %llu trial %d: neuron %d outside its caps", (unsigned long long)g_seed, trial, j);
             tighter += klo[j] > ulo[j] || khi[j] < uhi[j];
         }
         nnc_sfw_destroy(s);
@@ -464,7 +462,7 @@ START_TEST(test_verifier_modes_agree)
 {
     char err[NNC_ERRBUF_SIZE];
     for (int trial = 0; trial < 8; trial++) {
-        int w[3] = {6 + rand() % 6, 6 + rand() % 6, 6 + rand() % 6};
+        int w[3] = {6 + rnd_below(6), 6 + rnd_below(6), 6 + rnd_below(6)};
         nnc_model *m = build_chain(3, 3, w, 2, 0);
         nnc_runtime *rt;
         int B = 1000;
@@ -508,19 +506,19 @@ START_TEST(test_verifier_modes_agree)
             nnc_vrf_report r;
             ck_assert_msg(nnc_vrf_run(m, sp, &o, &r, err, sizeof err) == NNC_STATUS_OK, "%s", err);
             res[k] = r.result;
-            if (want_violated) ck_assert_msg(r.result != NNC_VRF_HOLDS, "seed %u trial %d mode %d: holds, yet a sample violates", seed, trial, modes[k]);
+            if (want_violated) ck_assert_msg(r.result != NNC_VRF_HOLDS, "seed %llu trial %d mode %d: holds, yet a sample violates", (unsigned long long)g_seed, trial, modes[k]);
             if (r.result == NNC_VRF_VIOLATED) {
                 ck_assert(r.has_counterexample && r.cex_input);
                 const void *in[1] = {r.cex_input};
                 void *out[1] = {ys};
                 ck_assert_int_eq(nnc_rt_run(rt, 1, in, out, err, sizeof err), NNC_STATUS_OK);
-                ck_assert_msg(ys[0] >= t, "seed %u trial %d mode %d: counterexample output %.17g below %.17g", seed, trial, modes[k], ys[0], t);
+                ck_assert_msg(ys[0] >= t, "seed %llu trial %d mode %d: counterexample output %.17g below %.17g", (unsigned long long)g_seed, trial, modes[k], ys[0], t);
             }
             nnc_vrf_report_clear(&r);
         }
         for (int a = 0; a < 5; a++)
             for (int b2 = 0; b2 < 5; b2++)
-                ck_assert_msg(!(res[a] == NNC_VRF_HOLDS && res[b2] == NNC_VRF_VIOLATED), "seed %u trial %d: modes disagree", seed, trial);
+                ck_assert_msg(!(res[a] == NNC_VRF_HOLDS && res[b2] == NNC_VRF_VIOLATED), "seed %llu trial %d: modes disagree", (unsigned long long)g_seed, trial);
         nnc_spc_destroy(sp);
         nnc_rt_destroy(rt);
         free(xs); free(ys); free(y0);
@@ -531,8 +529,7 @@ END_TEST
 
 int main(void)
 {
-    seed = (unsigned)check_main_seed("test_symfwd");
-    srand(seed);
+    harness_seed("test_symfwd");
     Suite *su = suite_create("symfwd");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
