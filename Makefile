@@ -75,7 +75,7 @@ endif
 # lower module into one above it, to an object nothing else pulled in, fails
 # to link.  libnncert.a and libnncert.so hold all of them (what is installed).
 #   make <module>        its archive, the archives below it, its unit suites
-#   make check-<module>  and runs those suites (as run_all.sh does)
+#   make check-<module>  and runs those suites (under the caller's NNC_ISA, if set)
 MODULES  := common models specs prover dist gpu verifier zk gate
 reverse   = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 MOD_OBJ   = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))$(if $(filter models,$(1)), $(BUILD)/obj/gen/onnx.pb-c.o)
@@ -200,8 +200,7 @@ $(foreach m,$(MODULES),$(foreach t,$(TESTS_$(m)),$(eval TEST_LIBS_$(t) := $(MOD_
 .PHONY: $(MODULES) $(addprefix check-,$(MODULES)) print-module-tests
 print-module-tests:
 	@echo $(foreach m,$(MODULES),$(TESTS_$(m)))
-$(MODULES): %: $(BUILD)/mod/libnncert_%.a
-	$(if $(TESTS_$@),@$(MAKE) --no-print-directory $(addprefix $(BUILD)/tests/,$(TESTS_$@)))
+$(foreach m,$(MODULES),$(eval $(m): $(BUILD)/mod/libnncert_$(m).a $(addprefix $(BUILD)/tests/,$(TESTS_$(m)))))
 $(addprefix check-,$(MODULES)): check-%: %
 	@rc=0; for t in $(addprefix $(BUILD)/tests/,$(TESTS_$*)); do echo "== $$t"; CK_FORK=yes $$t || { s=$$?; [ $$s -eq 77 ] || rc=1; }; done; exit $$rc
 

@@ -20,7 +20,7 @@ void nnc_cli_help(FILE *f, const nnc_cli_doc *d)
         const nnc_cli_opt *o = &d->opts[k];
         if (o->name == NULL) continue; /* a shared index this command lacks */
         int w = fprintf(f, "  %s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(f, "%*s", w < HELP_COL ? HELP_COL - w : 2, "");
+        fprintf(f, "%*s", w <= HELP_COL - 2 ? HELP_COL - w : 2, "");
         for (const char *h = o->help; *h; h++) {
             fputc(*h, f);
             if (*h == '\n' && h[1]) fprintf(f, "%*s", HELP_COL, "");

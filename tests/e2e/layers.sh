@@ -61,9 +61,10 @@ if [ -f "$BUILD/mod/libnncert_common.a" ]; then
             if [ "$a" = "$BUILD/mod/libnncert_$1.a" ]; then cp "$a" "$TMP/lib$1.a" && ar r "$TMP/lib$1.a" "$TMP/up.o" 2>/dev/null; l+=("$TMP/lib$1.a")
             else l+=("$a"); fi
         done
-        cc -o "$TMP/app_$1" "$TMP/main.c" "${l[@]}" -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm -fopenmp -pthread ${MPI_LIBS:-} >"$TMP/link_$1" 2>&1
+        cc $san -o "$TMP/app_$1" "$TMP/main.c" "${l[@]}" -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm -fopenmp -pthread ${MPI_LIBS:-} >"$TMP/link_$1" 2>&1
     }
     MPI_LIBS=$(command -v mpicc >/dev/null && mpicc --showme:link 2>/dev/null)
+    san=""; case "$BUILD" in build-san*) san="-fsanitize=address,undefined" ;; esac # (instrumented archives)
     cc -c -o "$TMP/up.o" "$TMP/up.c"
     if link_with verifier && ! link_with common && grep -q "undefined reference to .nnc_vrf_result_name" "$TMP/link_common"; then
         pass "layers-link-order-refuses-upward-call"
