@@ -124,14 +124,15 @@ nnc_status nnc_vrf_opts_clash(const nnc_vrf_opts *o, char *err, size_t errlen)
     /* (the command line's spellings at the end: the CLI reports these) */
     if (!o->crown && o->alpha_iters > 0)
         c = "ibp (interval bounds only) and alpha_iters > 0 (optimised linear bounds) contradict each other "
-            "(--ibp and --alpha-iters N)";
+            "(on the command line: --ibp and --alpha-iters N)";
     else if (!o->crown && o->relu_split == NNC_VRF_ON)
-        c = "ibp and relu_split on contradict each other (--ibp and --relu-split on: ReLU splits refine linear bounds)";
+        c = "ibp and relu_split on contradict each other: ReLU splits refine linear bounds (on the command line: "
+            "--ibp and --relu-split on)";
     else if (!o->split && o->relu_split == NNC_VRF_ON)
-        c = "split off and relu_split on contradict each other (--no-split and --relu-split on)";
+        c = "split off and relu_split on contradict each other (on the command line: --no-split and --relu-split on)";
     else if (o->relu_split == NNC_VRF_OFF && o->relu_split_batch > 0)
-        c = "relu_split_batch sizes the ReLU splits, which relu_split off turns off (--relu-split-batch N and "
-            "--relu-split off)";
+        c = "relu_split_batch sizes the ReLU splits, which relu_split off turns off (on the command line: "
+            "--relu-split-batch N and --relu-split off)";
     return c ? nnc_err(err, errlen, NNC_STATUS_ARG, "%s", c) : NNC_STATUS_OK;
 }
 
