@@ -255,15 +255,32 @@ nnc_status nnc_prv_file_map(const unsigned char **p, size_t *len, const char *pa
         close(fd);
         return nnc_err(err, errlen, NNC_STATUS_LIMIT, "%s is too large to map", path);
     }
-    /* every reader parses the whole file: MAP_POPULATE maps all its
-     * (cached) pages at once instead of one page fault per 4 KiB */
-    m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    /* every reader parses the whole file once, front to back: pages are
+     * mapped as it reads them (sequential: read ahead, and a fault maps
+     * many pages), not all up front, so that a reader that hands back what
+     * it has parsed (nnc_prv_release) never holds the whole file */
+    m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED)
         return nnc_err(err, errlen, NNC_STATUS_IO, "cannot map %s: %s", path, strerror(errno));
+    (void)madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
     *p = m;
     *len = (size_t)sb.st_size;
     return NNC_STATUS_OK;
+}
+
+void nnc_prv_release(const void *p, size_t n, unsigned flags)
+{
+    if (!(flags & NNC_PRV_READ_MAPPED) || p == NULL || n == 0)
+        return;
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)p, e = a + n;
+    if (pg <= 0)
+        return;
+    a = (a + (uintptr_t)pg - 1) / (uintptr_t)pg * (uintptr_t)pg; /* whole pages inside only */
+    e = e / (uintptr_t)pg * (uintptr_t)pg;
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 void nnc_prv_file_unmap(const unsigned char *p, size_t len)
@@ -272,8 +289,8 @@ void nnc_prv_file_unmap(const unsigned char *p, size_t len)
         munmap((void *)p, len);
 }
 
-nnc_status nnc_prv_read_mem(const nnc_prv_reader *rd, void *out, const unsigned char *in, size_t len, unsigned flags,
-                            char *err, size_t errlen)
+static nnc_status read_mem(const nnc_prv_reader *rd, void *out, const unsigned char *in, size_t len, unsigned flags,
+                           char *err, size_t errlen)
 {
     nnc_status st;
     memset(out, 0, rd->size);
@@ -281,6 +298,13 @@ nnc_status nnc_prv_read_mem(const nnc_prv_reader *rd, void *out, const unsigned 
     if (st != NNC_STATUS_OK && rd->clear != NULL)
         rd->clear(out);
     return st;
+}
+
+nnc_status nnc_prv_read_mem(const nnc_prv_reader *rd, void *out, const unsigned char *in, size_t len, unsigned flags,
+                            char *err, size_t errlen)
+{
+    /* the caller's memory: never handed back */
+    return read_mem(rd, out, in, len, flags & ~NNC_PRV_READ_MAPPED, err, errlen);
 }
 
 nnc_status nnc_prv_read_file(const nnc_prv_reader *rd, void *out, const char *path, unsigned flags, char *err,
@@ -292,7 +316,7 @@ nnc_status nnc_prv_read_file(const nnc_prv_reader *rd, void *out, const char *pa
     memset(out, 0, rd->size);
     if ((st = nnc_prv_file_map(&p, &len, path, err, errlen)) != NNC_STATUS_OK)
         return st;
-    st = nnc_prv_read_mem(rd, out, p, len, flags, err, errlen);
+    st = read_mem(rd, out, p, len, flags | NNC_PRV_READ_MAPPED, err, errlen);
     nnc_prv_file_unmap(p, len);
     return st;
 }

@@ -134,6 +134,18 @@ nnc_status nnc_prv_emit_file(const char *path, nnc_prv_emit_fn emit, const void 
 nnc_status nnc_prv_file_map(const unsigned char **p, size_t *len, const char *path, char *err, size_t errlen);
 void nnc_prv_file_unmap(const unsigned char *p, size_t len);
 
+/* A flag the _read_file functions add to a reader's flags (never a caller's:
+ * the public _parse functions clear it): in[0..len) is a private read-only
+ * mapping of a file, whose pages the parser may hand back once it has read
+ * them (nnc_prv_release), so that a large file and what it parses into are
+ * not both resident at the peak. */
+#define NNC_PRV_READ_MAPPED (1u << 31)
+
+/* With NNC_PRV_READ_MAPPED in flags: the whole pages inside p[0..n) are
+ * dropped from memory (a later read faults them in again from the file,
+ * with the same bytes).  Otherwise nothing. */
+void nnc_prv_release(const void *p, size_t n, unsigned flags);
+
 /* A reader of one file kind, shared by its _parse and _read_file functions:
  * parse fills *out (all zero on entry) from in[0..len) and may leave it
  * partly filled on failure; clear then frees that (NULL: parse leaves *out

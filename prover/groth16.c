@@ -470,6 +470,12 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
         nnc_fr_mul(&t, &a[i], &b[i]);
         nnc_fr_sub(&a[i], &t, &c[i]); /* a now holds P = A*B - C on the coset */
     }
+    /* B w and C w are used up: wiped and freed before the MSMs' memory */
+    sodium_memzero(b, sizeof(nnc_fr) * n);
+    sodium_memzero(c, sizeof(nnc_fr) * n);
+    free(b);
+    free(c);
+    b = c = NULL;
     /* blinding */
     if ((st = blinding(team, rs_fixed, &r, &s, err, errlen))) goto done;
     nnc_fr_mul(&rs, &r, &s);

@@ -137,6 +137,9 @@ static void msm_g1_endo(nnc_g1 *r, const nnc_g1 *p)
     r->y = p->y;
 }
 
+size_t nnc_msm_run_terms;
+void nnc_msm_set_run_terms(size_t terms) { nnc_msm_run_terms = terms; }
+
 #define NNC_MSM_ENDO(r, p) msm_g1_endo(r, p)
 #define NNC_MSM_G(op) nnc_g1_##op
 #define NNC_MSM_F(op) nnc_fq_##op

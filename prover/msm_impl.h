@@ -51,6 +51,12 @@ void nnc_prv_g1_msm_cfg(nnc_prv_g1 *out, const nnc_prv_g1 *points, const nnc_prv
 void nnc_prv_g2_msm_cfg(nnc_prv_g2 *out, const nnc_prv_g2 *points, const nnc_prv_fr *scalars, size_t n,
                         int threads, nnc_msm_method method, int c);
 
+/* Tests: terms per Pippenger run (0, the default: as many as fit in
+ * NNC_MSM_RUN_BYTES), so that small MSMs take the path that splits large
+ * ones.  Not thread-safe: set it before the MSMs. */
+void nnc_msm_set_run_terms(size_t terms);
+extern size_t nnc_msm_run_terms;
+
 /* GLV decomposition on G1 (host code, prover/msm.c): for an integer
  * k < 2^256 (in practice k < r), Out: k1, k2 < 2^128 (little-endian limbs)
  * and signs with k = (-1)^neg1 k1 + (-1)^neg2 k2 lambda (mod r), where
@@ -896,9 +902,60 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
     return 1;
 }
 
+#ifndef NNC_MSM_RUN_BYTES
+/* A Pippenger run copies its terms (the point, the scalar; two of each
+ * under GLV), sorted by length: at most this many bytes of them, so that
+ * an MSM's memory beyond its inputs stays bounded whatever its size.  A
+ * larger MSM is the sum of equal runs over consecutive terms: the same
+ * group element.  A 2^20-constraint proof (AVX-512 Xeon, 2 threads):
+ * unsplit, the C+H run's 2^21 terms held 192 MiB, peak 750 MiB, 3.1-3.5 s;
+ * runs of 128 MiB: peak 665 MiB, 3.25-3.35 s; 64 MiB: the same peak
+ * (the NTTs' then), 4.9-5.2 s (runs of 2^18.4 G1 terms take the GLV split,
+ * which costs more there than glv_pays estimates). */
+#define NNC_MSM_RUN_BYTES ((size_t)128 << 20)
+#endif
+
+/* *r = the sum over the terms of the nseg segments, by Pippenger runs of
+ * at most `per` terms each.  Returns: 0 when memory ran out (r unset). */
+static int P_(msm_runs)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, size_t per, int threads, nnc_msm_method method,
+                        int c)
+{
+    int affine = method != NNC_MSM_METHOD_JAC, g = 0, ns;
+    size_t off = 0;
+    P_(seg) sub[8];
+    if (n <= per || nseg > 8)
+        return P_(msm_pippenger)(r, sg, nseg, n, threads, affine, c,
+                                 method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(n, affine));
+    per = (n + (n + per - 1) / per - 1) / ((n + per - 1) / per); /* runs of equal size, none left over small */
+    G_(jac_set_inf)(r);
+    while (g < nseg) {
+        size_t tot = 0;
+        JAC_ t;
+        /* the next up to per terms, across the segments in order */
+        for (ns = 0; g < nseg && tot < per; ns++) {
+            size_t take = sg[g].n - off < per - tot ? sg[g].n - off : per - tot;
+            sub[ns].pts = sg[g].pts + off;
+            sub[ns].sc = sg[g].sc + off;
+            sub[ns].n = take;
+            tot += take;
+            off += take;
+            if (off == sg[g].n)
+                g++, off = 0;
+        }
+        if (tot == 0)
+            continue;
+        if (!P_(msm_pippenger)(&t, sub, ns, tot, threads, affine, c,
+                               method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(tot, affine)))
+            return 0;
+        G_(jac_add_var)(r, r, &t);
+    }
+    return 1;
+}
+
 /* The entry point for one group: *out = the sum of the MSMs of the nseg
- * segments (one Pippenger run over all of them), method and window chosen
- * by the total size when 0/AUTO. */
+ * segments (Pippenger runs over all of them together, each within
+ * NNC_MSM_RUN_BYTES), method and window chosen by the total size when
+ * 0/AUTO (the window by each run's size). */
 static void P_(msm_segs)(AFF_ *out, const P_(seg) *sg, int nseg, int threads, nnc_msm_method method, int c)
 {
     JAC_ r, t;
@@ -915,9 +972,14 @@ static void P_(msm_segs)(AFF_ *out, const P_(seg) *sg, int nseg, int threads, nn
     if (method == NNC_MSM_METHOD_AUTO)
         method = n < NNC_MSM_NAIVE_BELOW ? NNC_MSM_METHOD_NAIVE
                  : n < NNC_MSM_AFFINE_FROM ? NNC_MSM_METHOD_JAC : NNC_MSM_METHOD_AFFINE;
+    /* terms per run: their copies (two per term under GLV) within the budget */
+    size_t per = NNC_MSM_RUN_BYTES / (2 * (sizeof(AFF_) + 4 * sizeof(uint64_t)));
+    if (nnc_msm_run_terms > 0)
+        per = nnc_msm_run_terms;
+    else if (per < 4096)
+        per = 4096;
     if (method != NNC_MSM_METHOD_NAIVE && method != NNC_MSM_METHOD_NOHEAP &&
-        P_(msm_pippenger)(&r, sg, nseg, n, threads, method != NNC_MSM_METHOD_JAC, c,
-                          method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(n, method != NNC_MSM_METHOD_JAC))) {
+        P_(msm_runs)(&r, sg, nseg, n, per, threads, method, c)) {
         G_(jac_to_aff_var)(out, &r);
         return;
     }

@@ -188,6 +188,7 @@ static nnc_status zkey_points(void **out, const nnc_prv_bin *b, const unsigned c
         else
             zkey_share_run(&sh[t]); /* no thread: do its share here */
     }
+    nnc_prv_release(r.p, r.len, cx->flags); /* converted: its file pages are no longer needed */
     for (t = 0; t < T; t++)
         if (sh[t].st != NNC_STATUS_OK) {
             if (cx->err != NULL && cx->errlen > 0)
@@ -278,6 +279,7 @@ static nnc_status zkey_parse(nnc_prv_zkey *z, const unsigned char *in, size_t le
             return nnc_err(err, errlen, NNC_STATUS_INVALID, "zkey coefficient %u is not below the field prime", i);
         nnc_fe4_to_int(c->value.v, x, &frm); /* v*R^2 -> v*R, the Montgomery form of v */
     }
+    nnc_prv_release(r.p, r.len, cx->flags); /* parsed: its file pages are no longer needed */
 
     if ((st = zkey_points((void **)&z->ic, &b, in, 3, (uint64_t)z->n_public + 1, 0, "IC", cx)) != NNC_STATUS_OK ||
         (st = zkey_points((void **)&z->a, &b, in, 5, z->n_vars, 0, "A", cx)) != NNC_STATUS_OK ||

@@ -172,6 +172,16 @@ static const cfg cfgs[] = {
                                  what, n, cfgs[ci].name, th, (unsigned long long)g_seed);       \
             }                                                                                   \
         }                                                                                       \
+        /* in equal runs of at most 37 terms (a large MSM's path), both bucket kinds */      \
+        for (int jac = 0; jac < 2 && n >= 100; jac++) {                                         \
+            AFF got;                                                                            \
+            nnc_msm_set_run_terms(37);                                                          \
+            nnc_prv_##G##_msm_cfg(&got, p, k, n, 2, jac ? NNC_MSM_METHOD_JAC : NNC_MSM_METHOD_AFFINE, 0); \
+            nnc_msm_set_run_terms(0);                                                           \
+            if (memcmp(&got, want, sizeof got) != 0)                                            \
+                ck_abort_msg(#G " msm %s n=%zu in runs of 37, %s buckets: wrong sum (seed %llu)", what, n, \
+                             jac ? "Jacobian" : "affine", (unsigned long long)g_seed);          \
+        }                                                                                       \
     }
 DEF_RUN(g1, nnc_prv_g1)
 DEF_RUN(g2, nnc_prv_g2)
@@ -484,7 +494,7 @@ START_TEST(test_glv_msm)
 }
 END_TEST
 
-/* nnc_prv_g1_msm2 (two segments, one Pippenger run) equals [sum k_i e_i] G
+/* nnc_prv_g1_msm2 (two segments, one Pippenger run or several) equals [sum k_i e_i] G
  * over both: empty segments, tiny (naive and Jacobian methods), and sizes
  * where the preparation threads' shares cross the segment boundary from
  * either side; edge scalars and degenerate points; 1 and 2 threads. */
@@ -503,11 +513,18 @@ START_TEST(test_msm2)
             make_points_g1(p, e, n, kind, &r);
             make_scalars(k, n, kind, &r);
             ref_dlog_g1(&want, e, k, n);
-            for (th = 1; th <= 2; th++) {
-                nnc_prv_g1_msm2(&got, p, k, n1, p + n1, k + n1, n2, th);
-                if (memcmp(&got, &want, sizeof want) != 0)
-                    ck_abort_msg("msm2 %zu + %zu points, kind %d, %d threads: wrong sum", n1, n2, kind, th);
-            }
+            /* in one run, and in runs of 3000 and 777 terms (equal runs
+             * across the segments: a large MSM's path, NNC_MSM_RUN_BYTES) */
+            static const size_t runs[] = {0, 3000, 777};
+            for (size_t ri = 0; ri < sizeof runs / sizeof runs[0]; ri++)
+                for (th = 1; th <= 2; th++) {
+                    nnc_msm_set_run_terms(runs[ri]);
+                    nnc_prv_g1_msm2(&got, p, k, n1, p + n1, k + n1, n2, th);
+                    nnc_msm_set_run_terms(0);
+                    if (memcmp(&got, &want, sizeof want) != 0)
+                        ck_abort_msg("msm2 %zu + %zu points, kind %d, %d threads, runs of %zu: wrong sum", n1, n2, kind,
+                                     th, runs[ri]);
+                }
             free(p);
             free(e);
             free(k);
