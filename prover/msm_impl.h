@@ -611,9 +611,18 @@ NNC_FORCEINLINE int P_(terms)(uint64_t ks[2][4], int neg[2], int endo[2], const 
  * products (an affine bucket addition) + windows * 2^(c-1) * 27 (the
  * bucket sums, two Jacobian additions per bucket).  The window is clamped
  * at 16, so from about 2^19 points GLV only adds windows. */
+/* The split's affine buckets (2^(c-1) points per thread) must fit in this:
+ * past it their random accesses leave the L2 cache, which the estimate
+ * below does not count.  G1 MSMs, 2 threads, GLV / plain time: 2^18 terms
+ * (c 14 -> 15, 1 MiB of buckets) 1.47 on the IFMA path and 1.21 on AVX2,
+ * 349525 terms 1.47 and 1.11; 2^14 to 2^17 terms (at most 512 KiB)
+ * 0.95 to 1.18 (AVX-512 Xeon, 2 cores). */
+#define NNC_MSM_GLV_BUCKET_BYTES ((size_t)512 << 10)
 static int P_(glv_pays)(size_t n, int affine)
 {
     int c1 = nnc_msm_window(n, affine), c2 = nnc_msm_window(2 * n, affine);
+    if (affine && ((size_t)1 << (c2 - 1)) * sizeof(AFF_) > NNC_MSM_GLV_BUCKET_BYTES)
+        return 0;
     double w1 = (255 + c1 - 1) / c1, w2 = (129 + c2 - 1) / c2;
     double plain = (double)n * w1 * 6 + w1 * (double)((size_t)1 << (c1 - 1)) * 27;
     double split = 2.0 * (double)n * w2 * 6 + w2 * (double)((size_t)1 << (c2 - 1)) * 27;
@@ -910,8 +919,9 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
  * group element.  A 2^20-constraint proof (AVX-512 Xeon, 2 threads):
  * unsplit, the C+H run's 2^21 terms held 192 MiB, peak 750 MiB, 3.1-3.5 s;
  * runs of 128 MiB: peak 665 MiB, 3.25-3.35 s; 64 MiB: the same peak
- * (the NTTs' then), 4.9-5.2 s (runs of 2^18.4 G1 terms take the GLV split,
- * which costs more there than glv_pays estimates). */
+ * (the NTTs' then) and 4.9-5.2 s, when runs of 2^18.4 G1 terms still took
+ * the GLV split (see NNC_MSM_GLV_BUCKET_BYTES); smaller runs cost more
+ * bucket sums in any case. */
 #define NNC_MSM_RUN_BYTES ((size_t)128 << 20)
 #endif
 
