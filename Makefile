@@ -197,9 +197,12 @@ TESTS_gate     := test_gate test_release
 acc :=
 $(foreach m,$(MODULES),$(eval acc := $(BUILD)/mod/libnncert_$(m).a $(acc))$(eval MOD_LIBS_$(m) := $(acc)))
 $(foreach m,$(MODULES),$(foreach t,$(TESTS_$(m)),$(eval TEST_LIBS_$(t) := $(MOD_LIBS_$(m)))))
-.PHONY: $(MODULES) $(addprefix check-,$(MODULES)) print-module-tests
-print-module-tests:
-	@echo $(foreach m,$(MODULES),$(TESTS_$(m)))
+MODULE_TESTS := $(foreach m,$(MODULES),$(TESTS_$(m)))
+.PHONY: $(MODULES) $(addprefix check-,$(MODULES))
+# make -s print-VAR: a variable of this build (tests/e2e/layers.sh reads
+# MODULES, MODULE_TESTS, LAYER_LIBS and the link flags so, not copies)
+print-%:
+	@echo $($*)
 $(foreach m,$(MODULES),$(eval $(m): $(BUILD)/mod/libnncert_$(m).a $(addprefix $(BUILD)/tests/,$(TESTS_$(m)))))
 $(addprefix check-,$(MODULES)): check-%: %
 	@rc=0; for t in $(addprefix $(BUILD)/tests/,$(TESTS_$*)); do echo "== $$t"; CK_FORK=yes $$t || { s=$$?; [ $$s -eq 77 ] || rc=1; }; done; exit $$rc

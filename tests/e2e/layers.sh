@@ -37,7 +37,10 @@ else fail "layers-acyclic-tree-passes"; fi
 # ---- the layer order (the Makefile's MODULES, lowest first): every call
 # between folders goes down it; the check finds a planted upward call
 # (c/z.c calls a/x.c: fine with a below c, upward with c below a)
-modules=$(sed -n 's/^MODULES *:= *//p' Makefile)
+# the build's own variables (make -s print-VAR), for this configuration
+mk=(make -s --no-print-directory BUILD="$BUILD")
+case "$BUILD" in build-san*) mk+=(SAN=1) ;; esac
+modules=$("${mk[@]}" print-MODULES 2>/dev/null)
 if [ -z "$modules" ]; then fail "layers-order (no MODULES in the Makefile)"
 elif "$PY" tests/tools/deps_check.py "$BUILD/obj" --layers "$modules" >"$TMP/order" 2>&1; then pass "layers-order-as-listed ($modules)"
 else fail "layers-order-as-listed $(grep -E 'upward|not a listed' "$TMP/order" | head -3 | tr '\n' ';')"; fi
@@ -52,7 +55,8 @@ else fail "layers-planted-upward-call-found (exit $rc: $(tr '\n' ';' <"$TMP/up")
 # which calls nnc_vrf_result_name (verifier), added to a copy of the
 # verifier archive links; added to a copy of common's it does not.
 if [ -f "$BUILD/mod/libnncert_common.a" ]; then
-    libs=(); for m in $modules; do libs=("$BUILD/mod/libnncert_$m.a" "${libs[@]}"); done
+    read -r -a libs <<<"$("${mk[@]}" print-LAYER_LIBS 2>/dev/null)" # callers first, as programs link them
+    linkflags=$("${mk[@]}" print-LDFLAGS 2>/dev/null; "${mk[@]}" print-LIBS 2>/dev/null)
     printf 'const char *nnc_vrf_result_name(int);\nconst char *planted_up(void) { return nnc_vrf_result_name(0); }\n' >"$TMP/up.c"
     printf 'const char *planted_up(void);\nint main(void) { return planted_up() == 0; }\n' >"$TMP/main.c"
     link_with() { # MODULE: the planted object in a copy of MODULE's archive
@@ -61,10 +65,9 @@ if [ -f "$BUILD/mod/libnncert_common.a" ]; then
             if [ "$a" = "$BUILD/mod/libnncert_$1.a" ]; then cp "$a" "$TMP/lib$1.a" && ar r "$TMP/lib$1.a" "$TMP/up.o" 2>/dev/null; l+=("$TMP/lib$1.a")
             else l+=("$a"); fi
         done
-        cc $san -o "$TMP/app_$1" "$TMP/main.c" "${l[@]}" -lprotobuf-c -lopenblas -lsodium -lmpfr -lgmp -lm -fopenmp -pthread ${MPI_LIBS:-} >"$TMP/link_$1" 2>&1
+        # shellcheck disable=SC2086 # (the build's flags, split as make splits them)
+        cc -o "$TMP/app_$1" "$TMP/main.c" "${l[@]}" $linkflags >"$TMP/link_$1" 2>&1
     }
-    MPI_LIBS=$(command -v mpicc >/dev/null && mpicc --showme:link 2>/dev/null)
-    san=""; case "$BUILD" in build-san*) san="-fsanitize=address,undefined" ;; esac # (instrumented archives)
     cc -c -o "$TMP/up.o" "$TMP/up.c"
     if link_with verifier && ! link_with common && grep -q "undefined reference to .nnc_vrf_result_name" "$TMP/link_common"; then
         pass "layers-link-order-refuses-upward-call"
@@ -72,7 +75,7 @@ if [ -f "$BUILD/mod/libnncert_common.a" ]; then
 else fail "layers-link-order ($BUILD/mod/libnncert_common.a not built)"; fi
 
 # every unit suite belongs to exactly one module (make <module> builds it)
-listed=$(make -s --no-print-directory print-module-tests 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | sort)
+listed=$("${mk[@]}" print-MODULE_TESTS 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | sort)
 suites=$(ls tests/unit/test_*.c | sed 's|.*/||; s|\.c$||' | sort)
 if [ -n "$listed" ] && [ "$listed" = "$suites" ]; then pass "layers-every-suite-in-one-module"
 else fail "layers-every-suite-in-one-module ($(diff <(echo "$listed") <(echo "$suites") | grep '^[<>]' | tr '\n' ' '))"; fi
