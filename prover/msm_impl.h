@@ -925,17 +925,25 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
 #define NNC_MSM_RUN_BYTES ((size_t)128 << 20)
 #endif
 
+/* One Pippenger run over the n terms of sg, GLV as the method and n call
+ * for.  Returns: 0 when memory ran out. */
+static int P_(msm_run)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int threads, nnc_msm_method method, int c)
+{
+    int affine = method != NNC_MSM_METHOD_JAC;
+    return P_(msm_pippenger)(r, sg, nseg, n, threads, affine, c,
+                             method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(n, affine));
+}
+
 /* *r = the sum over the terms of the nseg segments, by Pippenger runs of
  * at most `per` terms each.  Returns: 0 when memory ran out (r unset). */
 static int P_(msm_runs)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, size_t per, int threads, nnc_msm_method method,
                         int c)
 {
-    int affine = method != NNC_MSM_METHOD_JAC, g = 0, ns;
+    int g = 0, ns;
     size_t off = 0;
     P_(seg) sub[8];
     if (n <= per || nseg > 8)
-        return P_(msm_pippenger)(r, sg, nseg, n, threads, affine, c,
-                                 method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(n, affine));
+        return P_(msm_run)(r, sg, nseg, n, threads, method, c);
     per = (n + (n + per - 1) / per - 1) / ((n + per - 1) / per); /* runs of equal size, none left over small */
     G_(jac_set_inf)(r);
     while (g < nseg) {
@@ -954,8 +962,7 @@ static int P_(msm_runs)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, size_t p
         }
         if (tot == 0)
             continue;
-        if (!P_(msm_pippenger)(&t, sub, ns, tot, threads, affine, c,
-                               method != NNC_MSM_METHOD_AFFINE_PLAIN && P_(glv_pays)(tot, affine)))
+        if (!P_(msm_run)(&t, sub, ns, tot, threads, method, c))
             return 0;
         G_(jac_add_var)(r, r, &t);
     }
