@@ -5,6 +5,7 @@
 #include "nncert/model.h"
 #include "zk/quant.h"
 #include "zk/circuit.h"
+#include "prover/groth16_impl.h"
 #include "nncert/prover.h"
 #include "nncert/verifier.h"
 
@@ -331,18 +332,27 @@ int nnc_cmd_compile(int argc, char **argv)
  * proving hold together (the key's A and B coefficients and its points), so
  * a refusal is never wrong, and a job that would exhaust the machine's
  * memory ends with a message instead of the kernel's OOM killer. */
-static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, int key_coefs, char *err, size_t errlen)
+/* The circuit's shape as prove_fits needs it: from a full build (r, and
+ * the key's A and B coefficients when key_coefs), or from a witness-only
+ * build (x: the witness and each constraint's A w and B w; a key read
+ * without its coefficients). */
+static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_cb_witness *x, const nnc_prv_fr_vec *w, int key_coefs, char *err,
+                             size_t errlen)
 {
-    uint64_t ab = 0, npub = (uint64_t)r->n_pub_out + r->n_pub_in;
-    if (key_coefs)
+    uint64_t ab = 0, npub, n_cons = r ? r->n_constraints : x->n_constraints, n_terms = 0;
+    npub = r ? (uint64_t)r->n_pub_out + r->n_pub_in : (uint64_t)x->n_pub_out + x->n_pub_in;
+    if (r && key_coefs)
         for (uint64_t k = 0; k < r->n_constraints; k++)
             ab += (r->lc_start[3 * k + 1] - r->lc_start[3 * k]) + (r->lc_start[3 * k + 2] - r->lc_start[3 * k + 1]);
+    if (!r) key_coefs = 0;
     uint64_t domain = 1;
-    while (domain < (uint64_t)r->n_constraints + npub + 1) domain <<= 1;
-    double circuit = (double)r->n_terms * sizeof(nnc_prv_r1cs_term) + (double)(3 * (uint64_t)r->n_constraints + 1) * sizeof(uint64_t) +
-                     (double)w->n * sizeof(nnc_prv_fr);
+    while (domain < n_cons + npub + 1) domain <<= 1;
+    double circuit = r ? (double)r->n_terms * sizeof(nnc_prv_r1cs_term) + (double)(3 * n_cons + 1) * sizeof(uint64_t)
+                       : (double)(2 * n_cons) * sizeof(nnc_prv_fr);
+    circuit += (double)w->n * sizeof(nnc_prv_fr);
+    if (r) n_terms = r->n_terms;
     double key = (double)(key_coefs ? ab + npub + 1 : 0) * sizeof(nnc_prv_zkey_coef) +
-                 (double)r->n_wires * (3.0 * sizeof(nnc_prv_g1) + sizeof(nnc_prv_g2)) - (double)(npub + 1) * sizeof(nnc_prv_g1) +
+                 (double)w->n * (3.0 * sizeof(nnc_prv_g1) + sizeof(nnc_prv_g2)) - (double)(npub + 1) * sizeof(nnc_prv_g1) +
                  (double)domain * sizeof(nnc_prv_g1); /* A, B1, B2 per wire, C per private wire, H */
     uint64_t mem = nnc_machine_memory_bytes();
     if (mem == UINT64_MAX || circuit + key <= (double)mem) return NNC_STATUS_OK;
@@ -350,7 +360,7 @@ static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_fr_vec *w, int
     return nnc_err(err, errlen, NNC_STATUS_LIMIT,
                    "proving this model needs at least %.2f GiB at once (circuit %.2f GiB: %llu terms; proving key %.2f GiB: %llu coefficients, "
                    "domain 2^%d); the memory is %.2f GiB (RAM plus swap, or NNCERT_MEMORY_BYTES)",
-                   (circuit + key) / gib, circuit / gib, (unsigned long long)r->n_terms, key / gib,
+                   (circuit + key) / gib, circuit / gib, (unsigned long long)n_terms, key / gib,
                    (unsigned long long)(key_coefs ? ab + npub + 1 : 0), __builtin_ctzll(domain), (double)mem / gib);
 }
 
@@ -377,15 +387,24 @@ static int prove_main(int argc, char **argv, const nnc_team *team, int rank)
     int64_t **ref = NULL;
     nnc_prv_cb *cb = NULL;
     nnc_prv_r1cs r = {0};
-    nnc_prv_fr_vec w = {0}, pub = {0};
+    nnc_prv_fr_vec wfull = {0}, pub = {0};
+    nnc_prv_cb_witness x = {0};
+    const nnc_prv_fr_vec *w = &wfull;
     nnc_prv_zkey z = {0};
     int have_z = 0;
+    /* with a key the circuit is the key's: the witness is built alone, with
+     * each constraint's A w and B w (no combinations, no coefficient
+     * section read), and the proof is checked with the key's verification
+     * key before it is written; without one (a key set up here) or with
+     * --r1cs the whole circuit is built */
+    int by_witness = o.key && !o.r1cs;
     const nnc_q_tensor *to = &j.q.t[j.q.output];
     int64_t *outv = calloc((size_t)to->numel, sizeof *outv);
     if (!outv) { rc = nnc_cli_fail(NNC_STATUS_NOMEM, "out of memory"); goto done; }
     if ((st = nnc_qmodel_run(&j.q, (const int64_t *const *)j.qin, &ref, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
     double t0 = now_s();
-    if ((st = nnc_prv_zk_compile(&cb, &j.q, (nnc_prv_zk_privacy)o.priv, 0, (const int64_t *const *)j.qin, outv, err, sizeof err))) {
+    if ((st = nnc_prv_zk_compile(&cb, &j.q, (nnc_prv_zk_privacy)o.priv, by_witness ? NNC_PRV_ZK_BUILD_WITNESS : NNC_PRV_ZK_BUILD_FULL,
+                                 (const int64_t *const *)j.qin, outv, err, sizeof err))) {
         rc = nnc_cli_fail(st, err);
         goto done;
     }
@@ -397,34 +416,47 @@ static int prove_main(int argc, char **argv, const nnc_team *team, int rank)
             rc = EXIT_SOFTWARE;
             goto done;
         }
-    if ((st = nnc_prv_cb_finish_move(cb, &r, &w, NULL, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    if (by_witness) {
+        if ((st = nnc_prv_cb_finish_witness(cb, &x, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+        w = &x.w;
+    } else {
+        if ((st = nnc_prv_cb_finish_move(cb, &r, &wfull, NULL, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    }
+    nnc_prv_cb_destroy(cb);
+    cb = NULL;
     double t_wit = now_s() - t0;
-    uint32_t bad;
-    if ((st = nnc_prv_r1cs_check_witness(&bad, &r, w.v, w.n, err, sizeof err))) {
-        rc = nnc_cli_fail(st, err);
-        rc = EXIT_SOFTWARE;
-        goto done;
+    uint32_t n_cons = by_witness ? x.n_constraints : r.n_constraints, n_wires = (uint32_t)w->n;
+    if (!by_witness) {
+        uint32_t bad;
+        if ((st = nnc_prv_r1cs_check_witness(&bad, &r, wfull.v, wfull.n, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+            rc = EXIT_SOFTWARE;
+            goto done;
+        }
     }
     if (rank == 0 && o.r1cs && (rc = write_atomic(o.r1cs, w_r1cs, &r))) goto done;
-    if (rank == 0 && o.wtns && (rc = write_atomic(o.wtns, w_wtns, &w))) goto done;
+    if (rank == 0 && o.wtns && (rc = write_atomic(o.wtns, w_wtns, w))) goto done;
     /* a key set up here for this proof only keeps no coefficient section
      * (A w and B w then come from the circuit): the largest part of a big
      * model's key */
-    int key_coefs = o.key || o.zkey_out;
-    if ((st = prove_fits(&r, &w, key_coefs, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+    int key_coefs = (o.key && !by_witness) || o.zkey_out;
+    if ((st = prove_fits(by_witness ? NULL : &r, &x, w, key_coefs, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
     t0 = now_s();
     if (o.key) {
-        if ((st = nnc_prv_zkey_read_file(&z, o.key, 0, err, sizeof err))) { rc = nnc_cli_fail(st, err); goto done; }
+        if ((st = nnc_prv_zkey_read_file(&z, o.key, by_witness ? NNC_PRV_ZKEY_SKIP_COEFS : 0, err, sizeof err))) {
+            rc = nnc_cli_fail(st, err);
+            goto done;
+        }
         have_z = 1;
-        uint32_t npub = r.n_pub_out + r.n_pub_in;
-        if (z.n_vars != r.n_wires || z.n_public != npub || (uint64_t)z.domain_size < (uint64_t)r.n_constraints + npub + 1) {
+        uint32_t npub = by_witness ? x.n_pub_out + x.n_pub_in : r.n_pub_out + r.n_pub_in;
+        if (z.n_vars != n_wires || z.n_public != npub || (uint64_t)z.domain_size < (uint64_t)n_cons + npub + 1) {
             snprintf(err, sizeof err, "the model needs %u constraints, %u wires and %u public signals; %s has %u wires, %u public signals and room for %llu constraints",
-                     r.n_constraints, r.n_wires, npub, o.key, z.n_vars, z.n_public,
+                     n_cons, n_wires, npub, o.key, z.n_vars, z.n_public,
                      (unsigned long long)(z.domain_size > npub + 1 ? z.domain_size - npub - 1 : 0));
             rc = nnc_cli_fail(NNC_STATUS_LIMIT, err);
             goto done;
         }
-        if (!nnc_prv_g16_coefs_match(&z, &r)) {
+        if (!by_witness && !nnc_prv_g16_coefs_match(&z, &r)) {
             snprintf(err, sizeof err, "%s is not the key of this model's circuit (its coefficient section differs): "
                                       "check --bits, --calib and --private, or set the key up from this circuit",
                      o.key);
@@ -449,15 +481,31 @@ static int prove_main(int argc, char **argv, const nnc_team *team, int rank)
     }
     nnc_prv_g16_proof proof;
     t0 = now_s();
-    if ((st = nnc_prv_g16_prove_team(&proof, &pub, &z, o.key ? NULL : &r, &w, 0, be, team, NULL, NULL, err, sizeof err))) {
+    nnc_prv_g16_ab given = {x.ab, x.n_constraints};
+    if ((st = nnc_prv_g16_prove_full(&proof, &pub, &z, o.key ? NULL : &r, by_witness ? &given : NULL, w, 0, be, team, NULL, NULL,
+                                     NULL, err, sizeof err))) {
         rc = nnc_cli_fail(st, err);
         goto done;
     }
     double t_prove = now_s() - t0;
+    if (by_witness) { /* the key's circuit was taken on trust: the proof must verify under it */
+        nnc_prv_g16_vk vk;
+        int valid = 0;
+        if ((st = nnc_prv_g16_vk_from_zkey(&vk, &z))) { rc = nnc_cli_fail(st, "cannot build the verification key"); goto done; }
+        st = nnc_prv_g16_verify(&valid, &vk, &pub, &proof, err, sizeof err);
+        nnc_prv_g16_vk_clear(&vk);
+        if (st || !valid) {
+            snprintf(err, sizeof err, "%s is not the key of this model's circuit (the proof made with it does not verify under it): "
+                                      "check --bits, --calib and --private, or set the key up from this circuit",
+                     o.key);
+            rc = nnc_cli_fail(NNC_STATUS_INVALID, err);
+            goto done;
+        }
+    }
     if (rank != 0) goto done; /* rank 0 writes and prints */
     if ((rc = write_atomic(o.out, w_proof, &proof)) || (rc = write_atomic(o.public_out, w_public, &pub))) goto done;
-    printf("constraints %u, wires %u, witness %.3f s, %s %.3f s, prove %.3f s\n", r.n_constraints, r.n_wires, t_wit,
-           o.key ? "key read" : "setup", t_setup, t_prove);
+    printf("constraints %u, wires %u, witness %.3f s%s, %s %.3f s, prove %.3f s\n", n_cons, n_wires, t_wit,
+           by_witness ? "" : " (with the circuit)", o.key ? "key read" : "setup", t_setup, t_prove);
     /* a model that declares a batch of B samples is proved whole: each
      * sample's outputs and argmax on a line of its own */
     int64_t nb = nnc_vrf_declared_batch(j.m);
@@ -479,7 +527,8 @@ done:
     free(outv);
     if (cb) nnc_prv_cb_destroy(cb);
     nnc_prv_r1cs_clear(&r);
-    nnc_prv_fr_vec_clear(&w);
+    nnc_prv_fr_vec_clear(&wfull);
+    nnc_prv_cb_witness_clear(&x);
     nnc_prv_fr_vec_clear(&pub);
     if (have_z) nnc_prv_zkey_clear(&z);
     job_clear(&j);

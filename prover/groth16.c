@@ -183,6 +183,21 @@ static nnc_status g16_ab(nnc_fr *a, nnc_fr *b, const nnc_prv_zkey *z, const nnc_
     return NNC_STATUS_OK;
 }
 
+/* g16_ab's a and b from values the witness's builder gave. */
+static nnc_status g16_ab_given(nnc_fr *a, nnc_fr *b, const nnc_prv_zkey *z, const nnc_prv_g16_ab *ab, const nnc_prv_fr_vec *w,
+                               char *err, size_t errlen)
+{
+    if ((uint64_t)ab->n_constraints + z->n_public + 1 > z->domain_size)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "%u constraints and %u public signals do not fit the key's domain of %u",
+                       ab->n_constraints, z->n_public, z->domain_size);
+    for (uint32_t c = 0; c < ab->n_constraints; c++) {
+        a[c] = ab->ab[2 * (uint64_t)c];
+        b[c] = ab->ab[2 * (uint64_t)c + 1];
+    }
+    for (uint64_t s = 0; s <= z->n_public; s++) nnc_fr_add(&a[ab->n_constraints + s], &a[ab->n_constraints + s], &w->v[s]);
+    return NNC_STATUS_OK;
+}
+
 nnc_status nnc_prv_g16_prove_r1cs(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
                                   const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads,
                                   void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
@@ -411,7 +426,7 @@ nnc_status nnc_prv_g16_prove_on(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, c
                                 void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                 char *err, size_t errlen)
 {
-    return nnc_prv_g16_prove_full(proof, pub, z, cs, w, threads, be, NULL, NULL, progress, progress_ctx, err, errlen);
+    return nnc_prv_g16_prove_full(proof, pub, z, cs, NULL, w, threads, be, NULL, NULL, progress, progress_ctx, err, errlen);
 }
 
 nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
@@ -420,12 +435,12 @@ nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
                                   void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                   char *err, size_t errlen)
 {
-    return nnc_prv_g16_prove_full(proof, pub, z, cs, w, threads, be, team, NULL, progress, progress_ctx, err, errlen);
+    return nnc_prv_g16_prove_full(proof, pub, z, cs, NULL, w, threads, be, team, NULL, progress, progress_ctx, err, errlen);
 }
 
 nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
-                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
-                                  const nnc_team *team, const nnc_prv_fr *rs_fixed,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_g16_ab *ab, const nnc_prv_fr_vec *w, int threads,
+                                  const nnc_prv_backend *be, const nnc_team *team, const nnc_prv_fr *rs_fixed,
                                   void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                   char *err, size_t errlen)
 {
@@ -451,7 +466,7 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
         goto done;
     }
     /* A w and B w on the domain; C w = (A w)(B w) there */
-    if ((st = g16_ab(a, b, z, cs, w, err, errlen))) goto done;
+    if ((st = ab ? g16_ab_given(a, b, z, ab, w, err, errlen) : g16_ab(a, b, z, cs, w, err, errlen))) goto done;
     for (uint32_t i = 0; i < n; i++) nnc_fr_mul(&c[i], &a[i], &b[i]);
     /* to coefficients, then evaluated on the coset g H, g = w_2n */
     nnc_fr g;

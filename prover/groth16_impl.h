@@ -13,12 +13,24 @@
  * Out: z->coefs (room for all of them, allocated by the caller), z->n_coefs. */
 void nnc_prv_g16_coefs(nnc_prv_zkey *z, const nnc_prv_r1cs *cs);
 
-/* nnc_prv_g16_prove_team with the blinding given: rs_fixed[0] = r,
- * rs_fixed[1] = s (NULL: drawn).  For tests that compare proofs only: a
- * blinding used twice, or known, gives the witness away. */
+/* A w and B w of each of n_constraints constraints, given by whoever built
+ * the witness (ab[2 i], ab[2 i + 1]; zk/circuit.h's witness-only builds):
+ * the prover then needs neither the circuit nor the key's coefficient
+ * section.  Values that do not come from a satisfying witness give a proof
+ * that does not verify. */
+typedef struct nnc_prv_g16_ab {
+    const nnc_prv_fr *ab;
+    uint32_t n_constraints;
+} nnc_prv_g16_ab;
+
+/* nnc_prv_g16_prove_team with A w and B w from ab (NULL: from cs, or the
+ * key when cs is NULL too) and the blinding given: rs_fixed[0] = r,
+ * rs_fixed[1] = s (NULL: drawn).  A fixed blinding is for tests that
+ * compare proofs only: a blinding used twice, or known, gives the witness
+ * away. */
 nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
-                                  const nnc_prv_r1cs *cs, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
-                                  const nnc_team *team, const nnc_prv_fr *rs_fixed,
+                                  const nnc_prv_r1cs *cs, const nnc_prv_g16_ab *ab, const nnc_prv_fr_vec *w, int threads,
+                                  const nnc_prv_backend *be, const nnc_team *team, const nnc_prv_fr *rs_fixed,
                                   void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
                                   char *err, size_t errlen);
 

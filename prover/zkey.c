@@ -256,8 +256,10 @@ static nnc_status zkey_parse(nnc_prv_zkey *z, const unsigned char *in, size_t le
         return nnc_err(err, errlen, NNC_STATUS_PARSE,
                        "zkey coefficient section has %zu bytes, which does not fit its declared %u entries", r.len,
                        z->n_coefs);
-    z->coefs = nnc_prv_alloc_array(z->n_coefs, sizeof *z->coefs, &st);
-    if (z->coefs == NULL)
+    if (cx->flags & NNC_PRV_ZKEY_SKIP_COEFS) /* sized, not read: its pages are never touched */
+        z->n_coefs = 0;
+    z->coefs = z->n_coefs == 0 ? NULL : nnc_prv_alloc_array(z->n_coefs, sizeof *z->coefs, &st);
+    if (z->coefs == NULL && z->n_coefs)
         return nnc_err(err, errlen, st, "zkey: cannot allocate %u coefficients", z->n_coefs);
     for (i = 0; i < z->n_coefs; i++) {
         nnc_prv_zkey_coef *c = &z->coefs[i];

@@ -8,6 +8,8 @@
 
 #include "prover/field_impl.h"
 
+#include <sodium.h>
+
 /* Builder ids are assigned in creation order (0 = the constant 1); the
  * final circom index depends on the class and is fixed by nnc_prv_cb_finish. */
 struct nnc_prv_cb {
@@ -25,6 +27,10 @@ struct nnc_prv_cb {
                                 * wires keep no class and no value (every wire
                                 * but the constant 1 reads as 0: the circuit
                                 * does not depend on witness values) */
+    int witness_only;          /* 1: wires hold values; constraints keep only
+                                * the values of their A and B combinations */
+    nnc_prv_fr *ab;            /* witness-only: A w, B w of constraint i at 2i, 2i + 1 */
+    uint64_t cap_ab;           /* constraints ab has room for */
     nnc_prv_fr scratch;        /* nnc_prv_cb_value of a count-only wire */
     uint64_t max_terms;        /* nnc_prv_cb_max_term_bytes() / sizeof *terms */
     nnc_status st;             /* sticky error */
@@ -84,6 +90,8 @@ void nnc_prv_cb_destroy(nnc_prv_cb *cb)
     free(cb->lc_start);
     free(cb->terms);
     free(cb->sec);
+    if (cb->ab) sodium_memzero(cb->ab, (size_t)cb->cap_ab * 2 * sizeof *cb->ab);
+    free(cb->ab);
     free(cb);
 }
 
@@ -120,6 +128,17 @@ void nnc_prv_cb_set_count_only(nnc_prv_cb *cb, int on)
     }
     cb->count_only = on;
 }
+void nnc_prv_cb_set_witness_only(nnc_prv_cb *cb, int on)
+{
+    if (on && (cb->n_wires > 1 || cb->n_cons || cb->count_only)) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "witness-only mode is chosen before the first wire, and not with count-only mode");
+        return;
+    }
+    cb->witness_only = on;
+}
+
+int nnc_prv_cb_witness_only(const nnc_prv_cb *cb) { return cb->witness_only; }
+
 uint64_t nnc_prv_cb_n_terms(const nnc_prv_cb *cb) { return cb->n_terms; }
 
 uint64_t nnc_prv_cb_n_constraints(const nnc_prv_cb *cb) { return cb->n_cons; }
@@ -178,6 +197,13 @@ void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc 
         return;
     }
     uint64_t need = (uint64_t)a->n + b->n + c->n;
+    if (cb->witness_only) {
+        nnc_prv_fr va, vb;
+        nnc_prv_lc_eval(cb, &va, a);
+        nnc_prv_lc_eval(cb, &vb, b);
+        nnc_prv_cb_constrain_values(cb, &va, &vb);
+        return;
+    }
     if (cb->count_only) {
         cb->n_terms += need;
         cb->n_cons++;
@@ -221,6 +247,33 @@ void nnc_prv_cb_constrain(nnc_prv_cb *cb, const nnc_prv_lc *a, const nnc_prv_lc 
         cb->n_terms += l3[k]->n;
         cb->lc_start[3 * cb->n_cons + k + 1] = cb->n_terms;
     }
+    cb->n_cons++;
+    if (cb->n_sec) cb->sec[cb->n_sec - 1].constraints++;
+}
+
+void nnc_prv_cb_constrain_values(nnc_prv_cb *cb, const nnc_prv_fr *a, const nnc_prv_fr *b)
+{
+    if (cb->st) return;
+    if (!cb->witness_only) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "a constraint given by its values outside witness-only mode");
+        return;
+    }
+    if (cb->n_cons >= UINT32_MAX - 1) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_LIMIT, "more than 2^32 - 2 constraints");
+        return;
+    }
+    if (cb->n_cons == cb->cap_ab) {
+        uint64_t cap = cb->cap_ab ? cb->cap_ab * 2 : 1024;
+        nnc_prv_fr *t = realloc(cb->ab, (size_t)cap * 2 * sizeof *t);
+        if (!t) {
+            nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (constraint values)");
+            return;
+        }
+        cb->ab = t;
+        cb->cap_ab = cap;
+    }
+    cb->ab[2 * cb->n_cons] = *a;
+    cb->ab[2 * cb->n_cons + 1] = *b;
     cb->n_cons++;
     if (cb->n_sec) cb->sec[cb->n_sec - 1].constraints++;
 }
@@ -399,6 +452,21 @@ int nnc_prv_lc_is_const(const nnc_prv_lc *lc)
 
 /* ---------------------------------------------------------------- finish */
 
+/* Wire ids in circom order (map[0] = 0); counts[k] the wires of class k. */
+static uint32_t *wire_order(const nnc_prv_cb *cb, uint32_t counts[4])
+{
+    uint32_t next[4];
+    memset(counts, 0, 4 * sizeof *counts);
+    for (uint32_t i = 1; i < cb->n_wires; i++) counts[cb->cls[i]]++;
+    next[0] = 1;
+    for (int k = 1; k < 4; k++) next[k] = next[k - 1] + counts[k - 1];
+    uint32_t *map = malloc((size_t)cb->n_wires * sizeof *map);
+    if (!map) return NULL;
+    map[0] = 0;
+    for (uint32_t i = 1; i < cb->n_wires; i++) map[i] = next[cb->cls[i]]++;
+    return map;
+}
+
 static nnc_status finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map_out, int move,
                          char *err, size_t errlen)
 {
@@ -407,11 +475,9 @@ static nnc_status finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uin
     if (map_out) *map_out = NULL;
     if (cb->st) return nnc_prv_cb_status(cb, err, errlen);
     if (cb->count_only) return nnc_err(err, errlen, NNC_STATUS_ARG, "the circuit was built in count-only mode");
-    uint32_t count[4] = {0, 0, 0, 0}, next[4];
-    for (uint32_t i = 1; i < cb->n_wires; i++) count[cb->cls[i]]++;
-    next[0] = 1;
-    for (int k = 1; k < 4; k++) next[k] = next[k - 1] + count[k - 1];
-    uint32_t *map = malloc((size_t)cb->n_wires * sizeof *map);
+    if (cb->witness_only) return nnc_err(err, errlen, NNC_STATUS_ARG, "the circuit was built in witness-only mode (no constraints)");
+    uint32_t count[4];
+    uint32_t *map = wire_order(cb, count);
     r->lc_start = malloc((size_t)(3 * cb->n_cons + 1) * sizeof *r->lc_start);
     /* move: the builder's own array is renumbered and compacted in place
      * (each combination moves to an offset no later than its own) */
@@ -429,8 +495,6 @@ static nnc_status finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uin
         if (w) nnc_prv_fr_vec_clear(w);
         return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory writing the circuit");
     }
-    map[0] = 0;
-    for (uint32_t i = 1; i < cb->n_wires; i++) map[i] = next[cb->cls[i]]++;
     if (w) {
         w->n = cb->n_wires;
         for (uint32_t i = 0; i < cb->n_wires; i++) w->v[map[i]] = cb->val[i];
@@ -463,6 +527,41 @@ static nnc_status finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uin
     if (map_out) *map_out = map;
     else free(map);
     return NNC_STATUS_OK;
+}
+
+nnc_status nnc_prv_cb_finish_witness(nnc_prv_cb *cb, nnc_prv_cb_witness *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (cb->st) return nnc_prv_cb_status(cb, err, errlen);
+    if (!cb->witness_only) return nnc_err(err, errlen, NNC_STATUS_ARG, "the circuit was not built in witness-only mode");
+    uint32_t counts[4];
+    uint32_t *map = wire_order(cb, counts);
+    out->w.v = malloc((size_t)cb->n_wires * sizeof *out->w.v);
+    if (!map || !out->w.v) {
+        free(map);
+        free(out->w.v);
+        out->w.v = NULL;
+        return nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory writing the witness");
+    }
+    out->w.n = cb->n_wires;
+    for (uint32_t i = 0; i < cb->n_wires; i++) out->w.v[map[i]] = cb->val[i];
+    free(map);
+    out->ab = cb->ab; /* moved: the builder keeps none */
+    cb->ab = NULL;
+    cb->cap_ab = 0;
+    out->n_constraints = (uint32_t)cb->n_cons;
+    out->n_pub_out = counts[NNC_PRV_WIRE_PUB_OUT];
+    out->n_pub_in = counts[NNC_PRV_WIRE_PUB_IN];
+    out->n_prv_in = counts[NNC_PRV_WIRE_PRV_IN];
+    return NNC_STATUS_OK;
+}
+
+void nnc_prv_cb_witness_clear(nnc_prv_cb_witness *x)
+{
+    if (x->ab) sodium_memzero(x->ab, (size_t)x->n_constraints * 2 * sizeof *x->ab);
+    free(x->ab);
+    nnc_prv_fr_vec_clear(&x->w);
+    memset(x, 0, sizeof *x);
 }
 
 nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map_out,

@@ -92,6 +92,22 @@ uint64_t nnc_prv_cb_max_term_bytes(void);
  * nnc_prv_cb_finish then refuses. */
 void nnc_prv_cb_set_count_only(nnc_prv_cb *cb, int on);
 uint32_t nnc_prv_cb_n_wires(const nnc_prv_cb *cb);   /* including wire 0 */
+/* on = 1 (before any wire but the constant 1 and any constraint, and not in
+ * count-only mode; else it sets the sticky error): build the witness only,
+ * for a circuit whose constraints are known (a proving key holds them).
+ * Wires hold their values as usual; a constraint keeps only the values of
+ * its A and B combinations on the witness (what a prover needs: C w is
+ * their product when the witness satisfies it), so long combinations need
+ * not be formed at all (nnc_prv_cb_constrain_values).  The wires and
+ * constraints are those of the full build, in the same order; terms are not
+ * counted.  nnc_prv_cb_finish then refuses; nnc_prv_cb_finish_witness
+ * gives the witness. */
+void nnc_prv_cb_set_witness_only(nnc_prv_cb *cb, int on);
+int nnc_prv_cb_witness_only(const nnc_prv_cb *cb);
+/* Witness-only mode: a constraint given by the values of its A and B
+ * combinations (the C combination's value is their product on a satisfying
+ * witness).  Outside it: the sticky error. */
+void nnc_prv_cb_constrain_values(nnc_prv_cb *cb, const nnc_prv_fr *a, const nnc_prv_fr *b);
 
 /* A new wire of class cls holding value v.  Returns its id (0 on failure,
  * with the sticky error set). */
@@ -111,6 +127,19 @@ nnc_status nnc_prv_cb_finish(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w,
  * destroyed (every later call fails). */
 nnc_status nnc_prv_cb_finish_move(nnc_prv_cb *cb, nnc_prv_r1cs *r, nnc_prv_fr_vec *w, uint32_t **map,
                                   char *err, size_t errlen);
+
+/* The witness of a witness-only build, in circom's wire order, and the
+ * values A w, B w of every constraint (ab[2 i], ab[2 i + 1]; the prover's
+ * quotient needs nothing else of the circuit). */
+typedef struct nnc_prv_cb_witness {
+    nnc_prv_fr_vec w;
+    nnc_prv_fr *ab;
+    uint32_t n_constraints, n_pub_out, n_pub_in, n_prv_in;
+} nnc_prv_cb_witness;
+/* Out: *out (nnc_prv_cb_witness_clear, which wipes the constraint values);
+ * the builder keeps its wires. */
+nnc_status nnc_prv_cb_finish_witness(nnc_prv_cb *cb, nnc_prv_cb_witness *out, char *err, size_t errlen);
+void nnc_prv_cb_witness_clear(nnc_prv_cb_witness *x);
 
 /* ---- linear combinations (values are evaluated on the builder's witness) ---- */
 void nnc_prv_lc_clear(nnc_prv_lc *lc);               /* frees; *lc = empty */
@@ -165,6 +194,10 @@ void nnc_prv_g_requant(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nn
  * combination that lies in [-2^(rbits-1+s) - 2^(s-1), 2^(rbits-1+s) - 2^(s-1))
  * for every witness.  s + rbits constraints. */
 void nnc_prv_g_requant_open(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, nnc_prv_lc *acc, int64_t a, int s, int rbits);
+/* Witness-only mode (else the sticky error): nnc_prv_g_requant of an
+ * accumulator given by its value a instead of its combination: the same
+ * wires and constraints, the accumulator's long combination never formed. */
+void nnc_prv_g_requant_value(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, int64_t a, int s, int rbits);
 /* Division by a public constant d >= 1 with rounding: y = floor((x + floor(d/2)) / d),
  * remainder range-checked below d; y in signed rbits. */
 void nnc_prv_g_divround(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int64_t d, int rbits);
@@ -255,15 +288,26 @@ typedef enum nnc_prv_zk_privacy {
                                       * per private-by-private product) */
 } nnc_prv_zk_privacy;
 
+/* What nnc_prv_zk_compile builds. */
+typedef enum nnc_prv_zk_build {
+    NNC_PRV_ZK_BUILD_FULL = 0,   /* constraints and witness */
+    NNC_PRV_ZK_BUILD_COUNT = 1,  /* counts only (nnc_prv_cb_set_count_only) */
+    NNC_PRV_ZK_BUILD_WITNESS = 2 /* the witness and each constraint's A w and B w
+                                  * (nnc_prv_cb_set_witness_only): dense and
+                                  * convolutional sums with public weights are
+                                  * computed in integers, not as combinations */
+} nnc_prv_zk_build;
+
 /* Build the circuit of q for the quantised input qin (one array per model
- * input; the witness is that sample's; NULL: all zero).  count_only: see
- * nnc_prv_cb_set_count_only.  priv may carry NNC_PRV_ZK_UNPACKED.
+ * input; the witness is that sample's; NULL: all zero), as mode says.
+ * priv may carry NNC_PRV_ZK_UNPACKED.
  * Out: *cb (nnc_prv_cb_destroy); out_vals (may be NULL) the proven integer
  *      outputs, numel of the output tensor.
  * Returns: NNC_STATUS_OK, or the builder's error (e.g. a value outside the
  *      range its layer checks). */
 nnc_status nnc_prv_zk_compile(nnc_prv_cb **cb, const nnc_qmodel *q, nnc_prv_zk_privacy priv,
-                              int count_only, const int64_t *const *qin, int64_t *out_vals, char *err, size_t errlen);
+                              nnc_prv_zk_build mode, const int64_t *const *qin, int64_t *out_vals, char *err,
+                              size_t errlen);
 /* The model commitment (public input n_out) for q: weights, biases and the
  * layer parameters, committed as nnc_prv_zk_commit does. */
 nnc_status nnc_prv_zk_model_commitment(nnc_prv_fr *out, const nnc_qmodel *q, char *err, size_t errlen);

@@ -226,6 +226,24 @@ void nnc_prv_g_requant(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, const nn
     nnc_prv_lc_clear(&t);
 }
 
+void nnc_prv_g_requant_value(nnc_prv_cb *cb, nnc_prv_lc *y, uint32_t *nonneg, int64_t a, int s, int rbits)
+{
+    if (!nnc_prv_cb_witness_only(cb)) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "a requantisation by value outside witness-only mode");
+        return;
+    }
+    nnc_prv_lc t = {0};
+    nnc_prv_fr va, vb, fa;
+    nnc_prv_g_requant_open(cb, y, nonneg, &t, a, s, rbits); /* t = y 2^s + rem - c */
+    /* nnc_prv_g_requant's constraint (t - acc) * 1 = 0, by its values */
+    nnc_prv_lc_eval(cb, &va, &t);
+    nnc_prv_fr_from_i64(&fa, a);
+    nnc_fr_sub(&va, &va, &fa);
+    nnc_fr_set_one(&vb);
+    nnc_prv_cb_constrain_values(cb, &va, &vb);
+    nnc_prv_lc_clear(&t);
+}
+
 void nnc_prv_g_divround(nnc_prv_cb *cb, nnc_prv_lc *y, const nnc_prv_lc *x, int64_t d, int rbits)
 {
     int k = 0;

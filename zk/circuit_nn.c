@@ -404,6 +404,26 @@ static nnc_status compile_knit(zk_ctx *z, int li, int k, int n, char *err, size_
     return nnc_prv_cb_status(z->cb, err, errlen);
 }
 
+/* DENSE/CONV with public weights in witness-only mode: the sums in
+ * integers (the accumulators' combinations are never formed), then the
+ * requantisations of layer_ops's order. */
+static nnc_status sums_by_value(zk_ctx *z, int li, char *err, size_t errlen)
+{
+    const nnc_q_layer *l = &z->q->l[li];
+    zk_tensor *x = &z->t[l->in], *y = &z->t[l->out];
+    int64_t *xv = lc_values(z, x->v, x->numel), *acc = malloc((size_t)(y->numel ? y->numel : 1) * sizeof *acc);
+    if (xv && acc) {
+        nnc_qmodel_layer_sums(l, xv, acc);
+        for (int64_t i = 0; i < y->numel; i++)
+            nnc_prv_g_requant_value(z->cb, &y->v[i], &y->nonneg[i], acc[i], l->shift, z->q->t[l->out].rbits);
+    } else {
+        nnc_prv_cb_fail(z->cb, NNC_STATUS_NOMEM, "out of memory");
+    }
+    free(xv);
+    free(acc);
+    return nnc_prv_cb_status(z->cb, err, errlen);
+}
+
 static nnc_status layer_ops(zk_ctx *z, int li, char *err, size_t errlen)
 {
     const nnc_qmodel *q = z->q;
@@ -416,6 +436,8 @@ static nnc_status layer_ops(zk_ctx *z, int li, char *err, size_t errlen)
     nnc_prv_lc acc = {0}, tmp = {0};
     int n = 0, k = (l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV) && z->knit && z->pw ? knit_plan(z, li, &n) : 0;
     if (k >= 2) return compile_knit(z, li, k, n, err, errlen);
+    if ((l->kind == NNC_Q_DENSE || l->kind == NNC_Q_CONV) && !z->pw && nnc_prv_cb_witness_only(cb))
+        return sums_by_value(z, li, err, errlen);
     switch (l->kind) {
     case NNC_Q_DENSE:
         for (int64_t m = 0; m < l->M; m++)
@@ -587,7 +609,8 @@ done:
 }
 
 nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_privacy priv,
-                              int count_only, const int64_t *const *qin, int64_t *out_vals, char *err, size_t errlen)
+                              nnc_prv_zk_build mode, const int64_t *const *qin, int64_t *out_vals, char *err,
+                              size_t errlen)
 {
     *cbo = NULL;
     zk_ctx z = {0};
@@ -597,7 +620,12 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
     z.q = q;
     nnc_status st = nnc_prv_cb_create(&z.cb);
     if (st) FAIL(st, "out of memory");
-    nnc_prv_cb_set_count_only(z.cb, count_only);
+    if (mode < NNC_PRV_ZK_BUILD_FULL || mode > NNC_PRV_ZK_BUILD_WITNESS) {
+        nnc_prv_cb_destroy(z.cb);
+        FAIL(NNC_STATUS_ARG, "unknown build mode");
+    }
+    nnc_prv_cb_set_count_only(z.cb, mode == NNC_PRV_ZK_BUILD_COUNT);
+    nnc_prv_cb_set_witness_only(z.cb, mode == NNC_PRV_ZK_BUILD_WITNESS);
     nnc_prv_cb *cb = z.cb;
     nnc_prv_lc commit = {0};
     nnc_prv_fr c;

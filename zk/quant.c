@@ -110,6 +110,68 @@ int64_t nnc_qmodel_window(const nnc_q_layer *l, int64_t c, int64_t oy, int64_t o
     return n;
 }
 
+/* The output columns [*lo, *hi) of a row whose tap kx reads inside the
+ * input (ix = ox sw - pw + kx dw in [0, W)). */
+static void tap_cols(const nnc_q_layer *l, int64_t kx, int64_t *lo, int64_t *hi)
+{
+    int64_t off = kx * l->dw - l->pw; /* ix = ox sw + off */
+    int64_t a = off >= 0 ? 0 : (-off + l->sw - 1) / l->sw, b = l->W - 1 - off < 0 ? 0 : (l->W - 1 - off) / l->sw + 1;
+    *lo = a;
+    *hi = b < l->OW ? b : l->OW;
+}
+
+/* A CONV layer's sums y[o][oy][ox] = b[o] + sum of x * w over the window
+ * (padding skipped): each output's terms are added in nnc_qmodel_window's
+ * order (channel, kernel row, kernel column), so the double sums are those
+ * of a loop over the window, bit for bit; loops run along output rows. */
+#define CONV_SUMS(NAME, T)                                                                                                \
+    static void NAME(const nnc_q_layer *l, const T *x, const T *w, const T *b, T *y)                                 \
+    {                                                                                                                 \
+        int64_t cpg = l->C / l->group, ocg = l->OC / l->group, plane = l->OH * l->OW;                                 \
+        for (int64_t o = 0; o < l->OC; o++) {                                                                         \
+            T *yo = y + o * plane;                                                                                    \
+            T init = b ? b[o] : (T)0;                                                                                 \
+            for (int64_t i = 0; i < plane; i++) yo[i] = init;                                                         \
+            for (int64_t ci = 0; ci < cpg; ci++) {                                                                    \
+                const T *xc = x + ((o / ocg) * cpg + ci) * l->H * l->W;                                               \
+                for (int64_t ky = 0; ky < l->kh; ky++)                                                                \
+                    for (int64_t kx = 0; kx < l->kw; kx++) {                                                          \
+                        T wv = w[((o * cpg + ci) * l->kh + ky) * l->kw + kx];                                         \
+                        int64_t lo, hi;                                                                               \
+                        tap_cols(l, kx, &lo, &hi);                                                                    \
+                        for (int64_t oy = 0; oy < l->OH; oy++) {                                                      \
+                            int64_t iy = oy * l->sh - l->ph + ky * l->dh;                                             \
+                            if (iy < 0 || iy >= l->H) continue;                                                       \
+                            const T *xr = xc + iy * l->W + kx * l->dw - l->pw;                                        \
+                            T *yr = yo + oy * l->OW;                                                                  \
+                            if (l->sw == 1)                                                                           \
+                                for (int64_t ox = lo; ox < hi; ox++) yr[ox] += xr[ox] * wv;                           \
+                            else                                                                                      \
+                                for (int64_t ox = lo; ox < hi; ox++) yr[ox] += xr[ox * l->sw] * wv;                   \
+                        }                                                                                             \
+                    }                                                                                                 \
+            }                                                                                                         \
+        }                                                                                                             \
+    }
+CONV_SUMS(conv_sums_f64, double)
+CONV_SUMS(conv_sums_i64, int64_t)
+#undef CONV_SUMS
+
+void nnc_qmodel_layer_sums(const nnc_q_layer *l, const int64_t *x, int64_t *y)
+{
+    if (l->kind == NNC_Q_CONV) {
+        conv_sums_i64(l, x, l->w, l->b, y);
+        return;
+    }
+    for (int64_t m = 0; m < l->M; m++)
+        for (int64_t n = 0; n < l->N; n++) {
+            const int64_t *xm = x + m * l->K, *wn = l->w + n * l->K;
+            int64_t s = l->b ? l->b[n] : 0;
+            for (int64_t k = 0; k < l->K; k++) s += xm[k] * wn[k];
+            y[m * l->N + n] = s;
+        }
+}
+
 /* Taps buffer for layer l (NULL on OOM; free()). */
 static int64_t *window_buf(const nnc_q_layer *l)
 {
@@ -143,17 +205,19 @@ static int eval_float(const nnc_qmodel *q, const qbuild *qb, int li, double **v)
                 y[r * l->N + f] = s;
             }
         break;
-    case NNC_Q_CONV: case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
-        int64_t *xi = window_buf(l), *wi = xi ? xi + (l->kind == NNC_Q_CONV ? l->C / l->group : 1) * l->kh * l->kw : NULL;
+    case NNC_Q_CONV:
+        conv_sums_f64(l, x, w, b, y);
+        break;
+    case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
+        int64_t *xi = window_buf(l);
         if (!xi) return -1;
         for (int64_t o = 0; o < l->OC; o++)
             for (int64_t oy = 0; oy < l->OH; oy++)
                 for (int64_t ox = 0; ox < l->OW; ox++) {
-                    int64_t cnt = nnc_qmodel_window(l, o, oy, ox, xi, wi);
-                    double s = l->kind == NNC_Q_CONV ? (b ? b[o] : 0) : l->kind == NNC_Q_MAXPOOL ? -INFINITY : 0;
+                    int64_t cnt = nnc_qmodel_window(l, o, oy, ox, xi, NULL);
+                    double s = l->kind == NNC_Q_MAXPOOL ? -INFINITY : 0;
                     for (int64_t k = 0; k < cnt; k++) {
-                        if (l->kind == NNC_Q_CONV) s += x[xi[k]] * w[wi[k]];
-                        else if (l->kind == NNC_Q_MAXPOOL) s = x[xi[k]] > s ? x[xi[k]] : s;
+                        if (l->kind == NNC_Q_MAXPOOL) s = x[xi[k]] > s ? x[xi[k]] : s;
                         else s += x[xi[k]];
                     }
                     if (l->kind == NNC_Q_AVGPOOL) s /= (double)(l->count_include_pad ? l->kh * l->kw : cnt);
@@ -594,17 +658,13 @@ nnc_status nnc_qmodel_run(const nnc_qmodel *q, const int64_t *const *qin, int64_
     for (int i = 0; i < q->n_inputs; i++) memcpy(v[q->inputs[i]], qin[i], (size_t)q->t[q->inputs[i]].numel * sizeof **v);
     for (int li = 0; li < q->n_l; li++) {
         const nnc_q_layer *l = &q->l[li];
-        const int64_t *x = v[l->in], *w = l->w, *b = l->b;
+        const int64_t *x = v[l->in], *w = l->w;
         int64_t *y = v[l->out];
         const nnc_q_tensor *to = &q->t[l->out];
         switch (l->kind) {
-        case NNC_Q_DENSE:
-            for (int64_t mm = 0; mm < l->M; mm++)
-                for (int64_t n = 0; n < l->N; n++) {
-                    int64_t s = b ? b[n] : 0;
-                    for (int64_t k = 0; k < l->K; k++) s += x[mm * l->K + k] * w[n * l->K + k];
-                    y[mm * l->N + n] = requant(s, l->shift);
-                }
+        case NNC_Q_DENSE: case NNC_Q_CONV:
+            nnc_qmodel_layer_sums(l, x, y);
+            for (int64_t i = 0; i < to->numel; i++) y[i] = requant(y[i], l->shift);
             break;
         case NNC_Q_SPMM:
             for (int64_t r = 0; r < l->M; r++)
@@ -614,8 +674,8 @@ nnc_status nnc_qmodel_run(const nnc_qmodel *q, const int64_t *const *qin, int64_
                     y[r * l->N + f] = requant(s, l->shift);
                 }
             break;
-        case NNC_Q_CONV: case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
-            int64_t *xi = window_buf(l), *wi = xi ? xi + (l->kind == NNC_Q_CONV ? l->C / l->group : 1) * l->kh * l->kw : NULL;
+        case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
+            int64_t *xi = window_buf(l);
             if (!xi) {
                 nnc_qmodel_free_values(q, v);
                 FAIL(NNC_STATUS_NOMEM, "out of memory");
@@ -623,12 +683,8 @@ nnc_status nnc_qmodel_run(const nnc_qmodel *q, const int64_t *const *qin, int64_
             for (int64_t o = 0; o < l->OC; o++)
                 for (int64_t oy = 0; oy < l->OH; oy++)
                     for (int64_t ox = 0; ox < l->OW; ox++) {
-                        int64_t cnt = nnc_qmodel_window(l, o, oy, ox, xi, wi), s = 0;
-                        if (l->kind == NNC_Q_CONV) {
-                            s = b ? b[o] : 0;
-                            for (int64_t k = 0; k < cnt; k++) s += x[xi[k]] * w[wi[k]];
-                            s = requant(s, l->shift);
-                        } else if (l->kind == NNC_Q_MAXPOOL) {
+                        int64_t cnt = nnc_qmodel_window(l, o, oy, ox, xi, NULL), s = 0;
+                        if (l->kind == NNC_Q_MAXPOOL) {
                             for (int64_t k = 0; k < cnt; k++) s = (k == 0 || x[xi[k]] > s) ? x[xi[k]] : s;
                         } else {
                             int64_t d = l->count_include_pad ? l->kh * l->kw : cnt;

@@ -124,6 +124,11 @@ void nnc_qmodel_free_values(const nnc_qmodel *q, int64_t **vals);
  * In: c the output channel, oy, ox the output position; wi may be NULL. */
 int64_t nnc_qmodel_window(const nnc_q_layer *l, int64_t c, int64_t oy, int64_t ox, int64_t *xi, int64_t *wi);
 
+/* The sums of a DENSE or CONV layer before requantisation, bias included:
+ * y[i] for every output i (numel of the layer's output), from the input
+ * values x (the integer program's, or a circuit's witness). */
+void nnc_qmodel_layer_sums(const nnc_q_layer *l, const int64_t *x, int64_t *y);
+
 /* Multiply-accumulates of one inference (DENSE, CONV, SPMM nonzeros). */
 int64_t nnc_qmodel_macs(const nnc_qmodel *q);
 

@@ -322,6 +322,11 @@ typedef struct nnc_prv_zkey {
  * 0.1 ms per point).  Without it, B2 points are checked to lie on the twist;
  * the six header points are always fully checked and G1 has cofactor 1. */
 #define NNC_PRV_ZKEY_CHECK_SUBGROUP 1u
+/* Leave the coefficient section unread (its size is still checked against
+ * its declared count): n_coefs = 0, coefs = NULL.  For a prover given A w
+ * and B w by the witness's builder, which then never pages the largest
+ * section of a big model's key in. */
+#define NNC_PRV_ZKEY_SKIP_COEFS 2u
 
 /* Read a .zkey file image.  Every coordinate must be below q and every point
  * on its curve (infinity allowed); header points must be in the subgroup.

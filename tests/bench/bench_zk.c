@@ -2,9 +2,13 @@
  *
  *   bench_zk circuit NAME MODEL PRIVACY PROVE [CALIB.npy]
  *       one CSV row: the circuit of MODEL under PRIVACY (input|weights|both):
- *       constraints, wires, MACs, constraints per MAC, witness (circuit build)
- *       time, and when PROVE = 1 the Groth16 setup, prove and verify times and
- *       the proof size (proof.json bytes); peak RSS of this process.  PROVE = 0
+ *       constraints, wires, MACs, constraints per MAC, the circuit build
+ *       (constraints and witness) time, and when PROVE = 1: the witness
+ *       time (a witness-only build, with each constraint's A w and B w, as
+ *       nncert prove --key does; checked equal to the circuit's witness),
+ *       the Groth16 setup (without a coefficient section), prove (from the
+ *       witness-only build's A w and B w) and verify times and the proof
+ *       size (proof.json bytes); peak RSS of this process.  PROVE = 0
  *       counts constraints without storing them (models too large here).
  *       Last column: the constraints without knit packing (weights/both;
  *       counted only).  With BENCH_ZK_FILES=DIR, a proved case also writes
@@ -19,6 +23,7 @@
 #include "zk/quant.h"
 #include "zk/circuit.h"
 #include "nncert/prover.h"
+#include "prover/groth16_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -104,8 +109,10 @@ static int cmd_circuit(int argc, char **argv)
     if (nnc_qmodel_quantize_inputs(&q, xi, qi, err, sizeof err)) return die("input", err);
     nnc_prv_cb *cb;
     double t0 = now_s();
-    if (nnc_prv_zk_compile(&cb, &q, priv, !prove, (const int64_t *const *)qi, NULL, err, sizeof err)) return die("compile", err);
-    double t_wit = now_s() - t0;
+    if (nnc_prv_zk_compile(&cb, &q, priv, prove ? NNC_PRV_ZK_BUILD_FULL : NNC_PRV_ZK_BUILD_COUNT, (const int64_t *const *)qi, NULL, err,
+                           sizeof err))
+        return die("compile", err);
+    double t_circuit = now_s() - t0, t_wit = NAN;
     uint64_t cons = nnc_prv_cb_n_constraints(cb);
     uint32_t wires = nnc_prv_cb_n_wires(cb);
     int64_t macs = nnc_qmodel_macs(&q);
@@ -117,16 +124,31 @@ static int cmd_circuit(int argc, char **argv)
         nnc_prv_zkey z;
         nnc_prv_g16_vk vk;
         nnc_prv_g16_proof proof;
+        nnc_prv_cb_witness x;
+        nnc_prv_cb *wb;
         t0 = now_s();
         if (nnc_prv_cb_finish_move(cb, &r, &w, NULL, err, sizeof err)) return die("finish", err);
-        t_wit += now_s() - t0;
+        t_circuit += now_s() - t0;
         t0 = now_s();
-        /* as nncert prove without --key/--zkey-out: no coefficient section */
+        /* as nncert prove --key KEY: the witness alone, with each constraint's A w and B w */
+        if (nnc_prv_zk_compile(&wb, &q, priv, NNC_PRV_ZK_BUILD_WITNESS, (const int64_t *const *)qi, NULL, err, sizeof err) ||
+            nnc_prv_cb_finish_witness(wb, &x, err, sizeof err))
+            return die("witness", err);
+        nnc_prv_cb_destroy(wb);
+        t_wit = now_s() - t0;
+        if (x.w.n != w.n || memcmp(x.w.v, w.v, w.n * sizeof *w.v) != 0) return die("witness", "the witness-only build differs from the circuit's");
+        nnc_prv_fr_vec_clear(&w);
+        t0 = now_s();
+        /* the key's points (a prover given A w and B w reads no coefficient section) */
         if (nnc_prv_g16_setup_flags(&z, &r, NNC_PRV_G16_SETUP_NO_COEFS, err, sizeof err)) return die("setup", err);
         t_setup = now_s() - t0;
+        nnc_prv_r1cs_clear(&r);
+        nnc_prv_g16_ab given = {x.ab, x.n_constraints};
         t0 = now_s();
-        if (nnc_prv_g16_prove_r1cs(&proof, &pub, &z, &r, &w, 0, NULL, NULL, err, sizeof err)) return die("prove", err);
+        if (nnc_prv_g16_prove_full(&proof, &pub, &z, NULL, &given, &x.w, 0, NULL, NULL, NULL, NULL, NULL, err, sizeof err))
+            return die("prove", err);
         t_prove = now_s() - t0;
+        nnc_prv_cb_witness_clear(&x);
         if (nnc_prv_g16_vk_from_zkey(&vk, &z)) return die("vk", "out of memory");
         int valid = 0;
         t0 = now_s();
@@ -147,8 +169,6 @@ static int cmd_circuit(int argc, char **argv)
         }
         nnc_prv_g16_vk_clear(&vk);
         nnc_prv_zkey_clear(&z);
-        nnc_prv_r1cs_clear(&r);
-        nnc_prv_fr_vec_clear(&w);
         nnc_prv_fr_vec_clear(&pub);
     }
     double rss = peak_mb();
@@ -162,8 +182,9 @@ static int cmd_circuit(int argc, char **argv)
         snprintf(unpacked, sizeof unpacked, "%llu", (unsigned long long)nnc_prv_cb_n_constraints(cb));
         nnc_prv_cb_destroy(cb);
     }
-    printf("%s,%s,%d,%lld,%llu,%u,%.4f,%.3f,%.3f,%.3f,%.4f,%ld,%.1f,%s\n", name, ps, q.bits, (long long)macs, (unsigned long long)cons,
-           wires, macs ? (double)cons / (double)macs : 0.0, t_wit, t_setup, t_prove, t_verify, proof_bytes, rss, unpacked);
+    printf("%s,%s,%d,%lld,%llu,%u,%.4f,%.3f,%.3f,%.3f,%.3f,%.4f,%ld,%.1f,%s\n", name, ps, q.bits, (long long)macs,
+           (unsigned long long)cons, wires, macs ? (double)cons / (double)macs : 0.0, t_circuit, t_wit, t_setup, t_prove, t_verify,
+           proof_bytes, rss, unpacked);
     free(qin);
     free(x);
     nnc_qmodel_clear(&q);

@@ -43,7 +43,7 @@ if [ -n "$ONLY" ]; then
     final=$out
     out=$(mktemp)
 fi
-echo "model,privacy,bits,macs,constraints,wires,constraints_per_mac,witness_s,setup_s,prove_s,verify_s,proof_json_bytes,peak_rss_mb,constraints_unpacked,snarkjs_verify" >"$out"
+echo "model,privacy,bits,macs,constraints,wires,constraints_per_mac,circuit_s,witness_s,setup_s,prove_s,verify_s,proof_json_bytes,peak_rss_mb,constraints_unpacked,snarkjs_verify" >"$out"
 run() { # NAME MODEL PRIVACY [CALIB]
     local p=0 row js=""
     if [ -n "$ONLY" ]; then case " $ONLY " in *" $1/$3 "*) ;; *) return 0;; esac; fi

@@ -129,9 +129,25 @@ else fail "ceremony-check-model (exit $rc: $(cat "$W/chk.txt") $(head -c 300 "$W
 "$PY" -c "import json,sys; p=json.load(open(sys.argv[1])); p[0]=str(21888242871839275222246405745257275088548364400416034343698204186575808495617); json.dump(p,open(sys.argv[2],'w'))" \
     "$W/public.json" "$W/public_r.json"
 expect_error ceremony-check-unreduced-public 65 'public' "$NNCERT" check --key "$W/k3.zkey" "$W/proof.json" "$W/public_r.json"
-# a key of the same size for another circuit is refused before proving
+# with a key the witness is built alone (no circuit): the same witness as the
+# whole circuit's (prove --r1cs builds it), and the prints say which
+"$NNCERT" prove "$W/small.onnx" --key "$W/k3.zkey" --input "$W/in.json" -o "$W/pw.json" --public "$W/puw.json" \
+    --wtns "$W/fast.wtns" >"$W/fast.txt" 2>"$W/err" &&
+"$NNCERT" prove "$W/small.onnx" --key "$W/k3.zkey" --input "$W/in.json" -o "$W/pr.json" --public "$W/pur.json" \
+    --wtns "$W/full.wtns" --r1cs "$W/full.r1cs" >"$W/full.txt" 2>>"$W/err"
+if cmp -s "$W/fast.wtns" "$W/full.wtns" && cmp -s "$W/puw.json" "$W/pur.json" && grep -q 'witness [0-9.]* s, key read' "$W/fast.txt" &&
+    grep -q 'witness [0-9.]* s (with the circuit), key read' "$W/full.txt"; then pass ceremony-prove-witness-alone-same-witness
+else fail "ceremony-prove-witness-alone-same-witness ($(cat "$W/fast.txt" "$W/full.txt") $(head -c 300 "$W/err"))"; fi
+if js_ok "$W/vk.json" "$W/puw.json" "$W/pw.json"; then pass ceremony-prove-witness-alone-snarkjs-verifies
+else fail ceremony-prove-witness-alone-snarkjs-verifies; fi
+# a key of the same size for another circuit is refused (its proof does not
+# verify under it) and nothing is written
 expect_error ceremony-prove-other-circuits-key 65 "not the key of this model's circuit" "$NNCERT" prove "$W/nudged.onnx" \
     --key "$W/k3.zkey" --input "$W/in.json" -o "$W/po.json" --public "$W/puo.json"
+[ ! -e "$W/po.json" ] && [ ! -e "$W/puo.json" ] && pass ceremony-prove-other-circuits-key-writes-nothing ||
+    fail ceremony-prove-other-circuits-key-writes-nothing
+expect_error ceremony-prove-other-circuits-key-with-circuit 65 "its coefficient section differs" "$NNCERT" prove "$W/nudged.onnx" \
+    --key "$W/k3.zkey" --input "$W/in.json" -o "$W/po.json" --public "$W/puo.json" --r1cs "$W/nudged.r1cs"
 # without --input the circuit is compiled from a zero input: the same circuit
 "$NNCERT" check --key "$W/k3.zkey" "$W/proof.json" "$W/public.json" --model "$W/small.onnx" --ptau "$POT" >"$W/chk2.txt" 2>"$W/err"
 rc=$?

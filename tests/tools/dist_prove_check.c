@@ -74,8 +74,8 @@ int main(int argc, char **argv)
     nnc_prv_fr rs[2];
     if (!nnc_fr_from_int(&rs[0], ri) || !nnc_fr_from_int(&rs[1], si)) MPI_Abort(MPI_COMM_WORLD, 70);
     nnc_prv_g16_proof one, tp, tr;
-    or_abort(nnc_prv_g16_prove_full(&one, &pub1, &z, NULL, &w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err), err);
-    or_abort(nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err), err);
+    or_abort(nnc_prv_g16_prove_full(&one, &pub1, &z, NULL, NULL, &w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err), err);
+    or_abort(nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err), err);
     bad |= failed(same_proof(&one, &tp), "the team's proof differs from one process's (same r, s)");
     bad |= failed(verifies(&vk, &pubt, &tp), "the team's proof (fixed r, s) does not verify");
     nnc_prv_fr_vec_clear(&pub1);
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     nnc_fr one_fr;
     nnc_fr_set_one(&one_fr);
     nnc_fr_add(&w.v[w.n - 1], &w.v[w.n - 1], &one_fr);
-    or_abort(nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err), err);
+    or_abort(nnc_prv_g16_prove_full(&tp, &pubt, &z, NULL, NULL, &w, 1, NULL, team, rs, NULL, NULL, err, sizeof err), err);
     bad |= failed(!verifies(&vk, &pubt, &tp), "a proof of a tampered witness verifies");
     nnc_prv_fr_vec_clear(&pubt);
     int any = 0;

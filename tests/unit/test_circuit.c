@@ -15,6 +15,7 @@
 #include "zk/circuit.h"
 #include "nncert/poseidon.h"
 #include "nncert/prover.h"
+#include "prover/groth16_impl.h"
 #include "prover_test_util.h"
 #include "onnx_builder.h"
 
@@ -1186,6 +1187,199 @@ START_TEST(test_model_knit)
 }
 END_TEST
 
+/* Witness-only builds: the full build's witness, wire for wire, and the
+ * values of its A and B combinations, constraint for constraint. */
+static void witness_only_matches(const nnc_qmodel *q, int priv, const int64_t *qa)
+{
+    const int64_t *ins[1] = {qa};
+    nnc_prv_cb *full, *wo;
+    ck_assert_msg(nnc_prv_zk_compile(&full, q, (nnc_prv_zk_privacy)priv, NNC_PRV_ZK_BUILD_FULL, ins, NULL, err, sizeof err) ==
+                      NNC_STATUS_OK, "%s", err);
+    ck_assert_msg(nnc_prv_zk_compile(&wo, q, (nnc_prv_zk_privacy)priv, NNC_PRV_ZK_BUILD_WITNESS, ins, NULL, err, sizeof err) ==
+                      NNC_STATUS_OK, "%s", err);
+    nnc_prv_r1cs r;
+    nnc_prv_fr_vec w;
+    nnc_prv_cb_witness x;
+    CHECK(nnc_prv_cb_finish(wo, &r, &w, NULL, err, sizeof err) == NNC_STATUS_ARG); /* no constraints to give */
+    CHECK(nnc_prv_cb_finish(full, &r, &w, NULL, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(nnc_prv_cb_finish_witness(full, &x, err, sizeof err) == NNC_STATUS_ARG);
+    CHECK(nnc_prv_cb_finish_witness(wo, &x, err, sizeof err) == NNC_STATUS_OK);
+    ck_assert_msg(x.w.n == w.n && x.n_constraints == r.n_constraints && x.n_pub_out == r.n_pub_out && x.n_pub_in == r.n_pub_in &&
+                      x.n_prv_in == r.n_prv_in,
+                  "privacy %d: %zu wires, %u constraints in witness-only mode; %zu, %u in full", priv, (size_t)x.w.n, x.n_constraints,
+                  (size_t)w.n, r.n_constraints);
+    for (size_t i = 0; i < w.n; i++) ck_assert_msg(nnc_fr_eq(&x.w.v[i], &w.v[i]), "privacy %d: wire %zu differs", priv, i);
+    for (uint32_t c = 0; c < r.n_constraints; c++)
+        for (int k = 0; k < 2; k++) {
+            nnc_prv_fr s, t;
+            nnc_fr_set_zero(&s);
+            for (uint64_t e = r.lc_start[3 * (uint64_t)c + k]; e < r.lc_start[3 * (uint64_t)c + k + 1]; e++) {
+                nnc_fr_mul(&t, &r.terms[e].coef, &w.v[r.terms[e].wire]);
+                nnc_fr_add(&s, &s, &t);
+            }
+            ck_assert_msg(nnc_fr_eq(&s, &x.ab[2 * (uint64_t)c + k]), "privacy %d: constraint %u's %c w differs", priv, c, "AB"[k]);
+        }
+    nnc_prv_cb_witness_clear(&x);
+    CHECK(x.ab == NULL && x.w.v == NULL);
+    nnc_prv_r1cs_clear(&r);
+    nnc_prv_fr_vec_clear(&w);
+    nnc_prv_cb_destroy(full);
+    nnc_prv_cb_destroy(wo);
+}
+
+START_TEST(test_witness_only)
+{
+    rng r = rng_for(23);
+    for (int it = 0; it < 3; it++) {
+        nnc_qmodel q;
+        int64_t qa[72];
+        nnc_model *m = small_cnn_sample(&r, &q, qa);
+        for (int priv = NNC_PRV_ZK_PRIVATE_INPUT; priv <= NNC_PRV_ZK_PRIVATE_BOTH; priv++)
+            for (int u = 0; u < 2; u++) witness_only_matches(&q, priv | (u ? NNC_PRV_ZK_UNPACKED : 0), qa);
+        nnc_qmodel_clear(&q);
+        nnc_mdl_destroy(m);
+    }
+    /* the modes exclude each other, and a value-only constraint needs the mode */
+    nnc_prv_cb *cb = new_cb();
+    nnc_prv_fr one;
+    nnc_fr_set_one(&one);
+    nnc_prv_cb_constrain_values(cb, &one, &one);
+    CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_ARG);
+    nnc_prv_cb_destroy(cb);
+    cb = new_cb();
+    nnc_prv_cb_set_count_only(cb, 1);
+    nnc_prv_cb_set_witness_only(cb, 1);
+    CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_ARG);
+    nnc_prv_cb_destroy(cb);
+    cb = new_cb();
+    nnc_prv_lc y = {0};
+    nnc_prv_g_requant_value(cb, &y, NULL, 5, 1, 4);
+    CHECK(nnc_prv_cb_status(cb, err, sizeof err) == NNC_STATUS_ARG);
+    nnc_prv_lc_clear(&y);
+    nnc_prv_cb_destroy(cb);
+}
+END_TEST
+
+/* A proof from a witness-only build's A w and B w (no circuit, a key
+ * without coefficients) is the proof from the circuit, for the same
+ * blinding; a wrong A w value gives a proof that does not verify. */
+START_TEST(test_prove_by_witness)
+{
+    rng r = rng_for(25);
+    nnc_qmodel q;
+    int64_t qa[72];
+    nnc_model *m = small_cnn_sample(&r, &q, qa);
+    const int64_t *ins[1] = {qa};
+    nnc_prv_cb *full, *wo;
+    CHECK(nnc_prv_zk_compile(&full, &q, NNC_PRV_ZK_PRIVATE_INPUT, NNC_PRV_ZK_BUILD_FULL, ins, NULL, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(nnc_prv_zk_compile(&wo, &q, NNC_PRV_ZK_PRIVATE_INPUT, NNC_PRV_ZK_BUILD_WITNESS, ins, NULL, err, sizeof err) == NNC_STATUS_OK);
+    nnc_prv_r1cs cs;
+    nnc_prv_fr_vec w, pub1, pub2;
+    nnc_prv_cb_witness x;
+    CHECK(nnc_prv_cb_finish(full, &cs, &w, NULL, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(nnc_prv_cb_finish_witness(wo, &x, err, sizeof err) == NNC_STATUS_OK);
+    nnc_prv_zkey z, zc;
+    ck_assert_msg(nnc_prv_g16_setup(&z, &cs, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    /* the key as a prover reads it without its coefficient section */
+    size_t len = 0;
+    CHECK(nnc_prv_zkey_serialize(NULL, &len, &z) == NNC_STATUS_LIMIT); /* the size */
+    unsigned char *img = malloc(len);
+    CHECK(img && nnc_prv_zkey_serialize(img, &len, &z) == NNC_STATUS_OK);
+    CHECK(nnc_prv_zkey_parse(&zc, img, len, NNC_PRV_ZKEY_SKIP_COEFS, err, sizeof err) == NNC_STATUS_OK);
+    CHECK(zc.n_coefs == 0 && zc.coefs == NULL && zc.n_vars == z.n_vars);
+    nnc_prv_fr rs[2];
+    nnc_prv_fr_from_i64(&rs[0], 1234567);
+    nnc_prv_fr_from_i64(&rs[1], 7654321);
+    nnc_prv_g16_proof p1, p2;
+    nnc_prv_g16_ab given = {x.ab, x.n_constraints};
+    CHECK(nnc_prv_g16_prove_full(&p1, &pub1, &z, &cs, NULL, &w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err) == NNC_STATUS_OK);
+    ck_assert_msg(nnc_prv_g16_prove_full(&p2, &pub2, &zc, NULL, &given, &x.w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err) ==
+                      NNC_STATUS_OK, "%s", err);
+    CHECK(memcmp(&p1, &p2, sizeof p1) == 0 && pub1.n == pub2.n && memcmp(pub1.v, pub2.v, pub1.n * sizeof *pub1.v) == 0);
+    /* without A w and B w, a key without coefficients cannot prove */
+    nnc_prv_fr_vec_clear(&pub2);
+    CHECK(nnc_prv_g16_prove_full(&p2, &pub2, &zc, NULL, NULL, &x.w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err) == NNC_STATUS_INVALID);
+    nnc_prv_g16_vk vk;
+    CHECK(nnc_prv_g16_vk_from_zkey(&vk, &z) == NNC_STATUS_OK);
+    int valid = 0;
+    CHECK(nnc_prv_g16_verify(&valid, &vk, &pub1, &p1, err, sizeof err) == NNC_STATUS_OK && valid);
+    uint32_t c = (uint32_t)rng_below(&r, x.n_constraints);
+    nnc_prv_fr one;
+    nnc_prv_fr_from_i64(&one, 1);
+    nnc_fr_add(&x.ab[2 * (uint64_t)c], &x.ab[2 * (uint64_t)c], &one);
+    CHECK(nnc_prv_g16_prove_full(&p2, &pub2, &zc, NULL, &given, &x.w, 1, NULL, NULL, rs, NULL, NULL, err, sizeof err) == NNC_STATUS_OK);
+    valid = 1;
+    CHECK(nnc_prv_g16_verify(&valid, &vk, &pub2, &p2, err, sizeof err) == NNC_STATUS_OK);
+    ck_assert_msg(!valid, "a proof from a wrong A w at constraint %u verifies", c);
+    nnc_prv_g16_vk_clear(&vk);
+    nnc_prv_fr_vec_clear(&pub1);
+    nnc_prv_fr_vec_clear(&pub2);
+    nnc_prv_zkey_clear(&z);
+    nnc_prv_zkey_clear(&zc);
+    free(img);
+    nnc_prv_cb_witness_clear(&x);
+    nnc_prv_r1cs_clear(&cs);
+    nnc_prv_fr_vec_clear(&w);
+    nnc_prv_cb_destroy(full);
+    nnc_prv_cb_destroy(wo);
+    nnc_qmodel_clear(&q);
+    nnc_mdl_destroy(m);
+}
+END_TEST
+
+/* nnc_qmodel_layer_sums on convolutions of random geometry (strides,
+ * padding, dilation, groups) against sums over nnc_qmodel_window's taps. */
+START_TEST(test_layer_sums)
+{
+    rng r = rng_for(24);
+    for (int it = 0; it < 300; it++) {
+        nnc_q_layer l;
+        memset(&l, 0, sizeof l);
+        l.kind = NNC_Q_CONV;
+        l.group = 1 + (int64_t)rng_below(&r, 3);
+        l.C = l.group * (1 + (int64_t)rng_below(&r, 3));
+        l.OC = l.group * (1 + (int64_t)rng_below(&r, 3));
+        l.H = 1 + (int64_t)rng_below(&r, 9);
+        l.W = 1 + (int64_t)rng_below(&r, 9);
+        l.kh = 1 + (int64_t)rng_below(&r, 4);
+        l.kw = 1 + (int64_t)rng_below(&r, 4);
+        l.sh = 1 + (int64_t)rng_below(&r, 3);
+        l.sw = 1 + (int64_t)rng_below(&r, 3);
+        l.dh = 1 + (int64_t)rng_below(&r, 2);
+        l.dw = 1 + (int64_t)rng_below(&r, 2);
+        l.ph = (int64_t)rng_below(&r, 3);
+        l.pw = (int64_t)rng_below(&r, 3);
+        int64_t eh = (l.kh - 1) * l.dh + 1, ew = (l.kw - 1) * l.dw + 1;
+        if (l.H + 2 * l.ph < eh || l.W + 2 * l.pw < ew) continue;
+        l.OH = (l.H + 2 * l.ph - eh) / l.sh + 1;
+        l.OW = (l.W + 2 * l.pw - ew) / l.sw + 1;
+        int64_t cpg = l.C / l.group, nx = l.C * l.H * l.W, ny = l.OC * l.OH * l.OW;
+        l.nw = l.OC * cpg * l.kh * l.kw;
+        int64_t *x = malloc((size_t)nx * sizeof *x), *y = malloc((size_t)ny * sizeof *y), *b = malloc((size_t)l.OC * sizeof *b),
+                *xi = malloc((size_t)(2 * cpg * l.kh * l.kw) * sizeof *xi);
+        l.w = malloc((size_t)l.nw * sizeof *l.w);
+        for (int64_t i = 0; i < nx; i++) x[i] = (int64_t)rng_below(&r, 255) - 127;
+        for (int64_t i = 0; i < l.nw; i++) l.w[i] = (int64_t)rng_below(&r, 255) - 127;
+        for (int64_t i = 0; i < l.OC; i++) b[i] = (int64_t)rng_below(&r, 1 << 16) - (1 << 15);
+        l.b = rng_below(&r, 2) ? b : NULL;
+        nnc_qmodel_layer_sums(&l, x, y);
+        for (int64_t o = 0; o < l.OC; o++)
+            for (int64_t oy = 0; oy < l.OH; oy++)
+                for (int64_t ox = 0; ox < l.OW; ox++) {
+                    int64_t cnt = nnc_qmodel_window(&l, o, oy, ox, xi, xi + cpg * l.kh * l.kw), s = l.b ? l.b[o] : 0;
+                    for (int64_t k = 0; k < cnt; k++) s += x[xi[k]] * l.w[xi[cpg * l.kh * l.kw + k]];
+                    ck_assert_msg(y[(o * l.OH + oy) * l.OW + ox] == s, "case %d (seed %llu): output (%lld, %lld, %lld)", it,
+                                  (unsigned long long)g_seed, (long long)o, (long long)oy, (long long)ox);
+                }
+        free(x);
+        free(y);
+        free(b);
+        free(xi);
+        free(l.w);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("circuit");
@@ -1215,6 +1409,9 @@ static Suite *suite(void)
     tcase_add_test(tm, test_model_knit);
     tcase_add_test(tm, test_model_gather_sparse);
     tcase_add_test(tm, test_unsupported);
+    tcase_add_test(tm, test_witness_only);
+    tcase_add_test(tm, test_layer_sums);
+    tcase_add_test(tm, test_prove_by_witness);
     suite_add_tcase(s, tm);
     return s;
 }
