@@ -129,6 +129,10 @@ $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -
 # vectorise them (and if-convert the activations) outside sanitizer builds.
 ifneq ($(SAN),1)
 $(BUILD)/obj/models/kernels_f32.o $(BUILD)/obj/models/kernels_f64.o: CFLAGS += -O3 -ffp-contract=off
+# zk/quant.o: the quantiser's float twin and the integer runtime's layer
+# sums (each output's terms in the window's order, so vectorising along a
+# row changes no value; no contraction into fused multiply-adds)
+$(BUILD)/obj/zk/quant.o: CFLAGS += -O3 -ffp-contract=off
 # symfwd.o: -fno-trapping-math lets the back-substitution's sign splits
 # (v > 0 ? v : 0) be if-converted and vectorised; it changes no value (only
 # which floating-point exception flags may be raised), so the rounding

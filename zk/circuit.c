@@ -278,6 +278,11 @@ void nnc_prv_cb_constrain_values(nnc_prv_cb *cb, const nnc_prv_fr *a, const nnc_
     if (cb->n_sec) cb->sec[cb->n_sec - 1].constraints++;
 }
 
+nnc_prv_fr *nnc_prv_cb_constraint_a(nnc_prv_cb *cb, uint64_t i)
+{
+    return cb->witness_only && i < cb->n_cons ? &cb->ab[2 * i] : NULL;
+}
+
 /* ---------------------------------------------------------------- LCs */
 
 void nnc_prv_lc_clear(nnc_prv_lc *lc)

@@ -108,6 +108,10 @@ int nnc_prv_cb_witness_only(const nnc_prv_cb *cb);
  * combinations (the C combination's value is their product on a satisfying
  * witness).  Outside it: the sticky error. */
 void nnc_prv_cb_constrain_values(nnc_prv_cb *cb, const nnc_prv_fr *a, const nnc_prv_fr *b);
+/* Witness-only mode: the stored A w of constraint i (to fill in a value
+ * computed later, with the wire's own through nnc_prv_cb_value), or NULL
+ * outside the mode or past the last constraint. */
+nnc_prv_fr *nnc_prv_cb_constraint_a(nnc_prv_cb *cb, uint64_t i);
 
 /* A new wire of class cls holding value v.  Returns its id (0 on failure,
  * with the sticky error set). */

@@ -4,6 +4,7 @@
  * that bind the proof to the model and the input. */
 #include "zk/circuit.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,8 +413,7 @@ static nnc_status sums_by_value(zk_ctx *z, int li, char *err, size_t errlen)
     const nnc_q_layer *l = &z->q->l[li];
     zk_tensor *x = &z->t[l->in], *y = &z->t[l->out];
     int64_t *xv = lc_values(z, x->v, x->numel), *acc = malloc((size_t)(y->numel ? y->numel : 1) * sizeof *acc);
-    if (xv && acc) {
-        nnc_qmodel_layer_sums(l, xv, acc);
+    if (xv && acc && nnc_qmodel_layer_sums(l, xv, acc) == 0) {
         for (int64_t i = 0; i < y->numel; i++)
             nnc_prv_g_requant_value(z->cb, &y->v[i], &y->nonneg[i], acc[i], l->shift, z->q->t[l->out].rbits);
     } else {
@@ -608,6 +608,23 @@ done:
     return st ? st : nnc_prv_cb_status(cb, err, errlen);
 }
 
+/* The model commitment computed by another thread. */
+typedef struct commit_bg {
+    const nnc_qmodel *q; /* NULL: not started */
+    pthread_t tid;
+    int started;
+    nnc_prv_fr c;
+    nnc_status st;
+    char err[NNC_ERRBUF_SIZE];
+} commit_bg;
+
+static void *commit_thread(void *arg)
+{
+    commit_bg *b = arg;
+    b->st = nnc_prv_zk_model_commitment(&b->c, b->q, b->err, sizeof b->err);
+    return NULL;
+}
+
 nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_privacy priv,
                               nnc_prv_zk_build mode, const int64_t *const *qin, int64_t *out_vals, char *err,
                               size_t errlen)
@@ -627,6 +644,9 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
     nnc_prv_cb_set_count_only(z.cb, mode == NNC_PRV_ZK_BUILD_COUNT);
     nnc_prv_cb_set_witness_only(z.cb, mode == NNC_PRV_ZK_BUILD_WITNESS);
     nnc_prv_cb *cb = z.cb;
+    commit_bg bg = {0};
+    uint64_t commit_cons = 0;
+    uint32_t commit_wire = 0;
     nnc_prv_lc commit = {0};
     nnc_prv_fr c;
     int64_t **zero = NULL;
@@ -648,11 +668,25 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
     nnc_prv_cb_begin(cb, "model commitment");
     if (priv & NNC_PRV_ZK_PRIVATE_WEIGHTS) {
         if ((st = private_weights(&z, &commit, err, errlen))) goto done;
+        nnc_prv_g_wire_of(cb, &commit, NNC_PRV_WIRE_PUB_IN);
+    } else if (mode == NNC_PRV_ZK_BUILD_WITNESS) {
+        /* a hash of every weight, the longest serial part of a witness: a
+         * second thread computes it while the layers are built; its wire
+         * and its constraint (commitment * 1 = wire) are filled in after */
+        bg.q = q;
+        bg.started = pthread_create(&bg.tid, NULL, commit_thread, &bg) == 0;
+        if (!bg.started) commit_thread(&bg);
+        nnc_prv_fr zero, one;
+        nnc_prv_fr_from_i64(&zero, 0);
+        nnc_prv_fr_from_i64(&one, 1);
+        commit_cons = nnc_prv_cb_n_constraints(cb);
+        commit_wire = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PUB_IN, &zero);
+        nnc_prv_cb_constrain_values(cb, &zero, &one);
     } else {
         if ((st = nnc_prv_zk_model_commitment(&c, q, err, errlen))) goto done;
         nnc_prv_lc_term(cb, &commit, 0, &c);
+        nnc_prv_g_wire_of(cb, &commit, NNC_PRV_WIRE_PUB_IN);
     }
-    nnc_prv_g_wire_of(cb, &commit, NNC_PRV_WIRE_PUB_IN);
 
     /* Inputs and their commitment: public input 1. */
     nnc_prv_cb_begin(cb, "input commitment");
@@ -701,6 +735,14 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
     }
     st = nnc_prv_cb_status(cb, err, errlen);
 done:
+    if (bg.q) { /* the commitment thread: joined on every path */
+        if (bg.started) pthread_join(bg.tid, NULL);
+        if (!st && bg.st) st = nnc_err(err, errlen, bg.st, "%s", bg.err);
+        if (!st && (st = nnc_prv_cb_status(cb, err, errlen)) == NNC_STATUS_OK) {
+            *nnc_prv_cb_value(cb, commit_wire) = bg.c;
+            *nnc_prv_cb_constraint_a(cb, commit_cons) = bg.c;
+        }
+    }
     nnc_prv_lc_clear(&commit);
     if (z.t)
         for (int t = 0; t < q->n_t; t++) tensor_free(&z.t[t]);

@@ -110,40 +110,48 @@ int64_t nnc_qmodel_window(const nnc_q_layer *l, int64_t c, int64_t oy, int64_t o
     return n;
 }
 
-/* The output columns [*lo, *hi) of a row whose tap kx reads inside the
- * input (ix = ox sw - pw + kx dw in [0, W)). */
-static void tap_cols(const nnc_q_layer *l, int64_t kx, int64_t *lo, int64_t *hi)
+/* The output columns [cols[2 kx], cols[2 kx + 1]) of a row whose tap kx
+ * reads inside the input (ix = ox sw - pw + kx dw in [0, W)), for every
+ * kx < kw.  Returns: cols (free()), or NULL on OOM. */
+static int64_t *tap_cols(const nnc_q_layer *l)
 {
-    int64_t off = kx * l->dw - l->pw; /* ix = ox sw + off */
-    int64_t a = off >= 0 ? 0 : (-off + l->sw - 1) / l->sw, b = l->W - 1 - off < 0 ? 0 : (l->W - 1 - off) / l->sw + 1;
-    *lo = a;
-    *hi = b < l->OW ? b : l->OW;
+    int64_t *cols = malloc((size_t)(2 * l->kw) * sizeof *cols);
+    for (int64_t kx = 0; cols && kx < l->kw; kx++) {
+        int64_t off = kx * l->dw - l->pw; /* ix = ox sw + off */
+        int64_t a = off >= 0 ? 0 : (-off + l->sw - 1) / l->sw, b = l->W - 1 - off < 0 ? 0 : (l->W - 1 - off) / l->sw + 1;
+        cols[2 * kx] = a < l->OW ? a : l->OW;
+        cols[2 * kx + 1] = b < l->OW ? b : l->OW;
+    }
+    return cols;
 }
 
 /* A CONV layer's sums y[o][oy][ox] = b[o] + sum of x * w over the window
  * (padding skipped): each output's terms are added in nnc_qmodel_window's
  * order (channel, kernel row, kernel column), so the double sums are those
- * of a loop over the window, bit for bit; loops run along output rows. */
+ * of a loop over the window, bit for bit; loops run along output rows.
+ * Returns: 0, or -1 on OOM. */
 #define CONV_SUMS(NAME, T)                                                                                                \
-    static void NAME(const nnc_q_layer *l, const T *x, const T *w, const T *b, T *y)                                 \
+    static int NAME(const nnc_q_layer *l, const T *x, const T *w, const T *b, T *y)                                  \
     {                                                                                                                 \
         int64_t cpg = l->C / l->group, ocg = l->OC / l->group, plane = l->OH * l->OW;                                 \
+        int64_t *cols = tap_cols(l);                                                                                  \
+        if (!cols) return -1;                                                                                         \
         for (int64_t o = 0; o < l->OC; o++) {                                                                         \
             T *yo = y + o * plane;                                                                                    \
             T init = b ? b[o] : (T)0;                                                                                 \
             for (int64_t i = 0; i < plane; i++) yo[i] = init;                                                         \
             for (int64_t ci = 0; ci < cpg; ci++) {                                                                    \
                 const T *xc = x + ((o / ocg) * cpg + ci) * l->H * l->W;                                               \
+                const T *wc = w + (o * cpg + ci) * l->kh * l->kw;                                                     \
                 for (int64_t ky = 0; ky < l->kh; ky++)                                                                \
-                    for (int64_t kx = 0; kx < l->kw; kx++) {                                                          \
-                        T wv = w[((o * cpg + ci) * l->kh + ky) * l->kw + kx];                                         \
-                        int64_t lo, hi;                                                                               \
-                        tap_cols(l, kx, &lo, &hi);                                                                    \
-                        for (int64_t oy = 0; oy < l->OH; oy++) {                                                      \
-                            int64_t iy = oy * l->sh - l->ph + ky * l->dh;                                             \
-                            if (iy < 0 || iy >= l->H) continue;                                                       \
-                            const T *xr = xc + iy * l->W + kx * l->dw - l->pw;                                        \
-                            T *yr = yo + oy * l->OW;                                                                  \
+                    for (int64_t oy = 0; oy < l->OH; oy++) {                                                          \
+                        int64_t iy = oy * l->sh - l->ph + ky * l->dh;                                                 \
+                        if (iy < 0 || iy >= l->H) continue;                                                           \
+                        T *restrict yr = yo + oy * l->OW;                                                             \
+                        for (int64_t kx = 0; kx < l->kw; kx++) {                                                      \
+                            const T *restrict xr = xc + iy * l->W + kx * l->dw - l->pw;                               \
+                            T wv = wc[ky * l->kw + kx];                                                               \
+                            int64_t lo = cols[2 * kx], hi = cols[2 * kx + 1];                                         \
                             if (l->sw == 1)                                                                           \
                                 for (int64_t ox = lo; ox < hi; ox++) yr[ox] += xr[ox] * wv;                           \
                             else                                                                                      \
@@ -152,17 +160,16 @@ static void tap_cols(const nnc_q_layer *l, int64_t kx, int64_t *lo, int64_t *hi)
                     }                                                                                                 \
             }                                                                                                         \
         }                                                                                                             \
+        free(cols);                                                                                                   \
+        return 0;                                                                                                     \
     }
 CONV_SUMS(conv_sums_f64, double)
 CONV_SUMS(conv_sums_i64, int64_t)
 #undef CONV_SUMS
 
-void nnc_qmodel_layer_sums(const nnc_q_layer *l, const int64_t *x, int64_t *y)
+int nnc_qmodel_layer_sums(const nnc_q_layer *l, const int64_t *x, int64_t *y)
 {
-    if (l->kind == NNC_Q_CONV) {
-        conv_sums_i64(l, x, l->w, l->b, y);
-        return;
-    }
+    if (l->kind == NNC_Q_CONV) return conv_sums_i64(l, x, l->w, l->b, y);
     for (int64_t m = 0; m < l->M; m++)
         for (int64_t n = 0; n < l->N; n++) {
             const int64_t *xm = x + m * l->K, *wn = l->w + n * l->K;
@@ -170,6 +177,7 @@ void nnc_qmodel_layer_sums(const nnc_q_layer *l, const int64_t *x, int64_t *y)
             for (int64_t k = 0; k < l->K; k++) s += xm[k] * wn[k];
             y[m * l->N + n] = s;
         }
+    return 0;
 }
 
 /* Taps buffer for layer l (NULL on OOM; free()). */
@@ -206,7 +214,7 @@ static int eval_float(const nnc_qmodel *q, const qbuild *qb, int li, double **v)
             }
         break;
     case NNC_Q_CONV:
-        conv_sums_f64(l, x, w, b, y);
+        if (conv_sums_f64(l, x, w, b, y)) return -1;
         break;
     case NNC_Q_MAXPOOL: case NNC_Q_AVGPOOL: {
         int64_t *xi = window_buf(l);
@@ -663,7 +671,10 @@ nnc_status nnc_qmodel_run(const nnc_qmodel *q, const int64_t *const *qin, int64_
         const nnc_q_tensor *to = &q->t[l->out];
         switch (l->kind) {
         case NNC_Q_DENSE: case NNC_Q_CONV:
-            nnc_qmodel_layer_sums(l, x, y);
+            if (nnc_qmodel_layer_sums(l, x, y)) {
+                nnc_qmodel_free_values(q, v);
+                FAIL(NNC_STATUS_NOMEM, "out of memory");
+            }
             for (int64_t i = 0; i < to->numel; i++) y[i] = requant(y[i], l->shift);
             break;
         case NNC_Q_SPMM:

@@ -126,8 +126,9 @@ int64_t nnc_qmodel_window(const nnc_q_layer *l, int64_t c, int64_t oy, int64_t o
 
 /* The sums of a DENSE or CONV layer before requantisation, bias included:
  * y[i] for every output i (numel of the layer's output), from the input
- * values x (the integer program's, or a circuit's witness). */
-void nnc_qmodel_layer_sums(const nnc_q_layer *l, const int64_t *x, int64_t *y);
+ * values x (the integer program's, or a circuit's witness).
+ * Returns: 0, or -1 when out of memory. */
+int nnc_qmodel_layer_sums(const nnc_q_layer *l, const int64_t *x, int64_t *y);
 
 /* Multiply-accumulates of one inference (DENSE, CONV, SPMM nonzeros). */
 int64_t nnc_qmodel_macs(const nnc_qmodel *q);

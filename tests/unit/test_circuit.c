@@ -1362,7 +1362,7 @@ START_TEST(test_layer_sums)
         for (int64_t i = 0; i < l.nw; i++) l.w[i] = (int64_t)rng_below(&r, 255) - 127;
         for (int64_t i = 0; i < l.OC; i++) b[i] = (int64_t)rng_below(&r, 1 << 16) - (1 << 15);
         l.b = rng_below(&r, 2) ? b : NULL;
-        nnc_qmodel_layer_sums(&l, x, y);
+        CHECK(nnc_qmodel_layer_sums(&l, x, y) == 0);
         for (int64_t o = 0; o < l.OC; o++)
             for (int64_t oy = 0; oy < l.OH; oy++)
                 for (int64_t ox = 0; ox < l.OW; ox++) {
