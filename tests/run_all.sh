@@ -63,7 +63,7 @@ done
 # touch ISA-specific code run again with NNC_ISA capping the path, so CI on
 # any machine exercises what other users' CPUs run (the generic C path
 # always; AVX2 too on an AVX-512 machine).
-ISA_UNIT="test_sample test_runtime test_spmm test_embbag test_dlrm_plan test_prover_field test_prover_msm test_prover_ntt test_prover_fixedbase test_prover_groth16 test_symfwd test_loader"
+ISA_UNIT="test_sample test_runtime test_spmm test_embbag test_dlrm_plan test_prover_field test_prover_msm test_prover_ntt test_prover_fixedbase test_prover_groth16 test_poseidon test_symfwd test_loader"
 # (gnn's SpMM kernels run under the cap in test_spmm against their reference;
 # the e2e suite is not repeated, to keep CI under its time budget)
 ISA_E2E="dlrm differential"

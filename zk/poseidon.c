@@ -32,6 +32,8 @@
 #include <string.h>
 
 #include "prover/field_impl.h"
+#include "prover/fq_ifma.h"
+#include "zk/poseidon_ifma.h"
 
 #define POS_N_WIDTHS (NNC_PRV_POSEIDON_T_MAX - NNC_PRV_POSEIDON_T_MIN + 1)
 #define POS_FIELD_BITS 254
@@ -51,7 +53,7 @@ static nnc_prv_poseidon_params pos_params[POS_N_WIDTHS];
 
 /* The Grain LFSR: 80 state bits in a ring, pos = index of the oldest. */
 typedef struct pos_grain {
-    unsigned char bit[80];
+    unsigned char bit[160]; /* the 80 bits twice (bit[i + 80] = bit[i]): reads never wrap */
     unsigned pos;
 } pos_grain;
 
@@ -59,10 +61,10 @@ typedef struct pos_grain {
 static unsigned pos_grain_clock(pos_grain *g)
 {
     const unsigned p = g->pos;
-    unsigned nb = g->bit[(p + 62) % 80] ^ g->bit[(p + 51) % 80] ^ g->bit[(p + 38) % 80] ^
-                  g->bit[(p + 23) % 80] ^ g->bit[(p + 13) % 80] ^ g->bit[p];
-    g->bit[p] = (unsigned char)nb; /* the oldest bit leaves, the new one enters */
-    g->pos = (p + 1) % 80;
+    const unsigned char *b = &g->bit[p];
+    unsigned nb = b[62] ^ b[51] ^ b[38] ^ b[23] ^ b[13] ^ b[0];
+    g->bit[p] = g->bit[p + 80] = (unsigned char)nb; /* the oldest bit leaves, the new one enters */
+    g->pos = p == 79 ? 0 : p + 1;
     return nb;
 }
 
@@ -77,6 +79,7 @@ static void pos_grain_init(pos_grain *g, int t, int r_f, int r_p)
             g->bit[k++] = (unsigned char)((field[f].value >> b) & 1);
     while (k < 80)
         g->bit[k++] = 1;
+    memcpy(&g->bit[80], g->bit, 80);
     g->pos = 0;
     for (int i = 0; i < 160; i++)
         pos_grain_clock(g);
@@ -221,11 +224,15 @@ static nnc_fr pos_fast_c[POS_FAST_C], pos_fast_pre[POS_TOTAL_M], pos_fast_s[POS_
 static pos_fast pos_fast_tab[POS_N_WIDTHS];
 static int pos_ready[POS_N_WIDTHS]; /* atomic: 1 once width k is built (pos_ensure) */
 static pthread_mutex_t pos_mu = PTHREAD_MUTEX_INITIALIZER;
+/* width k's 8-lane IFMA form (zk/poseidon_ifma.h), built with it where the
+ * CPU has IFMA; the permutation uses it while nnc_fq_ifma_enabled() */
+static nnc_pos_ifma *pos_vec[POS_N_WIDTHS];
 
 /* Solves a x = b for x, a n x n (row-major, destroyed), invertible.
  * Returns: 1, or 0 for a singular a (cannot happen for Poseidon's blocks). */
 static int pos_solve(nnc_fr *a, nnc_fr *b, nnc_fr *x, int n)
 {
+    nnc_fr pinv[NNC_PRV_POSEIDON_T_MAX]; /* the pivots' inverses, for the back substitution too */
     for (int col = 0; col < n; col++) {
         int piv = col;
         while (piv < n && nnc_fr_is_zero(&a[piv * n + col]))
@@ -242,11 +249,10 @@ static int pos_solve(nnc_fr *a, nnc_fr *b, nnc_fr *x, int n)
             b[col] = b[piv];
             b[piv] = tmp;
         }
-        nnc_fr inv;
-        nnc_fr_inv_var(&inv, &a[col * n + col]);
+        nnc_fr_inv_var(&pinv[col], &a[col * n + col]);
         for (int i = col + 1; i < n; i++) {
             nnc_fr f, p;
-            nnc_fr_mul(&f, &a[i * n + col], &inv);
+            nnc_fr_mul(&f, &a[i * n + col], &pinv[col]);
             for (int j = col; j < n; j++) {
                 nnc_fr_mul(&p, &f, &a[col * n + j]);
                 nnc_fr_sub(&a[i * n + j], &a[i * n + j], &p);
@@ -256,13 +262,12 @@ static int pos_solve(nnc_fr *a, nnc_fr *b, nnc_fr *x, int n)
         }
     }
     for (int i = n - 1; i >= 0; i--) {
-        nnc_fr acc = b[i], p, inv;
+        nnc_fr acc = b[i], p;
         for (int j = i + 1; j < n; j++) {
             nnc_fr_mul(&p, &a[i * n + j], &x[j]);
             nnc_fr_sub(&acc, &acc, &p);
         }
-        nnc_fr_inv_var(&inv, &a[i * n + i]);
-        nnc_fr_mul(&x[i], &acc, &inv);
+        nnc_fr_mul(&x[i], &acc, &pinv[i]);
     }
     return 1;
 }
@@ -366,6 +371,9 @@ static void pos_ensure(int k)
         assert(oc == POS_TOTAL_C && om == POS_TOTAL_M && ofc == POS_FAST_C && os == POS_FAST_S);
         pos_build_width(k, koc, kom);
         pos_fast_build(k, kofc, kom, kos);
+        const pos_fast *f = &pos_fast_tab[k];
+        const nnc_prv_poseidon_params *p = &pos_params[k];
+        pos_vec[k] = nnc_pos_ifma_build(p->t, p->n_full, p->n_partial, f->c, p->m, f->pre, f->u, f->w); /* NULL: none */
         __atomic_store_n(&pos_ready[k], 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&pos_mu);
@@ -401,6 +409,11 @@ void nnc_prv_poseidon_permute(nnc_prv_fr *state, const nnc_prv_poseidon_params *
     assert(state && t >= NNC_PRV_POSEIDON_T_MIN && t <= NNC_PRV_POSEIDON_T_MAX);
     assert(p == &pos_params[t - NNC_PRV_POSEIDON_T_MIN]);
     const pos_fast *f = &pos_fast_tab[t - NNC_PRV_POSEIDON_T_MIN]; /* built with p */
+    const nnc_pos_ifma *vec = pos_vec[t - NNC_PRV_POSEIDON_T_MIN];
+    if (vec && nnc_fq_ifma_enabled()) {
+        nnc_pos_ifma_permute(vec, state);
+        return;
+    }
     const nnc_fr *c = f->c;
     for (int r = 0; r < half; r++, c += t) {
         for (int i = 0; i < t; i++) {

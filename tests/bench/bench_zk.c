@@ -108,11 +108,21 @@ static int cmd_circuit(int argc, char **argv)
     int64_t *qi[1] = {qin};
     if (nnc_qmodel_quantize_inputs(&q, xi, qi, err, sizeof err)) return die("input", err);
     nnc_prv_cb *cb;
-    double t0 = now_s();
+    nnc_prv_cb_witness wit = {0};
+    double t0, t_wit = NAN;
+    if (prove) { /* first, as nncert prove --key KEY: the witness alone, with each constraint's A w and B w */
+        t0 = now_s();
+        if (nnc_prv_zk_compile(&cb, &q, priv, NNC_PRV_ZK_BUILD_WITNESS, (const int64_t *const *)qi, NULL, err, sizeof err) ||
+            nnc_prv_cb_finish_witness(cb, &wit, err, sizeof err))
+            return die("witness", err);
+        nnc_prv_cb_destroy(cb);
+        t_wit = now_s() - t0;
+    }
+    t0 = now_s();
     if (nnc_prv_zk_compile(&cb, &q, priv, prove ? NNC_PRV_ZK_BUILD_FULL : NNC_PRV_ZK_BUILD_COUNT, (const int64_t *const *)qi, NULL, err,
                            sizeof err))
         return die("compile", err);
-    double t_circuit = now_s() - t0, t_wit = NAN;
+    double t_circuit = now_s() - t0;
     uint64_t cons = nnc_prv_cb_n_constraints(cb);
     uint32_t wires = nnc_prv_cb_n_wires(cb);
     int64_t macs = nnc_qmodel_macs(&q);
@@ -124,31 +134,22 @@ static int cmd_circuit(int argc, char **argv)
         nnc_prv_zkey z;
         nnc_prv_g16_vk vk;
         nnc_prv_g16_proof proof;
-        nnc_prv_cb_witness x;
-        nnc_prv_cb *wb;
         t0 = now_s();
         if (nnc_prv_cb_finish_move(cb, &r, &w, NULL, err, sizeof err)) return die("finish", err);
         t_circuit += now_s() - t0;
-        t0 = now_s();
-        /* as nncert prove --key KEY: the witness alone, with each constraint's A w and B w */
-        if (nnc_prv_zk_compile(&wb, &q, priv, NNC_PRV_ZK_BUILD_WITNESS, (const int64_t *const *)qi, NULL, err, sizeof err) ||
-            nnc_prv_cb_finish_witness(wb, &x, err, sizeof err))
-            return die("witness", err);
-        nnc_prv_cb_destroy(wb);
-        t_wit = now_s() - t0;
-        if (x.w.n != w.n || memcmp(x.w.v, w.v, w.n * sizeof *w.v) != 0) return die("witness", "the witness-only build differs from the circuit's");
+        if (wit.w.n != w.n || memcmp(wit.w.v, w.v, w.n * sizeof *w.v) != 0) return die("witness", "the witness-only build differs from the circuit's");
         nnc_prv_fr_vec_clear(&w);
         t0 = now_s();
         /* the key's points (a prover given A w and B w reads no coefficient section) */
         if (nnc_prv_g16_setup_flags(&z, &r, NNC_PRV_G16_SETUP_NO_COEFS, err, sizeof err)) return die("setup", err);
         t_setup = now_s() - t0;
         nnc_prv_r1cs_clear(&r);
-        nnc_prv_g16_ab given = {x.ab, x.n_constraints};
+        nnc_prv_g16_ab given = {wit.ab, wit.n_constraints};
         t0 = now_s();
-        if (nnc_prv_g16_prove_full(&proof, &pub, &z, NULL, &given, &x.w, 0, NULL, NULL, NULL, NULL, NULL, err, sizeof err))
+        if (nnc_prv_g16_prove_full(&proof, &pub, &z, NULL, &given, &wit.w, 0, NULL, NULL, NULL, NULL, NULL, err, sizeof err))
             return die("prove", err);
         t_prove = now_s() - t0;
-        nnc_prv_cb_witness_clear(&x);
+        nnc_prv_cb_witness_clear(&wit);
         if (nnc_prv_g16_vk_from_zkey(&vk, &z)) return die("vk", "out of memory");
         int valid = 0;
         t0 = now_s();
