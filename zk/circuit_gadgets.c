@@ -540,10 +540,87 @@ done:
     return nnc_prv_cb_status(cb, NULL, 0) ? -1 : 0;
 }
 
+/* Witness-only mode: x^5 of a value x (cst: a constant, no wires), or the
+ * S-box's three product wires and constraints in sbox()'s order. */
+static void sbox_value(nnc_prv_cb *cb, nnc_prv_fr *x, int cst, uint32_t *last)
+{
+    nnc_prv_fr x2, x4, x5;
+    nnc_fr_sqr(&x2, x);
+    nnc_fr_sqr(&x4, &x2);
+    nnc_fr_mul(&x5, &x4, x);
+    if (!cst) {
+        nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &x2);
+        nnc_prv_cb_constrain_values(cb, x, x);
+        nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &x4);
+        nnc_prv_cb_constrain_values(cb, &x2, &x2);
+        *last = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &x5);
+        nnc_prv_cb_constrain_values(cb, &x4, x);
+    }
+    *x = x5;
+}
+
+/* nnc_prv_g_poseidon in witness-only mode: the permutation's values by
+ * plain rounds, creating the wires and constraints of the full build: an
+ * S-box on a non-constant element costs its three products.  Which elements
+ * are constant follows from the entering state: an S-box keeps an element's
+ * kind, and a mix by the MDS matrix (whose entries are all nonzero) gives
+ * constants only from constants.  Each element leaves as its value: a
+ * constant, or (non-constant in the full build) the last S-box wire plus
+ * the constant that makes up the value, so later gadgets see the same kind
+ * of combination (test_circuit compares the witness with the full build's
+ * for every privacy setting). */
+static int poseidon_by_value(nnc_prv_cb *cb, nnc_prv_lc *state, const nnc_prv_poseidon_params *p)
+{
+    const int t = p->t, half = p->n_full / 2, rounds = p->n_full + p->n_partial;
+    nnc_prv_fr v[NNC_PRV_POSEIDON_T_MAX], nv[NNC_PRV_POSEIDON_T_MAX], a;
+    int cst[NNC_PRV_POSEIDON_T_MAX], all = 1;
+    uint32_t last = 0;
+    nnc_prv_lc tmp = {0};
+    for (int i = 0; i < t; i++) {
+        nnc_prv_lc_copy(cb, &tmp, &state[i]);
+        nnc_prv_lc_compact(cb, &tmp);
+        cst[i] = nnc_prv_lc_is_const(&tmp);
+        nnc_prv_lc_eval(cb, &v[i], &tmp);
+    }
+    nnc_prv_lc_clear(&tmp);
+    for (int r = 0; r < rounds; r++) {
+        int full = r < half || r >= half + p->n_partial;
+        for (int i = 0; i < t; i++) {
+            nnc_fr_add(&v[i], &v[i], &p->c[(size_t)r * (size_t)t + (size_t)i]);
+            if (full || i == 0) sbox_value(cb, &v[i], cst[i], &last);
+        }
+        all = 1;
+        for (int i = 0; i < t; i++) all &= cst[i];
+        for (int i = 0; i < t; i++) {
+            nnc_fr_set_zero(&nv[i]);
+            for (int j = 0; j < t; j++) {
+                nnc_fr_mul(&a, &p->m[i * t + j], &v[j]);
+                nnc_fr_add(&nv[i], &nv[i], &a);
+            }
+        }
+        for (int i = 0; i < t; i++) {
+            v[i] = nv[i];
+            cst[i] = all;
+        }
+    }
+    for (int i = 0; i < t; i++) {
+        nnc_prv_lc_reset(&state[i]);
+        if (cst[i]) {
+            nnc_prv_lc_term(cb, &state[i], 0, &v[i]);
+            continue;
+        }
+        nnc_fr_sub(&a, &v[i], nnc_prv_cb_value(cb, last));
+        nnc_prv_lc_term_i(cb, &state[i], last, 1);
+        nnc_prv_lc_term(cb, &state[i], 0, &a);
+    }
+    return nnc_prv_cb_status(cb, NULL, 0) ? -1 : 0;
+}
+
 int nnc_prv_g_poseidon(nnc_prv_cb *cb, nnc_prv_lc *state, int t)
 {
     const nnc_prv_poseidon_params *p = nnc_prv_poseidon_params_get(t);
     if (!p) return -1;
+    if (nnc_prv_cb_witness_only(cb)) return poseidon_by_value(cb, state, p);
     int rounds = p->n_full + p->n_partial, half = p->n_full / 2;
     nnc_prv_lc *ns = calloc((size_t)t, sizeof *ns);
     if (!ns) {
