@@ -252,6 +252,13 @@ int nnc_prv_knit_slots(int n);
 void nnc_prv_g_knit_dot(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *add, int k, int n, const nnc_prv_lc *w,
                         const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K);
 
+/* Witness-only mode (else the sticky error): nnc_prv_g_knit_dot with the
+ * weights given by their integer values wv (indexed as w; the weights are
+ * private wires, so no packed row is a constant): the same wires and
+ * constraints, the packed rows never formed as combinations. */
+void nnc_prv_g_knit_dot_values(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *add, int k, int n, const int64_t *wv,
+                               const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K);
+
 /* ---------------------------------------------------------------- commitments */
 
 /* A tensor to commit: values v[n], each in signed `bits` bits. */

@@ -58,3 +58,52 @@ void nnc_prv_g_knit_dot(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *a
     nnc_prv_lc_clear(&one);
     free(pw);
 }
+
+void nnc_prv_g_knit_dot_values(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *add, int k, int n, const int64_t *wv,
+                               const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K)
+{
+    if (!nnc_prv_cb_witness_only(cb)) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "knit packing by values outside witness-only mode");
+        return;
+    }
+    if (k < 1 || k > nnc_prv_knit_slots(n)) {
+        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "knit packing: more products than the field holds");
+        return;
+    }
+    nnc_prv_fr pw[NNC_PRV_KNIT_FIELD_BITS], two_n, tie, rv, xv, pv, t;
+    nnc_fr_set_one(&pw[0]);
+    nnc_fr_set_one(&two_n);
+    for (int b = 0; b < n; b++) nnc_fr_add(&two_n, &two_n, &two_n);
+    for (int i = 1; i < k; i++) nnc_fr_mul(&pw[i], &pw[i - 1], &two_n);
+    nnc_fr_set_zero(&tie);
+    for (int64_t j = 0; j < K; j++) {
+        /* the packed row sum_i w_ij B^i (weights private: never a constant) */
+        nnc_fr_set_zero(&rv);
+        for (int i = 0; i < k; i++) {
+            nnc_prv_fr_from_i64(&t, wv[wi[j] + i * wstride]);
+            nnc_fr_mul(&t, &t, &pw[i]);
+            nnc_fr_add(&rv, &rv, &t);
+        }
+        const nnc_prv_lc *xj = &x[xi[j]];
+        nnc_prv_lc_eval(cb, &xv, xj);
+        nnc_fr_mul(&pv, &rv, &xv);
+        if (!nnc_prv_lc_is_const(xj)) { /* nnc_prv_g_mul's product wire and constraint */
+            nnc_prv_cb_wire(cb, NNC_PRV_WIRE_INTERNAL, &pv);
+            nnc_prv_cb_constrain_values(cb, &rv, &xv);
+        }
+        nnc_fr_add(&tie, &tie, &pv);
+    }
+    for (int i = 0; i < k; i++) {
+        if (add) {
+            nnc_prv_lc_eval(cb, &t, &add[i]);
+            nnc_fr_mul(&t, &t, &pw[i]);
+            nnc_fr_add(&tie, &tie, &t);
+        }
+        nnc_prv_lc_eval(cb, &t, &z[i]);
+        nnc_fr_mul(&t, &t, &pw[i]);
+        nnc_fr_sub(&tie, &tie, &t);
+    }
+    nnc_prv_fr one;
+    nnc_fr_set_one(&one);
+    nnc_prv_cb_constrain_values(cb, &tie, &one); /* the tie: sum_j P_j + sum_i B^i (add_i - z_i) = 0 */
+}

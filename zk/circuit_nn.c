@@ -362,7 +362,10 @@ static void knit_block(zk_ctx *z, int li, const knit_layer *kl, zk_tensor *y, in
         int64_t yi = y0 + i * ystride;
         nnc_prv_g_requant_open(z->cb, &y->v[yi], &y->nonneg[yi], &kl->acc[i], a, l->shift, z->q->t[l->out].rbits);
     }
-    nnc_prv_g_knit_dot(z->cb, kl->acc, l->b ? &z->pw[l->nw + o0] : NULL, k, kl->n, z->pw, wi, wstride, x, xi, K);
+    if (nnc_prv_cb_witness_only(z->cb))
+        nnc_prv_g_knit_dot_values(z->cb, kl->acc, l->b ? &z->pw[l->nw + o0] : NULL, k, kl->n, kl->wv, wi, wstride, x, xi, K);
+    else
+        nnc_prv_g_knit_dot(z->cb, kl->acc, l->b ? &z->pw[l->nw + o0] : NULL, k, kl->n, z->pw, wi, wstride, x, xi, K);
 }
 
 /* DENSE/CONV with private weights, k outputs per packed constraint. */
