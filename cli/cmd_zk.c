@@ -331,11 +331,10 @@ int nnc_cmd_compile(int argc, char **argv)
  * held at once on this machine: a lower bound on what setup/key reading and
  * proving hold together (the key's A and B coefficients and its points), so
  * a refusal is never wrong, and a job that would exhaust the machine's
- * memory ends with a message instead of the kernel's OOM killer. */
-/* The circuit's shape as prove_fits needs it: from a full build (r, and
- * the key's A and B coefficients when key_coefs), or from a witness-only
- * build (x: the witness and each constraint's A w and B w; a key read
- * without its coefficients). */
+ * memory ends with a message instead of the kernel's OOM killer.  The
+ * circuit is a full build (r; the key's coefficients counted when
+ * key_coefs), or with r NULL a witness-only build (x: the witness and each
+ * constraint's A w and B w, with a key read without its coefficients). */
 static nnc_status prove_fits(const nnc_prv_r1cs *r, const nnc_prv_cb_witness *x, const nnc_prv_fr_vec *w, int key_coefs, char *err,
                              size_t errlen)
 {

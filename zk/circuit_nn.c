@@ -679,12 +679,12 @@ nnc_status nnc_prv_zk_compile(nnc_prv_cb **cbo, const nnc_qmodel *q, nnc_prv_zk_
         bg.q = q;
         bg.started = pthread_create(&bg.tid, NULL, commit_thread, &bg) == 0;
         if (!bg.started) commit_thread(&bg);
-        nnc_prv_fr zero, one;
-        nnc_prv_fr_from_i64(&zero, 0);
-        nnc_prv_fr_from_i64(&one, 1);
+        nnc_prv_fr f0, f1;
+        nnc_prv_fr_from_i64(&f0, 0);
+        nnc_prv_fr_from_i64(&f1, 1);
         commit_cons = nnc_prv_cb_n_constraints(cb);
-        commit_wire = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PUB_IN, &zero);
-        nnc_prv_cb_constrain_values(cb, &zero, &one);
+        commit_wire = nnc_prv_cb_wire(cb, NNC_PRV_WIRE_PUB_IN, &f0);
+        nnc_prv_cb_constrain_values(cb, &f0, &f1);
     } else {
         if ((st = nnc_prv_zk_model_commitment(&c, q, err, errlen))) goto done;
         nnc_prv_lc_term(cb, &commit, 0, &c);
