@@ -5,9 +5,11 @@
 #include "models/model_impl.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FAIL(st, ...) return nnc_err(err, errlen, st, __VA_ARGS__)
 
@@ -529,6 +531,87 @@ static nnc_status choose_scales(nnc_qmodel *q, const qbuild *qb, const double *m
     return NNC_STATUS_OK;
 }
 
+/* The calibration samples [s0, s1) through the float twin: per tensor the
+ * largest magnitude, into maxabs (n_t, zeroed by the caller).  Sample s is
+ * calib's, or without calibration data the deterministic splitmix64 draws
+ * of a sequential pass (draw d of the whole pass: seed + (d + 1) golden). */
+typedef struct calib_job {
+    const nnc_qmodel *q;
+    const qbuild *qb;
+    const double *const *calib;
+    int n_calib, s0, s1, fail;
+    double *maxabs;
+} calib_job;
+
+static void *calib_run(void *arg)
+{
+    calib_job *j = arg;
+    const nnc_qmodel *q = j->q;
+    int64_t per = 0; /* draws per sample */
+    for (int i = 0; i < q->n_inputs; i++) per += q->t[q->inputs[i]].numel;
+    double **v = calloc((size_t)q->n_t, sizeof *v);
+    j->fail = v == NULL;
+    for (int t = 0; !j->fail && t < q->n_t; t++) j->fail = !(v[t] = malloc((size_t)q->t[t].numel * sizeof(double)));
+    for (int s = j->s0; s < j->s1 && !j->fail; s++) {
+        uint64_t rs = 0x9e3779b97f4a7c15ull * (1 + (uint64_t)s * (uint64_t)per);
+        for (int i = 0; i < q->n_inputs; i++) {
+            const nnc_q_tensor *t = &q->t[q->inputs[i]];
+            for (int64_t k = 0; k < t->numel; k++) {
+                double x;
+                if (j->calib && j->n_calib > 0) x = j->calib[i][(int64_t)s * t->numel + k];
+                else { /* splitmix64: deterministic uniform [0,1) (indices: [0, range)) */
+                    uint64_t z = (rs += 0x9e3779b97f4a7c15ull);
+                    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+                    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                    z ^= z >> 31;
+                    x = (double)(z >> 11) * 0x1p-53;
+                    if (t->is_int) x = floor(x * (double)t->int_range);
+                }
+                v[q->inputs[i]][k] = x;
+            }
+        }
+        for (int li = 0; li < q->n_l && !j->fail; li++) j->fail = eval_float(q, j->qb, li, v) != 0;
+        for (int t = 0; t < q->n_t && !j->fail; t++)
+            for (int64_t k = 0; k < q->t[t].numel; k++) j->maxabs[t] = fmax(j->maxabs[t], fabs(v[t][k]));
+    }
+    if (v)
+        for (int t = 0; t < q->n_t; t++) free(v[t]);
+    free(v);
+    return NULL;
+}
+
+#define CALIB_MAX_THREADS 8
+
+/* Every calibration sample (calib's n_calib, else 32 drawn), over up to
+ * one thread per online CPU.  Returns: 0, or -1 when out of memory. */
+static int calib_all(const nnc_qmodel *q, const qbuild *qb, const double *const *calib, int n_calib, double *maxabs)
+{
+    int ns = (calib && n_calib > 0) ? n_calib : 32;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int T = cpus < 1 ? 1 : cpus > CALIB_MAX_THREADS ? CALIB_MAX_THREADS : (int)cpus;
+    if (T > ns) T = ns;
+    calib_job job[CALIB_MAX_THREADS];
+    pthread_t tid[CALIB_MAX_THREADS];
+    int started[CALIB_MAX_THREADS] = {0}, fail = 0;
+    for (int t = 0; t < T; t++) {
+        job[t] = (calib_job){q, qb, calib, n_calib, (int)((int64_t)ns * t / T), (int)((int64_t)ns * (t + 1) / T), 0,
+                             calloc((size_t)q->n_t, sizeof(double))};
+        if (!job[t].maxabs) fail = 1;
+    }
+    for (int t = 1; t < T && !fail; t++) started[t] = pthread_create(&tid[t], NULL, calib_run, &job[t]) == 0;
+    if (!fail) calib_run(&job[0]);
+    for (int t = 1; t < T; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        else if (!fail) calib_run(&job[t]); /* a thread that could not start: its share here */
+    }
+    for (int t = 0; t < T; t++) {
+        fail |= job[t].fail;
+        for (int i = 0; !fail && i < q->n_t; i++) maxabs[i] = fmax(maxabs[i], job[t].maxabs[i]);
+        free(job[t].maxabs);
+    }
+    return fail ? -1 : 0;
+}
+
 nnc_status nnc_qmodel_build(nnc_qmodel *out, const nnc_model *m, int bits, const double *const *calib,
                             int n_calib, char *err, size_t errlen)
 {
@@ -540,7 +623,7 @@ nnc_status nnc_qmodel_build(nnc_qmodel *out, const nnc_model *m, int bits, const
     q->bits = bits;
     memcpy(q->model_sha256, m->sha256, 32);
     qbuild qb = {0};
-    double **v = NULL, *maxabs = NULL;
+    double *maxabs = NULL;
     nnc_status st = NNC_STATUS_OK;
     int *map = malloc((size_t)m->n_vals * sizeof *map);
     q->inputs = malloc((size_t)(m->n_inputs ? m->n_inputs : 1) * sizeof *q->inputs);
@@ -564,36 +647,12 @@ nnc_status nnc_qmodel_build(nnc_qmodel *out, const nnc_model *m, int bits, const
             goto done;
         }
 
-    /* Calibration on the float twin. */
-    v = calloc((size_t)q->n_t, sizeof *v);
+    /* Calibration on the float twin: the samples split over threads, each
+     * with its own tensors; the per-tensor maxima are merged by fmax, so
+     * the scales do not depend on the split. */
     maxabs = calloc((size_t)q->n_t, sizeof *maxabs);
-    if (!v || !maxabs) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
-    for (int t = 0; t < q->n_t; t++)
-        if (!(v[t] = malloc((size_t)q->t[t].numel * sizeof(double)))) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
-    int ns = (calib && n_calib > 0) ? n_calib : 32;
-    uint64_t rs = 0x9e3779b97f4a7c15ull;
-    for (int s = 0; s < ns; s++) {
-        for (int i = 0; i < q->n_inputs; i++) {
-            nnc_q_tensor *t = &q->t[q->inputs[i]];
-            for (int64_t k = 0; k < t->numel; k++) {
-                double x;
-                if (calib && n_calib > 0) x = calib[i][(int64_t)s * t->numel + k];
-                else { /* splitmix64: deterministic uniform [0,1) (indices: [0, range)) */
-                    uint64_t z = (rs += 0x9e3779b97f4a7c15ull);
-                    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-                    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-                    z ^= z >> 31;
-                    x = (double)(z >> 11) * 0x1p-53;
-                    if (t->is_int) x = floor(x * (double)t->int_range);
-                }
-                v[q->inputs[i]][k] = x;
-            }
-        }
-        for (int li = 0; li < q->n_l; li++)
-            if (eval_float(q, &qb, li, v)) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
-        for (int t = 0; t < q->n_t; t++)
-            for (int64_t k = 0; k < q->t[t].numel; k++) maxabs[t] = fmax(maxabs[t], fabs(v[t][k]));
-    }
+    if (!maxabs) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
+    if (calib_all(q, &qb, calib, n_calib, maxabs)) { st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory"); goto done; }
     st = choose_scales(q, &qb, maxabs, err, errlen);
 done:
     for (int i = 0; i < q->n_l; i++) {
@@ -602,9 +661,6 @@ done:
     }
     free(qb.wf);
     free(qb.bf);
-    if (v)
-        for (int t = 0; t < q->n_t; t++) free(v[t]);
-    free(v);
     free(maxabs);
     free(map);
     if (st) nnc_qmodel_clear(q);
