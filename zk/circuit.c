@@ -280,7 +280,7 @@ void nnc_prv_cb_constrain_values(nnc_prv_cb *cb, const nnc_prv_fr *a, const nnc_
 
 nnc_prv_fr *nnc_prv_cb_constraint_a(nnc_prv_cb *cb, uint64_t i)
 {
-    return cb->witness_only && i < cb->n_cons ? &cb->ab[2 * i] : NULL;
+    return cb->witness_only && cb->ab && i < cb->n_cons ? &cb->ab[2 * i] : NULL;
 }
 
 /* ---------------------------------------------------------------- LCs */
@@ -551,9 +551,11 @@ nnc_status nnc_prv_cb_finish_witness(nnc_prv_cb *cb, nnc_prv_cb_witness *out, ch
     out->w.n = cb->n_wires;
     for (uint32_t i = 0; i < cb->n_wires; i++) out->w.v[map[i]] = cb->val[i];
     free(map);
-    out->ab = cb->ab; /* moved: the builder keeps none */
+    out->ab = cb->ab; /* moved: the builder keeps none, and takes no more constraints */
     cb->ab = NULL;
     cb->cap_ab = 0;
+    cb->st = NNC_STATUS_ARG;
+    snprintf(cb->err, sizeof cb->err, "the circuit builder's constraints were handed out by nnc_prv_cb_finish_witness");
     out->n_constraints = (uint32_t)cb->n_cons;
     out->n_pub_out = counts[NNC_PRV_WIRE_PUB_OUT];
     out->n_pub_in = counts[NNC_PRV_WIRE_PUB_IN];

@@ -140,8 +140,9 @@ typedef struct nnc_prv_cb_witness {
     nnc_prv_fr *ab;
     uint32_t n_constraints, n_pub_out, n_pub_in, n_prv_in;
 } nnc_prv_cb_witness;
-/* Out: *out (nnc_prv_cb_witness_clear, which wipes the constraint values);
- * the builder keeps its wires. */
+/* Out: *out (nnc_prv_cb_witness_clear, which wipes the constraint values).
+ * The builder keeps its wires (nnc_prv_cb_value) but every later call that
+ * adds to it or finishes it fails. */
 nnc_status nnc_prv_cb_finish_witness(nnc_prv_cb *cb, nnc_prv_cb_witness *out, char *err, size_t errlen);
 void nnc_prv_cb_witness_clear(nnc_prv_cb_witness *x);
 

@@ -1204,6 +1204,14 @@ static void witness_only_matches(const nnc_qmodel *q, int priv, const int64_t *q
     CHECK(nnc_prv_cb_finish(full, &r, &w, NULL, err, sizeof err) == NNC_STATUS_OK);
     CHECK(nnc_prv_cb_finish_witness(full, &x, err, sizeof err) == NNC_STATUS_ARG);
     CHECK(nnc_prv_cb_finish_witness(wo, &x, err, sizeof err) == NNC_STATUS_OK);
+    { /* handed out: the builder takes no more and gives nothing twice */
+        nnc_prv_cb_witness again;
+        nnc_prv_fr one;
+        nnc_prv_fr_from_i64(&one, 1);
+        nnc_prv_cb_constrain_values(wo, &one, &one);
+        CHECK(nnc_prv_cb_constraint_a(wo, 0) == NULL);
+        CHECK(nnc_prv_cb_finish_witness(wo, &again, err, sizeof err) == NNC_STATUS_ARG && again.ab == NULL);
+    }
     ck_assert_msg(x.w.n == w.n && x.n_constraints == r.n_constraints && x.n_pub_out == r.n_pub_out && x.n_pub_in == r.n_pub_in &&
                       x.n_prv_in == r.n_prv_in,
                   "privacy %d: %zu wires, %u constraints in witness-only mode; %zu, %u in full", priv, (size_t)x.w.n, x.n_constraints,
