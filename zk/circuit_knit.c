@@ -6,7 +6,6 @@
  * establish; this file only builds the constraints and the witness. */
 #include "zk/circuit.h"
 
-#include <stdlib.h>
 
 #include "prover/field_impl.h"
 
@@ -19,23 +18,28 @@ int nnc_prv_knit_base_bits(uint64_t dmax)
 
 int nnc_prv_knit_slots(int n) { return n < 1 ? 0 : NNC_PRV_KNIT_FIELD_BITS / n; }
 
-void nnc_prv_g_knit_dot(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *add, int k, int n, const nnc_prv_lc *w,
-                        const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K)
+/* pw[i] = B^i = 2^(n i) for i < k (n i <= 253; pw holds
+ * NNC_PRV_KNIT_FIELD_BITS elements).  Returns: 0, or -1 (sticky error set)
+ * when k products do not fit the field. */
+static int knit_powers(nnc_prv_cb *cb, int k, int n, nnc_prv_fr *pw)
 {
     if (k < 1 || k > nnc_prv_knit_slots(n)) {
         nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "knit packing: more products than the field holds");
-        return;
+        return -1;
     }
-    nnc_prv_fr *pw = malloc((size_t)k * sizeof *pw), two_n;
-    if (!pw) {
-        nnc_prv_cb_fail(cb, NNC_STATUS_NOMEM, "out of memory (knit packing)");
-        return;
-    }
-    /* B^i = 2^(n i), with n i <= 253 */
+    nnc_prv_fr two_n;
     nnc_fr_set_one(&pw[0]);
     nnc_fr_set_one(&two_n);
     for (int b = 0; b < n; b++) nnc_fr_add(&two_n, &two_n, &two_n);
     for (int i = 1; i < k; i++) nnc_fr_mul(&pw[i], &pw[i - 1], &two_n);
+    return 0;
+}
+
+void nnc_prv_g_knit_dot(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *add, int k, int n, const nnc_prv_lc *w,
+                        const int64_t *wi, int64_t wstride, const nnc_prv_lc *x, const int64_t *xi, int64_t K)
+{
+    nnc_prv_fr pw[NNC_PRV_KNIT_FIELD_BITS];
+    if (knit_powers(cb, k, n, pw)) return;
     nnc_prv_lc row = {0}, p = {0}, tie = {0}, one = {0}, zero = {0};
     for (int64_t j = 0; j < K; j++) {
         nnc_prv_lc_reset(&row);
@@ -56,7 +60,6 @@ void nnc_prv_g_knit_dot(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *a
     nnc_prv_lc_clear(&p);
     nnc_prv_lc_clear(&tie);
     nnc_prv_lc_clear(&one);
-    free(pw);
 }
 
 void nnc_prv_g_knit_dot_values(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_prv_lc *add, int k, int n, const int64_t *wv,
@@ -66,15 +69,8 @@ void nnc_prv_g_knit_dot_values(nnc_prv_cb *cb, const nnc_prv_lc *z, const nnc_pr
         nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "knit packing by values outside witness-only mode");
         return;
     }
-    if (k < 1 || k > nnc_prv_knit_slots(n)) {
-        nnc_prv_cb_fail(cb, NNC_STATUS_ARG, "knit packing: more products than the field holds");
-        return;
-    }
-    nnc_prv_fr pw[NNC_PRV_KNIT_FIELD_BITS], two_n, tie, rv, xv, pv, t;
-    nnc_fr_set_one(&pw[0]);
-    nnc_fr_set_one(&two_n);
-    for (int b = 0; b < n; b++) nnc_fr_add(&two_n, &two_n, &two_n);
-    for (int i = 1; i < k; i++) nnc_fr_mul(&pw[i], &pw[i - 1], &two_n);
+    nnc_prv_fr pw[NNC_PRV_KNIT_FIELD_BITS], tie, rv, xv, pv, t;
+    if (knit_powers(cb, k, n, pw)) return;
     nnc_fr_set_zero(&tie);
     for (int64_t j = 0; j < K; j++) {
         /* the packed row sum_i w_ij B^i (weights private: never a constant) */

@@ -25,13 +25,6 @@ struct nnc_pos_ifma {
     uint64_t *pw;   /* partial round j, vector k: element 0: 0, element i >= 1: w_j[i-1] 2^16, scaled */
 };
 
-void nnc_pos_ifma_free(nnc_pos_ifma *v)
-{
-    if (!v) return;
-    free(v->mem);
-    free(v);
-}
-
 #ifdef NNC_IFMA_BUILD
 
 /* lane l of vector dst: the bits of x (scaled: times 2^260, shifted: times

@@ -31,10 +31,10 @@ typedef struct nnc_pos_ifma nnc_pos_ifma;
  * matrix m and the matrix pre of the last full round before the partial
  * rounds (t x t, row-major), and per partial round the rows u and w (t - 1
  * each).  Returns: NULL when out of memory, or when this build or CPU has
- * no IFMA. */
+ * no IFMA.  A table lives for the process, as zk/poseidon.c's scalar
+ * tables do. */
 nnc_pos_ifma *nnc_pos_ifma_build(int t, int n_full, int n_partial, const nnc_fr *c, const nnc_fr *m, const nnc_fr *pre,
                                  const nnc_fr *u, const nnc_fr *w);
-void nnc_pos_ifma_free(nnc_pos_ifma *v);
 /* The permutation of state[t], in place. */
 void nnc_pos_ifma_permute(const nnc_pos_ifma *v, nnc_fr *state);
 
