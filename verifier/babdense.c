@@ -8,6 +8,7 @@
 
 #include <cblas.h>
 #include <float.h>
+#include <sodium.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,12 +444,94 @@ typedef struct bbd_root {
     float *lbf, *ubf;        /* float32 copies */
     nnc_gpu_bab *gpu;        /* or NULL: the passes on the device (nnc_bbd_opts.gpu) */
     char gpu_err[NNC_ERRBUF_SIZE]; /* why the device failed (then gpu is NULL), or "" */
+    /* a team's search (refine_impl.h, Teams), or team NULL */
+    const nnc_team *team;
+    double tbase;            /* this rank's nnc_rfn_now() when the search began */
+    double tel;              /* the agreed clock: the slowest rank's time since then, at the last exchange */
+    uint32_t tseq;           /* exchanges so far */
+    nnc_status tst;          /* a failed exchange: the search ends with it (the clock then reads +inf) */
+    char *terr;              /* its message (terrlen bytes) */
+    size_t terrlen;
+    size_t *tlens;           /* size: the ranks' lengths of an exchange */
 } bbd_root;
 
 static void root_free(bbd_root *r)
 {
     free(r->ew); free(r->ewoff); free(r->xmag); free(r->lof); free(r->hif); free(r->layer_of); free(r->lo);
-    free(r->lb); free(r->lbf);
+    free(r->lb); free(r->lbf); free(r->tlens);
+}
+
+/* The clock of the search's decisions by time: the wall clock, or in a
+ * team the agreed one (the same double on every rank between exchanges),
+ * +inf once an exchange failed, so that every deadline has passed. */
+static double bclock(const bbd_root *rt)
+{
+    if (rt->team == NULL) return nnc_rfn_now();
+    return rt->tst ? INFINITY : rt->tbase + rt->tel;
+}
+
+/* Exchange header: the search's tag, the exchange's number, the sender's
+ * time since the search began. */
+typedef struct bbd_xhdr {
+    uint32_t tag, seq;
+    double el;
+} bbd_xhdr;
+#define BBD_XTAG 0x62626478u /* "bbdx" */
+
+/* A team exchange (every rank, in the same order): mine (len bytes) to
+ * every rank.  Out: *all (malloc'd) the ranks' bytes in rank order without
+ * their headers, rt->tlens[q] rank q's length.  Moves the agreed clock to
+ * the slowest rank's.  On failure (rt->tst, rt->terr set; *all NULL) the
+ * search has ended: later calls fail at once. */
+static nnc_status team_xchg(bbd_root *rt, const void *mine, size_t len, unsigned char **all)
+{
+    const nnc_team *t = rt->team;
+    *all = NULL;
+    if (rt->tst) return rt->tst;
+    bbd_xhdr h = {BBD_XTAG, rt->tseq++, nnc_rfn_now() - rt->tbase};
+    unsigned char *buf = malloc(sizeof h + len), *raw = NULL;
+    if (buf == NULL) {
+        rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
+        return rt->tst;
+    }
+    memcpy(buf, &h, sizeof h);
+    if (len) memcpy(buf + sizeof h, mine, len);
+    nnc_status st = t->allgather(t->ctx, buf, sizeof h + len, &raw, rt->tlens, rt->terr, rt->terrlen);
+    free(buf);
+    if (st) {
+        rt->tst = st;
+        return st;
+    }
+    size_t in = 0, out = 0;
+    double el = rt->tel;
+    for (int q = 0; q < t->size; q++) {
+        bbd_xhdr hq;
+        if (rt->tlens[q] < sizeof hq) {
+            st = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_INVALID, "rank %d sent a malformed exchange in the ReLU-split search", q);
+            break;
+        }
+        memcpy(&hq, raw + in, sizeof hq);
+        if (hq.tag != BBD_XTAG || hq.seq != h.seq) {
+            st = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_INVALID,
+                         "rank %d is out of step in the ReLU-split search (exchange %u where %u was due)", q,
+                         (unsigned)hq.seq, (unsigned)h.seq);
+            break;
+        }
+        if (hq.el > el && isfinite(hq.el)) el = hq.el;
+        size_t l = rt->tlens[q] - sizeof hq;
+        memmove(raw + out, raw + in + sizeof hq, l);
+        rt->tlens[q] = l;
+        in += l + sizeof hq;
+        out += l;
+    }
+    if (st) {
+        free(raw);
+        rt->tst = st;
+        return st;
+    }
+    rt->tel = el;
+    *all = raw;
+    return NNC_STATUS_OK;
 }
 
 /* A sub-problem's ReLU pre-activation bounds and the relaxations they give
@@ -651,6 +734,7 @@ typedef struct bbd_ws {
     float *cand;              /* CH x N0: Anderson's bracket c there (anderson_f, for forward_grad) */
     float *tbf;               /* wmax: one item's intercept terms of a layer (backward_f) */
     float *abc;               /* CH x nv: the variables of the items optimise_chunk still steps */
+    float *abin;              /* CH x nv or NULL: a team's chunk's variables before it (diff_encode) */
     bbd_item *itc;            /* CH: those items */
     float *xt, *yt;           /* BBD_LANES x wmax each: the sparse products' blocks (sparse_rows_f) */
     double *xtd, *ytd;        /* the same for sparse_rows_d */
@@ -662,6 +746,7 @@ static void ws_free(bbd_ws *w)
     free(w->lamf); free(w->gr); free(w->ma); free(w->va); free(w->best); free(w->aq); free(w->gq); free(w->vidx);
     free(w->vand); free(w->vandf); free(w->hand); free(w->cand);
     free(w->cur); free(w->tbf); free(w->abc); free(w->itc); free(w->xt); free(w->yt); free(w->xtd); free(w->ytd);
+    free(w->abin);
 }
 
 /* A thread's scratch per item of a chunk (ws_init's arrays, in bytes). */
@@ -1421,6 +1506,13 @@ typedef struct bbd_pass {
                         (not sound); -2: sound bounds with CROWN's slopes and no multipliers */
     int ktop;        /* L - 1: the items are objective rows; else bounds of layer ktop's neurons */
     double deadline; /* > 0: chunks not begun by then are skipped (their bounds -inf) */
+    int ab_unread;   /* 1: nothing reads the optimised variables after the pass (a team's
+                        exchange leaves them out: each rank keeps those of its own items) */
+    /* a team's pass (run_pass), or NULL: per chunk, the variables its items
+       changed (diff_encode), for the exchange; a skipped chunk none (NULL,
+       length 0), one out of memory NULL, length SIZE_MAX */
+    unsigned char **dbuf;
+    size_t *dlen;
 } bbd_pass;
 
 static void gpu_tick(void *ctx)
@@ -1486,6 +1578,78 @@ static int run_pass_gpu(const bbd_pass *ps, size_t n, int may_tick, char *err, s
     return skipped;
 }
 
+/* A team's record of the variables R items changed, from before (their
+ * values before the pass) to after, bit for bit: per item a uint32 count m,
+ * then m uint32 offsets in the item's nv and m floats.  Out: *out
+ * (malloc'd), *len; returns 0, or -1 out of memory. */
+static int diff_encode(const float *before, const float *after, int R, size_t vn, unsigned char **out, size_t *len)
+{
+    uint32_t *idx = malloc(sizeof(uint32_t) * (vn + 1));
+    size_t cap = sizeof(uint32_t) * (size_t)R + 1024, at = 0;
+    unsigned char *b = malloc(cap);
+    if (!idx || !b) {
+        free(idx);
+        free(b);
+        return -1;
+    }
+    for (int i = 0; i < R; i++) {
+        const float *x = before + (size_t)i * vn, *y = after + (size_t)i * vn;
+        uint32_t k = 0;
+        for (size_t q = 0; q < vn; q++) {
+            uint32_t u, v;
+            memcpy(&u, &x[q], sizeof u);
+            memcpy(&v, &y[q], sizeof v);
+            idx[k] = (uint32_t)q;
+            k += u != v;
+        }
+        size_t need = sizeof k + (sizeof(uint32_t) + sizeof(float)) * k + sizeof(uint32_t) * (size_t)(R - i - 1);
+        if (cap - at < need) {
+            size_t nc = 2 * cap > at + need ? 2 * cap : at + need;
+            unsigned char *nb = realloc(b, nc);
+            if (nb == NULL) {
+                free(idx);
+                free(b);
+                return -1;
+            }
+            b = nb;
+            cap = nc;
+        }
+        memcpy(b + at, &k, sizeof k);
+        at += sizeof k;
+        memcpy(b + at, idx, sizeof(uint32_t) * k);
+        at += sizeof(uint32_t) * k;
+        for (uint32_t j = 0; j < k; j++, at += sizeof(float)) memcpy(b + at, &y[idx[j]], sizeof(float));
+    }
+    free(idx);
+    *out = b;
+    *len = at;
+    return 0;
+}
+
+/* A record of diff_encode applied to R items' variables ab (their values
+ * before the pass, as on the sender).  Returns the bytes read, or 0 where
+ * the record is malformed (an offset out of range, a short record). */
+static size_t diff_apply(const unsigned char *r, size_t len, int R, size_t vn, float *ab)
+{
+    size_t at = 0;
+    for (int i = 0; i < R; i++) {
+        uint32_t k;
+        if (len - at < sizeof k) return 0;
+        memcpy(&k, r + at, sizeof k);
+        at += sizeof k;
+        if (k > vn || (len - at) / (sizeof(uint32_t) + sizeof(float)) < k) return 0;
+        const unsigned char *oi = r + at, *vi = r + at + sizeof(uint32_t) * k;
+        for (uint32_t j = 0; j < k; j++) {
+            uint32_t o;
+            memcpy(&o, oi + sizeof o * j, sizeof o);
+            if (o >= vn) return 0;
+            memcpy(ab + (size_t)i * vn + o, vi + sizeof(float) * j, sizeof(float));
+        }
+        at += (sizeof(uint32_t) + sizeof(float)) * k;
+    }
+    return at;
+}
+
 /* One chunk (items c CH ...) of a pass on workspace w; returns 1 where it
  * was skipped past the deadline.  tick: w's thread may report progress. */
 static int pass_chunk(const bbd_pass *ps, size_t n, size_t c, bbd_ws *w, int tick)
@@ -1499,10 +1663,18 @@ static int pass_chunk(const bbd_pass *ps, size_t n, size_t c, bbd_ws *w, int tic
         return 1;
     }
     w->tick = tick;
+    int diff = ps->dbuf != NULL && ps->mode >= 0;
+    if (diff && w->abin == NULL) w->abin = malloc(sizeof(float) * CH * vn);
+    if (diff && w->abin) memcpy(w->abin, ps->ab + i0 * vn, sizeof(float) * vn * (size_t)R);
     if (ps->mode == -2) backward(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, NULL, ps->lower + i0, w);
     else if (ps->mode == -1)
         backward_f(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->lower + i0, w);
     else optimise_chunk(e, ps->rt, ps->p, R, ps->items + i0, ps->ktop, ps->ab + i0 * vn, ps->mode, ps->lower + i0, w);
+    /* (out of memory: no record, and run_pass ends the search) */
+    if (diff && (w->abin == NULL || diff_encode(w->abin, ps->ab + i0 * vn, R, vn, &ps->dbuf[c], &ps->dlen[c]))) {
+        ps->dbuf[c] = NULL;
+        ps->dlen[c] = SIZE_MAX;
+    }
     if (ps->coef && ps->mode == -1) /* (optimise_chunk leaves w->lamf compacted) */
         for (int i = 0; i < R; i++)
             memcpy(ps->coef + (i0 + (size_t)i) * (size_t)e->nr, w->lamf + (size_t)i * (size_t)ls + e->n_in,
@@ -1512,8 +1684,9 @@ static int pass_chunk(const bbd_pass *ps, size_t n, size_t c, bbd_ws *w, int tic
     return 0;
 }
 
-/* Returns the number of chunks skipped past ps->deadline (0 without one). */
-static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
+/* Items [0, n) of ps on this process.  Returns the number of chunks
+ * skipped past ps->deadline (0 without one). */
+static int run_pass_local(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
 {
     size_t CH = (size_t)ps->e->chunk, nch = (n + CH - 1) / CH;
     int skipped = 0;
@@ -1567,6 +1740,124 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
             ps->p->tick(ps->p->tick_ctx, UINT64_MAX); /* (rate-limited by the caller: cheap) */
             nanosleep(&(struct timespec){0, 200000}, NULL); /* 0.2 ms: the pass ends at most that late */
         }
+    }
+    return skipped;
+}
+
+/* Rank q's items [*i0, *i1) of a pass of n items: its share of the chunks
+ * (nnc_team_share). */
+static void team_range(const bbd_root *rt, int q, size_t n, size_t CH, size_t *i0, size_t *i1)
+{
+    nnc_team t = *rt->team;
+    uint64_t c0, c1;
+    t.rank = q;
+    nnc_team_share(&t, (n + CH - 1) / CH, &c0, &c1);
+    *i0 = c0 * CH < n ? c0 * CH : n;
+    *i1 = c1 * CH < n ? c1 * CH : n;
+}
+
+/* Items [0, n) of ps: on this process, or in a team this rank's share of
+ * the chunks, then every rank's bounds, optimised variables (mode >= 0) and
+ * coefficients (ps->coef, mode -1) by one exchange (refine_impl.h, Teams).
+ * Returns the number of chunks skipped past ps->deadline, over the team (all
+ * of them once an exchange failed: their bounds -inf). */
+static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
+{
+    bbd_root *rt = (bbd_root *)ps->rt; /* one search's, on its thread */
+    if (rt->team == NULL) return run_pass_local(ps, n, ws, threads);
+    if (n == 0) return 0; /* (alike on every rank) */
+    const nnc_bbd *e = ps->e;
+    size_t CH = (size_t)e->chunk, vn = e->nv, nr = (size_t)e->nr, i0, i1;
+    int gab = ps->ab != NULL && ps->mode >= 0 && !ps->ab_unread, gco = ps->coef != NULL && ps->mode == -1;
+    int skipped = 0;
+    team_range(rt, rt->team->rank, n, CH, &i0, &i1);
+    size_t nc = (i1 - i0 + CH - 1) / CH, per = sizeof(double) + (gco ? sizeof(float) * nr : 0);
+    unsigned char **dbuf = gab ? calloc(nc + 1, sizeof *dbuf) : NULL;
+    size_t *dlen = gab ? calloc(nc + 1, sizeof *dlen) : NULL;
+    if (gab && (!dbuf || !dlen) && !rt->tst) rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
+    if (!rt->tst && i1 > i0) {
+        bbd_pass sub = *ps;
+        sub.items += i0;
+        sub.lower += i0;
+        if (sub.ab) sub.ab += i0 * vn;
+        if (sub.coef) sub.coef += i0 * nr;
+        sub.dbuf = dbuf;
+        sub.dlen = dlen;
+        skipped = run_pass_local(&sub, i1 - i0, ws, threads);
+    }
+    /* the message: skipped chunks, bounds, coefficients, then per chunk
+     * its record of changed variables (its length first) */
+    size_t len = sizeof(int32_t) + per * (i1 - i0);
+    for (size_t c = 0; gab && !rt->tst && c < nc; c++) {
+        size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
+        if (dlen[c] == SIZE_MAX) rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
+        len += sizeof(uint64_t) + (dbuf[c] ? dlen[c] : sizeof(uint32_t) * R);
+    }
+    unsigned char *mine = rt->tst ? NULL : malloc(len), *all = NULL;
+    if (!rt->tst && mine == NULL) rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
+    if (mine) {
+        unsigned char *w = mine;
+        int32_t sk = skipped;
+        memcpy(w, &sk, sizeof sk);
+        w += sizeof sk;
+        memcpy(w, ps->lower + i0, sizeof(double) * (i1 - i0));
+        w += sizeof(double) * (i1 - i0);
+        if (gco) memcpy(w, ps->coef + i0 * nr, sizeof(float) * nr * (i1 - i0));
+        w += gco ? sizeof(float) * nr * (i1 - i0) : 0;
+        for (size_t c = 0; gab && c < nc; c++) {
+            size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
+            uint64_t l = dbuf[c] ? dlen[c] : sizeof(uint32_t) * R;
+            memcpy(w, &l, sizeof l);
+            w += sizeof l;
+            if (dbuf[c]) memcpy(w, dbuf[c], dlen[c]);
+            else memset(w, 0, (size_t)l); /* skipped: nothing changed */
+            w += l;
+        }
+        team_xchg(rt, mine, len, &all);
+        free(mine);
+    }
+    for (size_t c = 0; dbuf && c < nc; c++) free(dbuf[c]);
+    free(dbuf);
+    free(dlen);
+    skipped = 0;
+    size_t off = 0;
+    for (int q = 0; all && q < rt->team->size; q++) {
+        size_t a, b, at = 0, ql = rt->tlens[q];
+        team_range(rt, q, n, CH, &a, &b);
+        const unsigned char *r = all + off;
+        int ok = ql >= sizeof(int32_t) + per * (b - a);
+        if (ok) {
+            int32_t sk;
+            memcpy(&sk, r, sizeof sk);
+            at = sizeof sk;
+            skipped += sk;
+            if (q != rt->team->rank) {
+                memcpy(ps->lower + a, r + at, sizeof(double) * (b - a));
+                if (gco) memcpy(ps->coef + a * nr, r + at + sizeof(double) * (b - a), sizeof(float) * nr * (b - a));
+            }
+            at += per * (b - a);
+        }
+        for (size_t c = 0; ok && gab && a + c * CH < b; c++) {
+            int R = (int)(b - a - c * CH < CH ? b - a - c * CH : CH);
+            uint64_t l;
+            if (ql - at < sizeof l) { ok = 0; break; }
+            memcpy(&l, r + at, sizeof l);
+            at += sizeof l;
+            if (l > ql - at) { ok = 0; break; }
+            if (q != rt->team->rank && diff_apply(r + at, (size_t)l, R, vn, ps->ab + (a + c * CH) * vn) != l) { ok = 0; break; }
+            at += (size_t)l;
+        }
+        if (!ok || at != ql) {
+            rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_INVALID,
+                              "rank %d sent a malformed pass in the ReLU-split search", q);
+            break;
+        }
+        off += ql;
+    }
+    free(all);
+    if (rt->tst) { /* the search ends: nothing of this pass is trusted */
+        for (size_t i = 0; i < n; i++) ps->lower[i] = -INFINITY;
+        return (int)((n + CH - 1) / CH);
     }
     return skipped;
 }
@@ -1771,7 +2062,8 @@ static nnc_status tighten(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
             }
             if (n == 0) continue;
             /* chunks skipped at the deadline keep their bounds (lower -inf) */
-            bbd_pass ps = {e, rt, p, nb->items, vn ? nb->ab : NULL, nb->lower, NULL, vn ? iters : -2, k, deadline};
+            bbd_pass ps = {e, rt, p, nb->items, vn ? nb->ab : NULL, nb->lower, NULL, vn ? iters : -2, k, deadline, 1,
+                           NULL, NULL};
             run_pass(&ps, n, ws, threads);
             size_t i = 0;
             for (int d = d0; d < d1; d++) {
@@ -1931,7 +2223,7 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
         held = no * lbytes;
         size_t rot = 0, maxne = cap / (sizeof(float) * vn * (2 * (size_t)fsb + 3));
         if (maxne < 1) maxne = 1;
-        while (!st && nnc_rfn_now() < deadline && held <= cap) {
+        while (!st && bclock(rt) < deadline && held <= cap) {
             ne = 0;
             for (size_t qi = 0; qi < no && ne < maxne; qi++) {
                 size_t q = (qi + rot) % no;
@@ -1972,7 +2264,7 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
                 xb.items[i] = (bbd_item){ex[i].s, d->b, -1, 0, ov->sg, -1, ov->nj};
                 init_vars(e, d->b, xb.ab + i * vn);
             }
-            bbd_pass cp = {e, rt, p, xb.items, xb.ab, xb.lower, coef, -1, k, 0};
+            bbd_pass cp = {e, rt, p, xb.items, xb.ab, xb.lower, coef, -1, k, 0, 0, NULL, NULL};
             run_pass(&cp, ne, ws, threads);
             size_t nt = 0;
             for (size_t i = 0; i < ne; i++) {
@@ -1981,7 +2273,7 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
                 if (ncand[i] > 1) nt = trial_items(e, &xb.items[i], cand + i * NNC_BBD_FSB_CANDIDATES, ncand[i], ex[i].ab, &tb, nt);
             }
             if (nt > 0) {
-                bbd_pass tp = {e, rt, p, tb.items, tb.ab, tb.lower, NULL, -1, k, 0};
+                bbd_pass tp = {e, rt, p, tb.items, tb.ab, tb.lower, NULL, -1, k, 0, 0, NULL, NULL};
                 run_pass(&tp, nt, ws, threads);
             }
             nt = 0;
@@ -2026,7 +2318,7 @@ static nnc_status refine_split(const nnc_bbd *e, const bbd_root *rt, const nnc_r
             held -= ne * lbytes;
             ne = 0;
             if (!st) {
-                bbd_pass ps = {e, rt, p, xb.items, xb.ab, xb.lower, NULL, iters, k, 0};
+                bbd_pass ps = {e, rt, p, xb.items, xb.ab, xb.lower, NULL, iters, k, 0, 0, NULL, NULL};
                 run_pass(&ps, nc, ws, threads);
             }
             for (size_t i = 0; i < nc; i++) {
@@ -2086,7 +2378,7 @@ static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rf
 {
     size_t vn = e->nv;
     nnc_status st = NNC_STATUS_OK;
-    for (int k = 1; k + 1 < e->L && nnc_rfn_now() < deadline && !st; k++) {
+    for (int k = 1; k + 1 < e->L && bclock(rt) < deadline && !st; k++) {
         size_t n = 0;
         int64_t o = e->off[k], N = e->off[k + 1] - o;
         for (int64_t j = 0; j < N; j++) {
@@ -2099,7 +2391,7 @@ static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rf
         }
         if (n == 0) continue;
         /* chunks not begun by the deadline keep their bounds (lower -inf) */
-        bbd_pass ps = {e, rt, p, rb->items, rb->ab, rb->lower, NULL, iters, k, deadline};
+        bbd_pass ps = {e, rt, p, rb->items, rb->ab, rb->lower, NULL, iters, k, deadline, 0, NULL, NULL};
         run_pass(&ps, n, ws, threads);
         for (size_t i = 0; i < n; i += 2) {
             int64_t f = o + rb->items[i].nj;
@@ -2107,7 +2399,7 @@ static nnc_status refine_root(const nnc_bbd *e, const bbd_root *rt, const nnc_rf
             if (l <= u && (l != d->b->rl[f] || u != d->b->rh[f])) bnd_set(d->b, f, l, u);
         }
         if (split_budget > 0) {
-            double now = nnc_rfn_now();
+            double now = bclock(rt);
             st = refine_split(e, rt, p, d, k, rb, n, BBD_RS_ITERS, fsb, split_budget, split_bytes,
                               now + (deadline - now) / (e->L - 1 - k),
                               ws, threads);
@@ -2126,7 +2418,7 @@ static int root_certified(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
         ib->items[r] = (bbd_item){d->s, d->b, -1, 0, 1, r, 0};
         init_vars(e, d->b, ib->ab + (size_t)r * e->nv);
     }
-    bbd_pass ps = {e, rt, p, ib->items, ib->ab, ib->lower, NULL, iters, e->L - 1, 0};
+    bbd_pass ps = {e, rt, p, ib->items, ib->ab, ib->lower, NULL, iters, e->L - 1, 0, 1, NULL, NULL};
     run_pass(&ps, (size_t)p->nrows, ws, threads);
     for (int j = 0; j < p->ndisj; j++) {
         int dead = 0;
@@ -2134,6 +2426,68 @@ static int root_certified(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
         if (!dead) return 0;
     }
     return 1;
+}
+
+/* A team's first exchange (refine_impl.h, Teams): rt's clock starts; each
+ * rank's digest of what it searches (the caller's box and ReLU bounds, the
+ * problem, the options that shape the tree) must be rank 0's; the deadline
+ * (*deadline in, this rank's clock) becomes the earliest rank's.  terr:
+ * NNC_ERRBUF_SIZE bytes for the team's messages. */
+static nnc_status team_begin(const nnc_bbd *e, bbd_root *rt, const nnc_bbd_opts *o, const double *lo,
+                             const double *hi, const double *rl, const double *rh, const nnc_rfn_problem *p,
+                             char *terr, double *deadline)
+{
+    rt->team = o->team;
+    rt->terr = terr;
+    rt->terrlen = NNC_ERRBUF_SIZE;
+    rt->tbase = nnc_rfn_now();
+    if ((rt->tlens = malloc(sizeof(size_t) * (size_t)o->team->size)) == NULL) return NNC_STATUS_NOMEM;
+    struct {
+        unsigned char sha[32];
+        double left;
+    } mine, q0, qq;
+    crypto_generichash_state h;
+    crypto_generichash_init(&h, NULL, 0, sizeof mine.sha);
+#define HASH(ptr, bytes) crypto_generichash_update(&h, (const unsigned char *)(ptr), (bytes))
+    size_t ni = sizeof(double) * (size_t)e->n_in, nrb = sizeof(double) * (size_t)e->nr;
+    HASH(lo, ni);
+    HASH(hi, ni);
+    HASH(rl, nrb);
+    HASH(rh, nrb);
+    int32_t shape[4] = {p->nrows, p->ndisj, p->n_out, e->chunk};
+    HASH(shape, sizeof shape);
+    HASH(p->C, sizeof(double) * (size_t)p->nrows * (size_t)p->n_out);
+    HASH(p->d, sizeof(double) * (size_t)p->nrows);
+    HASH(p->dstart, sizeof(int) * (size_t)(p->ndisj + 1));
+    int32_t oi[7] = {o->batch, o->iters, o->fsb, o->root_iters, o->root_splits, o->interm_iters, o->root_rl != NULL};
+    double od[3] = {o->root_max_s, o->interm_share, o->interm_loss_share};
+    uint64_t ou[2] = {o->max_nodes, (uint64_t)o->root_split_bytes};
+    HASH(oi, sizeof oi);
+    HASH(od, sizeof od);
+    HASH(ou, sizeof ou);
+#undef HASH
+    crypto_generichash_final(&h, mine.sha, sizeof mine.sha);
+    mine.left = *deadline - rt->tbase;
+    unsigned char *all = NULL;
+    nnc_status st = team_xchg(rt, &mine, sizeof mine, &all);
+    if (st) return st;
+    double left = mine.left;
+    for (int q = 0; q < o->team->size && !st; q++) {
+        if (rt->tlens[q] != sizeof mine) {
+            st = nnc_err(terr, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID, "rank %d sent a malformed exchange in the ReLU-split search", q);
+            break;
+        }
+        memcpy(&qq, all + sizeof mine * (size_t)q, sizeof qq);
+        if (q == 0) q0 = qq;
+        if (memcmp(qq.sha, q0.sha, sizeof q0.sha) != 0)
+            st = nnc_err(terr, NNC_ERRBUF_SIZE, NNC_STATUS_INVALID,
+                         "rank %d runs the ReLU-split search on another box, bounds, property or options than rank 0", q);
+        if (qq.left < left) left = qq.left;
+    }
+    free(all);
+    if (st) return rt->tst = st;
+    *deadline = rt->tbase + left;
+    return NNC_STATUS_OK;
 }
 
 nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
@@ -2164,6 +2518,9 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     bbd_root rt;
     nnc_status st = root_init(e, lo, hi, rl, rh, &rt);
     if (!st && nnc_bbd_gpu_ok(e)) rt.gpu = o->gpu;
+    double deadline = o->deadline;
+    char terr[NNC_ERRBUF_SIZE] = "";
+    if (!st && o->team && o->team->size > 1) st = team_begin(e, &rt, o, lo, hi, rl, rh, p, terr, &deadline);
     bbd_ws *ws = calloc((size_t)threads, sizeof(bbd_ws));
     int B = o->batch > 0 ? o->batch : 1;
     size_t icap = (size_t)B * (size_t)p->ndisj;
@@ -2197,7 +2554,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         for (int64_t f = 0; f < nr; f++) bnd_set(d0.b, f, rl[f], rh[f]);
         if (o->root_iters > 0) {
             bbd_buf rb = {0};
-            double now = nnc_rfn_now(), rdl = now + 0.25 * (o->deadline - now);
+            double now = bclock(&rt), rdl = now + 0.25 * (deadline - now);
             if (o->root_max_s > 0 && rdl > now + o->root_max_s) rdl = now + o->root_max_s;
             size_t sb = o->root_split_bytes > 0 ? o->root_split_bytes : BBD_RS_BYTES;
             st = refine_root(e, &rt, p, &d0, o->root_iters, o->fsb, 0, sb, rdl, &rb, ws, threads);
@@ -2216,7 +2573,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             ib.items[r] = (bbd_item){d0.s, d0.b, -1, 0, 1, r, 0};
             init_vars(e, d0.b, ib.ab + (size_t)r * vn);
         }
-        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, -1, e->L - 1, 0};
+        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, -1, e->L - 1, 0, 0, NULL, NULL};
         run_pass(&ps, (size_t)p->nrows, ws, threads);
         for (int j = 0; j < p->ndisj; j++) {
             int br = p->dstart[j];
@@ -2227,10 +2584,10 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         stack[top++] = d0;
     }
     /* when the sub-problems' hidden bounds start to be optimised */
-    double t_opt = nnc_rfn_now();
-    if (o->interm_share > 0 && o->deadline > t_opt) t_opt += o->interm_share * (o->deadline - t_opt);
+    double t_opt = bclock(&rt);
+    if (o->interm_share > 0 && deadline > t_opt) t_opt += o->interm_share * (deadline - t_opt);
     while (top > 0 && !failed && !st) {
-        if (nnc_rfn_now() > o->deadline || *nodes >= o->max_nodes || held > NNC_BBD_MAX_BYTES) {
+        if (bclock(&rt) > deadline || *nodes >= o->max_nodes || held > NNC_BBD_MAX_BYTES) {
             failed = 1;
             break;
         }
@@ -2242,8 +2599,8 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             dead[m] = 0;
             m++;
         }
-        int ti = o->interm_iters > 0 && nnc_rfn_now() >= t_opt ? o->interm_iters : 0;
-        if ((st = tighten(e, &rt, p, batch, m, dead, ti, lsh, &nb, ws, threads, o->deadline))) {
+        int ti = o->interm_iters > 0 && bclock(&rt) >= t_opt ? o->interm_iters : 0;
+        if ((st = tighten(e, &rt, p, batch, m, dead, ti, lsh, &nb, ws, threads, deadline))) {
             for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
             break;
         }
@@ -2260,7 +2617,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         }
         /* the round's main pass stops at the deadline (a round of wide
          * sub-problems can take seconds): then the search ends uncertified */
-        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, o->iters, e->L - 1, o->deadline};
+        bbd_pass ps = {e, &rt, p, ib.items, ib.ab, ib.lower, NULL, o->iters, e->L - 1, deadline, 0, NULL, NULL};
         failed = run_pass(&ps, ni, ws, threads) > 0;
         if (!failed) *nodes += (uint64_t)m;
         if (p->tick) p->tick(p->tick_ctx, *nodes);
@@ -2296,12 +2653,12 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
         }
         /* open sub-problems left past the deadline: the branching passes
          * (thousands of items on a wide net) would only overrun it */
-        if (nh > 0 && o->deadline > 0 && nnc_rfn_now() > o->deadline) {
+        if (nh > 0 && deadline > 0 && bclock(&rt) > deadline) {
             failed = 1;
             for (int k = 0; k < m; k++) dom_free(&batch[k], nr);
             break;
         }
-        bbd_pass cp = {e, &rt, p, tb.items, tb.ab, tb.lower, coef, -1, e->L - 1, 0};
+        bbd_pass cp = {e, &rt, p, tb.items, tb.ab, tb.lower, coef, -1, e->L - 1, 0, 0, NULL, NULL};
         run_pass(&cp, nh, ws, threads);
         /* the candidates; sub-problems with none left get longer optimisation */
         q0 = 0;
@@ -2317,7 +2674,8 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                     /* nothing left to split: the network is affine here and
                      * only the multipliers can close the gap (or show the
                      * splits contradictory), so optimise them longer */
-                    bbd_pass sp = {e, &rt, p, ib.items + q0, ib.ab + q0 * vn, ib.lower + q0, NULL, 10 * o->iters, e->L - 1, 0};
+                    bbd_pass sp = {e, &rt, p, ib.items + q0, ib.ab + q0 * vn, ib.lower + q0, NULL, 10 * o->iters,
+                                   e->L - 1, 0, 1, NULL, NULL};
                     run_pass(&sp, (size_t)d->nit, ws, threads);
                     for (int q = 0; q < d->nit; q++)
                         failed |= !(ib.lower[q0 + (size_t)q] > p->d[ib.items[q0 + (size_t)q].row]);
@@ -2339,7 +2697,7 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
                 }
                 q0 += (size_t)batch[k].nit;
             }
-            bbd_pass tp = {e, &rt, p, tb.items, tb.ab, tb.lower, NULL, -1, e->L - 1, 0};
+            bbd_pass tp = {e, &rt, p, tb.items, tb.ab, tb.lower, NULL, -1, e->L - 1, 0, 0, NULL, NULL};
             run_pass(&tp, nt, ws, threads);
         }
         size_t t = 0;
@@ -2426,8 +2784,13 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
             stack[top++] = c1;
         }
     }
+    if (!st && rt.tst) st = rt.tst; /* (a failed exchange fails the passes and ends the loops) */
     if (!st && !failed && top == 0) *certified = 1;
 out:
+    if (rt.tst) {
+        if (o->team_err) snprintf(o->team_err, o->team_errlen, "%s", terr);
+        *certified = 0;
+    }
     if (rt.gpu_err[0]) { /* finished on the CPU, but the device was asked for */
         if (o->gpu_err) snprintf(o->gpu_err, o->gpu_errlen, "%s", rt.gpu_err);
         if (!st) st = NNC_STATUS_DEVICE;
@@ -2468,7 +2831,7 @@ nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *h
         for (size_t i = 0; i < n; i++)
             it[i] = rows ? (bbd_item){s, b, -1, 0, 1, (int)i, 0}
                          : (bbd_item){s, b, -1, 0, i % 2 ? -1 : 1, -1, (int)(i / 2)};
-        bbd_pass ps = {e, &rt, p, it, ab, lower, coef, mode, ktop, 0};
+        bbd_pass ps = {e, &rt, p, it, ab, lower, coef, mode, ktop, 0, 0, NULL, NULL};
         run_pass(&ps, n, &ws, 1);
         if (rt.gpu_err[0]) st = nnc_err(err, errlen, NNC_STATUS_DEVICE, "%s", rt.gpu_err);
     }
@@ -2489,4 +2852,11 @@ void nnc_bbd_test_init_vars(const nnc_bbd *e, const double *rl, const double *rh
     for (int64_t f = 0; f < e->nr; f++) bnd_set(b, f, rl[f], rh[f]);
     init_vars(e, b, ab);
     bnd_release(b, e->nr);
+}
+
+int nnc_bbd_test_set_chunk(nnc_bbd *e, int chunk)
+{
+    if (chunk < 1 || chunk > BBD_CHUNK) return -1;
+    e->chunk = chunk;
+    return 0;
 }

@@ -12,6 +12,7 @@
 #define NNC_REFINE_IMPL_H
 
 #include "nncert/gpu.h"
+#include "nncert/team.h"
 #include "verifier/bounds_impl.h"
 
 /* The unsafe set of one case: a disjunction of conjunctions of rows
@@ -186,6 +187,25 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * (refinement that stops on a budget alone, as in the unit tests, gives
  * the same tree on every run), and with interm_share on when the search
  * reached its switch to optimised hidden bounds. */
+/*
+ * Teams (nnc_bbd_opts.team, mpirun -np N nncert verify): the ranks of a
+ * team each hold the whole search (its stack, bounds and warm starts, as
+ * one process would) and split every pass: the pass's chunks of items are
+ * cut into size contiguous ranges in rank order (nnc_team_share), each rank
+ * bounds its own range on its threads (or device), and one all-gather gives
+ * every rank every item's bound, variables and coefficients.  What a pass
+ * writes is thus the same bytes on every rank, and every decision taken
+ * between passes (splits, candidates, children, memory) is taken alike, so
+ * that the tree is the one a single process grows, with the same chunks.
+ * The decisions by time use an agreed clock: the slowest rank's time since
+ * the search began as of the last exchange (each exchange carries it), and
+ * the deadline the earliest rank's; a chunk's own skip past the deadline is
+ * local, its bound (-inf) exchanged like any other.  The first exchange
+ * compares a digest of the box, the bounds, the problem and the options: a
+ * rank that searches something else ends the search with INVALID, naming
+ * it, as does a rank out of step (every exchange carries its number); an
+ * exchange that fails (a rank died or stalled: the team's time-out) ends
+ * the search with its status on the ranks that see it. */
 #define NNC_BBD_FSB_CANDIDATES 8
 /* Memory of the stacked sub-problems (bounds, warm starts): past the first
  * children start cold; past the second the search ends uncertified.  The
@@ -242,6 +262,10 @@ nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *h
 /* CROWN's adaptive slopes and zero multipliers for the bounds rl, rh into
  * ab (2 nr floats; the search's start). */
 void nnc_bbd_test_init_vars(const nnc_bbd *e, const double *rl, const double *rh, float *ab);
+/* Items per chunk of e's passes from now on (the model's by default):
+ * small ones give small nets passes of many chunks, for the teams' tests.
+ * Returns 0, or -1 outside [1, 256] (nothing changed). */
+int nnc_bbd_test_set_chunk(nnc_bbd *e, int chunk);
 
 typedef struct nnc_bbd_opts {
     int threads;        /* chunks of items bounded in parallel */
@@ -275,6 +299,11 @@ typedef struct nnc_bbd_opts {
     char *gpu_err;      /* with gpu: where the device failed, why (gpu_errlen bytes); the search
                            then finishes on the CPU and returns DEVICE, nothing certified */
     size_t gpu_errlen;
+    const nnc_team *team; /* or NULL: every rank of the team searches the same box together
+                             (see Teams below); each rank calls with the same arguments but
+                             its own threads, gpu and deadline */
+    char *team_err;     /* with team: why an exchange failed (team_errlen bytes) */
+    size_t team_errlen;
 } nnc_bbd_opts;
 
 /* Certify the box [lo, hi] with ReLU pre-activation bounds rl, rh (the
@@ -287,7 +316,9 @@ typedef struct nnc_bbd_opts {
  * alpha passes, whose bounds not computed stay as they were), after max_nodes, past
  * NNC_BBD_MAX_BYTES, or at an open sub-problem without unstable neurons
  * (after 10 x iters more steps).
- * Returns OK, ARG (p's output count is not the model's), NOMEM. */
+ * Returns OK, ARG (p's output count is not the model's), NOMEM; with a
+ * team, INVALID or the team's status where the ranks disagree or an
+ * exchange failed (team_err says which rank). */
 nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const double *rl, const double *rh,
                            const nnc_rfn_problem *p, const nnc_bbd_opts *o, int *certified, uint64_t *nodes);
 

@@ -509,13 +509,14 @@ nnc_status nnc_vrf_run(const nnc_model *m, const nnc_spec *spec, const nnc_vrf_o
             if (!(opts->box_lo[i] <= opts->box_hi[i]) || !isfinite(opts->box_lo[i]) || !isfinite(opts->box_hi[i]))
                 return nnc_err(err, errlen, NNC_STATUS_ARG, "replacement box: bad bounds for input %d", i);
     double t0 = now_s();
-    /* OpenBLAS's own threads only for a single worker: with several, each
-     * calls it at once, and its threads on top of ours oversubscribe the
-     * cores (on 2 cores, 2 workers bounded half as many ReLU-split
-     * sub-problems with OpenBLAS on 2 threads as on 1) */
+    /* OpenBLAS's own threads only for a single worker of a single process:
+     * with several, each calls it at once, and its threads on top of ours
+     * oversubscribe the cores (on 2 cores, 2 workers bounded half as many
+     * ReLU-split sub-problems with OpenBLAS on 2 threads as on 1); a team's
+     * ranks share their nodes' cores the same way */
     int blas_threads = openblas_get_num_threads();
     int workers = opts->threads > 0 ? opts->threads : NNC_VRF_THREADS_DEFAULT;
-    if (workers > 1) openblas_set_num_threads(1);
+    if (workers > 1 || (opts->team && opts->team->size > 1)) openblas_set_num_threads(1);
     progress prog = {NULL, NULL, 0, 0, 0, -INFINITY, pthread_self()};
     ctx c;
     memset(&c, 0, sizeof c);

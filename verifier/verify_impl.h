@@ -202,6 +202,10 @@ typedef struct ctx {
      * slowest rank's elapsed time as of the last exchange; team_err the
      * first exchange failure's message (shared), tlens the ranks' lengths */
     const nnc_team *team;
+    /* a worker's leaf that every rank of the team bounds together, its
+     * ReLU-split search's passes split among them (nnc_vrfi_classify_team:
+     * a batch of one leaf of a ReLU chain), or NULL */
+    const nnc_team *bbd_team;
     int G, gbase;
     double tclock;
     char *team_err;

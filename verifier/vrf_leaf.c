@@ -84,7 +84,8 @@ static nnc_status bbd_leaf(ctx *c, const double *box, const nnc_rfn_problem *p, 
         nnc_bbd_opts bo = {c->rsp_nbnd, batch, iters, NNC_BBD_FSB_CANDIDATES, iters, dl, UINT64_MAX, NNC_VRF_BBD_ROOT_SPLITS,
                            NULL, NULL, NNC_VRF_BBD_ROOT_MAX_S, 0,
                            nnc_bbd_is_dense(c->bbd) ? NNC_VRF_BBD_INTERM_ITERS : 0, NNC_VRF_BBD_INTERM_SHARE,
-                           NNC_VRF_BBD_INTERM_LOSS_SHARE, c->gbab, NULL, 0};
+                           NNC_VRF_BBD_INTERM_LOSS_SHARE, c->gbab, NULL, 0, c->bbd_team, c->team_err,
+                           NNC_ERRBUF_SIZE};
         char gerr[NNC_ERRBUF_SIZE] = "";
         bo.gpu_err = gerr;
         bo.gpu_errlen = sizeof gerr;
@@ -129,8 +130,11 @@ static nnc_status refine_leaf(ctx *c, const double *box, double *lw, double *lam
         int64_t narrowed = 0;
         if (smooth) st = nnc_alpha_intermediate(c->bnd, it, pass == 0 ? now + 0.5 * (deadline - now) : dl, &narrowed);
         /* lam stays CROWN's: on ACAS Xu the split choice it gives needs
-         * fewer leaves than the optimised bound's */
-        if (!st) st = nnc_alpha_lower(c->bnd, c->nrows, c->C, c->d, lw, NULL, it, pass == 0 ? deadline : dl);
+         * fewer leaves than the optimised bound's.  A leaf the whole team
+         * searches (nnc_vrfi_classify_team): every rank must come to the
+         * ReLU splits alike, so alpha takes all its steps, where a deadline
+         * could stop the ranks at different ones. */
+        if (!st) st = nnc_alpha_lower(c->bnd, c->nrows, c->C, c->d, lw, NULL, it, c->bbd_team ? INFINITY : pass == 0 ? deadline : dl);
         safe = !st && all_impossible(c, lw);
         if (!passes || safe || narrowed == 0 || nnc_rfn_now() > dl || it > INT_MAX / 2) break;
     }

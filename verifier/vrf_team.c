@@ -224,7 +224,11 @@ nnc_status nnc_vrfi_team_samples(ctx *c, nnc_status st, int had, uint64_t *hits,
  * i on global worker i % G, as one process with G threads would), then the
  * ranks exchange every leaf's outcome and its bytes (a leaf's bounding
  * writes its ReLU caps into it), so that each rank holds the whole batch's
- * res[] and leaves, as one process would. */
+ * res[] and leaves, as one process would.  A batch of one leaf of a ReLU
+ * chain (an image net's whole box) is bounded by every rank, its ReLU-split
+ * search's passes split among them (nnc_bbd_opts.team), and exchanged from
+ * its owner like any other; the other ranks' worker 0 keeps the counters it
+ * had (as one process's other workers would). */
 nnc_status nnc_vrfi_classify_team(ctx *c, int k, double *const *bx, int nb, leaf_res *res, size_t leaf_bytes)
 {
     int T = c->nthreads, G = c->G, g0 = c->gbase, nl = 0;
@@ -236,7 +240,24 @@ nnc_status nnc_vrfi_classify_team(ctx *c, int k, double *const *bx, int nb, leaf
         res[i].cex_in = res[i].cex_out = NULL; /* (the others' until unpacked: freeable on failure) */
         if (i % G >= g0 && i % G < g0 + T) idx[nl++] = i;
     }
-    nnc_vrfi_classify_batch(c, k, bx, nb, idx, nl, res);
+    int together = nb == 1 && c->bbd != NULL && c->team->size > 1;
+    if (together) {
+        ctx *w = &c->workers[0], keep = *w;
+        w->bbd_team = c->team;
+        nnc_vrfi_classify_batch(c, k, bx, nb, (int[]){0}, 1, res);
+        w->bbd_team = NULL;
+        if (nl == 0) { /* not the owner: its counters as they were */
+            w->wleaves = keep.wleaves;
+            w->s1_tries = keep.s1_tries;
+            w->s1_hits = keep.s1_hits;
+            w->rsp_nodes = keep.rsp_nodes;
+            free(res[0].cex_in); /* (the owner's, the same, comes below) */
+            free(res[0].cex_out);
+            res[0].cex_in = res[0].cex_out = NULL;
+        }
+    } else {
+        nnc_vrfi_classify_batch(c, k, bx, nb, idx, nl, res);
+    }
     nnc_status st = NNC_STATUS_OK;
     unsigned char *seen = calloc((size_t)nb, 1); /* every leaf from its owner, once */
     if ((mine = malloc(rec * (size_t)nl + 1)) == NULL || seen == NULL)

@@ -19,12 +19,13 @@ if ! $PY -c 'import onnx, numpy' 2>/dev/null; then
 fi
 
 # a 5-16-16-16-3 ReLU net with fixed random weights, and a spec: the box
-# [-1, 1]^5, unsafe where y0 >= y1 + q
-($PY - "$TMP/net.onnx" <<'PYEOF'
+# [-1, 1]^5, unsafe where y0 >= y1 + q; then (wide.onnx) a 24-32-32-32-3
+# net, for the ReLU-split search (more than 16 inputs)
+cat >"$TMP/gen.py" <<'PYEOF'
 import sys, numpy as np
 from onnx import helper, TensorProto, numpy_helper, save
-rng = np.random.default_rng(7)
-sizes = [5, 16, 16, 16, 3]
+rng = np.random.default_rng(int(sys.argv[2]))
+sizes = [int(v) for v in sys.argv[3].split(",")]
 nodes, inits, x = [], [], "x"
 for l in range(4):
     w = rng.normal(0, 1 / np.sqrt(sizes[l]), (sizes[l + 1], sizes[l])).astype(np.float32)
@@ -35,12 +36,12 @@ for l in range(4):
     if l < 3:
         nodes.append(helper.make_node("Relu", [y + "p"], [y]))
     x = y
-g = helper.make_graph(nodes, "mpi_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5])],
+g = helper.make_graph(nodes, "mpi_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, sizes[0]])],
                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])], inits)
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
 # the unsafe set's threshold: a 0.6 quantile of y0 - y1 over the box, so
 # that two fifths of it are violated
-xs = rng.uniform(-1, 1, (20000, 5))
+xs = rng.uniform(-1, 1, (20000, sizes[0]))
 h = xs
 for l in range(4):
     w = numpy_helper.to_array(inits[2 * l]).astype(np.float64)
@@ -50,7 +51,8 @@ for l in range(4):
         h = np.maximum(h, 0)
 print("%.4f" % np.quantile(h[:, 0] - h[:, 1], 0.6))
 PYEOF
-) >"$TMP/q.txt"
+$PY "$TMP/gen.py" "$TMP/net.onnx" 7 5,16,16,16,3 >"$TMP/q.txt"
+$PY "$TMP/gen.py" "$TMP/wide.onnx" 11 24,32,32,32,3 >/dev/null
 q=$(cat "$TMP/q.txt")
 {
     for i in 0 1 2 3 4; do echo "(declare-const X_$i Real)"; done
@@ -102,6 +104,29 @@ check_schema mpi-report-schema schema/verify-report.schema.json "$TMP/mpi2x2.jso
 # rank 0 alone prints the summary
 if [ "$(grep -c '^result:' "$TMP/mpi.out")" = 1 ] && grep -q '^ranks: *2$' "$TMP/mpi.out"; then pass mpi-rank0-prints
 else fail "mpi-rank0-prints $(head -c 300 "$TMP/mpi.out")"; fi
+
+# the ReLU-split search of one leaf by the whole team (its passes split
+# among the ranks): the wide net on [0.3, 0.7]^24, unsafe where y0 <= y1 -
+# 0.8, holds after thousands of sub-problems, found alike by 2 and 3 ranks
+# of one thread and one process of 2 and 3 threads (the search ends long
+# before any of its switches by time)
+{
+    for i in $(seq 0 23); do echo "(declare-const X_$i Real)"; done
+    for i in 0 1 2; do echo "(declare-const Y_$i Real)"; done
+    for i in $(seq 0 23); do echo "(assert (>= X_$i 0.3))"; echo "(assert (<= X_$i 0.7))"; done
+    echo "(assert (<= Y_0 (+ Y_1 -0.8)))"
+} >"$TMP/wide.vnnlib"
+W=(verify "$TMP/wide.onnx" "$TMP/wide.vnnlib" --timeout 600 --samples 1000)
+for np in 2 3; do
+    "$NNCERT" "${W[@]}" --threads $np --json "$TMP/wone$np.json" >/dev/null 2>&1
+    "${MPIRUN[@]}" -np $np "$NNCERT" "${W[@]}" --threads 1 --json "$TMP/wmpi$np.json" >"$TMP/mpi.out" 2>&1
+    same_report "mpi-relu-split-np$np-equals-threads$np" "$TMP/wone$np.json" "$TMP/wmpi$np.json" $np
+done
+if $PY - "$TMP/wmpi2.json" <<'PY'; then pass mpi-relu-split-instance; else fail "mpi-relu-split-instance $(head -c 300 "$TMP/wmpi2.json")"; fi
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["result"] == "holds" and r["relu_split_nodes"] > 1000, (r["result"], r["relu_split_nodes"])
+PY
 
 # ACAS Xu 4_2 prop_2 (../shared): a budget of 1500 leaves, 2 ranks = 2 threads
 A=$SHARED/data/verification/acasxu

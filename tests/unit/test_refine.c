@@ -21,8 +21,10 @@
 #include <check.h>
 #include <math.h>
 #include <mpfr.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Deadlines of the searches here: far enough that none stops on time (each
@@ -653,7 +655,8 @@ START_TEST(test_bbd_certify)
              * only those of the neurons that carry half of the parent's
              * relaxation loss */
             nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 4000, trial % 4 == 3 ? 6 : 0, NULL, NULL, 0, 0,
-                              trial % 3 == 2 ? 3 : 0, trial % 6 == 5 ? 2e-6 : 0, trial % 9 == 2 || trial % 9 == 8 ? 0.5 : 0, NULL, NULL, 0};
+                              trial % 3 == 2 ? 3 : 0, trial % 6 == 5 ? 2e-6 : 0, trial % 9 == 2 || trial % 9 == 8 ? 0.5 : 0, NULL, NULL, 0,
+                              NULL, NULL, 0};
             bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 3, side == 1 && o.interm_share == 0, trial, cc, &nodes);
             if (side != 1) {
                 ck_assert_msg(!cc[0] && !cc[1], "seed %llu trial %d side %d: certified a violated property", (unsigned long long)g_seed, trial, side);
@@ -682,6 +685,210 @@ START_TEST(test_bbd_certify)
 }
 END_TEST
 
+/* A random ReLU net of trial (an input normalisation one trial in three,
+ * a ReLU on the output one in four) with its batched engine and its bound
+ * context. */
+static nnc_model *bbd_net(int trial, mlp *t, nnc_bbd **e, nnc_bnd **b)
+{
+    char err[NNC_ERRBUF_SIZE];
+    memset(t, 0, sizeof *t);
+    t->norm = trial % 3 == 1;
+    t->out_relu = trial % 4 == 2;
+    nnc_model *m = mlp_build(t);
+    ck_assert_msg(nnc_bbd_create(e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
+    ck_assert_int_eq(nnc_bnd_create(b, m, err, sizeof err), NNC_STATUS_OK);
+    return m;
+}
+
+/* The least of C . y over n test points of the box [lo, hi] (exact). */
+static double sampled_min(const mlp *t, const double *lo, const double *hi, const double *C, int n)
+{
+    double vmin = INFINITY, x[4], y[4];
+    for (int s = 0; s < n; s++) {
+        test_point(s, t->w[0], lo, hi, x);
+        mlp_eval_exact(t, x, y, NULL, NULL);
+        double v = 0;
+        for (int j = 0; j < t->w[3]; j++) v += C[j] * y[j];
+        vmin = fmin(vmin, v);
+    }
+    return vmin;
+}
+
+/* A team over threads (nncert/team.h): the all-gather through a shared
+ * table and a barrier. */
+#define TT_MAX 3
+typedef struct tt_shared {
+    pthread_barrier_t bar;
+    int size;
+    int fail_at; /* > 0: this exchange fails on every rank (a rank died), counted from 1 */
+    const void *buf[TT_MAX];
+    size_t len[TT_MAX];
+} tt_shared;
+
+typedef struct tt_rank {
+    tt_shared *sh;
+    nnc_team team;
+    /* the search this rank runs, and what it gave */
+    nnc_bbd *e;
+    const double *lo, *hi, *rl, *rh;
+    const nnc_rfn_problem *p;
+    nnc_bbd_opts o;
+    int cert;
+    uint64_t nodes;
+    nnc_status st;
+    char err[NNC_ERRBUF_SIZE];
+    int calls; /* exchanges so far */
+} tt_rank;
+
+static nnc_status tt_allgather(void *ctx, const void *mine, size_t len, unsigned char **all, size_t *lens, char *err,
+                               size_t errlen)
+{
+    tt_rank *r = ctx;
+    tt_shared *sh = r->sh;
+    if (++r->calls == sh->fail_at) /* (on every rank alike: no barrier waits for the dead) */
+        return nnc_err(err, errlen, NNC_STATUS_IO, "rank %d did not answer within 1 s", sh->size - 1);
+    sh->buf[r->team.rank] = mine;
+    sh->len[r->team.rank] = len;
+    pthread_barrier_wait(&sh->bar);
+    size_t tot = 0;
+    for (int q = 0; q < sh->size; q++) tot += sh->len[q];
+    unsigned char *b = malloc(tot + 1);
+    ck_assert_ptr_nonnull(b);
+    for (int q = 0, at = 0; q < sh->size; q++) {
+        memcpy(b + at, sh->buf[q], sh->len[q]);
+        lens[q] = sh->len[q];
+        at += (int)sh->len[q];
+    }
+    pthread_barrier_wait(&sh->bar); /* (every rank has copied the others' bytes) */
+    *all = b;
+    return NNC_STATUS_OK;
+}
+
+static void *tt_search(void *arg)
+{
+    tt_rank *r = arg;
+    r->o.team = &r->team;
+    r->o.team_err = r->err;
+    r->o.team_errlen = sizeof r->err;
+    r->err[0] = 0;
+    r->st = nnc_bbd_certify(r->e, r->lo, r->hi, r->rl, r->rh, r->p, &r->o, &r->cert, &r->nodes);
+    return NULL;
+}
+
+/* size ranks (threads) run the search of rk[q] (each its own options, with
+ * the team set); exchange fail_at (> 0) fails. */
+static void tt_run(tt_rank *rk, int size, int fail_at)
+{
+    tt_shared sh = {.size = size, .fail_at = fail_at};
+    pthread_t th[TT_MAX];
+    ck_assert_int_eq(pthread_barrier_init(&sh.bar, NULL, (unsigned)size), 0);
+    for (int q = 0; q < size; q++) {
+        rk[q].sh = &sh;
+        rk[q].team = (nnc_team){q, size, tt_allgather, &rk[q]};
+        ck_assert_int_eq(pthread_create(&th[q], NULL, tt_search, &rk[q]), 0);
+    }
+    for (int q = 0; q < size; q++) pthread_join(th[q], NULL);
+    pthread_barrier_destroy(&sh.bar);
+}
+
+/* The batched search by a team (nnc_bbd_opts.team; mpirun -np N nncert
+ * verify): on random ReLU nets with chunks of 3 items (passes of many
+ * chunks, split among the ranks), 2 and 3 ranks, each on 1 or 2 threads,
+ * grow the tree one process grows: the same outcome after the same
+ * sub-problems, the root's refined bounds the same bits, with and without
+ * the root's splits and optimised hidden bounds; a rank that searches
+ * another box ends the search on every rank, named, as does an exchange
+ * that fails (a rank died). */
+START_TEST(test_bbd_team)
+{
+    int certified = 0, split = 0;
+    for (int trial = 0; trial < 12; trial++) {
+        mlp t;
+        nnc_bbd *e;
+        nnc_bnd *b;
+        nnc_model *m = bbd_net(trial, &t, &e, &b);
+        ck_assert_int_eq(nnc_bbd_test_set_chunk(e, 3), 0);
+        ck_assert_int_eq(nnc_bbd_test_set_chunk(e, 0), -1);
+        int64_t nr = nnc_bbd_relu_count(e);
+        double lo[4], hi[4], hi2[4], C[4], rl[3 * MAXW], rh[3 * MAXW];
+        double sl[TT_MAX + 1][3 * MAXW], sh[TT_MAX + 1][3 * MAXW];
+        random_box(t.w[0], lo, hi, 0.6);
+        random_objective(t.w[3], C);
+        double vmin = sampled_min(&t, lo, hi, C, 3000);
+        ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
+        nnc_bnd_relu_bounds(b, rl, rh);
+        /* odd trials violated (the sampled least value), even ones just below it */
+        double d = trial % 2 ? vmin : vmin - 0.01 * (1 + fabs(vmin));
+        int dstart[2] = {0, 1};
+        nnc_rfn_problem p = {1, 1, t.w[3], C, &d, dstart, NULL, NULL};
+        nnc_bbd_opts o = {1, 8, 6, 3, trial % 3 ? 6 : 0, nnc_rfn_now() + FAR_S, 300, trial % 3 == 2 ? 3 : 0,
+                          sl[0], sh[0], 0, 0, trial % 4 < 2 ? 3 : 0, 0, trial % 4 == 1 ? 0.5 : 0, NULL, NULL, 0,
+                          NULL, NULL, 0};
+        int cert1;
+        uint64_t nodes1;
+        ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert1, &nodes1), NNC_STATUS_OK);
+        if (trial % 2) ck_assert_msg(!cert1, "seed %llu trial %d: certified a violated property", (unsigned long long)g_seed, trial);
+        certified += cert1;
+        split += nodes1 > 1;
+        for (int size = 2; size <= TT_MAX; size++) {
+            tt_rank rk[TT_MAX];
+            for (int q = 0; q < size; q++) {
+                rk[q] = (tt_rank){.e = e, .lo = lo, .hi = hi, .rl = rl, .rh = rh, .p = &p, .o = o};
+                rk[q].o.threads = 1 + (q + trial) % 2;
+                rk[q].o.deadline = nnc_rfn_now() + FAR_S;
+                rk[q].o.root_rl = sl[q + 1];
+                rk[q].o.root_rh = sh[q + 1];
+            }
+            tt_run(rk, size, 0);
+            for (int q = 0; q < size; q++) {
+                ck_assert_msg(rk[q].st == NNC_STATUS_OK, "trial %d rank %d of %d: %s", trial, q, size, rk[q].err);
+                ck_assert_msg(rk[q].cert == cert1 && rk[q].nodes == nodes1,
+                              "seed %llu trial %d rank %d of %d: %d after %llu sub-problems, one process %d after %llu",
+                              (unsigned long long)g_seed, trial, q, size, rk[q].cert, (unsigned long long)rk[q].nodes, cert1,
+                              (unsigned long long)nodes1);
+                ck_assert_msg(memcmp(sl[q + 1], sl[0], sizeof(double) * (size_t)nr) == 0 &&
+                                  memcmp(sh[q + 1], sh[0], sizeof(double) * (size_t)nr) == 0,
+                              "seed %llu trial %d rank %d of %d: the root's bounds differ from one process's",
+                              (unsigned long long)g_seed, trial, q, size);
+            }
+        }
+        /* rank 1 searches a box one ulp wider in its first input */
+        memcpy(hi2, hi, sizeof hi);
+        hi2[0] = nextafter(hi[0], INFINITY);
+        tt_rank rk[2], rk3[3];
+        for (int q = 0; q < 2; q++) {
+            rk[q] = (tt_rank){.e = e, .lo = lo, .hi = q ? hi2 : hi, .rl = rl, .rh = rh, .p = &p, .o = o};
+            rk[q].o.root_rl = rk[q].o.root_rh = NULL;
+            rk[q].o.deadline = nnc_rfn_now() + FAR_S;
+        }
+        tt_run(rk, 2, 0);
+        for (int q = 0; q < 2; q++) {
+            ck_assert_msg(rk[q].st == NNC_STATUS_INVALID && !rk[q].cert, "trial %d rank %d: status %d cert %d", trial, q,
+                          (int)rk[q].st, rk[q].cert);
+            ck_assert_msg(strstr(rk[q].err, "rank 1 ") != NULL, "trial %d rank %d: %s", trial, q, rk[q].err);
+        }
+        /* rank 2 of 3 dies at an exchange inside the search (the 2nd or
+         * 3rd: every search has the first, the root's estimate and its
+         * main pass): the others end it with the team's error, nothing
+         * certified */
+        for (int q = 0; q < 3; q++) {
+            rk3[q] = (tt_rank){.e = e, .lo = lo, .hi = hi, .rl = rl, .rh = rh, .p = &p, .o = o};
+            rk3[q].o.root_rl = rk3[q].o.root_rh = NULL;
+            rk3[q].o.deadline = nnc_rfn_now() + FAR_S;
+        }
+        tt_run(rk3, 3, 2 + trial % 2);
+        for (int q = 0; q < 3; q++)
+            ck_assert_msg(rk3[q].st == NNC_STATUS_IO && !rk3[q].cert && strstr(rk3[q].err, "rank 2 did not answer"),
+                          "trial %d rank %d: status %d cert %d: %s", trial, q, (int)rk3[q].st, rk3[q].cert, rk3[q].err);
+        nnc_bnd_destroy(b);
+        nnc_bbd_destroy(e);
+        nnc_mdl_destroy(m);
+    }
+    /* the trees compared are real ones: some certified, some split */
+    ck_assert_msg(certified > 0 && split > 2, "seed %llu: %d certified, %d split", (unsigned long long)g_seed, certified, split);
+}
+END_TEST
+
 /* The root's hidden bounds by ReLU splits (nnc_bbd_opts.root_splits), on
  * the same random nets, wider boxes: every sampled point's exact
  * pre-activations (MPFR) lie within them, they never widen alpha's, they
@@ -689,17 +896,12 @@ END_TEST
  * violated property. */
 START_TEST(test_bbd_root_splits)
 {
-    char err[NNC_ERRBUF_SIZE];
     int narrowed = 0, nets = 0;
     for (int trial = 0; trial < 40; trial++) {
-        mlp t = {0};
-        t.norm = trial % 3 == 1;
-        t.out_relu = trial % 4 == 2;
-        nnc_model *m = mlp_build(&t);
+        mlp t;
         nnc_bbd *e;
-        ck_assert_msg(nnc_bbd_create(&e, m, err, sizeof err) == NNC_STATUS_OK, "%s", err);
         nnc_bnd *b;
-        ck_assert_int_eq(nnc_bnd_create(&b, m, err, sizeof err), NNC_STATUS_OK);
+        nnc_model *m = bbd_net(trial, &t, &e, &b);
         int64_t nr = nnc_bbd_relu_count(e);
         double lo[4], hi[4], C[4], x[4], y[4], pre[3 * MAXW];
         double rl[3 * MAXW], rh[3 * MAXW], al[3 * MAXW], ah[3 * MAXW], sl[3 * MAXW], sh[3 * MAXW];
@@ -707,25 +909,19 @@ START_TEST(test_bbd_root_splits)
         random_objective(t.w[3], C);
         ck_assert_int_eq(nnc_bnd_compute(b, lo, hi, 1), NNC_STATUS_OK);
         nnc_bnd_relu_bounds(b, rl, rh);
-        double vmin = INFINITY;
-        for (int s = 0; s < 2000; s++) {
-            test_point(s, t.w[0], lo, hi, x);
-            mlp_eval_exact(&t, x, y, NULL, NULL);
-            double v = 0;
-            for (int j = 0; j < t.w[3]; j++) v += C[j] * y[j];
-            vmin = fmin(vmin, v);
-        }
+        double vmin = sampled_min(&t, lo, hi, C, 2000);
         /* threshold vmin: violated, so the root stays open and the splits run */
         int dstart[2] = {0, 1}, cert = 1;
         nnc_rfn_problem p = {1, 1, t.w[3], C, &vmin, dstart, NULL, NULL};
         uint64_t nodes;
-        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 0, al, ah, 0, 0, 0, 0, 0, NULL, NULL, 0};
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 0, al, ah, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert_int_eq(cert, 0);
         /* one net in three: room for the trees of only one to three neurons
          * (the widest relaxations), a few leaves split per round */
         size_t lb = (size_t)nr + 1 + sizeof(float) * 2 * (size_t)nr, cap = trial % 3 == 0 ? 8 * lb * (2 + trial % 5) : 0;
-        o = (nnc_bbd_opts){1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 2 + trial % 15, sl, sh, 0, cap, 0, 0, 0, NULL, NULL, 0};
+        o = (nnc_bbd_opts){1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, 2 + trial % 15, sl, sh, 0, cap, 0, 0, 0, NULL, NULL, 0,
+                            NULL, NULL, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert_int_eq(cert, 0);
         int nar = 0;
@@ -889,7 +1085,8 @@ static void bbd_two_sides(nnc_bbd *e, nnc_bnd *b, const double *lo, const double
         uint64_t nodes = 0;
         /* every third trial: the sub-problems' hidden bounds optimised */
         nnc_bbd_opts o = {1, 16, 10, 4, trial % 2 ? 10 : 0, 0, 3000, trial % 4 == 3 ? 6 : 0, NULL, NULL, 0, 0,
-                          trial % 3 == 2 ? 3 : 0, 0, trial % 3 == 2 && trial % 2 ? 0.5 : 0, NULL, NULL, 0};
+                          trial % 3 == 2 ? 3 : 0, 0, trial % 3 == 2 && trial % 2 ? 0.5 : 0, NULL, NULL, 0,
+                          NULL, NULL, 0};
         bbd_certify_twice(e, lo, hi, rl, rh, &p, o, 2, side == 1, trial, cc, &nodes);
         if (side == 0) {
             ck_assert_msg(!cc[0] && !cc[1], "seed %llu trial %d: certified a violated property", (unsigned long long)g_seed, trial);
@@ -1149,7 +1346,8 @@ START_TEST(test_bbd_residual)
         int dstart[2] = {0, 1}, cert;
         uint64_t nodes;
         nnc_rfn_problem p = {1, 1, 3, C, &vmin, dstart, NULL, NULL};
-        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, trial % 2 ? 8 : 0, sl, sh, 0, 0, 0, 0, 0, NULL, NULL, 0};
+        nnc_bbd_opts o = {1, 16, 10, 4, 10, nnc_rfn_now() + FAR_S, 0, trial % 2 ? 8 : 0, sl, sh, 0, 0, 0, 0, 0, NULL, NULL, 0,
+                          NULL, NULL, 0};
         ck_assert_int_eq(nnc_bbd_certify(e, lo, hi, rl, rh, &p, &o, &cert, &nodes), NNC_STATUS_OK);
         ck_assert(!cert);
         for (int s = 0; s < 2000; s++) {
@@ -1185,6 +1383,7 @@ int main(void)
     tcase_add_test(tc, test_relusplit_certify);
     tcase_add_test(tc, test_bbd_certify);
     tcase_add_test(tc, test_bbd_root_splits);
+    tcase_add_test(tc, test_bbd_team);
     tcase_add_test(tc, test_bbd_conv);
     tcase_add_test(tc, test_bbd_residual);
     suite_add_tcase(su, tc);
