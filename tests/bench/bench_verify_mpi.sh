@@ -3,8 +3,8 @@
 # in the same run: time to decide for 1 process of 1 thread, 2 ranks of 1
 # thread (mpirun -np 2), and 1 process of 2 threads (what this 2-core machine
 # gives without MPI), on ACAS Xu's hardest instances for nncert (its longest
-# times in results/verify-vnncomp.csv) and on cifar10_resnet instances, at
-# the official timeouts.  Each rank's time in the exchanges (waiting for the
+# times in results/verify-vnncomp.csv), on cifar10_resnet instances and an
+# MNIST one, at the official timeouts.  Each rank's time in the exchanges (waiting for the
 # others included; NNCERT_DIST_STATS) shows whether one rank serialises the
 # search.
 #
@@ -30,8 +30,11 @@ if ! command -v mpirun >/dev/null; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x NNCERT_DIST_STATS)
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe -x NNCERT_DIST_STATS -x OPENBLAS_NUM_THREADS)
 export NNCERT_DIST_STATS=1
+# one thread means one: OpenBLAS would otherwise run its own on every core
+# under a single worker (nncert verify sets one for several workers or ranks)
+export OPENBLAS_NUM_THREADS=1
 
 if [ -n "${BENCH_MPI_INSTANCES:-}" ]; then
     cp "$BENCH_MPI_INSTANCES" "$tmp/list"
@@ -43,6 +46,9 @@ acasxu,onnx/ACASXU_run2a_3_3_batch_2000.onnx,vnnlib/prop_2.vnnlib,116
 acasxu,onnx/ACASXU_run2a_5_6_batch_2000.onnx,vnnlib/prop_1.vnnlib,116
 acasxu,onnx/ACASXU_run2a_1_1_batch_2000.onnx,vnnlib/prop_6.vnnlib,116
 cifar10_resnet,onnx/resnet_2b.onnx,vnnlib_properties_pgd_filtered/resnet2b_pgd_filtered/prop_10_eps_0.008.vnnlib,300
+cifar10_resnet,onnx/resnet_2b.onnx,vnnlib_properties_pgd_filtered/resnet2b_pgd_filtered/prop_35_eps_0.008.vnnlib,300
+cifar10_resnet,onnx/resnet_4b.onnx,vnnlib_properties_pgd_filtered/resnet4b_pgd_filtered/prop_0_eps_0.004.vnnlib,300
+mnist_fc,onnx/mnist-net_256x6.onnx,vnnlib/prop_11_0.05.vnnlib,300
 EOF
 fi
 
@@ -94,7 +100,10 @@ cp "$tmp/csv" "$out"
     echo "time_s: the report's (rank 0's for mpi2x1); speedup_vs_1x1: the 1x1 time over this one."
     echo "exchange_s_rankN: seconds rank N spent in the ranks' exchanges (NNCERT_DIST_STATS), waiting"
     echo "  for the slowest rank included: every rank keeps the same queue, none serves the others."
-    echo "Notes: a batch of one leaf (image nets: the whole box is one leaf) runs its ReLU-split"
-    echo "  search on rank 0's threads only, so cifar10_resnet gains nothing from a second rank yet."
+    echo "OPENBLAS_NUM_THREADS=1 for every config (one thread is one)."
+    echo "Notes: a batch of one leaf (image nets: the whole box is one leaf) is searched by every"
+    echo "  rank, each pass's chunks of items split among them (contiguous ranges); a pass of one"
+    echo "  chunk (the root's refinement of small dense nets, MNIST) runs on one rank while the"
+    echo "  others wait, and a pass of a full and a partial chunk splits unevenly."
 } >results/verify-mpi-machine.txt
 echo "bench-verify-mpi: wrote $out"
