@@ -450,6 +450,8 @@ typedef struct bbd_root {
     double tel;              /* the agreed clock: the slowest rank's time since then, at the last exchange */
     uint32_t tseq;           /* exchanges so far */
     nnc_status tst;          /* a failed exchange: the search ends with it (the clock then reads +inf) */
+    nnc_status lst;          /* a failure of this rank's own (out of memory), told to the others at
+                                the search's last exchange (team_end); the clock reads +inf too */
     char *terr;              /* its message (terrlen bytes) */
     size_t terrlen;
     size_t *tlens;           /* size: the ranks' lengths of an exchange */
@@ -467,32 +469,37 @@ static void root_free(bbd_root *r)
 static double bclock(const bbd_root *rt)
 {
     if (rt->team == NULL) return nnc_rfn_now();
-    return rt->tst ? INFINITY : rt->tbase + rt->tel;
+    return rt->tst || rt->lst ? INFINITY : rt->tbase + rt->tel;
 }
 
 /* Exchange header: the search's tag, the exchange's number, the sender's
- * time since the search began. */
+ * time since the search began, and -1, or at the sender's last exchange
+ * (team_end) the status it ends with. */
 typedef struct bbd_xhdr {
     uint32_t tag, seq;
     double el;
+    int32_t end;
 } bbd_xhdr;
 #define BBD_XTAG 0x62626478u /* "bbdx" */
 
 /* A team exchange (every rank, in the same order): mine (len bytes) to
- * every rank.  Out: *all (malloc'd) the ranks' bytes in rank order without
- * their headers, rt->tlens[q] rank q's length.  Moves the agreed clock to
- * the slowest rank's.  On failure (rt->tst, rt->terr set; *all NULL) the
- * search has ended: later calls fail at once. */
-static nnc_status team_xchg(bbd_root *rt, const void *mine, size_t len, unsigned char **all)
+ * every rank; end -1, or this rank's last exchange (team_end) with the
+ * status it ends with.  Out: *all (malloc'd) the ranks' bytes in rank order
+ * without their headers, rt->tlens[q] rank q's length.  Moves the agreed
+ * clock to the slowest rank's.  On failure (rt->tst, rt->terr set; *all
+ * NULL) the search has ended: later calls fail at once.  A rank at its last
+ * exchange while this one is not (it failed on its own, or went another
+ * way) is a failure named after it. */
+static nnc_status team_xchg(bbd_root *rt, const void *mine, size_t len, unsigned char **all, int32_t end)
 {
     const nnc_team *t = rt->team;
     *all = NULL;
     if (rt->tst) return rt->tst;
-    bbd_xhdr h = {BBD_XTAG, rt->tseq++, nnc_rfn_now() - rt->tbase};
+    bbd_xhdr h = {BBD_XTAG, rt->tseq++, nnc_rfn_now() - rt->tbase, end};
     unsigned char *buf = malloc(sizeof h + len), *raw = NULL;
-    if (buf == NULL) {
-        rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
-        return rt->tst;
+    if (buf == NULL) { /* (a last exchange is only a header: it does not come here) */
+        rt->lst = NNC_STATUS_NOMEM;
+        return rt->lst;
     }
     memcpy(buf, &h, sizeof h);
     if (len) memcpy(buf + sizeof h, mine, len);
@@ -504,14 +511,24 @@ static nnc_status team_xchg(bbd_root *rt, const void *mine, size_t len, unsigned
     }
     size_t in = 0, out = 0;
     double el = rt->tel;
-    for (int q = 0; q < t->size; q++) {
+    /* a rank that ended with a failure first (it may be out of step for it) */
+    for (int q = 0; q < t->size && !st; q++) {
         bbd_xhdr hq;
         if (rt->tlens[q] < sizeof hq) {
             st = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_INVALID, "rank %d sent a malformed exchange in the ReLU-split search", q);
             break;
         }
         memcpy(&hq, raw + in, sizeof hq);
-        if (hq.tag != BBD_XTAG || hq.seq != h.seq) {
+        in += rt->tlens[q];
+        if (hq.tag == BBD_XTAG && hq.end > 0)
+            st = nnc_err(rt->terr, rt->terrlen, (nnc_status)hq.end, "rank %d ended the ReLU-split search: %s", q,
+                         nnc_status_string((nnc_status)hq.end));
+    }
+    in = 0;
+    for (int q = 0; q < t->size && !st; q++) {
+        bbd_xhdr hq;
+        memcpy(&hq, raw + in, sizeof hq);
+        if (hq.tag != BBD_XTAG || hq.seq != h.seq || (hq.end >= 0) != (end >= 0)) {
             st = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_INVALID,
                          "rank %d is out of step in the ReLU-split search (exchange %u where %u was due)", q,
                          (unsigned)hq.seq, (unsigned)h.seq);
@@ -1772,10 +1789,16 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
     int skipped = 0;
     team_range(rt, rt->team->rank, n, CH, &i0, &i1);
     size_t nc = (i1 - i0 + CH - 1) / CH, per = sizeof(double) + (gco ? sizeof(float) * nr : 0);
-    unsigned char **dbuf = gab ? calloc(nc + 1, sizeof *dbuf) : NULL;
-    size_t *dlen = gab ? calloc(nc + 1, sizeof *dlen) : NULL;
-    if (gab && (!dbuf || !dlen) && !rt->tst) rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
-    if (!rt->tst && i1 > i0) {
+    unsigned char **dbuf = NULL, *mine = NULL, *all = NULL;
+    size_t *dlen = NULL;
+    if (!rt->tst && !rt->lst && gab) {
+        dbuf = calloc(nc + 1, sizeof *dbuf);
+        dlen = calloc(nc + 1, sizeof *dlen);
+        if (!dbuf || !dlen) rt->lst = NNC_STATUS_NOMEM;
+    }
+    /* (after a failure the search ends; a failure of this rank's own is
+     * told to the others at its last exchange, team_end) */
+    if (!rt->tst && !rt->lst && i1 > i0) {
         bbd_pass sub = *ps;
         sub.items += i0;
         sub.lower += i0;
@@ -1788,13 +1811,12 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
     /* the message: skipped chunks, bounds, coefficients, then per chunk
      * its record of changed variables (its length first) */
     size_t len = sizeof(int32_t) + per * (i1 - i0);
-    for (size_t c = 0; gab && !rt->tst && c < nc; c++) {
+    for (size_t c = 0; dbuf && dlen && !rt->lst && c < nc; c++) {
         size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
-        if (dlen[c] == SIZE_MAX) rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
+        if (dlen[c] == SIZE_MAX) rt->lst = NNC_STATUS_NOMEM;
         len += sizeof(uint64_t) + (dbuf[c] ? dlen[c] : sizeof(uint32_t) * R);
     }
-    unsigned char *mine = rt->tst ? NULL : malloc(len), *all = NULL;
-    if (!rt->tst && mine == NULL) rt->tst = nnc_err(rt->terr, rt->terrlen, NNC_STATUS_NOMEM, "out of memory");
+    if (!rt->tst && !rt->lst && (mine = malloc(len)) == NULL) rt->lst = NNC_STATUS_NOMEM;
     if (mine) {
         unsigned char *w = mine;
         int32_t sk = skipped;
@@ -1804,7 +1826,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         w += sizeof(double) * (i1 - i0);
         if (gco) memcpy(w, ps->coef + i0 * nr, sizeof(float) * nr * (i1 - i0));
         w += gco ? sizeof(float) * nr * (i1 - i0) : 0;
-        for (size_t c = 0; gab && c < nc; c++) {
+        for (size_t c = 0; dbuf && c < nc; c++) {
             size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
             uint64_t l = dbuf[c] ? dlen[c] : sizeof(uint32_t) * R;
             memcpy(w, &l, sizeof l);
@@ -1813,10 +1835,10 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
             else memset(w, 0, (size_t)l); /* skipped: nothing changed */
             w += l;
         }
-        team_xchg(rt, mine, len, &all);
+        team_xchg(rt, mine, len, &all, -1);
         free(mine);
     }
-    for (size_t c = 0; dbuf && c < nc; c++) free(dbuf[c]);
+    for (size_t c = 0; dbuf && dlen && c < nc; c++) free(dbuf[c]);
     free(dbuf);
     free(dlen);
     skipped = 0;
@@ -1855,7 +1877,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         off += ql;
     }
     free(all);
-    if (rt->tst) { /* the search ends: nothing of this pass is trusted */
+    if (rt->tst || rt->lst) { /* the search ends: nothing of this pass is trusted */
         for (size_t i = 0; i < n; i++) ps->lower[i] = -INFINITY;
         return (int)((n + CH - 1) / CH);
     }
@@ -2441,7 +2463,8 @@ static nnc_status team_begin(const nnc_bbd *e, bbd_root *rt, const nnc_bbd_opts 
     rt->terr = terr;
     rt->terrlen = NNC_ERRBUF_SIZE;
     rt->tbase = nnc_rfn_now();
-    if ((rt->tlens = malloc(sizeof(size_t) * (size_t)o->team->size)) == NULL) return NNC_STATUS_NOMEM;
+    if ((rt->tlens = malloc(sizeof(size_t) * (size_t)o->team->size)) == NULL) /* (no exchange can be made) */
+        return rt->tst = nnc_err(terr, NNC_ERRBUF_SIZE, NNC_STATUS_NOMEM, "out of memory");
     struct {
         unsigned char sha[32];
         double left;
@@ -2469,7 +2492,7 @@ static nnc_status team_begin(const nnc_bbd *e, bbd_root *rt, const nnc_bbd_opts 
     crypto_generichash_final(&h, mine.sha, sizeof mine.sha);
     mine.left = *deadline - rt->tbase;
     unsigned char *all = NULL;
-    nnc_status st = team_xchg(rt, &mine, sizeof mine, &all);
+    nnc_status st = team_xchg(rt, &mine, sizeof mine, &all, -1);
     if (st) return st;
     double left = mine.left;
     for (int q = 0; q < o->team->size && !st; q++) {
@@ -2520,7 +2543,10 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     if (!st && nnc_bbd_gpu_ok(e)) rt.gpu = o->gpu;
     double deadline = o->deadline;
     char terr[NNC_ERRBUF_SIZE] = "";
-    if (!st && o->team && o->team->size > 1) st = team_begin(e, &rt, o, lo, hi, rl, rh, p, terr, &deadline);
+    if (o->team && o->team->size > 1) { /* (every rank: one that failed tells the others at the end) */
+        nnc_status bs = team_begin(e, &rt, o, lo, hi, rl, rh, p, terr, &deadline);
+        if (!st) st = bs;
+    }
     bbd_ws *ws = calloc((size_t)threads, sizeof(bbd_ws));
     int B = o->batch > 0 ? o->batch : 1;
     size_t icap = (size_t)B * (size_t)p->ndisj;
@@ -2787,7 +2813,13 @@ nnc_status nnc_bbd_certify(nnc_bbd *e, const double *lo, const double *hi, const
     if (!st && rt.tst) st = rt.tst; /* (a failed exchange fails the passes and ends the loops) */
     if (!st && !failed && top == 0) *certified = 1;
 out:
+    if (rt.team && !rt.tst) { /* team_end: the last exchange, every rank's status in it */
+        unsigned char *all = NULL;
+        team_xchg(&rt, NULL, 0, &all, (int32_t)(st ? st : rt.lst));
+        free(all);
+    }
     if (rt.tst) {
+        if (!st) st = rt.tst;
         if (o->team_err) snprintf(o->team_err, o->team_errlen, "%s", terr);
         *certified = 0;
     }
