@@ -56,6 +56,7 @@ struct nnc_bbd {
     int64_t np; /* Anderson variables: one per term of a sparse first layer (0: none) */
     size_t nv;  /* variables of an item: alpha (nr), beta (nr), then the np of Anderson's relaxation */
     int chunk;  /* items per chunk of a pass (BBD_CHUNK_MIN .. BBD_CHUNK) */
+    int diff_copy; /* test hook: a team's passes find the changed variables from a copy, as on the device */
 };
 
 /* Layer k's sparse terms and rounding bounds, or NULL (dense, exact). */
@@ -1804,9 +1805,23 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         sub.lower += i0;
         if (sub.ab) sub.ab += i0 * vn;
         if (sub.coef) sub.coef += i0 * nr;
-        sub.dbuf = dbuf;
-        sub.dlen = dlen;
-        skipped = run_pass_local(&sub, i1 - i0, ws, threads);
+        /* the changed variables: per chunk as it ends (pass_chunk), or on
+         * the device, whose passes do not go through it, from a copy of the
+         * range's variables before the pass */
+        float *before = NULL;
+        if (dbuf && (rt->gpu || e->diff_copy) && (before = malloc(sizeof(float) * vn * (i1 - i0))) == NULL) rt->lst = NNC_STATUS_NOMEM;
+        if (before) memcpy(before, sub.ab, sizeof(float) * vn * (i1 - i0));
+        sub.dbuf = before ? NULL : dbuf;
+        sub.dlen = before ? NULL : dlen;
+        if (!rt->lst) skipped = run_pass_local(&sub, i1 - i0, ws, threads);
+        for (size_t c = 0; before && c < nc; c++) {
+            size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
+            if (diff_encode(before + c * CH * vn, sub.ab + c * CH * vn, (int)R, vn, &dbuf[c], &dlen[c])) {
+                dbuf[c] = NULL;
+                dlen[c] = SIZE_MAX;
+            }
+        }
+        free(before);
     }
     /* the message: skipped chunks, bounds, coefficients, then per chunk
      * its record of changed variables (its length first) */
@@ -2886,9 +2901,10 @@ void nnc_bbd_test_init_vars(const nnc_bbd *e, const double *rl, const double *rh
     bnd_release(b, e->nr);
 }
 
-int nnc_bbd_test_set_chunk(nnc_bbd *e, int chunk)
+int nnc_bbd_test_tune(nnc_bbd *e, int chunk, int diff_copy)
 {
     if (chunk < 1 || chunk > BBD_CHUNK) return -1;
     e->chunk = chunk;
+    e->diff_copy = diff_copy != 0;
     return 0;
 }

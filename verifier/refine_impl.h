@@ -263,9 +263,12 @@ nnc_status nnc_bbd_test_pass(const nnc_bbd *e, const double *lo, const double *h
  * ab (2 nr floats; the search's start). */
 void nnc_bbd_test_init_vars(const nnc_bbd *e, const double *rl, const double *rh, float *ab);
 /* Items per chunk of e's passes from now on (the model's by default):
- * small ones give small nets passes of many chunks, for the teams' tests.
- * Returns 0, or -1 outside [1, 256] (nothing changed). */
-int nnc_bbd_test_set_chunk(nnc_bbd *e, int chunk);
+ * small ones give small nets passes of many chunks, for the teams' tests;
+ * diff_copy 1: a team's passes find the variables they changed from a copy
+ * of the rank's range taken before the pass, as passes on the device do
+ * (0: per chunk, as on the CPU).  Returns 0, or -1 with chunk outside
+ * [1, 256] (nothing changed). */
+int nnc_bbd_test_tune(nnc_bbd *e, int chunk, int diff_copy);
 
 typedef struct nnc_bbd_opts {
     int threads;        /* chunks of items bounded in parallel */
