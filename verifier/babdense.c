@@ -464,13 +464,25 @@ static void root_free(bbd_root *r)
     free(r->lb); free(r->lbf); free(r->tlens);
 }
 
+/* A team's clock counts the search's seconds from this (the same on every
+ * rank, and far from 0, which means no deadline to a pass). */
+#define BBD_TEAM_EPOCH 1e6
+
 /* The clock of the search's decisions by time: the wall clock, or in a
- * team the agreed one (the same double on every rank between exchanges),
- * +inf once an exchange failed, so that every deadline has passed. */
+ * team the agreed one (the same double on every rank between exchanges,
+ * so that every rank's comparisons with the agreed deadlines come out
+ * alike), +inf after a failure, so that every deadline has passed. */
 static double bclock(const bbd_root *rt)
 {
     if (rt->team == NULL) return nnc_rfn_now();
-    return rt->tst || rt->lst ? INFINITY : rt->tbase + rt->tel;
+    return rt->tst || rt->lst ? INFINITY : BBD_TEAM_EPOCH + rt->tel;
+}
+
+/* This rank's own clock, in bclock's units: a pass's chunks past its
+ * deadline are skipped by it (their bounds are exchanged). */
+static double bclock_local(const bbd_root *rt)
+{
+    return rt->team ? BBD_TEAM_EPOCH + (nnc_rfn_now() - rt->tbase) : nnc_rfn_now();
 }
 
 /* Exchange header: the search's tag, the exchange's number, the sender's
@@ -1563,7 +1575,7 @@ static int run_pass_gpu(const bbd_pass *ps, size_t n, int may_tick, char *err, s
     }
     for (size_t i0 = 0; i0 < n; i0 += G) {
         size_t R = n - i0 < G ? n - i0 : G, nd = 0;
-        if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
+        if (ps->deadline > 0 && bclock_local(ps->rt) > ps->deadline) {
             for (size_t i = 0; i < R; i++) ps->lower[i0 + i] = -INFINITY;
             skipped++;
             continue;
@@ -1676,7 +1688,7 @@ static int pass_chunk(const bbd_pass *ps, size_t n, size_t c, bbd_ws *w, int tic
     size_t CH = (size_t)e->chunk, vn = e->nv, i0 = c * CH;
     int64_t ls = (int64_t)e->n_in + e->nr;
     int R = (int)(n - i0 < CH ? n - i0 : CH);
-    if (ps->deadline > 0 && nnc_rfn_now() > ps->deadline) {
+    if (ps->deadline > 0 && bclock_local(ps->rt) > ps->deadline) {
         for (int i = 0; i < R; i++) ps->lower[i0 + (size_t)i] = -INFINITY;
         return 1;
     }
@@ -2468,8 +2480,9 @@ static int root_certified(const nnc_bbd *e, const bbd_root *rt, const nnc_rfn_pr
 /* A team's first exchange (refine_impl.h, Teams): rt's clock starts; each
  * rank's digest of what it searches (the caller's box and ReLU bounds, the
  * problem, the options that shape the tree) must be rank 0's; the deadline
- * (*deadline in, this rank's clock) becomes the earliest rank's.  terr:
- * NNC_ERRBUF_SIZE bytes for the team's messages. */
+ * (*deadline in, this rank's nnc_rfn_now() clock) becomes the earliest
+ * rank's, on the team's clock (bclock).  terr: NNC_ERRBUF_SIZE bytes for
+ * the team's messages. */
 static nnc_status team_begin(const nnc_bbd *e, bbd_root *rt, const nnc_bbd_opts *o, const double *lo,
                              const double *hi, const double *rl, const double *rh, const nnc_rfn_problem *p,
                              char *terr, double *deadline)
@@ -2524,7 +2537,7 @@ static nnc_status team_begin(const nnc_bbd *e, bbd_root *rt, const nnc_bbd_opts 
     }
     free(all);
     if (st) return rt->tst = st;
-    *deadline = rt->tbase + left;
+    *deadline = BBD_TEAM_EPOCH + left;
     return NNC_STATUS_OK;
 }
 
