@@ -197,15 +197,21 @@ nnc_status nnc_rsp_certify(nnc_bnd *const *bs, int nb, const double *lo, const d
  * writes is thus the same bytes on every rank, and every decision taken
  * between passes (splits, candidates, children, memory) is taken alike, so
  * that the tree is the one a single process grows, with the same chunks.
- * The decisions by time use an agreed clock: the slowest rank's time since
- * the search began as of the last exchange (each exchange carries it), and
- * the deadline the earliest rank's; a chunk's own skip past the deadline is
- * local, its bound (-inf) exchanged like any other.  The first exchange
- * compares a digest of the box, the bounds, the problem and the options: a
- * rank that searches something else ends the search with INVALID, naming
- * it, as does a rank out of step (every exchange carries its number); an
- * exchange that fails (a rank died or stalled: the team's time-out) ends
- * the search with its status on the ranks that see it. */
+ * The variables a pass optimised travel as a diff against the pass's
+ * input (which every rank holds), and not at all where nothing reads them
+ * after the pass.  The decisions by time use an agreed clock: the slowest
+ * rank's time since the search began as of the last exchange (each
+ * exchange carries it), counted from the same epoch on every rank, and the
+ * deadline the earliest rank's, so that every rank compares the same
+ * doubles; a chunk's own skip past the deadline is local, its bound (-inf)
+ * exchanged like any other.  The first exchange compares a digest of the
+ * box, the bounds, the problem and the options: a rank that searches
+ * something else ends the search with INVALID, naming it, as does a rank
+ * out of step (every exchange carries its number).  Every rank's last
+ * exchange carries the status it ends with, so that a rank that failed on
+ * its own (out of memory) ends the others' search too, named; an exchange
+ * that fails (a rank died or stalled: the team's time-out) ends the search
+ * with its status on the ranks that see it. */
 #define NNC_BBD_FSB_CANDIDATES 8
 /* Memory of the stacked sub-problems (bounds, warm starts): past the first
  * children start cold; past the second the search ends uncertified.  The
