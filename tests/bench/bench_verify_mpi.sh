@@ -8,12 +8,16 @@
 # others included; NNCERT_DIST_STATS) shows whether one rank serialises the
 # search.
 #
-# Writes results/verify-mpi.csv (one row per instance and configuration)
-# and results/verify-mpi-machine.txt.
+# Writes results/verify-mpi.csv (one row per instance and configuration),
+# results/verify-mpi-budget.csv (the certified share after a time budget
+# alone: BENCH_MPI_BUDGET_S, default 4 s) and results/verify-mpi-machine.txt.
 #
 # Environment: NNCERT (default bin/nncert), BENCH_DATA (default
 # ../shared/data/verification), BENCH_MPI_INSTANCES (a file of
-# "family,onnx,vnnlib,timeout" lines replacing the default list).
+# "family,onnx,vnnlib,timeout" lines replacing the default list),
+# BENCH_MPI_PARTS ("decide budget" by default; "budget" alone re-runs the
+# budget rows, keeping verify-mpi.csv and noting the re-run in the machine
+# file).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/bench/machine.bash
@@ -52,8 +56,10 @@ mnist_fc,onnx/mnist-net_256x6.onnx,vnnlib/prop_11_0.05.vnnlib,300
 EOF
 fi
 
+PARTS=${BENCH_MPI_PARTS:-decide budget}
 out=results/verify-mpi.csv
 echo "family,onnx,vnnlib,timeout_s,config,processes,threads_each,result,time_s,leaves,relu_split_nodes,exchange_s_rank0,exchange_s_rank1,speedup_vs_1x1" >"$tmp/csv"
+case " $PARTS " in *" decide "*) ;; *) : >"$tmp/list" ;; esac
 while IFS=, read -r fam onnx spec to <&3; do
     [ -n "$fam" ] || continue
     M="$DATA/$fam/$onnx" S="$DATA/$fam/$spec"
@@ -90,6 +96,39 @@ PY
         echo "$fam $(basename "$onnx") $(basename "$spec") $cfg: $row speedup $sp"
     done
 done 3<"$tmp/list"
+
+# A time budget only: the certified share of the box after BUDGET_S seconds
+# (ACAS Xu instances that take longer), each config as above; more ranks
+# must certify at least as much as one process of one thread.
+BUDGET_S=${BENCH_MPI_BUDGET_S:-4}
+bout=results/verify-mpi-budget.csv
+echo "family,onnx,vnnlib,timeout_s,config,processes,threads_each,result,leaves,certified_safe_fraction,certified_unsafe_fraction,open_fraction" >"$tmp/bcsv"
+BI=(ACASXU_run2a_4_7_batch_2000.onnx,prop_1.vnnlib ACASXU_run2a_5_6_batch_2000.onnx,prop_1.vnnlib)
+case " $PARTS " in *" budget "*) ;; *) BI=() ;; esac
+for inst in "${BI[@]}"; do
+    M="$DATA/acasxu/onnx/${inst%%,*}" S="$DATA/acasxu/vnnlib/${inst##*,}"
+    for cfg in 1x1 mpi2x1 1x2; do
+        rm -f "$tmp/r.json"
+        case $cfg in
+        1x1) "$NNCERT" verify "$M" "$S" --timeout "$BUDGET_S" --samples 0 --threads 1 --json "$tmp/r.json" >/dev/null 2>&1 || true ;;
+        1x2) "$NNCERT" verify "$M" "$S" --timeout "$BUDGET_S" --samples 0 --threads 2 --json "$tmp/r.json" >/dev/null 2>&1 || true ;;
+        mpi2x1) "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$M" "$S" --timeout "$BUDGET_S" --samples 0 --threads 1 --json "$tmp/r.json" </dev/null >/dev/null 2>&1 || true ;;
+        esac
+        [ -s "$tmp/r.json" ] || { echo "bench-verify-mpi: budget $inst $cfg: no report"; exit 1; }
+        row=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("%s,%d,%.9g,%.9g,%.9g" % (r["result"], r["leaves"]["total"], r["certified_safe_fraction"], r["certified_unsafe_fraction"], r["open_fraction"]))' "$tmp/r.json")
+        procs=1 th=1
+        case $cfg in mpi2x1) procs=2 ;; 1x2) th=2 ;; esac
+        echo "acasxu,onnx/${inst%%,*},vnnlib/${inst##*,},$BUDGET_S,$cfg,$procs,$th,$row" >>"$tmp/bcsv"
+        echo "budget $BUDGET_S s: ${inst/,/ } $cfg: $row"
+    done
+done
+if [ ${#BI[@]} -gt 0 ]; then cp "$tmp/bcsv" "$bout"; fi
+case " $PARTS " in *" decide "*) ;; *)
+    echo "budget rows rewritten ($(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
+        "BENCH_MPI_PARTS=$PARTS): $bout, --timeout $BUDGET_S" >>results/verify-mpi-machine.txt
+    echo "bench-verify-mpi: wrote $bout"
+    exit 0 ;;
+esac
 cp "$tmp/csv" "$out"
 {
     echo "bench-verify-mpi ($(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
@@ -105,5 +144,7 @@ cp "$tmp/csv" "$out"
     echo "  rank, each pass's chunks of items split among them (contiguous ranges); a pass of one"
     echo "  chunk (the root's refinement of small dense nets, MNIST) runs on one rank while the"
     echo "  others wait, and a pass of a full and a partial chunk splits unevenly."
+    echo "verify-mpi-budget.csv: the same configs with --timeout $BUDGET_S alone (the instances take"
+    echo "  longer), the report's certified shares of the box."
 } >results/verify-mpi-machine.txt
 echo "bench-verify-mpi: wrote $out"
