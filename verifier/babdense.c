@@ -1680,6 +1680,9 @@ static size_t diff_apply(const unsigned char *r, size_t len, int R, size_t vn, f
     return at;
 }
 
+/* The items of chunk c of a pass of n items in chunks of CH. */
+static size_t chunk_items(size_t n, size_t c, size_t CH) { return n - c * CH < CH ? n - c * CH : CH; }
+
 /* One chunk (items c CH ...) of a pass on workspace w; returns 1 where it
  * was skipped past the deadline.  tick: w's thread may report progress. */
 static int pass_chunk(const bbd_pass *ps, size_t n, size_t c, bbd_ws *w, int tick)
@@ -1687,7 +1690,7 @@ static int pass_chunk(const bbd_pass *ps, size_t n, size_t c, bbd_ws *w, int tic
     const nnc_bbd *e = ps->e;
     size_t CH = (size_t)e->chunk, vn = e->nv, i0 = c * CH;
     int64_t ls = (int64_t)e->n_in + e->nr;
-    int R = (int)(n - i0 < CH ? n - i0 : CH);
+    int R = (int)chunk_items(n, c, CH);
     if (ps->deadline > 0 && bclock_local(ps->rt) > ps->deadline) {
         for (int i = 0; i < R; i++) ps->lower[i0 + (size_t)i] = -INFINITY;
         return 1;
@@ -1827,7 +1830,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         sub.dlen = before ? NULL : dlen;
         if (!rt->lst) skipped = run_pass_local(&sub, i1 - i0, ws, threads);
         for (size_t c = 0; before && c < nc; c++) {
-            size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
+            size_t R = chunk_items(i1 - i0, c, CH);
             if (diff_encode(before + c * CH * vn, sub.ab + c * CH * vn, (int)R, vn, &dbuf[c], &dlen[c])) {
                 dbuf[c] = NULL;
                 dlen[c] = SIZE_MAX;
@@ -1839,7 +1842,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
      * its record of changed variables (its length first) */
     size_t len = sizeof(int32_t) + per * (i1 - i0);
     for (size_t c = 0; dbuf && dlen && !rt->lst && c < nc; c++) {
-        size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
+        size_t R = chunk_items(i1 - i0, c, CH);
         if (dlen[c] == SIZE_MAX) rt->lst = NNC_STATUS_NOMEM;
         len += sizeof(uint64_t) + (dbuf[c] ? dlen[c] : sizeof(uint32_t) * R);
     }
@@ -1854,7 +1857,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
         if (gco) memcpy(w, ps->coef + i0 * nr, sizeof(float) * nr * (i1 - i0));
         w += gco ? sizeof(float) * nr * (i1 - i0) : 0;
         for (size_t c = 0; dbuf && c < nc; c++) {
-            size_t R = i1 - i0 - c * CH < CH ? i1 - i0 - c * CH : CH;
+            size_t R = chunk_items(i1 - i0, c, CH);
             uint64_t l = dbuf[c] ? dlen[c] : sizeof(uint32_t) * R;
             memcpy(w, &l, sizeof l);
             w += sizeof l;
@@ -1887,7 +1890,7 @@ static int run_pass(const bbd_pass *ps, size_t n, bbd_ws *ws, int threads)
             at += per * (b - a);
         }
         for (size_t c = 0; ok && gab && a + c * CH < b; c++) {
-            int R = (int)(b - a - c * CH < CH ? b - a - c * CH : CH);
+            int R = (int)chunk_items(b - a, c, CH);
             uint64_t l;
             if (ql - at < sizeof l) { ok = 0; break; }
             memcpy(&l, r + at, sizeof l);
