@@ -56,6 +56,21 @@ mnist_fc,onnx/mnist-net_256x6.onnx,vnnlib/prop_11_0.05.vnnlib,300
 EOF
 fi
 
+# run_cfg CFG MODEL SPEC TIMEOUT: one verification in config CFG (1x1,
+# mpi2x1, 1x2), its report in $tmp/r.json, its stderr in $tmp/err; sets
+# procs and th (processes, threads each)
+run_cfg() {
+    procs=1 th=1
+    case $1 in mpi2x1) procs=2 ;; 1x2) th=2 ;; esac
+    rm -f "$tmp/r.json" "$tmp/err"
+    if [ "$procs" = 2 ]; then
+        "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$2" "$3" --timeout "$4" --samples 0 --threads "$th" --json "$tmp/r.json" \
+            </dev/null >/dev/null 2>"$tmp/err" || true
+    else
+        "$NNCERT" verify "$2" "$3" --timeout "$4" --samples 0 --threads "$th" --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true
+    fi
+}
+
 PARTS=${BENCH_MPI_PARTS:-decide budget}
 out=results/verify-mpi.csv
 echo "family,onnx,vnnlib,timeout_s,config,processes,threads_each,result,time_s,leaves,relu_split_nodes,exchange_s_rank0,exchange_s_rank1,speedup_vs_1x1" >"$tmp/csv"
@@ -65,12 +80,7 @@ while IFS=, read -r fam onnx spec to <&3; do
     M="$DATA/$fam/$onnx" S="$DATA/$fam/$spec"
     base=""
     for cfg in 1x1 mpi2x1 1x2; do
-        rm -f "$tmp/r.json" "$tmp/err"
-        case $cfg in
-        1x1) "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 1 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
-        1x2) "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 2 --json "$tmp/r.json" >/dev/null 2>"$tmp/err" || true ;;
-        mpi2x1) "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$M" "$S" --timeout "$to" --samples 0 --threads 1 --json "$tmp/r.json" </dev/null >/dev/null 2>"$tmp/err" || true ;;
-        esac
+        run_cfg $cfg "$M" "$S" "$to"
         if [ ! -s "$tmp/r.json" ]; then
             echo "bench-verify-mpi: $fam $onnx $spec $cfg: no report ($(tail -2 "$tmp/err"))"
             exit 1
@@ -90,8 +100,6 @@ PY
         t=$(echo "$row" | cut -d, -f2)
         [ -n "$base" ] || base=$t
         sp=$(python3 -c "print('%.2f' % ($base / $t) if $t > 0 else '')")
-        procs=1 th=1
-        case $cfg in mpi2x1) procs=2 ;; 1x2) th=2 ;; esac
         echo "$fam,$onnx,$spec,$to,$cfg,$procs,$th,$row,$sp" >>"$tmp/csv"
         echo "$fam $(basename "$onnx") $(basename "$spec") $cfg: $row speedup $sp"
     done
@@ -108,16 +116,9 @@ case " $PARTS " in *" budget "*) ;; *) BI=() ;; esac
 for inst in "${BI[@]}"; do
     M="$DATA/acasxu/onnx/${inst%%,*}" S="$DATA/acasxu/vnnlib/${inst##*,}"
     for cfg in 1x1 mpi2x1 1x2; do
-        rm -f "$tmp/r.json"
-        case $cfg in
-        1x1) "$NNCERT" verify "$M" "$S" --timeout "$BUDGET_S" --samples 0 --threads 1 --json "$tmp/r.json" >/dev/null 2>&1 || true ;;
-        1x2) "$NNCERT" verify "$M" "$S" --timeout "$BUDGET_S" --samples 0 --threads 2 --json "$tmp/r.json" >/dev/null 2>&1 || true ;;
-        mpi2x1) "${MPIRUN[@]}" -np 2 "$NNCERT" verify "$M" "$S" --timeout "$BUDGET_S" --samples 0 --threads 1 --json "$tmp/r.json" </dev/null >/dev/null 2>&1 || true ;;
-        esac
+        run_cfg $cfg "$M" "$S" "$BUDGET_S"
         [ -s "$tmp/r.json" ] || { echo "bench-verify-mpi: budget $inst $cfg: no report"; exit 1; }
         row=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("%s,%d,%.9g,%.9g,%.9g" % (r["result"], r["leaves"]["total"], r["certified_safe_fraction"], r["certified_unsafe_fraction"], r["open_fraction"]))' "$tmp/r.json")
-        procs=1 th=1
-        case $cfg in mpi2x1) procs=2 ;; 1x2) th=2 ;; esac
         echo "acasxu,onnx/${inst%%,*},vnnlib/${inst##*,},$BUDGET_S,$cfg,$procs,$th,$row" >>"$tmp/bcsv"
         echo "budget $BUDGET_S s: ${inst/,/ } $cfg: $row"
     done
