@@ -114,58 +114,139 @@ DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(epi_row)(T *res
 #endif
 /* The channel kernel (small outputs, where strips of pixels would leave
  * lanes idle): one tile of 8 output pixels, a row of 8 columns (two = 0)
- * or two rows of 4 (two = 1) from xb on the phase-width grid, times nb
- * (<= DC_CNB) vectors of output channels whose filters wc holds
- * ([tap][Mq]); each pixel's input broadcast, the same fma per tap in the
- * same order as the strips, so the same bits.  Out: pixel (i, j) of the
- * tile, channel vector v at o + i orow + j Mq + v W. */
-DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile)(const T *xb, const int64_t *toff,
-                                                                            int64_t ntap, const T *wc, int64_t Mq,
-                                                                            int64_t Wq, T *o, int64_t orow, int two,
-                                                                            int nb)
+ * or two rows of 4 (two = 1) from xb, output rows rs and columns sx apart
+ * in the layout (the phase planes: Wq and 1; the kernel's own: sh cWx and
+ * sw), times nb (<= DC_CNB) vectors of output channels whose filters wc
+ * holds ([tap][Mq]); each pixel's input broadcast, the same fma per tap
+ * in the same order as the strips, so the same bits.  Out: a[p][v], pixel
+ * p (p / 4, p % 4 of the two rows, or column p) and channel vector v. */
+typedef T DC_SFX(cvec) __attribute__((vector_size(DC_BYTES)));
+DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_acc)(const T *xb, const int64_t *toff,
+                                                                           int64_t ntap, const T *wc, int64_t Mq,
+                                                                           int64_t rs, int64_t sx, int two, int nb,
+                                                                           DC_SFX(cvec) a[8][DC_CNB])
 {
-    typedef T vec __attribute__((vector_size(DC_BYTES)));
     const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
-    vec a[8][DC_CNB] = {{{0}}};
+    for (int p = 0; p < 8; p++)
+        for (int v = 0; v < DC_CNB; v++) a[p][v] = (DC_SFX(cvec)){0};
     for (int64_t t = 0; t < ntap; t++) {
         const T *x = xb + toff[t], *w = wc + t * Mq;
-        vec wv[DC_CNB];
-        for (int v = 0; v < nb; v++) memcpy(&wv[v], w + v * W, sizeof(vec));
+        DC_SFX(cvec) wv[DC_CNB];
+        for (int v = 0; v < nb; v++) memcpy(&wv[v], w + v * W, sizeof wv[v]);
         for (int p = 0; p < 8; p++) {
-            T xv = two ? x[(p >> 2) * Wq + (p & 3)] : x[p];
+            T xv = two ? x[(p >> 2) * rs + (p & 3) * sx] : x[p * sx];
             for (int v = 0; v < nb; v++) DC_FMA(a[p][v], xv, wv[v]);
         }
     }
-    for (int p = 0; p < 8; p++)
-        for (int v = 0; v < nb; v++)
-            memcpy(o + (two ? (p >> 2) * orow + (p & 3) * Mq : p * Mq) + v * W, &a[p][v], sizeof(vec));
 }
 
+/* chan_acc's tile into the accumulators: pixel (i, j) of the tile, channel
+ * vector v at o + i orow + j Mq + v W. */
+DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile)(const T *xb, const int64_t *toff,
+                                                                            int64_t ntap, const T *wc, int64_t Mq,
+                                                                            int64_t rs, int64_t sx, T *o, int64_t orow,
+                                                                            int two, int nb)
+{
+    const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
+    DC_SFX(cvec) a[8][DC_CNB];
+    DC_SFX(chan_acc)(xb, toff, ntap, wc, Mq, rs, sx, two, nb, a);
+    for (int p = 0; p < 8; p++)
+        for (int v = 0; v < nb; v++)
+            memcpy(o + (two ? (p >> 2) * orow + (p & 3) * Mq : p * Mq) + v * W, &a[p][v], sizeof a[p][v]);
+}
+
+#ifdef DC_TILE_OUT
+/* chan_tile with its epilogue in the tile: the same accumulators, then per
+ * vector v of channels the bias added (b: the bias from channel ob, or
+ * NULL) and the tile transposed into the output planes by DC_TILE_OUT
+ * (pixels 0-3 at o, 4-7 at o + off1 in channel ob's plane, n0 and n1 of
+ * them inside, planes cs apart; r the residual likewise, or NULL): per
+ * element relu((a + b) + r) as epi_row computes it, with no pass over
+ * the accumulators in memory. */
+DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile_out)(const T *xb, const int64_t *toff,
+                                                                                int64_t ntap, const T *wc, int64_t Mq,
+                                                                                int64_t rs, int64_t sx, int two, int nb,
+                                                                                int64_t nch,
+                                                                                const T *b, T *o, int64_t cs,
+                                                                                const T *r, int64_t off1, int n0,
+                                                                                int n1, int relu)
+{
+    const int64_t W = (int64_t)(DC_BYTES / sizeof(T));
+    DC_SFX(cvec) a[8][DC_CNB];
+    DC_SFX(chan_acc)(xb, toff, ntap, wc, Mq, rs, sx, two, nb, a);
+    for (int v = 0; v < nb; v++) {
+        int64_t nv = nch - v * W < W ? nch - v * W : W;
+        DC_SFX(cvec) bv = {0}, x[8];
+        if (b)
+            for (int64_t l = 0; l < nv; l++) bv[l] = b[v * W + l];
+        for (int p = 0; p < 8; p++) x[p] = a[p][v] + bv;
+        DC_TILE_OUT((const T *)x, (int)nv, o + v * W * cs, cs, r ? r + v * W * cs : NULL, off1, n0, n1, relu);
+    }
+}
+#endif
+
 /* Channels [ob, ob + DC_CNB W) of one image by the channel kernel, then
- * their epilogue (bias, residual, ReLU) into the output planes O; the
- * accumulators hold pixel (oy, ox)'s channels at (oy OWp + ox) Mq. */
-DC_ATTR static void DC_SFX(chan_block)(const FN(geom) *g, const FN(dcwork) *k, int64_t M, const T *bias, int relu,
-                                       const T *R, int two, int64_t ob, T *O)
+ * their epilogue (bias, residual, ReLU) into the output planes O: in the
+ * tile where the path has DC_TILE_OUT, else through the accumulators
+ * (pixel (oy, ox)'s channels at (oy OWp + ox) Mq).  The input layout: x0,
+ * the taps' offsets toff, output rows rs and columns sx apart (chan_acc). */
+DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tiles)(const FN(geom) *g, const FN(dcwork) *k,
+                                                                             const T *x0, const int64_t *toff,
+                                                                             int64_t rs, int64_t sx, int64_t M,
+                                                                             const T *bias, int relu, const T *R,
+                                                                             int two, int64_t ob, T *O)
 {
     const FN(dcgeom) *d = &k->d;
-    const int64_t W = (int64_t)(DC_BYTES / sizeof(T)), Mq = d->Mq, Wq = d->Wq, oh = g->oh, ow = g->ow;
+    const int64_t W = (int64_t)(DC_BYTES / sizeof(T)), Mq = d->Mq, oh = g->oh, ow = g->ow;
     const int64_t OWp = two ? 4 : (ow + 7) / 8 * 8, orow = OWp * Mq, ntap = d->ntap;
     const int64_t m1 = ob + DC_CNB * W < M ? ob + DC_CNB * W : M;
     const int full = m1 - ob > (DC_CNB - 1) * W; /* all DC_CNB vectors hold channels */
     const T *wc = k->wc + ob;
+#ifdef DC_TILE_OUT
+    const int64_t cs = oh * ow, off1 = two ? ow : 4;
+    const T *b = bias ? bias + ob : NULL;
     for (int64_t oy = 0; oy < oh; oy += 1 + two)
         for (int64_t ox = 0; ox < ow; ox += two ? 4 : 8) {
-            const T *xb = k->xp + oy * Wq + ox;
+            const T *xb = x0 + oy * rs + ox * sx;
+            int64_t at = (ob * oh + oy) * ow + ox, left = ow - ox;
+            int n0 = left < 4 ? (int)left : 4, n1 = two ? n0 : left - 4 < 0 ? 0 : left - 4 < 4 ? (int)(left - 4) : 4;
+            const T *r = R ? R + at : NULL;
+            if (two && full)
+                DC_SFX(chan_tile_out)(xb, toff, ntap, wc, Mq, rs, sx, 1, DC_CNB, m1 - ob, b, O + at, cs, r, off1, n0, n1, relu);
+            else if (two)
+                DC_SFX(chan_tile_out)(xb, toff, ntap, wc, Mq, rs, sx, 1, 1, m1 - ob, b, O + at, cs, r, off1, n0, n1, relu);
+            else if (full)
+                DC_SFX(chan_tile_out)(xb, toff, ntap, wc, Mq, rs, sx, 0, DC_CNB, m1 - ob, b, O + at, cs, r, off1, n0, n1, relu);
+            else
+                DC_SFX(chan_tile_out)(xb, toff, ntap, wc, Mq, rs, sx, 0, 1, m1 - ob, b, O + at, cs, r, off1, n0, n1, relu);
+        }
+    (void)orow;
+#else
+    for (int64_t oy = 0; oy < oh; oy += 1 + two)
+        for (int64_t ox = 0; ox < ow; ox += two ? 4 : 8) {
+            const T *xb = x0 + oy * rs + ox * sx;
             T *o = k->acc + (oy * OWp + ox) * Mq + ob;
-            if (two && full) DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 1, DC_CNB);
-            else if (two) DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 1, 1);
-            else if (full) DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 0, DC_CNB);
-            else DC_SFX(chan_tile)(xb, k->toff, ntap, wc, Mq, Wq, o, orow, 0, 1);
+            if (two && full) DC_SFX(chan_tile)(xb, toff, ntap, wc, Mq, rs, sx, o, orow, 1, DC_CNB);
+            else if (two) DC_SFX(chan_tile)(xb, toff, ntap, wc, Mq, rs, sx, o, orow, 1, 1);
+            else if (full) DC_SFX(chan_tile)(xb, toff, ntap, wc, Mq, rs, sx, o, orow, 0, DC_CNB);
+            else DC_SFX(chan_tile)(xb, toff, ntap, wc, Mq, rs, sx, o, orow, 0, 1);
         }
     for (int64_t mo = ob; mo < m1; mo++)
         for (int64_t oy = 0; oy < oh; oy++)
             DC_SFX(epi_row)(O + (mo * oh + oy) * ow, k->acc + oy * orow + mo, Mq, ow, bias ? bias[mo] : (T)0,
                             R ? R + (mo * oh + oy) * ow : NULL, relu);
+#endif
+}
+
+/* chan_tiles with the column step a constant where it is 1 or 2 (the
+ * broadcasts' addresses then take no multiplication) */
+DC_ATTR static void DC_SFX(chan_block)(const FN(geom) *g, const FN(dcwork) *k, const T *x0, const int64_t *toff,
+                                       int64_t rs, int64_t sx, int64_t M, const T *bias, int relu, const T *R, int two,
+                                       int64_t ob, T *O)
+{
+    if (sx == 1) DC_SFX(chan_tiles)(g, k, x0, toff, rs, 1, M, bias, relu, R, two, ob, O);
+    else if (sx == 2) DC_SFX(chan_tiles)(g, k, x0, toff, rs, 2, M, bias, relu, R, two, ob, O);
+    else DC_SFX(chan_tiles)(g, k, x0, toff, rs, sx, M, bias, relu, R, two, ob, O);
 }
 
 /* Block m0 of NNC_DC_MB output channels of one image (dconv_image): the
@@ -284,26 +365,48 @@ DC_ATTR static inline void DC_SFX(phase_map)(T *restrict dst, const T *restrict 
     for (; q < n; q++) dst[q] = map[q] >= 0 ? src[map[q]] : (T)0;
 }
 
-/* One image: X its cg input planes of the group, O the M output planes;
- * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
-DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
-                            int relu, const FN(geom) *pg, const T *R, int intra, T *O)
+#ifdef DC_ROW512
+/* dst's nv vectors from the channel's input plane src by the permute plan
+ * (nperm steps per vector at perm: kernels_impl.h's dconv_prepare): the same elements as
+ * phase_map, two loads and a permute per step instead of a gather. */
+DC_ATTR static inline void DC_SFX(phase_perm)(T *restrict dst, const T *restrict src, int nperm,
+                                              const nnc_dcperm *perm, int64_t nv)
+{
+    for (int64_t v = 0; v < nv; v++) {
+        const nnc_dcperm *o = perm + v * NNC_DC_PERM_OPS;
+        TVEC512 acc = TVZERO512;
+        for (int i = 0; i < nperm; i++) acc = TVPERMSTEP512(acc, src, o + i);
+        memcpy(dst + v * (int64_t)(DC_BYTES / sizeof(T)), &acc, sizeof acc);
+    }
+}
+#endif
+
+/* The phase planes of one image's cg input planes X into k->xp: with the
+ * map, every element of each channel's planes in one pass (narrow inputs,
+ * where a pass per row would cost more than the row), then the over-read
+ * slack zeroed; else all zero (padding, rows or columns past the input,
+ * the slack), then each input row's columns into the row of its phase (a
+ * run of memory when the stride is 1). */
+DC_ATTR static void DC_SFX(phase_planes)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg)
 {
     const FN(dcgeom) *d = &k->d;
-    int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
+    int64_t sh = g->sh, sw = g->sw, Wq = d->Wq;
     T *xp = k->xp;
-    /* the phase planes: with the map, every element of each channel's
-     * planes in one pass (narrow inputs, where a pass per row would cost
-     * more than the row), then the over-read slack zeroed; else all zero
-     * (padding, rows or columns past the input, the slack), then each input
-     * row's columns into the row of its phase (a run of memory when the
-     * stride is 1) */
     if (k->map) {
         const int64_t hw = g->h * g->w;
-        for (int64_t c = 0; c < cg; c++) DC_SFX(phase_map)(xp + c * d->chan, X + c * hw, k->map, d->chan, k->contig);
-        memset(xp + cg * d->chan, 0, sizeof(T) * (size_t)NNC_DC_VW);
+#ifdef DC_ROW512
+        /* (the plan's vectors run past a channel's planes into the next
+         * channel's, written after them, and the last one's into the
+         * slack, zeroed below) */
+        if (k->perm)
+            for (int64_t c = 0; c < cg; c++)
+                DC_SFX(phase_perm)(xp + c * d->chan, X + c * hw, k->nperm, k->perm, (d->chan + NNC_DC_VW - 1) / NNC_DC_VW);
+        else
+#endif
+            for (int64_t c = 0; c < cg; c++) DC_SFX(phase_map)(xp + c * d->chan, X + c * hw, k->map, d->chan, k->contig);
+        memset(xp + cg * d->chan, 0, sizeof(T) * (size_t)d->xslack);
     } else {
-        memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + NNC_DC_VW));
+        memset(xp, 0, sizeof(T) * (size_t)(cg * d->chan + d->xslack));
         int64_t rp0 = g->pt % sh, ri0 = g->pt / sh; /* input row 0's phase and row in it */
         /* everything the loop reads in locals: its vector stores may alias
          * anything, so fields would be reloaded after each */
@@ -319,20 +422,49 @@ DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, 
             }
         }
     }
+}
+
+/* One image: X its cg input planes of the group, O the M output planes;
+ * bias (or NULL) and relu applied on the way out; intra: threads it may use. */
+DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, const T *X, int64_t cg, int64_t M, const T *bias,
+                            int relu, const FN(geom) *pg, const T *R, int intra, T *O)
+{
+    const FN(dcgeom) *d = &k->d;
+    int64_t sh = g->sh, sw = g->sw, Wq = d->Wq, Qr = d->Qr;
+    T *xp = k->xp;
     const int64_t vw = (int64_t)(DC_BYTES / sizeof(T));
     /* strips of pixels, or the channel kernel (not with a fused pool) */
     int64_t rows, rstep, rlen, lanes_c;
     int two;
     if (FN(dc_plan)(g, d, M, vw, &rows, &rstep, &rlen, &two, &lanes_c) && !pg) {
+        /* its own layout where there is one: the input in place, or its
+         * zero-padded copy (expanding loads on AVX-512); else the phase
+         * planes (below) */
+        const T *x0 = xp;
+        const int64_t *toff = k->toff;
+        int64_t rs = Wq, sx = 1;
+        if (d->cWx) {
+            toff = k->toffc, rs = sh * d->cWx, sx = sw;
+            if (d->cdirect) x0 = X;
+            else {
+                const int64_t hw = g->h * g->w;
+                for (int64_t c = 0; c < cg; c++) DC_SFX(phase_map)(xp + c * d->cplane, X + c * hw, k->mapc, d->cplane, 1);
+                memset(xp + cg * d->cplane, 0, sizeof(T) * (size_t)d->xslack);
+            }
+        } else
+            DC_SFX(phase_planes)(g, k, X, cg);
         int64_t nblk = (M + DC_CNB * vw - 1) / (DC_CNB * vw);
         int par = intra > 1 && nblk > 1 && d->ntap * lanes_c >= NNC_DC_PAR_MACS ? (nblk < intra ? (int)nblk : intra) : 1;
         if (par > 1) {
 #pragma omp parallel for num_threads(par) schedule(static)
-            for (int64_t bi = 0; bi < nblk; bi++) DC_SFX(chan_block)(g, k, M, bias, relu, R, two, bi * DC_CNB * vw, O);
+            for (int64_t bi = 0; bi < nblk; bi++)
+                DC_SFX(chan_block)(g, k, x0, toff, rs, sx, M, bias, relu, R, two, bi * DC_CNB * vw, O);
         } else
-            for (int64_t bi = 0; bi < nblk; bi++) DC_SFX(chan_block)(g, k, M, bias, relu, R, two, bi * DC_CNB * vw, O);
+            for (int64_t bi = 0; bi < nblk; bi++)
+                DC_SFX(chan_block)(g, k, x0, toff, rs, sx, M, bias, relu, R, two, bi * DC_CNB * vw, O);
         return;
     }
+    DC_SFX(phase_planes)(g, k, X, cg);
     /* blocks of NNC_DC_MB channels, each bias (and ReLU) applied while its
      * accumulators are in cache; over intra threads when the image is
      * large enough to pay for the team (each block's work is the same
@@ -358,3 +490,4 @@ DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, 
 #undef DC_GATHER
 #undef DC_STORE8
 #undef DC_CNB
+#undef DC_TILE_OUT

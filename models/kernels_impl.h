@@ -652,12 +652,36 @@ static void FN(geometry)(const nnc_model *m, const nnc_node *n, FN(geom) *g) { *
  * against 106k/s; 16 or 64 here changed no model by more than the noise */
 #define NNC_DC_MAP_W 32
 
+#ifndef NNC_DCPERM_DEFINED
+#define NNC_DCPERM_DEFINED
+/* One step of the permute plan (dconv_prepare): two vectors of v lanes
+ * from input elements [off, off + 2 v) of a channel's plane, loaded where
+ * bits of m0 and m1 are set (the lanes inside the plane; the others read
+ * as 0, never touching memory past it), lane l of the destination vector
+ * taking element off + idx[l] where bit l of lanes is set. */
+typedef struct nnc_dcperm {
+    int32_t off;
+    uint16_t lanes, m0, m1, pad;
+    uint8_t idx[16];
+} nnc_dcperm;
+#endif
+#define NNC_DC_PERM_OPS 4 /* steps per destination vector at most, else gathers */
+
 /* Phase-plane geometry of a direct convolution. */
 typedef struct FN(dcgeom) {
     int64_t Hq, Wq, plane, chan, Q, Qr, Mp, ntap;
     int64_t mapn; /* entries of the phase planes' map (dconv_prepare), 0: none */
     int64_t Mq;   /* output channels of the channel kernel's filters: M padded to two of the widest vectors */
     int64_t nacc; /* accumulators: the strips' (Mp Qr) or the channel kernel's, the more */
+    /* The channel kernel's own layout, where it saves the phase planes (a
+     * stride > 1, or no padding): the input read in place (cdirect: every
+     * tile's reads inside it), or copied zero-padded into planes of Hp x Wp
+     * by a map (mapcn entries: narrow inputs, none cropped, so an expanding
+     * load per vector).  A tap (c, ki, kj) of the pixel at (oy, ox) then
+     * reads c cplane + (oy sh + ki dh) cWx + ox sw + kj dw; cWx 0: none. */
+    int64_t cWx, cplane, mapcn;
+    int cdirect;
+    int64_t xslack; /* over-read slack after the planes (zeroed) */
 } FN(dcgeom);
 
 /* The layout of one image's outputs for a path of vw elements per vector:
@@ -706,6 +730,34 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
             if (c > d->nacc) d->nacc = c;
         }
     d->mapn = g->w <= NNC_DC_MAP_W && g->h * g->w < INT32_MAX ? (d->chan + 15) / 16 * 16 : 0;
+    /* the channel kernel's layout: tiles of 8 columns (or 2 rows of 4)
+     * read 7 sw (3 sw) elements past a row's last output at most: inside
+     * the input in place only when they hold no column past ow */
+    int two_ = g->ow <= 4 && g->oh % 2 == 0;
+    d->cWx = d->cplane = d->mapcn = 0;
+    d->cdirect = g->pt == 0 && g->pl == 0 && (g->oh - 1) * g->sh + (g->kh - 1) * g->dh < g->h &&
+                 (g->ow - 1) * g->sw + (g->kw - 1) * g->dw < g->w && (two_ ? g->ow == 4 : g->ow % 8 == 0);
+    if (d->cdirect) d->cWx = g->w, d->cplane = g->h * g->w;
+    else if (d->mapn && (g->sh > 1 || g->sw > 1) && g->h + g->pt <= Hp && g->w + g->pl <= Wp && Hp * Wp < INT32_MAX)
+        d->cWx = Wp, d->cplane = Hp * Wp, d->mapcn = (Hp * Wp + 15) / 16 * 16;
+    d->xslack = NNC_DC_VW + 8 * g->sw;
+}
+
+/* Destination vectors of a channel's phase planes (NNC_DC_VW lanes), and
+ * the bytes of the permute plan that fills them (an int64 saying whether
+ * there is one, the steps per vector, the steps), 8-byte multiples. */
+static int64_t FN(dc_plan_vecs)(const FN(dcgeom) *d) { return d->mapn ? (d->chan + NNC_DC_VW - 1) / NNC_DC_VW : 0; }
+static size_t FN(dc_plan_bytes)(const FN(dcgeom) *d)
+{
+    size_t nv = (size_t)FN(dc_plan_vecs)(d);
+    return nv ? 8 + (nv + 7) / 8 * 8 + nv * NNC_DC_PERM_OPS * sizeof(nnc_dcperm) : 0;
+}
+
+/* Bytes of one group's prepared part (8-byte aligned). */
+static size_t FN(dconv_prep_bytes)(const FN(dcgeom) *d, int64_t sw)
+{
+    return ((size_t)((d->Mp + d->Mq) * d->ntap) * sizeof(T) + 7) / 8 * 8 + (size_t)(2 * d->ntap + 2 * sw) * sizeof(int64_t) +
+           (size_t)(d->mapn + d->mapcn) * sizeof(int32_t) + FN(dc_plan_bytes)(d);
 }
 
 /* Whether n runs as a direct convolution: weights shared by the samples. */
@@ -720,11 +772,9 @@ static int64_t FN(dconv_scratch)(const nnc_model *m, const nnc_node *n)
     FN(geometry)(m, n, &g);
     cg = g.c / group;
     FN(dc_geometry)(&g, cg, m->vals[n->in[1]].dims[0] / group, &d);
-    /* one group's prepared part when not prepared beforehand (an int64 in
-     * at most two T slots, 8-byte alignment), phase planes + over-read
-     * slack, accumulators (see dconv_prepare) */
-    return (d.Mp + d.Mq) * d.ntap + 2 * (d.ntap + 2 * g.sw) + 2 + (d.mapn * 4 + sizeof(T) - 1) / sizeof(T) +
-           cg * d.chan + NNC_DC_VW + d.nacc;
+    /* one group's prepared part when not prepared beforehand, phase
+     * planes + over-read slack, accumulators (see dconv_prepare) */
+    return (int64_t)((FN(dconv_prep_bytes)(&d, g.sw) + sizeof(T) - 1) / sizeof(T)) + cg * d.chan + d.xslack + d.nacc;
 }
 
 /* A direct convolution's state: the prepared part (one group's filters
@@ -742,14 +792,12 @@ typedef struct FN(dcwork) {
                            map[q], or 0 where map[q] < 0 (padding); d.mapn entries */
     int contig;         /* with map: its entries >= 0 are 0, 1, 2, ... in order (stride 1: the planes
                            hold every input element, rows after rows, none cropped) */
+    const uint8_t *pcnt;    /* with map, strided, or NULL: the permute plan, pcnt[v] steps for the */
+    const nnc_dcperm *perm; /* destination vector v of NNC_DC_VW lanes, at perm + v NNC_DC_PERM_OPS, */
+    int nperm;              /* padded with empty steps to nperm for every vector */
+    int64_t *toffc;         /* with d.cWx: the taps' offsets in the channel kernel's layout */
+    int32_t *mapc;          /* with d.mapcn: element q of its padded planes is input element mapc[q] (or 0) */
 } FN(dcwork);
-
-/* Bytes of one group's prepared part (8-byte aligned). */
-static size_t FN(dconv_prep_bytes)(const FN(dcgeom) *d, int64_t sw)
-{
-    return ((size_t)((d->Mp + d->Mq) * d->ntap) * sizeof(T) + 7) / 8 * 8 + (size_t)(d->ntap + 2 * sw) * sizeof(int64_t) +
-           (size_t)d->mapn * sizeof(int32_t);
-}
 
 /* Point k's prepared part at area (8-byte aligned, dconv_prep_bytes) and,
  * with W != NULL, fill it from the group's filters W [M][cg kh kw]. */
@@ -761,10 +809,20 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
     k->wp = area;
     k->wc = k->wp + d->Mp * ntap;
     k->toff = (int64_t *)(void *)((char *)area + ((size_t)((d->Mp + d->Mq) * ntap) * sizeof(T) + 7) / 8 * 8);
-    k->jb = k->toff + ntap;
+    k->toffc = k->toff + ntap;
+    k->jb = k->toffc + ntap;
     k->map = d->mapn ? (int32_t *)(void *)(k->jb + 2 * sw) : NULL;
+    k->mapc = d->mapcn ? (int32_t *)(void *)(k->jb + 2 * sw) + d->mapn : NULL;
     k->contig = sh == 1 && sw == 1;
-    if (W == NULL) return;
+    int64_t *plan_ok = d->mapn ? (int64_t *)(void *)((int32_t *)(void *)(k->jb + 2 * sw) + d->mapn + d->mapcn) : NULL;
+    uint8_t *pcnt = plan_ok ? (uint8_t *)(plan_ok + 1) : NULL;
+    nnc_dcperm *perm = pcnt ? (nnc_dcperm *)(void *)(pcnt + (FN(dc_plan_vecs)(d) + 7) / 8 * 8) : NULL;
+    k->pcnt = NULL;
+    k->perm = NULL;
+    if (W == NULL) {
+        if (plan_ok && *plan_ok) k->pcnt = pcnt, k->perm = perm, k->nperm = (int)*plan_ok;
+        return;
+    }
     for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
         for (int64_t t = 0; t < ntap; t++)
             for (int64_t j = 0; j < NNC_DC_MB; j++)
@@ -775,8 +833,14 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
         for (int64_t ki = 0; ki < g->kh; ki++)
             for (int64_t kj = 0; kj < g->kw; kj++) {
                 int64_t ry = ki * g->dh, rx = kj * g->dw;
+                k->toffc[t] = c * d->cplane + ry * d->cWx + rx;
                 k->toff[t++] = c * d->chan + ((ry % sh) * sw + rx % sw) * d->plane + (ry / sh) * d->Wq + rx / sw;
             }
+    /* the channel kernel's padded planes: element (R, C) holds input (R - pt, C - pl) */
+    for (int64_t q = 0; q < d->mapcn; q++) {
+        int64_t iy = q / d->cWx - g->pt, ix = q % d->cWx - g->pl;
+        k->mapc[q] = q < d->cplane && iy >= 0 && iy < g->h && ix >= 0 && ix < g->w ? (int32_t)(iy * g->w + ix) : -1;
+    }
     for (int64_t r = 0; r < sw; r++) { /* column phase r: padded column C = j sw + r, input column C - pl */
         int64_t j0 = g->pl - r > 0 ? (g->pl - r + sw - 1) / sw : 0;
         int64_t j1 = g->w + g->pl - r > 0 ? (g->w + g->pl - r + sw - 1) / sw : 0;
@@ -786,12 +850,64 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
         k->jb[2 * r + 1] = j1;
     }
     /* the map: element q of phase (rp, r)'s plane at (i, j) holds padded
-     * element (i sh + rp, j sw + r), input (i sh + rp - pt, j sw + r - pl) */
+     * element (i sh + rp, j sw + r), input (i sh + rp - pt, j sw + r - pl);
+     * -1 (a zero) in the phases no tap reads (a 1 x 1 kernel of stride 2
+     * reads one of its four) */
     for (int64_t q = 0; q < d->mapn; q++) {
         int64_t ph = q / d->plane, i = q % d->plane / d->Wq, j = q % d->Wq;
         int64_t iy = i * sh + ph / sw - g->pt, ix = j * sw + ph % sw - g->pl;
-        k->map[q] = q < d->chan && iy >= 0 && iy < g->h && ix >= 0 && ix < g->w ? (int32_t)(iy * g->w + ix) : -1;
+        int used_r = 0, used_c = 0;
+        for (int64_t ki = 0; ki < g->kh && !used_r; ki++) used_r = ki * g->dh % sh == ph / sw;
+        for (int64_t kj = 0; kj < g->kw && !used_c; kj++) used_c = kj * g->dw % sw == ph % sw;
+        k->map[q] = q < d->chan && used_r && used_c && iy >= 0 && iy < g->h && ix >= 0 && ix < g->w
+                        ? (int32_t)(iy * g->w + ix)
+                        : -1;
     }
+    /* the permute plan (strided maps; stride 1 takes expanding loads): each
+     * destination vector's lanes in steps, each step the lanes whose input
+     * elements lie within 2 NNC_DC_VW of the lowest one left, so a step is
+     * two loads and a two-source permute where a gather reads lane by lane;
+     * none when some vector would take more than NNC_DC_PERM_OPS steps */
+    if (!d->mapn) return;
+    const int64_t PW = NNC_DC_VW, nv = FN(dc_plan_vecs)(d), hw = g->h * g->w;
+    int ok = !k->contig;
+    for (int64_t v = 0; v < nv && ok; v++) {
+        const int32_t *e = k->map + v * PW;
+        uint32_t left = 0;
+        for (int64_t l = 0; l < PW; l++) left |= (uint32_t)(e[l] >= 0) << l;
+        int cnt = 0;
+        for (; left && ok; cnt++) {
+            if (cnt == NNC_DC_PERM_OPS) {
+                ok = 0;
+                break;
+            }
+            int32_t lo = INT32_MAX;
+            for (int64_t l = 0; l < PW; l++)
+                if (left >> l & 1 && e[l] < lo) lo = e[l];
+            nnc_dcperm *o = perm + v * NNC_DC_PERM_OPS + cnt;
+            memset(o, 0, sizeof *o);
+            o->off = lo;
+            int64_t n0 = hw - lo < PW ? hw - lo : PW, n1 = hw - lo - PW <= 0 ? 0 : hw - lo - PW < PW ? hw - lo - PW : PW;
+            o->m0 = (uint16_t)((1u << n0) - 1);
+            o->m1 = (uint16_t)((1u << n1) - 1);
+            for (int64_t l = 0; l < PW; l++)
+                if (left >> l & 1 && e[l] - lo < 2 * PW) {
+                    o->lanes |= (uint16_t)(1u << l);
+                    o->idx[l] = (uint8_t)(e[l] - lo);
+                }
+            left &= ~(uint32_t)o->lanes;
+        }
+        pcnt[v] = (uint8_t)cnt;
+    }
+    /* every vector takes as many steps as the most any takes (the others
+     * empty: no lanes, nothing loaded), so the loop's branches follow a
+     * fixed count, not a per-vector one */
+    int most = 0;
+    for (int64_t v = 0; v < nv && ok; v++) most = pcnt[v] > most ? pcnt[v] : most;
+    for (int64_t v = 0; v < nv && ok; v++)
+        for (int i = pcnt[v]; i < most; i++) memset(perm + v * NNC_DC_PERM_OPS + i, 0, sizeof *perm);
+    *plan_ok = ok ? most : 0;
+    if (ok) k->pcnt = pcnt, k->perm = perm, k->nperm = most;
 }
 
 /* The direct convolution of one image per instruction-set path
@@ -820,6 +936,9 @@ typedef void (*FN(dcimage))(const FN(geom) *, const FN(dcwork) *, const T *, int
 #define DC_ATTR __attribute__((target("avx2,fma")))
 #define DC_FMA(a, w, v) ((a) = TVFMA256((w), (v), (a)))
 #define DC_GATHER(base, ip) TVGATHER256((base), (ip))
+#ifdef TVTILEOUT256
+#define DC_TILE_OUT(x, nch, o, cs, r, off1, n0, n1, relu) TVTILEOUT256((x), (nch), (o), (cs), (r), (off1), (n0), (n1), (relu))
+#endif
 #include "models/dconv_strip_impl.h"
 #define DC_SFX(x) FN(x##_avx512)
 #define DC_BYTES 64
@@ -829,6 +948,9 @@ typedef void (*FN(dcimage))(const FN(geom) *, const FN(dcwork) *, const T *, int
 #define DC_ROW512 1
 #define DC_CNB 2
 #define DC_GATHER(base, ip) TVGATHER512((base), (ip))
+#ifdef TVTILEOUT512
+#define DC_TILE_OUT(x, nch, o, cs, r, off1, n0, n1, relu) TVTILEOUT512((x), (nch), (o), (cs), (r), (off1), (n0), (n1), (relu))
+#endif
 /* a <- fma(w, v, a), c <- fma(w, u, c), w broadcast once */
 #define DC_FMA2(a, c, w, v, u)                                                                                         \
     do {                                                                                                               \
@@ -983,7 +1105,7 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
             if (x->prep) FN(dconv_prepare)(&g, cg, NULL, M, (char *)x->prep + (size_t)gi * pb, &k);
             else FN(dconv_prepare)(&g, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
             k.xp = x->prep ? cols : (T *)(void *)((char *)cols + pb);
-            k.acc = k.xp + cg * k.d.chan + NNC_DC_VW;
+            k.acc = k.xp + cg * k.d.chan + k.d.xslack;
             FN(dcimage) image = FN(dconv_image_pick)();
             for (int64_t gimg = 0; gimg < images; gimg++) {
                 int64_t b = gimg / g.n, nn = gimg % g.n;

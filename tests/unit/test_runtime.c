@@ -272,8 +272,28 @@ __attribute__((optimize("fp-contract=off"))) static double conv_ref(const conv_c
 START_TEST(test_conv_geometries)
 {
     int direct = 0, strided = 0, wide = 0;
-    for (int it = 0; it < 200; it++) {
+    /* first, the layouts of the channel kernel (kernels_impl.h, dcgeom's
+     * cWx): the input read in place (no padding, outputs of 4 x 4 and 8 x 8),
+     * its padded copy (3 x 3 of stride 2 or 3, padding 1, even and odd
+     * sizes), the phase planes (stride 1, or 1 x 1 of stride 2: a residual
+     * net's shortcuts), and channel counts around a vector (15, 17, 20, 33) */
+    static const int fixed[][8] = {/* C, M, H, W, k, s, pad, group */
+                                   {8, 32, 9, 9, 3, 2, 0, 1},   {8, 32, 17, 17, 3, 2, 0, 1}, {4, 20, 9, 9, 3, 2, 0, 1},
+                                   {16, 32, 16, 16, 3, 2, 1, 1}, {32, 32, 8, 8, 3, 2, 1, 1},  {3, 16, 32, 32, 3, 2, 1, 1},
+                                   {5, 17, 9, 9, 3, 2, 1, 1},    {8, 32, 12, 12, 3, 3, 1, 1}, {4, 33, 8, 8, 3, 1, 1, 1},
+                                   {16, 32, 16, 16, 1, 2, 0, 1}, {32, 32, 8, 8, 1, 2, 0, 1},  {6, 15, 8, 16, 1, 1, 0, 1},
+                                   {4, 16, 7, 7, 2, 2, 0, 2}};
+    const int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
+    for (int it = 0; it < 200 + nfixed; it++) {
         conv_case c = {0};
+        if (it < nfixed) {
+            const int *f = fixed[it];
+            c = (conv_case){.C = f[0], .M = f[1], .H = f[2], .W = f[3], .kh = f[4], .kw = f[4], .s = f[5], .dh = 1,
+                            .dw = 1, .pt = f[6], .pl = f[6], .pb = f[6], .pr = f[6], .group = f[7], .bias = it & 1};
+            c.oh = ((int64_t)c.H + 2 * c.pt - c.kh) / c.s + 1;
+            c.ow = ((int64_t)c.W + 2 * c.pl - c.kw) / c.s + 1;
+            goto run;
+        }
         c.group = rnd() % 4 == 0 ? rndi(2, 3) : 1;
         c.C = c.group * rndi(1, 4);
         c.M = c.group * rndi(1, 11); /* block tails of 8 channels */
@@ -296,6 +316,7 @@ START_TEST(test_conv_geometries)
         if ((int64_t)c.H + c.pt + c.pb < (int64_t)(c.kh - 1) * c.dh + 1 ||
             (int64_t)c.W + c.pl + c.pr < (int64_t)(c.kw - 1) * c.dw + 1)
             continue;
+    run:;
         int cg = c.C / c.group;
         int64_t nw = (int64_t)c.M * cg * c.kh * c.kw;
         float *wf = malloc(sizeof(float) * (size_t)nw), bf[64];
