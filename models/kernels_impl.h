@@ -704,7 +704,9 @@ static int FN(dc_plan)(const FN(geom) *g, const FN(dcgeom) *d, int64_t M, int64_
     int64_t tiles = *two ? g->oh / 2 : g->oh * ((g->ow + 7) / 8);
     int64_t lanes_s = *rows * ((*rlen + vw - 1) / vw) * vw * d->Mp;
     *lanes = tiles * 8 * ((M + vw - 1) / vw * vw);
-    return *lanes < lanes_s;
+    /* as many lanes either way: the channel kernel where it has a layout of
+     * its own (no phase planes to build; its epilogue in the tile) */
+    return *lanes < lanes_s || (*lanes == lanes_s && d->cWx);
 }
 
 /* Of window geometry g, for one group: cg input channels, M filters. */
@@ -720,15 +722,6 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
     d->Mp = (M + NNC_DC_MB - 1) / NNC_DC_MB * NNC_DC_MB;
     d->ntap = cg * g->kh * g->kw;
     d->Mq = (M + 2 * NNC_DC_VW - 1) / (2 * NNC_DC_VW) * (2 * NNC_DC_VW);
-    /* the channel kernel's accumulators where some path may choose it */
-    d->nacc = d->Mp * d->Qr;
-    int64_t rows, rstep, rlen, lanes;
-    int two;
-    for (int64_t vw = 16 / (int64_t)sizeof(T); vw <= NNC_DC_VW; vw *= 2)
-        if (FN(dc_plan)(g, d, M, vw, &rows, &rstep, &rlen, &two, &lanes)) {
-            int64_t c = (g->oh + 1) / 2 * 2 * ((g->ow + 7) / 8 * 8) * d->Mq;
-            if (c > d->nacc) d->nacc = c;
-        }
     d->mapn = g->w <= NNC_DC_MAP_W && g->h * g->w < INT32_MAX ? (d->chan + 15) / 16 * 16 : 0;
     /* the channel kernel's layout: tiles of 8 columns (or 2 rows of 4)
      * read 7 sw (3 sw) elements past a row's last output at most: inside
@@ -741,6 +734,15 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
     else if (d->mapn && (g->sh > 1 || g->sw > 1) && g->h + g->pt <= Hp && g->w + g->pl <= Wp && Hp * Wp < INT32_MAX)
         d->cWx = Wp, d->cplane = Hp * Wp, d->mapcn = (Hp * Wp + 15) / 16 * 16;
     d->xslack = NNC_DC_VW + 8 * g->sw;
+    /* the channel kernel's accumulators where some path may choose it */
+    d->nacc = d->Mp * d->Qr;
+    int64_t rows, rstep, rlen, lanes;
+    int two;
+    for (int64_t vw = 16 / (int64_t)sizeof(T); vw <= NNC_DC_VW; vw *= 2)
+        if (FN(dc_plan)(g, d, M, vw, &rows, &rstep, &rlen, &two, &lanes)) {
+            int64_t c = (g->oh + 1) / 2 * 2 * ((g->ow + 7) / 8 * 8) * d->Mq;
+            if (c > d->nacc) d->nacc = c;
+        }
 }
 
 /* Destination vectors of a channel's phase planes (NNC_DC_VW lanes), and
