@@ -268,6 +268,15 @@ DC_ATTR static inline void DC_SFX(dconv_block)(const FN(geom) *g, const FN(dcwor
          * relu(v) (+0 when no v > 0).  Per pool row, in chunks of columns:
          * the window rows' maximum per column (contiguous, vectorised),
          * then each window's columns */
+#ifdef DC_POOL_ROW
+        if (pg->kw <= 16 && pg->sw <= 16) {
+            for (int64_t mo = m0; mo < m1; mo++)
+                for (int64_t py = 0; py < pg->oh; py++)
+                    DC_POOL_ROW(O + (mo * pg->oh + py) * pg->ow, k->acc + mo * Qr + py * pg->sh * Wq, Wq, pg->kh, pg->kw,
+                                pg->sw, pg->ow, bias ? bias[mo] : (T)0);
+            return;
+        }
+#endif
         enum { CW = NNC_DC_POOL_COLS };
         T cm[CW];
         int64_t span = CW - pg->kw < pg->sw ? 1 : (CW - pg->kw) / pg->sw + 1; /* outputs per chunk */
@@ -491,3 +500,4 @@ DC_ATTR static void DC_SFX(dconv_image)(const FN(geom) *g, const FN(dcwork) *k, 
 #undef DC_STORE8
 #undef DC_CNB
 #undef DC_TILE_OUT
+#undef DC_POOL_ROW

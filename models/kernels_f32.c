@@ -45,6 +45,7 @@
     })
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+#include <math.h>
 /* lanes mask of v into o: + the residual r there (when r), ReLU'd (when relu) */
 __attribute__((target("avx512f"), always_inline)) static inline void tile_put512(float *o, const float *r,
                                                                                  __mmask16 mask, __m512 v, int relu)
@@ -139,6 +140,47 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void tile_out25
         if (n1) tile_put256(o + at + off1, r ? r + at + off1 : NULL, n1, _mm256_permute2f128_ps(v, v, 0x11), relu);
     }
 }
+/* One output row of a MaxPool fused after Conv -> Relu (dconv_strip_impl.h,
+ * dconv_block), AVX-512: o[px] = relu(m), m the maximum over the window
+ * (kh rows Wq apart, kw columns from px sw) of a + b, NaNs skipped from
+ * -inf, for px < n; kw, sw <= 16.  As the scalar loops: per column the
+ * rows' maximum in row order, then per output its columns' in column order,
+ * each step max(v, m) = v > m ? v : m, so the same bits.  In chunks of
+ * outputs whose windows start within 32 columns: their columns' maxima in
+ * three vectors, each window's by permutes of them shifted, then every
+ * sw-th column by a permute (in registers: a store and shifted reloads
+ * would wait on store forwarding). */
+__attribute__((target("avx512f"), always_inline)) static inline void pool_row512(float *o, const float *a, int64_t Wq,
+                                                                                 int64_t kh, int64_t kw, int64_t sw,
+                                                                                 int64_t n, float b)
+{
+    const __m512 bv = _mm512_set1_ps(b), ninf = _mm512_set1_ps(-INFINITY);
+    const int64_t P = sw <= 2 ? 16 : 32 / sw;
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i idx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
+    for (int64_t p0 = 0; p0 < n; p0 += P) {
+        int64_t np = n - p0 < P ? n - p0 : P, ncol = (np - 1) * sw + kw; /* <= 47 */
+        const float *w = a + p0 * sw;
+        __m512 cm[3] = {ninf, ninf, ninf};
+        for (int v = 0; v < 3 && 16 * v < ncol; v++) {
+            int64_t c = 16 * v;
+            __mmask16 m = (__mmask16)(ncol - c >= 16 ? 0xFFFF : (1u << (ncol - c)) - 1);
+            for (int64_t ki = 0; ki < kh; ki++)
+                cm[v] = _mm512_max_ps(_mm512_add_ps(_mm512_maskz_loadu_ps(m, w + ki * Wq + c), bv), cm[v]);
+            cm[v] = _mm512_mask_mov_ps(ninf, m, cm[v]);
+        }
+        __m512 w0 = ninf, w1 = ninf;
+        for (int64_t kj = 0; kj < kw; kj++) {
+            __m512i sh = _mm512_add_epi32(iota, _mm512_set1_epi32((int)kj)); /* lanes kj .. kj + 15 of a:b */
+            w0 = _mm512_max_ps(_mm512_permutex2var_ps(cm[0], sh, cm[1]), w0);
+            w1 = _mm512_max_ps(_mm512_permutex2var_ps(cm[1], sh, cm[2]), w1);
+        }
+        __m512 r = _mm512_permutex2var_ps(w0, idx, w1);
+        r = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_GT_OQ), r);
+        _mm512_mask_storeu_ps(o + p0, (__mmask16)((1u << np) - 1), r);
+    }
+}
+#define TVPOOLROW512(o, a, Wq, kh, kw, sw, n, b) pool_row512((o), (a), (Wq), (kh), (kw), (sw), (n), (b))
 #define TVTILEOUT256(x, nch, o, cs, r, off1, n0, n1, relu) tile_out256((x), (nch), (o), (cs), (r), (off1), (n0), (n1), (relu))
 #define TVTILEOUT512(x, nch, o, cs, r, off1, n0, n1, relu) tile_out512((x), (nch), (o), (cs), (r), (off1), (n0), (n1), (relu))
 #endif

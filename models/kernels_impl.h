@@ -953,6 +953,9 @@ typedef void (*FN(dcimage))(const FN(geom) *, const FN(dcwork) *, const T *, int
 #ifdef TVTILEOUT512
 #define DC_TILE_OUT(x, nch, o, cs, r, off1, n0, n1, relu) TVTILEOUT512((x), (nch), (o), (cs), (r), (off1), (n0), (n1), (relu))
 #endif
+#ifdef TVPOOLROW512
+#define DC_POOL_ROW(o, a, Wq, kh, kw, sw, n, b) TVPOOLROW512((o), (a), (Wq), (kh), (kw), (sw), (n), (b))
+#endif
 /* a <- fma(w, v, a), c <- fma(w, u, c), w broadcast once */
 #define DC_FMA2(a, c, w, v, u)                                                                                         \
     do {                                                                                                               \

@@ -397,7 +397,9 @@ static int fused_conv_case(conv_case *c)
     c->C = c->group * rndi(1, 3);
     c->M = c->group * rndi(1, 11);
     c->H = rndi(2, 14);
-    c->W = rndi(2, 14);
+    /* a wide row now and then: a fused pool's row of outputs in chunks
+     * (dconv_block, pool_row512: 16 columns of window starts and more) */
+    c->W = rnd() % 4 == 0 ? rndi(30, 52) : rndi(2, 14);
     c->kh = rndi(1, 3);
     c->kw = rndi(1, 3);
     c->s = rnd() % 3 == 0 ? 2 : 1;
@@ -462,6 +464,11 @@ START_TEST(test_conv_relu_maxpool)
         conv_case c;
         if (fused_conv_case(&c)) continue;
         int pk[2] = {rndi(1, 4), rndi(1, 4)}, ps[2] = {rndi(1, 4), rndi(1, 4)};
+        if (it < 6) { /* rows of 16 outputs and more whose last windows end past column 32 */
+            c.W = 40 + it, c.kw = 1, c.pl = c.pr = 0, c.s = 1, c.ow = c.W;
+            c.oh = (int64_t)c.H + c.pt + c.pb - c.kh + 1;
+            pk[1] = 3 + it % 2, ps[1] = 2;
+        }
         if (pk[0] > c.oh || pk[1] > c.ow) continue;
         int64_t ph = (c.oh - pk[0]) / ps[0] + 1, pw = (c.ow - pk[1]) / ps[1] + 1;
         float bf[64], *wf = fused_conv_weights(&c, bf);
