@@ -271,6 +271,66 @@ __attribute__((target("avx2,fma"))) static void row_y(const nnc_sgemm_b *b, cons
 #endif
 
 #ifdef NNC_SG_X86
+/* The k-major copy of a block of MR rows of A (rows of them, the rest
+ * zeros): Ap[k MR + i] = A[i K + k].  On AVX-512 16 columns at a time: the
+ * rows' 16 floats loaded (each row prefetched 1 KiB ahead), then a 16 x 16
+ * transposition in registers (rows past `rows` zero), 12 of its rows
+ * stored contiguously; a scalar loop for the last K mod 16 columns.  The
+ * copy took a fifth of the zoo MLP's time at batch 1024 (Zen 5, 1 thread),
+ * most of it waiting on the first layer's inputs from memory; this way the
+ * batch ran 5-8% faster (noisy runs). */
+__attribute__((target("avx512f"))) static void pack_z(const float *A, int64_t K, int rows, float *Ap)
+{
+    int64_t k0 = 0;
+    for (; k0 + 16 <= K; k0 += 16) {
+        __m512 r[16], t[16];
+        for (int i = 0; i < rows; i++) _mm_prefetch((const char *)(A + i * K + k0 + 256), _MM_HINT_T0);
+        for (int i = 0; i < 16; i++) r[i] = i < rows ? _mm512_loadu_ps(A + i * K + k0) : _mm512_setzero_ps();
+        /* 4 x 4 blocks of 4 x 4: unpack pairs, then quads, within 128-bit lanes */
+        for (int i = 0; i < 16; i += 2) {
+            t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+            t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+        }
+        for (int i = 0; i < 16; i += 4) {
+            r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+            r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+            r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+            r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+        }
+        /* r[4 q + c] lane group g: rows 4 q .. 4 q + 3 at column 4 g + c;
+         * gather the 128-bit groups: column 4 g + c is groups g of
+         * r[c], r[4 + c], r[8 + c], r[12 + c] */
+        for (int c = 0; c < 4; c++) {
+            __m512 lo = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), hi = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+            __m512 lo2 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xDD), hi2 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xDD);
+            t[c] = _mm512_shuffle_f32x4(lo, hi, 0x88);      /* column c */
+            t[8 + c] = _mm512_shuffle_f32x4(lo, hi, 0xDD);  /* column 8 + c */
+            t[4 + c] = _mm512_shuffle_f32x4(lo2, hi2, 0x88); /* column 4 + c */
+            t[12 + c] = _mm512_shuffle_f32x4(lo2, hi2, 0xDD); /* column 12 + c */
+        }
+        for (int c = 0; c < 16; c++) _mm512_mask_storeu_ps(Ap + (k0 + c) * MR, (__mmask16)((1u << MR) - 1), t[c]);
+    }
+    for (; k0 < K; k0++)
+        for (int i = 0; i < MR; i++) Ap[k0 * MR + i] = i < rows ? A[i * K + k0] : 0.0f;
+}
+
+static void pack_block(const float *A, int64_t K, int rows, float *Ap, int isa)
+{
+    if (isa == NNC_ISA_AVX512) {
+        pack_z(A, K, rows, Ap);
+        return;
+    }
+    /* row by row: sequential reads, writes strided by MR; a padded
+     * block's missing rows are zeros */
+    for (int i = 0; i < MR; i++) {
+        if (i < rows) {
+            const float *src = A + i * K;
+            for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = src[k];
+        } else
+            for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = 0.0f;
+    }
+}
+
 typedef struct job {
     const nnc_sgemm_b *b;
     const float *A, *bias;
@@ -292,15 +352,7 @@ static void run_blocks(const job *j)
         for (int64_t blk = g0; blk < g1; blk++) {
             float *Ap = j->Ap + blk * MR * K;
             int rows = j->M - blk * MR < MR ? (int)(j->M - blk * MR) : MR;
-            /* row by row: sequential reads, writes strided by MR; a
-             * padded block's missing rows are zeros */
-            for (int i = 0; i < MR; i++) {
-                if (i < rows) {
-                    const float *src = j->A + (blk * MR + i) * K;
-                    for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = src[k];
-                } else
-                    for (int64_t k = 0; k < K; k++) Ap[k * MR + i] = 0.0f;
-            }
+            pack_block(j->A + blk * MR * K, K, rows, Ap, j->isa);
         }
         for (int64_t pn = 0; pn < j->b->panels; pn++) {
             int cols = (int)(N - pn * NR < NR ? N - pn * NR : NR);
