@@ -188,4 +188,7 @@ __attribute__((target("avx512f"), always_inline)) static inline void pool_row512
 
 int nnc_op_exec_f32(const nnc_exec *x, const nnc_node *n) { return exec_f32(x, n); }
 size_t nnc_op_conv_scratch_f32(const nnc_model *m, const nnc_node *n, int batch) { return conv_scratch_f32(m, n, batch); }
-int nnc_op_conv_prep_f32(const nnc_model *m, const nnc_node *n, void **out) { return conv_prep_f32(m, n, out); }
+int nnc_op_conv_prep_f32(const nnc_model *m, const nnc_node *n, const nnc_node *pool, void **out)
+{
+    return conv_prep_f32(m, n, pool, out);
+}

@@ -49,4 +49,7 @@
 
 int nnc_op_exec_f64(const nnc_exec *x, const nnc_node *n) { return exec_f64(x, n); }
 size_t nnc_op_conv_scratch_f64(const nnc_model *m, const nnc_node *n, int batch) { return conv_scratch_f64(m, n, batch); }
-int nnc_op_conv_prep_f64(const nnc_model *m, const nnc_node *n, void **out) { return conv_prep_f64(m, n, out); }
+int nnc_op_conv_prep_f64(const nnc_model *m, const nnc_node *n, const nnc_node *pool, void **out)
+{
+    return conv_prep_f64(m, n, pool, out);
+}

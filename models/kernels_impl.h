@@ -815,7 +815,9 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
     k->jb = k->toffc + ntap;
     k->map = d->mapn ? (int32_t *)(void *)(k->jb + 2 * sw) : NULL;
     k->mapc = d->mapcn ? (int32_t *)(void *)(k->jb + 2 * sw) + d->mapn : NULL;
-    k->contig = sh == 1 && sw == 1;
+    /* (not when the planes crop rows or columns of the input: an output
+     * cropped for a fused pool, pool_crop) */
+    k->contig = sh == 1 && sw == 1 && g->h + g->pt <= d->Hq && g->w + g->pl <= d->Wq;
     int64_t *plan_ok = d->mapn ? (int64_t *)(void *)((int32_t *)(void *)(k->jb + 2 * sw) + d->mapn + d->mapcn) : NULL;
     uint8_t *pcnt = plan_ok ? (uint8_t *)(plan_ok + 1) : NULL;
     nnc_dcperm *perm = pcnt ? (nnc_dcperm *)(void *)(pcnt + (FN(dc_plan_vecs)(d) + 7) / 8 * 8) : NULL;
@@ -977,10 +979,24 @@ static FN(dcimage) FN(dconv_image_pick)(void)
     return FN(dconv_image_generic);
 }
 
+/* g cropped to the rows and columns of its output that a MaxPool fused
+ * after it (pool, every window inside) reads: the convolution computes
+ * only those (VeriVital's Convnet_maxpool: 24 x 24 of 27 x 27). */
+static void FN(pool_crop)(const nnc_model *m, const nnc_node *pool, FN(geom) *g)
+{
+    FN(geom) pg;
+    FN(geometry)(m, pool, &pg);
+    int64_t h = (pg.oh - 1) * pg.sh + pg.kh, w = (pg.ow - 1) * pg.sw + pg.kw;
+    if (h < g->oh) g->oh = h;
+    if (w < g->ow) g->ow = w;
+}
+
 /* The prepared parts of Conv n's direct path for every group, malloc'd
  * into *out (NULL when n does not run directly: weights or bias not
- * constant).  Returns 0, or -1 when out of memory. */
-static int FN(conv_prep)(const nnc_model *m, const nnc_node *n, void **out)
+ * constant), for its output cropped as pool_crop does when pool != NULL
+ * (the MaxPool the runtime fuses after it, as conv's x->pool).  Returns 0,
+ * or -1 when out of memory. */
+static int FN(conv_prep)(const nnc_model *m, const nnc_node *n, const nnc_node *pool, void **out)
 {
     *out = NULL;
     const nnc_value *vw = &m->vals[n->in[1]];
@@ -988,6 +1004,7 @@ static int FN(conv_prep)(const nnc_model *m, const nnc_node *n, void **out)
     if (n->n_in > 2 && n->in[2] >= 0 && m->vals[n->in[2]].kind != NNC_VAL_CONST) return 0;
     FN(geom) g;
     FN(geometry)(m, n, &g);
+    if (pool) FN(pool_crop)(m, pool, &g);
     int64_t group = n->p[10], M = vw->dims[0] / group, cg = g.c / group, kdim = cg * g.kh * g.kw;
     FN(dcwork) k;
     FN(dc_geometry)(&g, cg, M, &k.d);
@@ -1101,14 +1118,18 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
             pimg = Mtot * PP;
         }
         const FN(geom) *pg = relu && x->pool ? &pgeo : NULL;
+        /* with the pool, only the outputs its windows read (as conv_prep
+         * prepared x->prep for it) */
+        FN(geom) gd = g;
+        if (pg) FN(pool_crop)(x->m, x->pool, &gd);
         for (int64_t gi = 0; gi < group; gi++) {
             FN(dcwork) k;
             /* the prepared part: the runtime's (x->prep, one per group), else
              * built here at the start of scratch; the image's after it */
-            FN(dc_geometry)(&g, cg, M, &k.d);
-            size_t pb = FN(dconv_prep_bytes)(&k.d, g.sw);
-            if (x->prep) FN(dconv_prepare)(&g, cg, NULL, M, (char *)x->prep + (size_t)gi * pb, &k);
-            else FN(dconv_prepare)(&g, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
+            FN(dc_geometry)(&gd, cg, M, &k.d);
+            size_t pb = FN(dconv_prep_bytes)(&k.d, gd.sw);
+            if (x->prep) FN(dconv_prepare)(&gd, cg, NULL, M, (char *)x->prep + (size_t)gi * pb, &k);
+            else FN(dconv_prepare)(&gd, cg, TP(n->in[1], 0) + gi * M * kdim, M, cols, &k);
             k.xp = x->prep ? cols : (T *)(void *)((char *)cols + pb);
             k.acc = k.xp + cg * k.d.chan + k.d.xslack;
             FN(dcimage) image = FN(dconv_image_pick)();
@@ -1117,7 +1138,7 @@ static int FN(conv)(const nnc_exec *x, const nnc_node *n)
                 T *O = pg ? TP(x->pool->out[0], b) + nn * pimg + gi * M * PP
                           : FN(out_base)(x, n, b) + nn * out_img + gi * M * P;
                 const T *R = x->add_in > 0 ? TP(x->add_in - 1, b) + nn * out_img + gi * M * P : NULL;
-                image(&g, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
+                image(&gd, &k, TP(n->in[0], b) + nn * in_img + gi * cg * g.h * g.w, cg, M,
                                 vb >= 0 ? TP(vb, 0) + gi * M : NULL, relu, pg, R, x->intra, O);
             }
         }

@@ -222,7 +222,7 @@ size_t nnc_op_conv_scratch_f64(const nnc_model *m, const nnc_node *n, int batch)
 /* The prepared (packed) filters of Conv n's direct path, malloc'd into *out
  * for nnc_exec.prep (NULL when n does not run directly).  Returns 0, or -1
  * when out of memory. */
-int nnc_op_conv_prep_f32(const nnc_model *m, const nnc_node *n, void **out);
-int nnc_op_conv_prep_f64(const nnc_model *m, const nnc_node *n, void **out);
+int nnc_op_conv_prep_f32(const nnc_model *m, const nnc_node *n, const nnc_node *pool, void **out);
+int nnc_op_conv_prep_f64(const nnc_model *m, const nnc_node *n, const nnc_node *pool, void **out);
 
 #endif

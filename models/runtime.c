@@ -398,7 +398,7 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
     for (int t = 0; t < m->n_order; t++) {
         const nnc_node *n = &m->nodes[m->order[t]];
         if (n->op != NNC_OP_CONV) continue;
-        if ((prec == NNC_PRECISION_F32 ? nnc_op_conv_prep_f32 : nnc_op_conv_prep_f64)(m, n, &rt->prep[t])) goto nomem;
+        if ((prec == NNC_PRECISION_F32 ? nnc_op_conv_prep_f32 : nnc_op_conv_prep_f64)(m, n, NULL, &rt->prep[t])) goto nomem;
     }
     if (!(rt->relu_after = calloc((size_t)m->n_order + 1, sizeof(int)))) goto nomem;
     if (!rt->skip && !(rt->skip = calloc((size_t)m->n_order + 1, 1))) goto nomem;
@@ -469,6 +469,13 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
         if (!inside) continue;
         rt->pool_after[t] = next + 1;
         rt->skip[next] = 1;
+        /* the Conv prepared again for the outputs the pool reads only */
+        const nnc_node *cv = &m->nodes[m->order[t]];
+        free(rt->prep[t]);
+        rt->prep[t] = NULL;
+        if ((prec == NNC_PRECISION_F32 ? nnc_op_conv_prep_f32 : nnc_op_conv_prep_f64)(m, cv, q, &rt->prep[t]) ||
+            !rt->prep[t])
+            goto nomem;
     }
     if (prec == NNC_PRECISION_F32 && plan_dense(rt) != 0) goto nomem;
     /* products that BLAS runs with the samples stacked into rows (Gemm and
