@@ -22,13 +22,14 @@
 /* the lanes of ip's 16 indices that are >= 0; lanes m of consecutive elements from p */
 #define TVMAPMASK512(ip) ((uint64_t)_mm512_cmpge_epi32_mask(_mm512_loadu_si512((const void *)(ip)), _mm512_setzero_si512()))
 #define TVEXPAND512(m, p) _mm512_maskz_expandloadu_ps((__mmask16)(m), (p))
-/* a step o of the permute plan (kernels_impl.h, nnc_dcperm) into acc */
+/* a step o of the permute plan (kernels_impl.h, nnc_dcperm) into acc (with
+ * no lane of the second vector, its address stays inside the plane) */
 #define TVZERO512 _mm512_setzero_ps()
 #define TVPERMSTEP512(acc, src, o)                                                                                     \
     _mm512_mask_mov_ps((acc), (__mmask16)(o)->lanes,                                                                   \
                        _mm512_permutex2var_ps(_mm512_maskz_loadu_ps((__mmask16)(o)->m0, (src) + (o)->off),                                   \
                                               _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(o)->idx)), \
-                                              _mm512_maskz_loadu_ps((__mmask16)(o)->m1, (src) + (o)->off + 16)))
+                                              _mm512_maskz_loadu_ps((__mmask16)(o)->m1, (src) + (o)->off + ((o)->m1 ? 16 : 0))))
 /* base[ip[l]] for the lanes l whose index is >= 0, the others 0 (never read):
  * AVX-512, AVX2 */
 #define TVGATHER512(base, ip)                                                                                          \

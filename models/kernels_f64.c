@@ -24,13 +24,14 @@
                                        _mm512_setzero_si512()) &                                                       \
      0xff)
 #define TVEXPAND512(m, p) _mm512_maskz_expandloadu_pd((__mmask8)(m), (p))
-/* a step o of the permute plan (kernels_impl.h, nnc_dcperm) into acc */
+/* a step o of the permute plan (kernels_impl.h, nnc_dcperm) into acc (with
+ * no lane of the second vector, its address stays inside the plane) */
 #define TVZERO512 _mm512_setzero_pd()
 #define TVPERMSTEP512(acc, src, o)                                                                                     \
     _mm512_mask_mov_pd((acc), (__mmask8)(o)->lanes,                                                                    \
                        _mm512_permutex2var_pd(_mm512_maskz_loadu_pd((__mmask8)(o)->m0, (src) + (o)->off),                                   \
                                               _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(o)->idx)), \
-                                              _mm512_maskz_loadu_pd((__mmask8)(o)->m1, (src) + (o)->off + 8)))
+                                              _mm512_maskz_loadu_pd((__mmask8)(o)->m1, (src) + (o)->off + ((o)->m1 ? 8 : 0))))
 /* base[ip[l]] for the lanes l whose index is >= 0, the others 0 (never read):
  * AVX-512, AVX2 */
 #define TVGATHER512(base, ip)                                                                                          \

@@ -469,13 +469,12 @@ nnc_status nnc_rt_create(nnc_runtime **out, const nnc_model *m, nnc_precision pr
         if (!inside) continue;
         rt->pool_after[t] = next + 1;
         rt->skip[next] = 1;
-        /* the Conv prepared again for the outputs the pool reads only */
+        /* the Conv prepared again for the outputs the pool reads only (the
+         * kernel crops its geometry alike, prepared or not) */
         const nnc_node *cv = &m->nodes[m->order[t]];
         free(rt->prep[t]);
         rt->prep[t] = NULL;
-        if ((prec == NNC_PRECISION_F32 ? nnc_op_conv_prep_f32 : nnc_op_conv_prep_f64)(m, cv, q, &rt->prep[t]) ||
-            !rt->prep[t])
-            goto nomem;
+        if ((prec == NNC_PRECISION_F32 ? nnc_op_conv_prep_f32 : nnc_op_conv_prep_f64)(m, cv, q, &rt->prep[t])) goto nomem;
     }
     if (prec == NNC_PRECISION_F32 && plan_dense(rt) != 0) goto nomem;
     /* products that BLAS runs with the samples stacked into rows (Gemm and
