@@ -157,8 +157,8 @@ DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile)(cons
 
 #ifdef DC_TILE_OUT
 /* chan_tile with its epilogue in the tile: the same accumulators, then per
- * vector v of channels the bias added (b: the bias from channel ob, or
- * NULL) and the tile transposed into the output planes by DC_TILE_OUT
+ * vector v of channels the bias added (bv[v]: channel ob + v W's on, 0
+ * past the channels or without a bias) and the tile transposed into the output planes by DC_TILE_OUT
  * (pixels 0-3 at o, 4-7 at o + off1 in channel ob's plane, n0 and n1 of
  * them inside, planes cs apart; r the residual likewise, or NULL): per
  * element relu((a + b) + r) as epi_row computes it, with no pass over
@@ -167,7 +167,7 @@ DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile_out)(
                                                                                 int64_t ntap, const T *wc, int64_t Mq,
                                                                                 int64_t rs, int64_t sx, int two, int nb,
                                                                                 int64_t nch,
-                                                                                const T *b, T *o, int64_t cs,
+                                                                                const DC_SFX(cvec) *bv, T *o, int64_t cs,
                                                                                 const T *r, int64_t off1, int n0,
                                                                                 int n1, int relu)
 {
@@ -176,10 +176,8 @@ DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile_out)(
     DC_SFX(chan_acc)(xb, toff, ntap, wc, Mq, rs, sx, two, nb, a);
     for (int v = 0; v < nb; v++) {
         int64_t nv = nch - v * W < W ? nch - v * W : W;
-        DC_SFX(cvec) bv = {0}, x[8];
-        if (b)
-            for (int64_t l = 0; l < nv; l++) bv[l] = b[v * W + l];
-        for (int p = 0; p < 8; p++) x[p] = a[p][v] + bv;
+        DC_SFX(cvec) x[8];
+        for (int p = 0; p < 8; p++) x[p] = a[p][v] + bv[v];
         DC_TILE_OUT((const T *)x, (int)nv, o + v * W * cs, cs, r ? r + v * W * cs : NULL, off1, n0, n1, relu);
     }
 }
@@ -204,7 +202,12 @@ DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tiles)(con
     const T *wc = k->wc + ob;
 #ifdef DC_TILE_OUT
     const int64_t cs = oh * ow, off1 = two ? ow : 4;
-    const T *b = bias ? bias + ob : NULL;
+    /* the block's bias vectors, once for all its tiles */
+    DC_SFX(cvec) b[DC_CNB];
+    for (int v = 0; v < DC_CNB; v++) {
+        b[v] = (DC_SFX(cvec)){0};
+        for (int64_t l = 0; bias && l < W && ob + v * W + l < m1; l++) b[v][l] = bias[ob + v * W + l];
+    }
     for (int64_t oy = 0; oy < oh; oy += 1 + two)
         for (int64_t ox = 0; ox < ow; ox += two ? 4 : 8) {
             const T *xb = x0 + oy * rs + ox * sx;

@@ -693,6 +693,9 @@ typedef struct FN(dcgeom) {
  * lanes idle (small outputs: 4 x 4 pixels are 2 strips of 16 on AVX-512,
  * half of them past the row ends; *two its tile shape, *lanes its lanes).
  * Returns 1 for the channel kernel. */
+/* The channel kernel's tile shape: two rows of 4 outputs (1), or a row of 8 (0). */
+static int FN(dc_two)(const FN(geom) *g) { return g->ow <= 4 && g->oh % 2 == 0; }
+
 static int FN(dc_plan)(const FN(geom) *g, const FN(dcgeom) *d, int64_t M, int64_t vw, int64_t *rows, int64_t *rstep,
                        int64_t *rlen, int *two, int64_t *lanes)
 {
@@ -700,7 +703,7 @@ static int FN(dc_plan)(const FN(geom) *g, const FN(dcgeom) *d, int64_t M, int64_
     *rows = 1, *rstep = 0, *rlen = d->Q;
     if (g->oh * vr < (d->Q + vw - 1) / vw && (g->oh - 1) * d->Wq + vr * vw <= d->Qr)
         *rows = g->oh, *rstep = d->Wq, *rlen = g->ow;
-    *two = g->ow <= 4 && g->oh % 2 == 0;
+    *two = FN(dc_two)(g);
     int64_t tiles = *two ? g->oh / 2 : g->oh * ((g->ow + 7) / 8);
     int64_t lanes_s = *rows * ((*rlen + vw - 1) / vw) * vw * d->Mp;
     *lanes = tiles * 8 * ((M + vw - 1) / vw * vw);
@@ -726,10 +729,9 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
     /* the channel kernel's layout: tiles of 8 columns (or 2 rows of 4)
      * read 7 sw (3 sw) elements past a row's last output at most: inside
      * the input in place only when they hold no column past ow */
-    int two_ = g->ow <= 4 && g->oh % 2 == 0;
     d->cWx = d->cplane = d->mapcn = 0;
     d->cdirect = g->pt == 0 && g->pl == 0 && (g->oh - 1) * g->sh + (g->kh - 1) * g->dh < g->h &&
-                 (g->ow - 1) * g->sw + (g->kw - 1) * g->dw < g->w && (two_ ? g->ow == 4 : g->ow % 8 == 0);
+                 (g->ow - 1) * g->sw + (g->kw - 1) * g->dw < g->w && (FN(dc_two)(g) ? g->ow == 4 : g->ow % 8 == 0);
     if (d->cdirect) d->cWx = g->w, d->cplane = g->h * g->w;
     else if (d->mapn && (g->sh > 1 || g->sw > 1) && g->h + g->pt <= Hp && g->w + g->pl <= Wp && Hp * Wp < INT32_MAX)
         d->cWx = Wp, d->cplane = Hp * Wp, d->mapcn = (Hp * Wp + 15) / 16 * 16;
@@ -746,13 +748,13 @@ static void FN(dc_geometry)(const FN(geom) *g, int64_t cg, int64_t M, FN(dcgeom)
 }
 
 /* Destination vectors of a channel's phase planes (NNC_DC_VW lanes), and
- * the bytes of the permute plan that fills them (an int64 saying whether
- * there is one, the steps per vector, the steps), 8-byte multiples. */
+ * the bytes of the permute plan that fills them (an int64: its steps per
+ * vector, 0 for none; then the steps), 8-byte multiples. */
 static int64_t FN(dc_plan_vecs)(const FN(dcgeom) *d) { return d->mapn ? (d->chan + NNC_DC_VW - 1) / NNC_DC_VW : 0; }
 static size_t FN(dc_plan_bytes)(const FN(dcgeom) *d)
 {
     size_t nv = (size_t)FN(dc_plan_vecs)(d);
-    return nv ? 8 + (nv + 7) / 8 * 8 + nv * NNC_DC_PERM_OPS * sizeof(nnc_dcperm) : 0;
+    return nv ? 8 + nv * NNC_DC_PERM_OPS * sizeof(nnc_dcperm) : 0;
 }
 
 /* Bytes of one group's prepared part (8-byte aligned). */
@@ -794,9 +796,8 @@ typedef struct FN(dcwork) {
                            map[q], or 0 where map[q] < 0 (padding); d.mapn entries */
     int contig;         /* with map: its entries >= 0 are 0, 1, 2, ... in order (stride 1: the planes
                            hold every input element, rows after rows, none cropped) */
-    const uint8_t *pcnt;    /* with map, strided, or NULL: the permute plan, pcnt[v] steps for the */
-    const nnc_dcperm *perm; /* destination vector v of NNC_DC_VW lanes, at perm + v NNC_DC_PERM_OPS, */
-    int nperm;              /* padded with empty steps to nperm for every vector */
+    const nnc_dcperm *perm; /* with map, strided, or NULL: the permute plan, nperm steps for the */
+    int nperm;              /* destination vector v of NNC_DC_VW lanes at perm + v NNC_DC_PERM_OPS */
     int64_t *toffc;         /* with d.cWx: the taps' offsets in the channel kernel's layout */
     int32_t *mapc;          /* with d.mapcn: element q of its padded planes is input element mapc[q] (or 0) */
 } FN(dcwork);
@@ -819,12 +820,10 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
      * cropped for a fused pool, pool_crop) */
     k->contig = sh == 1 && sw == 1 && g->h + g->pt <= d->Hq && g->w + g->pl <= d->Wq;
     int64_t *plan_ok = d->mapn ? (int64_t *)(void *)((int32_t *)(void *)(k->jb + 2 * sw) + d->mapn + d->mapcn) : NULL;
-    uint8_t *pcnt = plan_ok ? (uint8_t *)(plan_ok + 1) : NULL;
-    nnc_dcperm *perm = pcnt ? (nnc_dcperm *)(void *)(pcnt + (FN(dc_plan_vecs)(d) + 7) / 8 * 8) : NULL;
-    k->pcnt = NULL;
+    nnc_dcperm *perm = plan_ok ? (nnc_dcperm *)(void *)(plan_ok + 1) : NULL;
     k->perm = NULL;
     if (W == NULL) {
-        if (plan_ok && *plan_ok) k->pcnt = pcnt, k->perm = perm, k->nperm = (int)*plan_ok;
+        if (plan_ok && *plan_ok) k->perm = perm, k->nperm = (int)*plan_ok;
         return;
     }
     for (int64_t m0 = 0; m0 < d->Mp; m0 += NNC_DC_MB)
@@ -871,10 +870,14 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
      * destination vector's lanes in steps, each step the lanes whose input
      * elements lie within 2 NNC_DC_VW of the lowest one left, so a step is
      * two loads and a two-source permute where a gather reads lane by lane;
-     * none when some vector would take more than NNC_DC_PERM_OPS steps */
+     * none when some vector would take more than NNC_DC_PERM_OPS steps.
+     * Every vector takes as many steps as the most any takes (the others
+     * empty, zeroed here: no lanes, nothing loaded), so the loop's branches
+     * follow a fixed count, not a per-vector one */
     if (!d->mapn) return;
     const int64_t PW = NNC_DC_VW, nv = FN(dc_plan_vecs)(d), hw = g->h * g->w;
-    int ok = !k->contig;
+    int ok = !k->contig, most = 0;
+    memset(perm, 0, sizeof *perm * (size_t)(nv * NNC_DC_PERM_OPS));
     for (int64_t v = 0; v < nv && ok; v++) {
         const int32_t *e = k->map + v * PW;
         uint32_t left = 0;
@@ -889,7 +892,6 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
             for (int64_t l = 0; l < PW; l++)
                 if (left >> l & 1 && e[l] < lo) lo = e[l];
             nnc_dcperm *o = perm + v * NNC_DC_PERM_OPS + cnt;
-            memset(o, 0, sizeof *o);
             o->off = lo;
             int64_t n0 = hw - lo < PW ? hw - lo : PW, n1 = hw - lo - PW <= 0 ? 0 : hw - lo - PW < PW ? hw - lo - PW : PW;
             o->m0 = (uint16_t)((1u << n0) - 1);
@@ -901,17 +903,10 @@ static void FN(dconv_prepare)(const FN(geom) *g, int64_t cg, const T *W, int64_t
                 }
             left &= ~(uint32_t)o->lanes;
         }
-        pcnt[v] = (uint8_t)cnt;
+        most = cnt > most ? cnt : most;
     }
-    /* every vector takes as many steps as the most any takes (the others
-     * empty: no lanes, nothing loaded), so the loop's branches follow a
-     * fixed count, not a per-vector one */
-    int most = 0;
-    for (int64_t v = 0; v < nv && ok; v++) most = pcnt[v] > most ? pcnt[v] : most;
-    for (int64_t v = 0; v < nv && ok; v++)
-        for (int i = pcnt[v]; i < most; i++) memset(perm + v * NNC_DC_PERM_OPS + i, 0, sizeof *perm);
     *plan_ok = ok ? most : 0;
-    if (ok) k->pcnt = pcnt, k->perm = perm, k->nperm = most;
+    if (ok) k->perm = perm, k->nperm = most;
 }
 
 /* The direct convolution of one image per instruction-set path
