@@ -19,9 +19,11 @@
 #include "nncert/prover.h"
 #include "nncert/spec.h"
 #include "nncert/verifier.h"
+#include "prover/groth16_impl.h"
 
 #include <float.h>
 #include <math.h>
+#include <sodium.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -1148,8 +1150,24 @@ static int g16_prove_main(int argc, char **argv, const nnc_team *team, int rank)
     }
     prove_progress_state pp = {now_s(), 0};
     int show = isatty(2) && rank == 0;
-    st = nnc_prv_g16_prove_team(&proof, &pub, &z, NULL, &w, threads, be, team, show ? prove_progress : NULL, &pp, err,
-                                sizeof err);
+    /* A w and B w first, then the key's coefficient section (needed for
+     * nothing else) released before the NTTs and the MSMs */
+    nnc_prv_fr *pa = calloc(z.domain_size ? z.domain_size : 1, sizeof(nnc_prv_fr));
+    nnc_prv_fr *pb = calloc(z.domain_size ? z.domain_size : 1, sizeof(nnc_prv_fr));
+    if (!pa || !pb) st = nnc_err(err, sizeof err, NNC_STATUS_NOMEM, "out of memory");
+    else st = nnc_prv_g16_ab_key(pa, pb, &z, &w, err, sizeof err);
+    free(z.coefs);
+    z.coefs = NULL;
+    z.n_coefs = 0;
+    if (st == NNC_STATUS_OK) {
+        st = nnc_prv_g16_prove_taking(&proof, &pub, &z, pa, pb, &w, threads, be, team, show ? prove_progress : NULL, &pp,
+                                      err, sizeof err);
+    } else {
+        if (pa) sodium_memzero(pa, sizeof(nnc_prv_fr) * z.domain_size);
+        if (pb) sodium_memzero(pb, sizeof(nnc_prv_fr) * z.domain_size);
+        free(pa);
+        free(pb);
+    }
     if (show) fputs("\r\033[K", stderr);
     nnc_prv_zkey_clear(&z);
     nnc_prv_fr_vec_clear(&w);

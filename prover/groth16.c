@@ -438,6 +438,36 @@ nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     return nnc_prv_g16_prove_full(proof, pub, z, cs, NULL, w, threads, be, team, NULL, progress, progress_ctx, err, errlen);
 }
 
+/* The checks every prove makes before it reads the witness. */
+static nnc_status g16_check_inputs(const nnc_prv_zkey *z, const nnc_prv_fr_vec *w, char *err, size_t errlen)
+{
+    if (w->n != z->n_vars)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness has %zu values, the key expects %u", (size_t)w->n, z->n_vars);
+    nnc_fr one;
+    nnc_fr_set_one(&one);
+    if (!nnc_fr_eq(&w->v[0], &one)) return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness wire 0 is not 1");
+    int k = log2_exact(z->domain_size);
+    if (k < 0 || k > 27)
+        return nnc_err(err, errlen, NNC_STATUS_INVALID, "domain size %u is not a power of two <= 2^27", z->domain_size);
+    return NNC_STATUS_OK;
+}
+
+nnc_status nnc_prv_g16_ab_key(nnc_fr *a, nnc_fr *b, const nnc_prv_zkey *z, const nnc_prv_fr_vec *w, char *err,
+                              size_t errlen)
+{
+    nnc_status st = g16_check_inputs(z, w, err, errlen);
+    if (st) return st;
+    memset(a, 0, sizeof(nnc_fr) * z->domain_size);
+    memset(b, 0, sizeof(nnc_fr) * z->domain_size);
+    return g16_ab(a, b, z, NULL, w, err, errlen);
+}
+
+static nnc_status g16_prove_ab(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z, nnc_fr *a,
+                               nnc_fr *b, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
+                               const nnc_team *team, const nnc_prv_fr *rs_fixed,
+                               void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                               char *err, size_t errlen);
+
 nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
                                   const nnc_prv_r1cs *cs, const nnc_prv_g16_ab *ab, const nnc_prv_fr_vec *w, int threads,
                                   const nnc_prv_backend *be, const nnc_team *team, const nnc_prv_fr *rs_fixed,
@@ -446,27 +476,67 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
 {
     memset(proof, 0, sizeof *proof);
     memset(pub, 0, sizeof *pub);
+    nnc_status st = g16_check_inputs(z, w, err, errlen);
+    if (st) return st;
+    uint32_t n = z->domain_size;
+    nnc_fr *a = calloc(n, sizeof(nnc_fr)), *b = calloc(n, sizeof(nnc_fr));
+    if (!a || !b) {
+        st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
+    } else {
+        /* A w and B w on the domain */
+        st = ab ? g16_ab_given(a, b, z, ab, w, err, errlen) : g16_ab(a, b, z, cs, w, err, errlen);
+    }
+    if (st) {
+        if (a) sodium_memzero(a, sizeof(nnc_fr) * n);
+        if (b) sodium_memzero(b, sizeof(nnc_fr) * n);
+        free(a);
+        free(b);
+        return st;
+    }
+    return g16_prove_ab(proof, pub, z, a, b, w, threads, be, team, rs_fixed, progress, progress_ctx, err, errlen);
+}
+
+nnc_status nnc_prv_g16_prove_taking(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z, nnc_fr *a,
+                                    nnc_fr *b, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
+                                    const nnc_team *team,
+                                    void (*progress)(void *ctx, const char *stage, double fraction),
+                                    void *progress_ctx, char *err, size_t errlen)
+{
+    memset(proof, 0, sizeof *proof);
+    memset(pub, 0, sizeof *pub);
+    nnc_status st = g16_check_inputs(z, w, err, errlen);
+    if (st) {
+        size_t bytes = sizeof(nnc_fr) * z->domain_size;
+        if (a) sodium_memzero(a, bytes);
+        if (b) sodium_memzero(b, bytes);
+        free(a);
+        free(b);
+        return st;
+    }
+    return g16_prove_ab(proof, pub, z, a, b, w, threads, be, team, NULL, progress, progress_ctx, err, errlen);
+}
+
+/* The proof from A w and B w on the domain (a, b: taken over, wiped and
+ * freed whatever happens), after g16_check_inputs. */
+static nnc_status g16_prove_ab(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z, nnc_fr *a,
+                               nnc_fr *b, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
+                               const nnc_team *team, const nnc_prv_fr *rs_fixed,
+                               void (*progress)(void *ctx, const char *stage, double fraction), void *progress_ctx,
+                               char *err, size_t errlen)
+{
     if (threads < 1) threads = nnc_prv_online_threads();
-    if (w->n != z->n_vars)
-        return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness has %zu values, the key expects %u", (size_t)w->n, z->n_vars);
-    nnc_fr one;
-    nnc_fr_set_one(&one);
-    if (!nnc_fr_eq(&w->v[0], &one)) return nnc_err(err, errlen, NNC_STATUS_INVALID, "witness wire 0 is not 1");
-    nnc_status ist = team_same_inputs(team, z, w, err, errlen);
-    if (ist) return ist;
     uint32_t n = z->domain_size;
     int k = log2_exact(n);
-    if (k < 0 || k > 27) return nnc_err(err, errlen, NNC_STATUS_INVALID, "domain size %u is not a power of two <= 2^27", n);
-    nnc_fr *a = calloc(n, sizeof(nnc_fr)), *b = calloc(n, sizeof(nnc_fr)), *c = calloc(n, sizeof(nnc_fr));
+    nnc_fr *c = calloc(n, sizeof(nnc_fr));
     nnc_prv_g1 *cpts = NULL;
     nnc_fr r, s, rs; /* the blinding */
-    nnc_status st = NNC_STATUS_OK;
+    nnc_status st = team_same_inputs(team, z, w, err, errlen);
+    if (st) goto done;
     if (!a || !b || !c) {
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto done;
     }
-    /* A w and B w on the domain; C w = (A w)(B w) there */
-    if ((st = ab ? g16_ab_given(a, b, z, ab, w, err, errlen) : g16_ab(a, b, z, cs, w, err, errlen))) goto done;
+    /* C w = (A w)(B w) on the domain */
     for (uint32_t i = 0; i < n; i++) nnc_fr_mul(&c[i], &a[i], &b[i]);
     /* to coefficients, then evaluated on the coset g H, g = w_2n */
     nnc_fr g;

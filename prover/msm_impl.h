@@ -75,8 +75,9 @@ void nnc_msm_glv_split(uint64_t k1[2], int *neg1, uint64_t k2[2], int *neg2, con
 #define NNC_MSM_NWIN(c) ((255 + (c) - 1) / (c))
 
 /* Returns: the Booth digit d_w of width c (1 <= c <= NNC_MSM_MAX_WINDOW) of
- * the integer k < 2^254, in [-2^(c-1), 2^(c-1)] (see the top of this file). */
-NNC_FORCEINLINE int nnc_msm_digit(const uint64_t k[4], int w, int c)
+ * the integer k < 2^254 held in kl little-endian limbs (those above read as
+ * 0), in [-2^(c-1), 2^(c-1)] (see the top of this file). */
+NNC_FORCEINLINE int nnc_msm_digit_n(const uint64_t *k, int kl, int w, int c)
 {
     int pos = w * c - 1; /* lowest bit read: b_(cw-1) */
     uint64_t bits;
@@ -84,13 +85,16 @@ NNC_FORCEINLINE int nnc_msm_digit(const uint64_t k[4], int w, int c)
         bits = (k[0] << 1);
     } else {
         int idx = pos >> 6, sh = pos & 63;
-        bits = idx < 4 ? k[idx] >> sh : 0;
-        if (sh != 0 && idx + 1 < 4)
+        bits = idx < kl ? k[idx] >> sh : 0;
+        if (sh != 0 && idx + 1 < kl)
             bits |= k[idx + 1] << (64 - sh);
     }
     bits &= ((uint64_t)1 << (c + 1)) - 1; /* b_(cw-1) .. b_(cw+c-1) */
     return (int)(bits >> 1) + (int)(bits & 1) - (int)((bits >> c) << c);
 }
+
+/* The same for 4 limbs. */
+NNC_FORCEINLINE int nnc_msm_digit(const uint64_t k[4], int w, int c) { return nnc_msm_digit_n(k, 4, w, c); }
 
 /* Returns: the window width for n points (floor(log2 n) = lg):
  *   affine buckets: lg - 2 up to 2^10 points, lg - 3 up to 2^13, then lg - 4;
@@ -196,9 +200,35 @@ static void NNC_MSM_HOT P_(reduce_aff)(JAC_ *r, const AFF_ *bk, const JAC_ *jbk,
     *r = acc;
 }
 
-/* Window sum of window w over points lo..hi-1 with Jacobian buckets:
+/* A prepared term: its scalar (kl limbs, little-endian, 2 when every
+ * scalar of the run is below 2^128) and a reference to its input point,
+ * tagged with what to apply to it: bit 0 negate, bit 1 the endomorphism
+ * (the points are at least 8-byte aligned). */
+#define NNC_MSM_TAG_NEG ((uintptr_t)1)
+#define NNC_MSM_TAG_ENDO ((uintptr_t)2)
+_Static_assert(_Alignof(AFF_) >= 4, "a tagged point reference needs its two low bits");
+
+/* Returns: the point of the tagged term tg, negated once more when negd;
+ * tmp holds it where it is not the input point itself. */
+NNC_FORCEINLINE const AFF_ *P_(term_point)(AFF_ *tmp, uintptr_t tg, int negd)
+{
+    const AFF_ *p = (const AFF_ *)(tg & ~(NNC_MSM_TAG_NEG | NNC_MSM_TAG_ENDO));
+#ifdef NNC_MSM_ENDO
+    if (tg & NNC_MSM_TAG_ENDO) {
+        NNC_MSM_ENDO(tmp, p);
+        p = tmp;
+    }
+#endif
+    if ((int)(tg & NNC_MSM_TAG_NEG) ^ negd) {
+        G_(aff_neg)(tmp, p);
+        p = tmp;
+    }
+    return p;
+}
+
+/* Window sum of window w over terms lo..hi-1 with Jacobian buckets:
  * *r = sum_i d_w(k_i) P_i.  bk: 2^(c-1) + 1 points of scratch. */
-static void P_(window_jac)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], size_t lo, size_t hi,
+static void P_(window_jac)(JAC_ *r, const uintptr_t *tp, const uint64_t *ks, int kl, size_t lo, size_t hi,
                            int w, int c, JAC_ *bk)
 {
     size_t h = (size_t)1 << (c - 1), b, i;
@@ -206,12 +236,11 @@ static void P_(window_jac)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
     for (b = 0; b <= h; b++)
         G_(jac_set_inf)(&bk[b]);
     for (i = lo; i < hi; i++) {
-        int d = nnc_msm_digit(ks[i], w, c);
-        if (d > 0) {
-            G_(jac_add_aff_var)(&bk[d], &bk[d], &pts[i]);
-        } else if (d < 0) {
-            G_(aff_neg)(&np, &pts[i]);
-            G_(jac_add_aff_var)(&bk[-d], &bk[-d], &np);
+        int d = nnc_msm_digit_n(ks + i * (size_t)kl, kl, w, c);
+        if (d != 0) {
+            const AFF_ *P = P_(term_point)(&np, tp[i], d < 0);
+            d = d < 0 ? -d : d;
+            G_(jac_add_aff_var)(&bk[d], &bk[d], P);
         }
     }
     P_(reduce_jac)(r, bk, h);
@@ -425,8 +454,8 @@ static void P_(fold_jac)(P_(aff_scratch) *s)
  * windows do not stay in L1). */
 #define NNC_MSM_PREFETCH 12
 
-/* Window sum of window w over points lo..hi-1 with affine buckets. */
-static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], size_t lo, size_t hi,
+/* Window sum of window w over terms lo..hi-1 with affine buckets. */
+static void P_(window_aff)(JAC_ *r, const uintptr_t *tp, const uint64_t *ks, int kl, size_t lo, size_t hi,
                            int w, int c, P_(aff_scratch) *s)
 {
     size_t h = (size_t)1 << (c - 1), b, i = lo, k;
@@ -463,22 +492,24 @@ static void P_(window_aff)(JAC_ *r, const AFF_ *pts, const uint64_t (*ks)[4], si
         }
         s->nd = kept;
         while (i < hi && s->nq < s->cap && s->nd < s->cap) {
-            int d = nnc_msm_digit(ks[i], w, c);
-            const AFF_ *P = &pts[i];
-            if (i + NNC_MSM_PREFETCH < hi) { /* the bucket and stamp a few points ahead */
-                int e = nnc_msm_digit(ks[i + NNC_MSM_PREFETCH], w, c);
+            int d = nnc_msm_digit_n(ks + i * (size_t)kl, kl, w, c);
+            uintptr_t tg = tp[i];
+            const AFF_ *P;
+            if (i + NNC_MSM_PREFETCH < hi) { /* the bucket, stamp and point a few terms ahead */
+                size_t a = i + NNC_MSM_PREFETCH;
+                const char *q = (const char *)(tp[a] & ~(NNC_MSM_TAG_NEG | NNC_MSM_TAG_ENDO));
+                int e = nnc_msm_digit_n(ks + a * (size_t)kl, kl, w, c);
                 e = e < 0 ? -e : e;
                 __builtin_prefetch(&s->bk[e]);
                 __builtin_prefetch(&s->stamp[e]);
+                __builtin_prefetch(q);
+                __builtin_prefetch(q + sizeof(AFF_) - 1);
             }
             i++;
             if (d == 0) /* terms are never infinity */
                 continue;
-            if (d < 0) {
-                G_(aff_neg)(&np, P);
-                P = &np;
-                d = -d;
-            }
+            P = P_(term_point)(&np, tg, d < 0);
+            d = d < 0 ? -d : d;
             if (!P_(aff_add)(s, (uint32_t)d, P)) {
                 s->db[s->nd] = (uint32_t)d;
                 s->dp[s->nd] = *P;
@@ -638,8 +669,8 @@ typedef struct P_(seg) {
 
 /* The preparation of the terms of inputs [lo, hi) (numbered across the
  * segments in order): with place = 0 count them by bit length into cnt[];
- * with place = 1 write them to tp/ks, the next slot for bit length L being
- * cnt[L]. */
+ * with place = 1 write them to tp/ks (kl limbs each), the next slot for bit
+ * length L being cnt[L]. */
 typedef struct P_(prep) {
     const P_(seg) *sg;
     int nseg;
@@ -647,8 +678,9 @@ typedef struct P_(prep) {
     int place;
     int glv;     /* split scalars of 129 bits or more by GLV */
     size_t cnt[257];
-    AFF_ *tp;
-    uint64_t (*ks)[4];
+    uintptr_t *tp;
+    uint64_t *ks;
+    int kl;
 } P_(prep);
 
 #define NNC_MSM_PREP_MAX_THREADS 16
@@ -679,14 +711,8 @@ static void *P_(prep_run)(void *arg)
                     continue;
                 }
                 j = pr->cnt[P_(bitlen)(k[t])]++;
-                memcpy(pr->ks[j], k[t], sizeof k[t]);
-                pr->tp[j] = pts[i];
-#ifdef NNC_MSM_ENDO
-                if (endo[t])
-                    NNC_MSM_ENDO(&pr->tp[j], &pts[i]);
-#endif
-                if (neg[t])
-                    G_(aff_neg)(&pr->tp[j], &pr->tp[j]);
+                memcpy(pr->ks + j * (size_t)pr->kl, k[t], sizeof(uint64_t) * (size_t)pr->kl);
+                pr->tp[j] = (uintptr_t)&pts[i] | (neg[t] ? NNC_MSM_TAG_NEG : 0) | (endo[t] ? NNC_MSM_TAG_ENDO : 0);
             }
         }
     }
@@ -715,8 +741,9 @@ static void P_(prep_all)(P_(prep) *pr, int T)
  * scalars reach the window) taken from a shared counter by the calling
  * thread and threads - 1 helpers. */
 typedef struct P_(job) {
-    const AFF_ *pts;
-    const uint64_t (*ks)[4]; /* canonical scalars */
+    const uintptr_t *tp;     /* tagged input points (see NNC_MSM_TAG_NEG) */
+    const uint64_t *ks;      /* canonical scalars, kl limbs each */
+    int kl;
     const size_t *above;     /* [257] above[L]: terms with scalar bit length >= L */
     int c, nwin, nchunk, affine;
     int vec;                   /* NNC_MSM_VEC_ON() */
@@ -757,9 +784,9 @@ static void *P_(work)(void *arg)
         lo = nw * (size_t)ch / (size_t)jb->nchunk;
         hi = nw * (size_t)(ch + 1) / (size_t)jb->nchunk;
         if (jb->affine)
-            P_(window_aff)(&jb->part[t], jb->pts, jb->ks, lo, hi, w, jb->c, &s);
+            P_(window_aff)(&jb->part[t], jb->tp, jb->ks, jb->kl, lo, hi, w, jb->c, &s);
         else
-            P_(window_jac)(&jb->part[t], jb->pts, jb->ks, lo, hi, w, jb->c, (JAC_ *)(void *)mem);
+            P_(window_jac)(&jb->part[t], jb->tp, jb->ks, jb->kl, lo, hi, w, jb->c, (JAC_ *)(void *)mem);
     }
     return NULL;
 }
@@ -774,10 +801,10 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
     P_(job) jb;
     P_(worker) *wk = NULL;
     pthread_t *tid = NULL;
-    uint64_t (*ks)[4] = NULL;
-    AFF_ *tp = NULL;
+    uint64_t *ks = NULL;
+    uintptr_t *tp = NULL;
     size_t cap, m = 0, above[258];
-    int w, ch, t, L, pt, started = 0, ntask, maxlen = 0;
+    int w, ch, t, L, pt, started = 0, ntask, maxlen = 0, kl = 4;
     P_(prep) prep[NNC_MSM_PREP_MAX_THREADS];
 
     /* count the terms by bit length, then place them longest first; both
@@ -815,8 +842,12 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
         if (maxlen == 0 && above[L] > 0)
             maxlen = L;
     }
-    ks = (uint64_t (*)[4])malloc(m * sizeof *ks);
-    tp = (AFF_ *)malloc(m * sizeof *tp);
+#ifdef NNC_MSM_ENDO
+    if (glv)
+        kl = 2; /* every term below 2^128 (P_(terms)) */
+#endif
+    ks = (uint64_t *)malloc(m * (size_t)kl * sizeof *ks);
+    tp = (uintptr_t *)malloc(m * sizeof *tp);
     if (!ks || !tp) {
         free(ks);
         free(tp);
@@ -825,6 +856,7 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
     for (t = 0; t < pt; t++) {
         prep[t].tp = tp;
         prep[t].ks = ks;
+        prep[t].kl = kl;
         prep[t].place = 1;
     }
     P_(prep_all)(prep, pt);
@@ -832,8 +864,9 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
     if (c <= 0 || c > NNC_MSM_MAX_WINDOW)
         c = nnc_msm_window(m, affine);
     memset(&jb, 0, sizeof jb);
-    jb.pts = tp;
-    jb.ks = (const uint64_t (*)[4])ks;
+    jb.tp = tp;
+    jb.ks = ks;
+    jb.kl = kl;
     jb.above = above;
     jb.c = c;
     /* digits up to bit maxlen (zero there) make the sum telescope */
@@ -912,16 +945,16 @@ static int P_(msm_pippenger)(JAC_ *r, const P_(seg) *sg, int nseg, size_t n, int
 }
 
 #ifndef NNC_MSM_RUN_BYTES
-/* A Pippenger run copies its terms (the point, the scalar; two of each
- * under GLV), sorted by length: at most this many bytes of them, so that
- * an MSM's memory beyond its inputs stays bounded whatever its size.  A
- * larger MSM is the sum of equal runs over consecutive terms: the same
- * group element.  A 2^20-constraint proof (AVX-512 Xeon, 2 threads):
- * unsplit, the C+H run's 2^21 terms held 192 MiB, peak 750 MiB, 3.1-3.5 s;
- * runs of 128 MiB: peak 665 MiB, 3.25-3.35 s; 64 MiB: the same peak
- * (the NTTs' then) and 4.9-5.2 s, when runs of 2^18.4 G1 terms still took
- * the GLV split (see NNC_MSM_GLV_BUCKET_BYTES); smaller runs cost more
- * bucket sums in any case. */
+/* A Pippenger run lists its terms (a tagged reference to the point and the
+ * scalar, 8 + 32 bytes, or two terms of 8 + 16 under GLV), sorted by
+ * length: at most this many bytes of them, so that an MSM's memory beyond
+ * its inputs stays bounded whatever its size.  A larger MSM is the sum of
+ * equal runs over consecutive terms: the same group element; smaller runs
+ * cost more bucket sums.  (When the runs held copies of the points, 64
+ * more bytes a term: a 2^20-constraint proof, AVX-512 Xeon, 2 threads,
+ * unsplit C+H run of 2^21 terms 192 MiB, peak 750 MiB, 3.1-3.5 s; runs of
+ * 128 MiB: peak 665 MiB, 3.25-3.35 s; 64 MiB: 4.9-5.2 s, when runs of
+ * 2^18.4 G1 terms still took the GLV split, NNC_MSM_GLV_BUCKET_BYTES.) */
 #define NNC_MSM_RUN_BYTES ((size_t)128 << 20)
 #endif
 
@@ -989,8 +1022,9 @@ static void P_(msm_segs)(AFF_ *out, const P_(seg) *sg, int nseg, int threads, nn
     if (method == NNC_MSM_METHOD_AUTO)
         method = n < NNC_MSM_NAIVE_BELOW ? NNC_MSM_METHOD_NAIVE
                  : n < NNC_MSM_AFFINE_FROM ? NNC_MSM_METHOD_JAC : NNC_MSM_METHOD_AFFINE;
-    /* terms per run: their copies (two per term under GLV) within the budget */
-    size_t per = NNC_MSM_RUN_BYTES / (2 * (sizeof(AFF_) + 4 * sizeof(uint64_t)));
+    /* inputs per run: their terms within the budget (at most 2 x (8 + 16)
+     * bytes an input under GLV, 8 + 32 without) */
+    size_t per = NNC_MSM_RUN_BYTES / (2 * sizeof(uintptr_t) + 4 * sizeof(uint64_t));
     if (nnc_msm_run_terms > 0)
         per = nnc_msm_run_terms;
     else if (per < 4096)
