@@ -25,6 +25,7 @@
 #include <math.h>
 #include <sodium.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1449,8 +1450,22 @@ static const struct {
     {"dlrm-bounds", nnc_cmd_dlrm_bounds},
 };
 
+/* OpenBLAS's pthread build starts its worker threads when it is loaded,
+ * and they poll for work (sched_yield) for a while before they sleep: on a
+ * 2-core machine a command that runs no threaded BLAS product (a proof, a
+ * short verification) loses much of the second core to them in its first
+ * tenth of a second.  Its own fork handler, blas_thread_shutdown_, stops
+ * them; the next threaded product starts them again.  A build without it
+ * (OpenMP, or another BLAS) is left alone. */
+static void blas_idle_threads_off(void)
+{
+    int (*shutdown)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+    if (shutdown) (void)shutdown();
+}
+
 int main(int argc, char **argv)
 {
+    blas_idle_threads_off();
     if (argc < 2) {
         fputs(main_help, stderr);
         return EXIT_USAGE;

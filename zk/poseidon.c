@@ -51,20 +51,38 @@ static nnc_prv_fr pos_c_store[POS_TOTAL_C];
 static nnc_prv_fr pos_m_store[POS_TOTAL_M];
 static nnc_prv_poseidon_params pos_params[POS_N_WIDTHS];
 
-/* The Grain LFSR: 80 state bits in a ring, pos = index of the oldest. */
+/* The Grain LFSR, 16 clocks at a time: s holds the 80 state bits, the
+ * oldest at bit 0 (bit k = b[i + k]).  The 16 bits b[i + 80 .. i + 95]
+ * depend on taps at i + k .. i + k + 62 for k < 16, all inside the state,
+ * so they are bits 0..15 of s ^ s>>13 ^ s>>23 ^ s>>38 ^ s>>51 ^ s>>62.
+ * Self-shrunk output bits (step 3) wait in out, the next one at bit 63. */
 typedef struct pos_grain {
-    unsigned char bit[160]; /* the 80 bits twice (bit[i + 80] = bit[i]): reads never wrap */
-    unsigned pos;
+    unsigned __int128 s;
+    uint64_t out;
+    int nout;
 } pos_grain;
 
-/* Clocks the register once.  Returns: the new bit. */
-static unsigned pos_grain_clock(pos_grain *g)
+/* Step 3 for four clocked pairs (a, b) at a byte's bits (0, 1) .. (6, 7):
+ * the b of each pair whose a is 1, as cnt bits (the first the highest). */
+static struct { unsigned char cnt, bits; } pos_shrink[256];
+
+static void pos_shrink_init(void)
 {
-    const unsigned p = g->pos;
-    const unsigned char *b = &g->bit[p];
-    unsigned nb = b[62] ^ b[51] ^ b[38] ^ b[23] ^ b[13] ^ b[0];
-    g->bit[p] = g->bit[p + 80] = (unsigned char)nb; /* the oldest bit leaves, the new one enters */
-    g->pos = p == 79 ? 0 : p + 1;
+    for (unsigned v = 0; v < 256; v++) {
+        unsigned cnt = 0, bits = 0;
+        for (int p = 0; p < 4; p++)
+            if ((v >> (2 * p)) & 1) bits = (bits << 1) | ((v >> (2 * p + 1)) & 1), cnt++;
+        pos_shrink[v].cnt = (unsigned char)cnt;
+        pos_shrink[v].bits = (unsigned char)bits;
+    }
+}
+
+/* Clocks the register 16 times.  Returns: the new bits, the first at bit 0. */
+static unsigned pos_grain_clock16(pos_grain *g)
+{
+    const unsigned __int128 s = g->s;
+    const unsigned nb = (unsigned)(s ^ (s >> 13) ^ (s >> 23) ^ (s >> 38) ^ (s >> 51) ^ (s >> 62)) & 0xFFFFu;
+    g->s = (s >> 16) | ((unsigned __int128)nb << 64);
     return nb;
 }
 
@@ -74,32 +92,46 @@ static void pos_grain_init(pos_grain *g, int t, int r_f, int r_p)
     const struct { unsigned value, bits; } field[] = {
         {1, 2}, {0, 4}, {POS_FIELD_BITS, 12}, {(unsigned)t, 12}, {(unsigned)r_f, 10}, {(unsigned)r_p, 10}};
     unsigned k = 0;
+    g->s = 0;
     for (size_t f = 0; f < sizeof field / sizeof field[0]; f++)
         for (unsigned b = field[f].bits; b-- > 0;)
-            g->bit[k++] = (unsigned char)((field[f].value >> b) & 1);
+            g->s |= (unsigned __int128)((field[f].value >> b) & 1) << k++;
     while (k < 80)
-        g->bit[k++] = 1;
-    memcpy(&g->bit[80], g->bit, 80);
-    g->pos = 0;
-    for (int i = 0; i < 160; i++)
-        pos_grain_clock(g);
+        g->s |= (unsigned __int128)1 << k++;
+    for (int i = 0; i < 160 / 16; i++)
+        pos_grain_clock16(g);
+    g->out = 0;
+    g->nout = 0;
 }
 
-/* Returns: the next self-shrunk output bit (step 3). */
-static unsigned pos_grain_bit(pos_grain *g)
+/* Returns: the next k <= 32 output bits, the first the highest. */
+static uint64_t pos_grain_take(pos_grain *g, int k)
 {
-    while (pos_grain_clock(g) == 0)
-        pos_grain_clock(g);
-    return pos_grain_clock(g);
+    while (g->nout < k) { /* at most 8 more: nout stays <= 39 */
+        unsigned raw = pos_grain_clock16(g);
+        for (int h = 0; h < 2; h++, raw >>= 8) {
+            unsigned c = pos_shrink[raw & 0xFF].cnt;
+            if (c) g->out |= (uint64_t)pos_shrink[raw & 0xFF].bits << (64 - g->nout - (int)c);
+            g->nout += (int)c;
+        }
+    }
+    uint64_t v = g->out >> (64 - k);
+    g->out <<= k;
+    g->nout -= k;
+    return v;
 }
 
 /* Out: x, the next POS_FIELD_BITS output bits as an integer, most
  * significant bit first (little-endian limbs). */
 static void pos_grain_int(uint64_t x[4], pos_grain *g)
 {
-    x[0] = x[1] = x[2] = x[3] = 0;
-    for (int i = POS_FIELD_BITS - 1; i >= 0; i--)
-        x[i / 64] |= (uint64_t)pos_grain_bit(g) << (i % 64);
+    _Static_assert(POS_FIELD_BITS == 254, "bits 253..192 in x[3], then three whole limbs");
+    x[3] = pos_grain_take(g, 30) << 32;
+    x[3] |= pos_grain_take(g, 32);
+    for (int l = 2; l >= 0; l--) {
+        x[l] = pos_grain_take(g, 32) << 32;
+        x[l] |= pos_grain_take(g, 32);
+    }
 }
 
 /* Out: *out, the next element of Fr drawn by rejection (x >= r redrawn). */
@@ -131,10 +163,11 @@ static void pos_grain_fr_reduced(nnc_fr *out, pos_grain *g)
     }
 }
 
-/* Out: m[0 .. t*t-1], the Cauchy MDS matrix of step 5. */
+/* Out: m[0 .. t*t-1], the Cauchy MDS matrix of step 5 (its t^2 inverses
+ * by one batch inversion). */
 static void pos_build_mds(nnc_fr *m, pos_grain *g, int t)
 {
-    nnc_fr v[2 * NNC_PRV_POSEIDON_T_MAX];
+    nnc_fr v[2 * NNC_PRV_POSEIDON_T_MAX], sum[NNC_PRV_POSEIDON_T_MAX * NNC_PRV_POSEIDON_T_MAX];
     for (;;) {
         int distinct;
         do {
@@ -148,13 +181,13 @@ static void pos_build_mds(nnc_fr *m, pos_grain *g, int t)
         int ok = 1;
         for (int i = 0; i < t && ok; i++)
             for (int j = 0; j < t && ok; j++) {
-                nnc_fr s;
-                nnc_fr_add(&s, &v[i], &v[t + j]);
-                ok = !nnc_fr_is_zero(&s);
-                nnc_fr_inv_var(&m[i * t + j], &s);
+                nnc_fr_add(&sum[i * t + j], &v[i], &v[t + j]);
+                ok = !nnc_fr_is_zero(&sum[i * t + j]);
             }
-        if (ok)
+        if (ok) {
+            nnc_fr_inv_batch(m, sum, (size_t)t * (size_t)t);
             return;
+        }
     }
 }
 
@@ -228,47 +261,95 @@ static pthread_mutex_t pos_mu = PTHREAD_MUTEX_INITIALIZER;
  * CPU has IFMA; the permutation uses it while nnc_fq_ifma_enabled() */
 static nnc_pos_ifma *pos_vec[POS_N_WIDTHS];
 
-/* Solves a x = b for x, a n x n (row-major, destroyed), invertible.
- * Returns: 1, or 0 for a singular a (cannot happen for Poseidon's blocks). */
-static int pos_solve(nnc_fr *a, nnc_fr *b, nnc_fr *x, int n)
+/* Out: x = a y, a n x n row-major (x must not alias y). */
+static void pos_matvec(nnc_fr *x, const nnc_fr *a, const nnc_fr *y, int n)
 {
-    nnc_fr pinv[NNC_PRV_POSEIDON_T_MAX]; /* the pivots' inverses, for the back substitution too */
+    for (int i = 0; i < n; i++) {
+        nnc_fr acc, pr;
+        nnc_fr_set_zero(&acc);
+        for (int j = 0; j < n; j++) {
+            nnc_fr_mul(&pr, &a[i * n + j], &y[j]);
+            nnc_fr_add(&acc, &acc, &pr);
+        }
+        x[i] = acc;
+    }
+}
+
+/* Out: c = a b, n x n row-major (c may alias a or b). */
+static void pos_matmul(nnc_fr *c, const nnc_fr *a, const nnc_fr *b, int n)
+{
+    nnc_fr tmp[(NNC_PRV_POSEIDON_T_MAX - 1) * (NNC_PRV_POSEIDON_T_MAX - 1)];
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < n; l++) {
+            nnc_fr acc, pr;
+            nnc_fr_set_zero(&acc);
+            for (int j = 0; j < n; j++) {
+                nnc_fr_mul(&pr, &a[i * n + j], &b[j * n + l]);
+                nnc_fr_add(&acc, &acc, &pr);
+            }
+            tmp[i * n + l] = acc;
+        }
+    memcpy(c, tmp, (size_t)n * (size_t)n * sizeof tmp[0]);
+}
+
+/* Out: p = a^e (e >= 1), n x n, by squaring. */
+static void pos_matpow(nnc_fr *p, const nnc_fr *a, int e, int n)
+{
+    nnc_fr sq[(NNC_PRV_POSEIDON_T_MAX - 1) * (NNC_PRV_POSEIDON_T_MAX - 1)];
+    int have = 0;
+    memcpy(sq, a, (size_t)n * (size_t)n * sizeof sq[0]);
+    for (; e > 0; e >>= 1) {
+        if (e & 1) {
+            if (have) pos_matmul(p, p, sq, n);
+            else memcpy(p, sq, (size_t)n * (size_t)n * sizeof sq[0]);
+            have = 1;
+        }
+        if (e > 1) pos_matmul(sq, sq, sq, n);
+    }
+}
+
+/* Out: gt = (a^-1)^T, a n x n row-major, by Gauss-Jordan elimination.
+ * Returns: 1, or 0 for a singular a (cannot happen for a block of a Cauchy
+ * matrix, all of whose square submatrices are invertible). */
+static int pos_inverse_t(nnc_fr *gt, const nnc_fr *a, int n)
+{
+    enum { N = NNC_PRV_POSEIDON_T_MAX - 1 };
+    nnc_fr w[N * 2 * N]; /* [a | I], rows of 2n */
+    const int n2 = 2 * n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n2; j++) {
+            if (j < n) w[i * n2 + j] = a[i * n + j];
+            else if (j - n == i) nnc_fr_set_one(&w[i * n2 + j]);
+            else nnc_fr_set_zero(&w[i * n2 + j]);
+        }
     for (int col = 0; col < n; col++) {
         int piv = col;
-        while (piv < n && nnc_fr_is_zero(&a[piv * n + col]))
+        while (piv < n && nnc_fr_is_zero(&w[piv * n2 + col]))
             piv++;
         if (piv == n)
             return 0;
-        if (piv != col) {
-            for (int j = 0; j < n; j++) {
-                nnc_fr tmp = a[col * n + j];
-                a[col * n + j] = a[piv * n + j];
-                a[piv * n + j] = tmp;
-            }
-            nnc_fr tmp = b[col];
-            b[col] = b[piv];
-            b[piv] = tmp;
+        for (int j = 0; j < n2 && piv != col; j++) {
+            nnc_fr tmp = w[col * n2 + j];
+            w[col * n2 + j] = w[piv * n2 + j];
+            w[piv * n2 + j] = tmp;
         }
-        nnc_fr_inv_var(&pinv[col], &a[col * n + col]);
-        for (int i = col + 1; i < n; i++) {
-            nnc_fr f, p;
-            nnc_fr_mul(&f, &a[i * n + col], &pinv[col]);
-            for (int j = col; j < n; j++) {
-                nnc_fr_mul(&p, &f, &a[col * n + j]);
-                nnc_fr_sub(&a[i * n + j], &a[i * n + j], &p);
+        nnc_fr inv, f, pr;
+        nnc_fr_inv_var(&inv, &w[col * n2 + col]);
+        for (int j = 0; j < n2; j++)
+            nnc_fr_mul(&w[col * n2 + j], &w[col * n2 + j], &inv);
+        for (int i = 0; i < n; i++) {
+            if (i == col || nnc_fr_is_zero(&w[i * n2 + col]))
+                continue;
+            f = w[i * n2 + col];
+            for (int j = 0; j < n2; j++) {
+                nnc_fr_mul(&pr, &f, &w[col * n2 + j]);
+                nnc_fr_sub(&w[i * n2 + j], &w[i * n2 + j], &pr);
             }
-            nnc_fr_mul(&p, &f, &b[col]);
-            nnc_fr_sub(&b[i], &b[i], &p);
         }
     }
-    for (int i = n - 1; i >= 0; i--) {
-        nnc_fr acc = b[i], p;
-        for (int j = i + 1; j < n; j++) {
-            nnc_fr_mul(&p, &a[i * n + j], &x[j]);
-            nnc_fr_sub(&acc, &acc, &p);
-        }
-        nnc_fr_mul(&x[i], &acc, &pinv[i]);
-    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            gt[j * n + i] = w[i * n2 + n + j];
     return 1;
 }
 
@@ -308,38 +389,43 @@ static void pos_fast_build(int k, size_t oc, size_t om, size_t os)
             }
     }
     assert(q == (size_t)p->n_full * (size_t)t + (size_t)np);
-    /* 2. matrices, from the last partial round back */
-    nnc_fr a[NNC_PRV_POSEIDON_T_MAX * NNC_PRV_POSEIDON_T_MAX];
-    nnc_fr hat[(NNC_PRV_POSEIDON_T_MAX - 1) * (NNC_PRV_POSEIDON_T_MAX - 1)];
-    nnc_fr v[NNC_PRV_POSEIDON_T_MAX];
-    memcpy(a, m, (size_t)t * (size_t)t * sizeof a[0]);
+    /* 2. matrices.  With M^ = M's lower right block and m_c = M[1..][0],
+     * the A of partial round j has A^ = M^^(np - j) (each step back is
+     * A^ M^) and first column w_j = M^^(np - 1 - j) m_c, so
+     * u_j = (M^^-T)^(np - j) v and w_j = M^ w_(j + 1), from the last round
+     * back; the last full round before them applies diag(1, M^^np) M. */
+    nnc_fr mh[(NNC_PRV_POSEIDON_T_MAX - 1) * (NNC_PRV_POSEIDON_T_MAX - 1)];
+    nnc_fr gt[(NNC_PRV_POSEIDON_T_MAX - 1) * (NNC_PRV_POSEIDON_T_MAX - 1)]; /* (M^^-1)^T */
+    nnc_fr pw[(NNC_PRV_POSEIDON_T_MAX - 1) * (NNC_PRV_POSEIDON_T_MAX - 1)];
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < n; l++)
+            mh[i * n + l] = m[(i + 1) * t + (l + 1)];
+    int ok = pos_inverse_t(gt, mh, n);
+    assert(ok);
+    (void)ok;
     for (int j = np - 1; j >= 0; j--) {
-        /* u_j = A^^-T v, w_j = A[1..][0] */
-        for (int i = 0; i < n; i++) {
-            for (int l = 0; l < n; l++)
-                hat[i * n + l] = a[(l + 1) * t + (i + 1)]; /* transposed */
-            v[i] = m[i + 1];
-            f->w[(size_t)j * (size_t)n + (size_t)i] = a[(i + 1) * t];
+        nnc_fr *u = &f->u[(size_t)j * (size_t)n], *w = &f->w[(size_t)j * (size_t)n];
+        if (j == np - 1) {
+            pos_matvec(u, gt, &m[1], n);
+            for (int i = 0; i < n; i++)
+                w[i] = m[(i + 1) * t];
+        } else {
+            pos_matvec(u, gt, u + n, n);
+            pos_matvec(w, mh, w + n, n);
         }
-        int ok = pos_solve(hat, v, &f->u[(size_t)j * (size_t)n], n);
-        assert(ok);
-        (void)ok;
-        /* A = diag(1, A^) M for the round before: row 0 is M's */
-        nnc_fr na[NNC_PRV_POSEIDON_T_MAX * NNC_PRV_POSEIDON_T_MAX];
-        memcpy(na, m, (size_t)t * sizeof na[0]);
-        for (int i = 1; i < t; i++)
-            for (int l = 0; l < t; l++) {
-                nnc_fr s, pr;
-                nnc_fr_set_zero(&s);
-                for (int x = 1; x < t; x++) {
-                    nnc_fr_mul(&pr, &a[i * t + x], &m[x * t + l]);
-                    nnc_fr_add(&s, &s, &pr);
-                }
-                na[i * t + l] = s;
-            }
-        memcpy(a, na, (size_t)t * (size_t)t * sizeof a[0]);
     }
-    memcpy(f->pre, a, (size_t)t * (size_t)t * sizeof a[0]);
+    pos_matpow(pw, mh, np, n);
+    memcpy(f->pre, m, (size_t)t * sizeof f->pre[0]);
+    for (int i = 1; i < t; i++)
+        for (int l = 0; l < t; l++) {
+            nnc_fr acc, pr;
+            nnc_fr_set_zero(&acc);
+            for (int x = 1; x < t; x++) {
+                nnc_fr_mul(&pr, &pw[(i - 1) * n + (x - 1)], &m[x * t + l]);
+                nnc_fr_add(&acc, &acc, &pr);
+            }
+            f->pre[i * t + l] = acc;
+        }
 }
 
 /* Builds width k (its constants, matrix and fast form) at its first use;
@@ -369,6 +455,7 @@ static void pos_ensure(int k)
             os += 2 * (t - 1) * np;
         }
         assert(oc == POS_TOTAL_C && om == POS_TOTAL_M && ofc == POS_FAST_C && os == POS_FAST_S);
+        if (pos_shrink[0xFF].cnt == 0) pos_shrink_init(); /* (0xFF: four pairs out) */
         pos_build_width(k, koc, kom);
         pos_fast_build(k, kofc, kom, kos);
         const pos_fast *f = &pos_fast_tab[k];
@@ -391,15 +478,7 @@ const nnc_prv_poseidon_params *nnc_prv_poseidon_params_get(int t)
 static void pos_dense(nnc_fr *s, const nnc_fr *a, int t)
 {
     nnc_fr tmp[NNC_PRV_POSEIDON_T_MAX];
-    for (int i = 0; i < t; i++) {
-        nnc_fr acc, prod;
-        nnc_fr_set_zero(&acc);
-        for (int j = 0; j < t; j++) {
-            nnc_fr_mul(&prod, &a[i * t + j], &s[j]);
-            nnc_fr_add(&acc, &acc, &prod);
-        }
-        tmp[i] = acc;
-    }
+    pos_matvec(tmp, a, s, t);
     memcpy(s, tmp, (size_t)t * sizeof tmp[0]);
 }
 
