@@ -1156,7 +1156,7 @@ static int g16_prove_main(int argc, char **argv, const nnc_team *team, int rank)
     nnc_prv_fr *pa = calloc(z.domain_size ? z.domain_size : 1, sizeof(nnc_prv_fr));
     nnc_prv_fr *pb = calloc(z.domain_size ? z.domain_size : 1, sizeof(nnc_prv_fr));
     if (!pa || !pb) st = nnc_err(err, sizeof err, NNC_STATUS_NOMEM, "out of memory");
-    else st = nnc_prv_g16_ab_key(pa, pb, &z, &w, err, sizeof err);
+    else st = nnc_prv_g16_ab_key(pa, pb, &z, &w, team, err, sizeof err);
     free(z.coefs);
     z.coefs = NULL;
     z.n_coefs = 0;

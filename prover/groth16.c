@@ -452,10 +452,11 @@ static nnc_status g16_check_inputs(const nnc_prv_zkey *z, const nnc_prv_fr_vec *
     return NNC_STATUS_OK;
 }
 
-nnc_status nnc_prv_g16_ab_key(nnc_fr *a, nnc_fr *b, const nnc_prv_zkey *z, const nnc_prv_fr_vec *w, char *err,
-                              size_t errlen)
+nnc_status nnc_prv_g16_ab_key(nnc_fr *a, nnc_fr *b, const nnc_prv_zkey *z, const nnc_prv_fr_vec *w,
+                              const nnc_team *team, char *err, size_t errlen)
 {
     nnc_status st = g16_check_inputs(z, w, err, errlen);
+    if (!st) st = team_same_inputs(team, z, w, err, errlen); /* before anything that can fail on one rank alone */
     if (st) return st;
     memset(a, 0, sizeof(nnc_fr) * z->domain_size);
     memset(b, 0, sizeof(nnc_fr) * z->domain_size);
@@ -477,6 +478,7 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     memset(proof, 0, sizeof *proof);
     memset(pub, 0, sizeof *pub);
     nnc_status st = g16_check_inputs(z, w, err, errlen);
+    if (!st) st = team_same_inputs(team, z, w, err, errlen); /* before anything that can fail on one rank alone */
     if (st) return st;
     uint32_t n = z->domain_size;
     nnc_fr *a = calloc(n, sizeof(nnc_fr)), *b = calloc(n, sizeof(nnc_fr));
@@ -517,7 +519,7 @@ nnc_status nnc_prv_g16_prove_taking(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pu
 }
 
 /* The proof from A w and B w on the domain (a, b: taken over, wiped and
- * freed whatever happens), after g16_check_inputs. */
+ * freed whatever happens), after g16_check_inputs and team_same_inputs. */
 static nnc_status g16_prove_ab(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z, nnc_fr *a,
                                nnc_fr *b, const nnc_prv_fr_vec *w, int threads, const nnc_prv_backend *be,
                                const nnc_team *team, const nnc_prv_fr *rs_fixed,
@@ -530,8 +532,7 @@ static nnc_status g16_prove_ab(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, co
     nnc_fr *c = calloc(n, sizeof(nnc_fr));
     nnc_prv_g1 *cpts = NULL;
     nnc_fr r, s, rs; /* the blinding */
-    nnc_status st = team_same_inputs(team, z, w, err, errlen);
-    if (st) goto done;
+    nnc_status st = NNC_STATUS_OK;
     if (!a || !b || !c) {
         st = nnc_err(err, errlen, NNC_STATUS_NOMEM, "out of memory");
         goto done;

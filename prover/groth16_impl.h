@@ -35,13 +35,15 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
                                   char *err, size_t errlen);
 
 /* Out: a, b (domain_size values each) = A w and B w on the domain, from
- * z's coefficient section, after the checks every prove makes of w.
- * Returns OK, INVALID (w does not fit z, a coefficient out of range, no
- * coefficient section). */
-nnc_status nnc_prv_g16_ab_key(nnc_prv_fr *a, nnc_prv_fr *b, const nnc_prv_zkey *z, const nnc_prv_fr_vec *w, char *err,
-                              size_t errlen);
+ * z's coefficient section, after the checks every prove makes of w (and,
+ * in a team, that every rank has the same key and witness).  Returns OK,
+ * INVALID (w does not fit z, a coefficient out of range, no coefficient
+ * section), or the team's error. */
+nnc_status nnc_prv_g16_ab_key(nnc_prv_fr *a, nnc_prv_fr *b, const nnc_prv_zkey *z, const nnc_prv_fr_vec *w,
+                              const nnc_team *team, char *err, size_t errlen);
 /* nnc_prv_g16_prove_team from A w and B w on the domain (a, b: malloc'd,
- * domain_size values each, as nnc_prv_g16_ab_key gives them), which it
+ * domain_size values each, as nnc_prv_g16_ab_key gives them, with the same
+ * team: its check of the ranks' inputs is not repeated), which it
  * takes over (wipes and frees, whatever happens): the caller can release
  * the key's coefficient section before the proof's memory peaks. */
 nnc_status nnc_prv_g16_prove_taking(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z,
