@@ -171,10 +171,25 @@ __attribute__((target("avx512f"), always_inline)) static inline void pool_row512
             cm[v] = _mm512_mask_mov_ps(ninf, m, cm[v]);
         }
         __m512 w0 = ninf, w1 = ninf;
-        for (int64_t kj = 0; kj < kw; kj++) {
-            __m512i sh = _mm512_add_epi32(iota, _mm512_set1_epi32((int)kj)); /* lanes kj .. kj + 15 of a:b */
-            w0 = _mm512_max_ps(_mm512_permutex2var_ps(cm[0], sh, cm[1]), w0);
-            w1 = _mm512_max_ps(_mm512_permutex2var_ps(cm[1], sh, cm[2]), w1);
+        if (kw == sw && (sw == 2 || sw == 4)) {
+            /* windows side by side, sw lanes each, none across a vector
+             * (ncol = np sw <= 32): each window's maximum into all its
+             * lanes by swaps within them.  The column maxima are never NaN
+             * (a NaN a + b never wins a max against them) and the result
+             * is ReLU'd, so any order of the max steps gives the bits the
+             * column-order steps give (+0 and -0 both become +0) */
+            w0 = _mm512_max_ps(_mm512_permute_ps(cm[0], 0xB1), cm[0]); /* pairs */
+            w1 = _mm512_max_ps(_mm512_permute_ps(cm[1], 0xB1), cm[1]);
+            if (sw == 4) { /* quads: the two pairs of each 128-bit lane */
+                w0 = _mm512_max_ps(_mm512_permute_ps(w0, 0x4E), w0);
+                w1 = _mm512_max_ps(_mm512_permute_ps(w1, 0x4E), w1);
+            }
+        } else {
+            for (int64_t kj = 0; kj < kw; kj++) {
+                __m512i sh = _mm512_add_epi32(iota, _mm512_set1_epi32((int)kj)); /* lanes kj .. kj + 15 of a:b */
+                w0 = _mm512_max_ps(_mm512_permutex2var_ps(cm[0], sh, cm[1]), w0);
+                w1 = _mm512_max_ps(_mm512_permutex2var_ps(cm[1], sh, cm[2]), w1);
+            }
         }
         __m512 r = _mm512_permutex2var_ps(w0, idx, w1);
         r = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_GT_OQ), r);

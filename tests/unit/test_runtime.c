@@ -468,6 +468,10 @@ START_TEST(test_conv_relu_maxpool)
             c.W = 40 + it, c.kw = 1, c.pl = c.pr = 0, c.s = 1, c.ow = c.W;
             c.oh = (int64_t)c.H + c.pt + c.pb - c.kh + 1;
             pk[1] = 3 + it % 2, ps[1] = 2;
+        } else if (it < 10) { /* windows side by side (2x2 and 4x4 with their own stride), rows of 24 to 43 */
+            c.W = 24 + 6 * (it - 6) + (it % 2), c.kw = 1, c.pl = c.pr = 0, c.s = 1, c.ow = c.W;
+            c.oh = (int64_t)c.H + c.pt + c.pb - c.kh + 1;
+            pk[0] = pk[1] = ps[0] = ps[1] = it % 2 ? 4 : 2;
         }
         if (pk[0] > c.oh || pk[1] > c.ow) continue;
         int64_t ph = (c.oh - pk[0]) / ps[0] + 1, pw = (c.ow - pk[1]) / ps[1] + 1;
