@@ -23,7 +23,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <sodium.h>
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -1153,10 +1152,10 @@ static int g16_prove_main(int argc, char **argv, const nnc_team *team, int rank)
     int show = isatty(2) && rank == 0;
     /* A w and B w first, then the key's coefficient section (needed for
      * nothing else) released before the NTTs and the MSMs */
-    nnc_prv_fr *pa = calloc(z.domain_size ? z.domain_size : 1, sizeof(nnc_prv_fr));
-    nnc_prv_fr *pb = calloc(z.domain_size ? z.domain_size : 1, sizeof(nnc_prv_fr));
+    size_t dom = z.domain_size ? z.domain_size : 1;
+    nnc_prv_fr *pa = malloc(sizeof *pa * dom), *pb = malloc(sizeof *pb * dom); /* (zeroed by ab_key) */
     if (!pa || !pb) st = nnc_err(err, sizeof err, NNC_STATUS_NOMEM, "out of memory");
-    else st = nnc_prv_g16_ab_key(pa, pb, &z, &w, team, err, sizeof err);
+    else st = nnc_prv_g16_ab_key(pa, pb, &z, &w, team, err, sizeof err); /* (wiped on failure) */
     free(z.coefs);
     z.coefs = NULL;
     z.n_coefs = 0;
@@ -1164,8 +1163,6 @@ static int g16_prove_main(int argc, char **argv, const nnc_team *team, int rank)
         st = nnc_prv_g16_prove_taking(&proof, &pub, &z, pa, pb, &w, threads, be, team, show ? prove_progress : NULL, &pp,
                                       err, sizeof err);
     } else {
-        if (pa) sodium_memzero(pa, sizeof(nnc_prv_fr) * z.domain_size);
-        if (pb) sodium_memzero(pb, sizeof(nnc_prv_fr) * z.domain_size);
         free(pa);
         free(pb);
     }

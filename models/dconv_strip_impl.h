@@ -158,7 +158,8 @@ DC_ATTR static inline __attribute__((always_inline)) void DC_SFX(chan_tile)(cons
 #ifdef DC_TILE_OUT
 /* chan_tile with its epilogue in the tile: the same accumulators, then per
  * vector v of channels the bias added (bv[v]: channel ob + v W's on, 0
- * past the channels or without a bias) and the tile transposed into the output planes by DC_TILE_OUT
+ * past the channels or without a bias) and the tile transposed into the
+ * output planes by DC_TILE_OUT
  * (pixels 0-3 at o, 4-7 at o + off1 in channel ob's plane, n0 and n1 of
  * them inside, planes cs apart; r the residual likewise, or NULL): per
  * element relu((a + b) + r) as epi_row computes it, with no pass over

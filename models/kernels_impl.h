@@ -684,6 +684,9 @@ typedef struct FN(dcgeom) {
     int64_t xslack; /* over-read slack after the planes (zeroed) */
 } FN(dcgeom);
 
+/* The channel kernel's tile shape: two rows of 4 outputs (1), or a row of 8 (0). */
+static int FN(dc_two)(const FN(geom) *g) { return g->ow <= 4 && g->oh % 2 == 0; }
+
 /* The layout of one image's outputs for a path of vw elements per vector:
  * strips along the phase-width grid q = oy Wq + ox, or row by row over the
  * ow real columns when that takes fewer strips (8 x 8 outputs on a 10-wide
@@ -693,9 +696,6 @@ typedef struct FN(dcgeom) {
  * lanes idle (small outputs: 4 x 4 pixels are 2 strips of 16 on AVX-512,
  * half of them past the row ends; *two its tile shape, *lanes its lanes).
  * Returns 1 for the channel kernel. */
-/* The channel kernel's tile shape: two rows of 4 outputs (1), or a row of 8 (0). */
-static int FN(dc_two)(const FN(geom) *g) { return g->ow <= 4 && g->oh % 2 == 0; }
-
 static int FN(dc_plan)(const FN(geom) *g, const FN(dcgeom) *d, int64_t M, int64_t vw, int64_t *rows, int64_t *rstep,
                        int64_t *rlen, int *two, int64_t *lanes)
 {

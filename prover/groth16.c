@@ -438,6 +438,14 @@ nnc_status nnc_prv_g16_prove_team(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
     return nnc_prv_g16_prove_full(proof, pub, z, cs, NULL, w, threads, be, team, NULL, progress, progress_ctx, err, errlen);
 }
 
+/* n values of the witness's images (A w, B w, ...), or NULL: wiped and freed. */
+static void fr_drop(nnc_fr *p, uint32_t n)
+{
+    if (p == NULL) return;
+    sodium_memzero(p, sizeof(nnc_fr) * n);
+    free(p);
+}
+
 /* The checks every prove makes before it reads the witness. */
 static nnc_status g16_check_inputs(const nnc_prv_zkey *z, const nnc_prv_fr_vec *w, char *err, size_t errlen)
 {
@@ -460,7 +468,11 @@ nnc_status nnc_prv_g16_ab_key(nnc_fr *a, nnc_fr *b, const nnc_prv_zkey *z, const
     if (st) return st;
     memset(a, 0, sizeof(nnc_fr) * z->domain_size);
     memset(b, 0, sizeof(nnc_fr) * z->domain_size);
-    return g16_ab(a, b, z, NULL, w, err, errlen);
+    if ((st = g16_ab(a, b, z, NULL, w, err, errlen))) { /* what it had summed: wiped */
+        sodium_memzero(a, sizeof(nnc_fr) * z->domain_size);
+        sodium_memzero(b, sizeof(nnc_fr) * z->domain_size);
+    }
+    return st;
 }
 
 static nnc_status g16_prove_ab(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, const nnc_prv_zkey *z, nnc_fr *a,
@@ -489,10 +501,8 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
         st = ab ? g16_ab_given(a, b, z, ab, w, err, errlen) : g16_ab(a, b, z, cs, w, err, errlen);
     }
     if (st) {
-        if (a) sodium_memzero(a, sizeof(nnc_fr) * n);
-        if (b) sodium_memzero(b, sizeof(nnc_fr) * n);
-        free(a);
-        free(b);
+        fr_drop(a, n);
+        fr_drop(b, n);
         return st;
     }
     return g16_prove_ab(proof, pub, z, a, b, w, threads, be, team, rs_fixed, progress, progress_ctx, err, errlen);
@@ -508,11 +518,8 @@ nnc_status nnc_prv_g16_prove_taking(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pu
     memset(pub, 0, sizeof *pub);
     nnc_status st = g16_check_inputs(z, w, err, errlen);
     if (st) {
-        size_t bytes = sizeof(nnc_fr) * z->domain_size;
-        if (a) sodium_memzero(a, bytes);
-        if (b) sodium_memzero(b, bytes);
-        free(a);
-        free(b);
+        fr_drop(a, z->domain_size);
+        fr_drop(b, z->domain_size);
         return st;
     }
     return g16_prove_ab(proof, pub, z, a, b, w, threads, be, team, NULL, progress, progress_ctx, err, errlen);
@@ -557,10 +564,8 @@ static nnc_status g16_prove_ab(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub, co
         nnc_fr_sub(&a[i], &t, &c[i]); /* a now holds P = A*B - C on the coset */
     }
     /* B w and C w are used up: wiped and freed before the MSMs' memory */
-    sodium_memzero(b, sizeof(nnc_fr) * n);
-    sodium_memzero(c, sizeof(nnc_fr) * n);
-    free(b);
-    free(c);
+    fr_drop(b, n);
+    fr_drop(c, n);
     b = c = NULL;
     /* blinding */
     if ((st = blinding(team, rs_fixed, &r, &s, err, errlen))) goto done;
@@ -612,12 +617,9 @@ done:
     sodium_memzero(&s, sizeof s);
     sodium_memzero(&rs, sizeof rs);
     /* A w, B w, C w: the witness's images */
-    if (a) sodium_memzero(a, sizeof(nnc_fr) * n);
-    if (b) sodium_memzero(b, sizeof(nnc_fr) * n);
-    if (c) sodium_memzero(c, sizeof(nnc_fr) * n);
-    free(a);
-    free(b);
-    free(c);
+    fr_drop(a, n);
+    fr_drop(b, n);
+    fr_drop(c, n);
     free(cpts);
     return st;
 }

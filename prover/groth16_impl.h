@@ -36,9 +36,10 @@ nnc_status nnc_prv_g16_prove_full(nnc_prv_g16_proof *proof, nnc_prv_fr_vec *pub,
 
 /* Out: a, b (domain_size values each) = A w and B w on the domain, from
  * z's coefficient section, after the checks every prove makes of w (and,
- * in a team, that every rank has the same key and witness).  Returns OK,
- * INVALID (w does not fit z, a coefficient out of range, no coefficient
- * section), or the team's error. */
+ * in a team, that every rank has the same key and witness); on failure
+ * whatever it had summed into a and b is wiped.  Returns OK, INVALID (w
+ * does not fit z, a coefficient out of range, no coefficient section), or
+ * the team's error. */
 nnc_status nnc_prv_g16_ab_key(nnc_prv_fr *a, nnc_prv_fr *b, const nnc_prv_zkey *z, const nnc_prv_fr_vec *w,
                               const nnc_team *team, char *err, size_t errlen);
 /* nnc_prv_g16_prove_team from A w and B w on the domain (a, b: malloc'd,
